@@ -1,0 +1,124 @@
+// Strata transaction payloads: the tlm_generic_payload everyone uses, the GPU
+// metadata extension every payload carries, and the pool that recycles them.
+//
+// Conventions (all modules):
+//  * Address = line-aligned physical address (128 B lines). `sector_mask` says
+//    which 32 B sectors the request is about; `byte_mask` which bytes of the line
+//    a write carries (partial sector writes are possible for stores).
+//  * Data pointer = the payload's own 128 B line buffer, indexed by line offset.
+//  * Payloads come from PayloadPool (tlm_mm_interface); no `new` per request.
+//    acquire()/release() reference counting as in TLM-2.0 base protocol.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <vector>
+#include <tlm>
+
+namespace strata {
+
+constexpr unsigned kLineBytes = 128;
+constexpr unsigned kSectorBytes = 32;
+constexpr unsigned kSectorsPerLine = kLineBytes / kSectorBytes;
+
+enum class ReqClass : uint8_t {
+  Demand = 0,     // SM load/store (through L1 / L2)
+  Writeback = 1,  // dirty eviction toward memory
+  Fill = 2,       // cache fill read issued by a cache on a miss
+  Migration = 3,  // data movement between memories (hybrid manager)
+  Probe = 4,      // tag/metadata access (DRAM cache AMIL, CTC)
+  Offload = 5,    // NDP offload packet
+};
+
+// Memory technology behind an address (from the address map). Numbering is
+// shared with the C side (models/ref/addrmap.h AMAP_MEM_*).
+enum class MemType : uint8_t { DRAM = 0, NVM = 1, SCM = 2 };
+
+// GPU metadata carried by every payload (DRAMSys-style extension).
+struct GpuExt : tlm::tlm_extension<GpuExt> {
+  uint32_t sm_id = 0;        // issuing SM (or ~0u for non-SM initiators)
+  uint32_t warp_id = 0;      // warp slot within the SM
+  uint32_t tag = 0;          // initiator-private id (MSHR index, queue slot...)
+  uint8_t ea_count = 0;      // effective addresses (active threads) that formed this request, 1..32
+  uint8_t sector_mask = 0;   // bit i = sector i of the line
+  ReqClass cls = ReqClass::Demand;
+  MemType mem_type = MemType::DRAM;
+  uint32_t channel = 0;      // memory channel (from the address map)
+  uint32_t l2_bank = 0;      // global L2 bank index (from the address map)
+  uint64_t byte_mask[2] = {0, 0};  // written bytes of the line (writes only)
+  uint64_t issue_ps = 0;     // time the request entered the memory system (ps), for latency stats
+
+  tlm::tlm_extension_base* clone() const override { return new GpuExt(*this); }
+  void copy_from(const tlm::tlm_extension_base& o) override { *this = static_cast<const GpuExt&>(o); }
+
+  static GpuExt& get(tlm::tlm_generic_payload& gp) {
+    GpuExt* e = nullptr;
+    gp.get_extension(e);
+    return *e;  // every pooled payload carries one (PayloadPool attaches it)
+  }
+  void set_bytes(unsigned off, unsigned len) {
+    for (unsigned b = off; b < off + len && b < kLineBytes; ++b) byte_mask[b >> 6] |= 1ull << (b & 63);
+  }
+  bool byte_set(unsigned b) const { return (byte_mask[b >> 6] >> (b & 63)) & 1u; }
+  // true if every byte of sector s is written
+  bool sector_full(unsigned s) const {
+    const uint64_t m = byte_mask[s >> 1] >> ((s & 1) * 32);
+    return (m & 0xffffffffull) == 0xffffffffull;
+  }
+};
+
+// Pool of payloads with an attached GpuExt and a 128 B data buffer.
+class PayloadPool : public tlm::tlm_mm_interface {
+ public:
+  PayloadPool() = default;
+  ~PayloadPool() override {
+    for (Item* it : all_) delete it;
+  }
+  PayloadPool(const PayloadPool&) = delete;
+  PayloadPool& operator=(const PayloadPool&) = delete;
+
+  // A fresh payload, reference count 1 (acquired), fields reset, data zeroed.
+  tlm::tlm_generic_payload* alloc() {
+    Item* it;
+    if (free_.empty()) {
+      it = new Item(this);  // pool growth only; steady state never allocates
+      all_.push_back(it);
+    } else {
+      it = free_.back();
+      free_.pop_back();
+    }
+    tlm::tlm_generic_payload& gp = *it;
+    gp.set_address(0);
+    gp.set_data_ptr(it->data);
+    gp.set_data_length(kLineBytes);
+    gp.set_byte_enable_ptr(nullptr);
+    gp.set_byte_enable_length(0);
+    gp.set_streaming_width(kLineBytes);
+    gp.set_dmi_allowed(false);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    it->ext = GpuExt();
+    std::memset(it->data, 0, sizeof it->data);
+    gp.acquire();
+    ++live_;
+    return &gp;
+  }
+  void free(tlm::tlm_generic_payload* gp) override {
+    Item* it = static_cast<Item*>(gp);
+    free_.push_back(it);
+    --live_;
+  }
+  size_t live() const { return live_; }
+  size_t capacity() const { return all_.size(); }
+
+ private:
+  struct Item : tlm::tlm_generic_payload {
+    explicit Item(PayloadPool* p) : tlm::tlm_generic_payload(p) { set_extension(&ext); }
+    ~Item() override { clear_extension(&ext); }
+    GpuExt ext;
+    alignas(64) unsigned char data[kLineBytes];
+  };
+  std::vector<Item*> free_;
+  std::vector<Item*> all_;
+  size_t live_ = 0;
+};
+
+}  // namespace strata

@@ -1,0 +1,189 @@
+#include "addrmap.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int is_pow2(uint32_t x) { return x && !(x & (x - 1)); }
+static uint8_t log2u(uint32_t x) {
+  uint8_t s = 0;
+  while ((1u << s) < x) ++s;
+  return s;
+}
+
+static int parse_field(const char *tok, size_t n) {
+  static const char *names[] = {"off", "col", "ch", "ra", "bg", "ba", "row"};
+  for (int i = 0; i < 7; ++i)
+    if (strlen(names[i]) == n && strncmp(tok, names[i], n) == 0) return i;
+  return -1;
+}
+
+int amap_init(amap *m, const char *layout, uint32_t channels, uint32_t ranks, uint32_t bankgroups,
+              uint32_t banks_per_group, uint32_t row_bytes, uint32_t l2_per_channel, int hash,
+              char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  m->channels = channels;
+  m->ranks = ranks;
+  m->bankgroups = bankgroups;
+  m->banks = banks_per_group;
+  m->l2_per_channel = l2_per_channel ? l2_per_channel : 1;
+  m->hash = hash;
+  uint32_t seen[7] = {0};
+  uint64_t colprod = 1;
+  const char *p = layout;
+  int have_row = 0;
+  while (*p) {
+    while (*p == ' ' || *p == '\t') ++p;
+    if (!*p) break;
+    if (have_row) {
+      snprintf(err, errlen, "layout '%s': 'row' must be the last field", layout);
+      return -1;
+    }
+    const char *t = p;
+    while (*p && *p != ':' && *p != ' ') ++p;
+    int f = parse_field(t, (size_t)(p - t));
+    if (f < 0) {
+      snprintf(err, errlen, "layout '%s': unknown field '%.*s' (expected off, col, ch, ra, bg, ba, row)", layout,
+               (int)(p - t), t);
+      return -1;
+    }
+    uint32_t radix = 0;
+    if (f == AMAP_ROW) {
+      if (*p == ':') {
+        snprintf(err, errlen, "layout '%s': 'row' takes no count", layout);
+        return -1;
+      }
+      have_row = 1;
+    } else {
+      if (*p != ':') {
+        snprintf(err, errlen, "layout '%s': field '%.*s' needs a count (name:count)", layout, (int)(p - t), t);
+        return -1;
+      }
+      ++p;
+      unsigned long v = 0;
+      int nd = 0;
+      while (*p >= '0' && *p <= '9' && nd < 10) v = v * 10 + (unsigned long)(*p++ - '0'), ++nd;
+      if (nd == 0 || v == 0 || v > 0x40000000ul) {
+        snprintf(err, errlen, "layout '%s': field '%.*s' needs a positive count", layout, (int)(p - t), t);
+        return -1;
+      }
+      radix = (uint32_t)v;
+      if (f != AMAP_COL && seen[f]) {
+        snprintf(err, errlen, "layout '%s': field '%.*s' appears twice", layout, (int)(p - t - 1 - nd), t);
+        return -1;
+      }
+    }
+    if (m->ndigits == AMAP_MAX_DIGITS) {
+      snprintf(err, errlen, "layout '%s': more than %d fields", layout, AMAP_MAX_DIGITS);
+      return -1;
+    }
+    amap_digit *d = &m->digit[m->ndigits++];
+    d->field = (uint8_t)f;
+    d->radix = radix;
+    d->pow2 = (uint8_t)(radix ? is_pow2(radix) : 1);
+    d->shift = (uint8_t)(radix ? log2u(radix) : 0);
+    if (f == AMAP_COL) colprod *= radix;
+    if (f == AMAP_OFF) m->atom_bytes = radix;
+    seen[f] = seen[f] ? seen[f] * radix : (radix ? radix : 1);
+  }
+  if (!have_row) {
+    snprintf(err, errlen, "layout '%s': must end with 'row'", layout);
+    return -1;
+  }
+  if (!seen[AMAP_OFF] || m->digit[0].field != AMAP_OFF) {
+    snprintf(err, errlen, "layout '%s': must start with 'off:<bytes per column access>'", layout);
+    return -1;
+  }
+  const struct { int f; uint32_t want; const char *name, *what; } chk[] = {
+      {AMAP_CH, channels, "ch", "channels"}, {AMAP_RA, ranks, "ra", "ranks"},
+      {AMAP_BG, bankgroups, "bg", "bank groups"}, {AMAP_BA, banks_per_group, "ba", "banks per bank group"}};
+  for (unsigned i = 0; i < 4; ++i) {
+    uint32_t got = seen[chk[i].f] ? seen[chk[i].f] : 1;
+    if (got != chk[i].want) {
+      snprintf(err, errlen, "layout '%s': %s field count %u does not match the geometry (%u %s)", layout, chk[i].name, got, chk[i].want, chk[i].what);
+      return -1;
+    }
+  }
+  if (colprod * m->atom_bytes != row_bytes) {
+    snprintf(err, errlen, "layout '%s': off x col counts give %llu-byte rows, geometry says %u", layout,
+             (unsigned long long)(colprod * m->atom_bytes), row_bytes);
+    return -1;
+  }
+  m->columns = (uint32_t)colprod;
+  return 0;
+}
+
+int amap_add_region(amap *m, uint64_t base, uint64_t size, unsigned mem) {
+  if (m->nregions == AMAP_MAX_REGIONS) return -1;
+  m->region[m->nregions].base = base;
+  m->region[m->nregions].size = size;
+  m->region[m->nregions].mem = (uint8_t)mem;
+  m->nregions++;
+  return 0;
+}
+
+static inline uint64_t take(const amap_digit *d, uint64_t *q) {
+  uint64_t v;
+  if (d->pow2) {
+    v = *q & ((1ull << d->shift) - 1);
+    *q >>= d->shift;
+  } else {
+    v = *q % d->radix;
+    *q /= d->radix;
+  }
+  return v;
+}
+
+static inline uint32_t permute(uint32_t v, uint32_t count, uint64_t row, unsigned salt) {
+  if (count <= 1) return v;
+  uint64_t r = row >> (salt * 3);
+  if (is_pow2(count)) return (uint32_t)((v ^ r) & (count - 1));
+  return (uint32_t)((v + r % count) % count);
+}
+
+void amap_decode(const amap *m, uint64_t pa, amap_loc *o) {
+  uint64_t q = pa;
+  uint32_t col = 0, colmul = 1;
+  uint64_t above_ch = 0;
+  memset(o, 0, sizeof *o);
+  for (unsigned i = 0; i < m->ndigits; ++i) {
+    const amap_digit *d = &m->digit[i];
+    if (d->field == AMAP_ROW) {
+      o->row = q;
+      break;
+    }
+    uint64_t v = take(d, &q);
+    switch (d->field) {
+      case AMAP_COL: col += (uint32_t)v * colmul; colmul *= d->radix; break;
+      case AMAP_CH: o->ch = (uint32_t)v; above_ch = q; break;
+      case AMAP_RA: o->ra = (uint32_t)v; break;
+      case AMAP_BG: o->bg = (uint32_t)v; break;
+      case AMAP_BA: o->ba = (uint32_t)v; break;
+      default: break;
+    }
+  }
+  o->col = col;
+  if (m->hash) {
+    o->ch = permute(o->ch, m->channels, o->row, 0);
+    o->bg = permute(o->bg, m->bankgroups, o->row, 1);
+    o->ba = permute(o->ba, m->banks, o->row, 2);
+  }
+  o->l2_bank = o->ch * m->l2_per_channel + (uint32_t)(above_ch % m->l2_per_channel);
+}
+
+uint32_t amap_channel(const amap *m, uint64_t pa) {
+  amap_loc l;
+  amap_decode(m, pa, &l);
+  return l.ch;
+}
+
+uint32_t amap_l2_bank(const amap *m, uint64_t pa) {
+  amap_loc l;
+  amap_decode(m, pa, &l);
+  return l.l2_bank;
+}
+
+unsigned amap_mem_type(const amap *m, uint64_t pa) {
+  for (unsigned i = 0; i < m->nregions; ++i)
+    if (pa - m->region[i].base < m->region[i].size) return m->region[i].mem;
+  return AMAP_MEM_DRAM;
+}

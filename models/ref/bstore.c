@@ -1,0 +1,130 @@
+#include "bstore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t slot_of(uint64_t pn, size_t cap) {
+  uint64_t h = pn * 0x9E3779B97F4A7C15ull; /* Fibonacci hashing */
+  return (size_t)(h >> 17) & (cap - 1);
+}
+
+int bstore_init(bstore *s) {
+  s->cap = 1024;
+  s->used = 0;
+  s->slots = calloc(s->cap, sizeof *s->slots);
+  s->last_pn = UINT64_MAX;
+  s->last = NULL;
+  return s->slots ? 0 : -1;
+}
+
+void bstore_free(bstore *s) {
+  for (size_t i = 0; i < s->cap; ++i) free(s->slots[i].bytes);
+  free(s->slots);
+  s->slots = NULL;
+  s->cap = s->used = 0;
+  s->last = NULL;
+  s->last_pn = UINT64_MAX;
+}
+
+static unsigned char *find(bstore *s, uint64_t pn) {
+  if (pn == s->last_pn) return s->last;
+  size_t i = slot_of(pn, s->cap);
+  while (s->slots[i].bytes) {
+    if (s->slots[i].pn == pn) {
+      s->last_pn = pn;
+      s->last = s->slots[i].bytes;
+      return s->last;
+    }
+    i = (i + 1) & (s->cap - 1);
+  }
+  return NULL;
+}
+
+static int grow(bstore *s) {
+  size_t ncap = s->cap * 2;
+  bstore_page *n = calloc(ncap, sizeof *n);
+  if (!n) return -1;
+  for (size_t i = 0; i < s->cap; ++i) {
+    if (!s->slots[i].bytes) continue;
+    size_t j = slot_of(s->slots[i].pn, ncap);
+    while (n[j].bytes) j = (j + 1) & (ncap - 1);
+    n[j] = s->slots[i];
+  }
+  free(s->slots);
+  s->slots = n;
+  s->cap = ncap;
+  return 0;
+}
+
+static unsigned char *find_or_add(bstore *s, uint64_t pn) {
+  unsigned char *p = find(s, pn);
+  if (p) return p;
+  if ((s->used + 1) * 4 > s->cap * 3 && grow(s) != 0) return NULL; /* load factor <= 0.75 */
+  p = calloc(1, BSTORE_PAGE_BYTES);
+  if (!p) return NULL;
+  size_t i = slot_of(pn, s->cap);
+  while (s->slots[i].bytes) i = (i + 1) & (s->cap - 1);
+  s->slots[i].pn = pn;
+  s->slots[i].bytes = p;
+  s->used++;
+  s->last_pn = pn;
+  s->last = p;
+  return p;
+}
+
+void bstore_read(bstore *s, uint64_t addr, void *out, size_t len) {
+  unsigned char *o = out;
+  while (len) {
+    uint64_t pn = addr >> BSTORE_PAGE_BITS;
+    size_t off = (size_t)(addr & (BSTORE_PAGE_BYTES - 1));
+    size_t n = BSTORE_PAGE_BYTES - off;
+    if (n > len) n = len;
+    const unsigned char *p = find(s, pn);
+    if (p)
+      memcpy(o, p + off, n);
+    else
+      memset(o, 0, n);
+    o += n;
+    addr += n;
+    len -= n;
+  }
+}
+
+int bstore_write(bstore *s, uint64_t addr, const void *in, size_t len) {
+  const unsigned char *i = in;
+  while (len) {
+    uint64_t pn = addr >> BSTORE_PAGE_BITS;
+    size_t off = (size_t)(addr & (BSTORE_PAGE_BYTES - 1));
+    size_t n = BSTORE_PAGE_BYTES - off;
+    if (n > len) n = len;
+    unsigned char *p = find_or_add(s, pn);
+    if (!p) return -1;
+    memcpy(p + off, i, n);
+    i += n;
+    addr += n;
+    len -= n;
+  }
+  return 0;
+}
+
+int bstore_write_masked(bstore *s, uint64_t line_addr, const unsigned char *line, const uint64_t mask[2]) {
+  if ((mask[0] | mask[1]) == 0) return 0;
+  unsigned char *p = find_or_add(s, line_addr >> BSTORE_PAGE_BITS);
+  if (!p) return -1;
+  p += line_addr & (BSTORE_PAGE_BYTES - 1);
+  for (unsigned w = 0; w < 2; ++w) {
+    uint64_t m = mask[w];
+    if (m == UINT64_MAX) {
+      memcpy(p + 64 * w, line + 64 * w, 64);
+      continue;
+    }
+    while (m) {
+      unsigned b = (unsigned)__builtin_ctzll(m);
+      p[64 * w + b] = line[64 * w + b];
+      m &= m - 1;
+    }
+  }
+  return 0;
+}
+
+size_t bstore_footprint(const bstore *s) { return s->used * BSTORE_PAGE_BYTES + s->cap * sizeof *s->slots; }

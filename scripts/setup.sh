@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Strata set-up: installs every Debian package the project needs (idempotent).
+# Used by the README commands (make run / make test) and by .ci/run.
+set -euo pipefail
+PKGS=(
+  build-essential cmake ninja-build pkg-config python3
+  libsystemc-dev            # SystemC 2.3 + TLM 2.0 (pkg-config systemc, tlm)
+  verilator yosys gtkwave   # RTL lint/sim, synthesis check, waveform viewer + vcd2fst
+  libtomlplusplus-dev       # config parser (TOML, with source positions for errors)
+  nlohmann-json3-dev        # stats.json writer
+  libcli11-dev              # command line
+  libcmocka-dev             # C unit tests
+  zlib1g-dev liblzma-dev libzstd-dev   # compressed traces
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  echo "setup: installing ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,83 @@
+/* Unit tests of the address map (models/ref/addrmap.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "addrmap.h"
+
+static void hbm2_layout(void **state) {
+  (void)state;
+  amap m;
+  char err[256];
+  assert_int_equal(amap_init(&m, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 8, 1, 4, 4, 2048, 2, 0, err, sizeof err), 0);
+  amap_loc l;
+  amap_decode(&m, 0, &l);
+  assert_int_equal(l.ch, 0);
+  amap_decode(&m, 128, &l); /* next line -> next channel */
+  assert_int_equal(l.ch, 1);
+  assert_int_equal(l.col, 0);
+  amap_decode(&m, 64, &l); /* third sector of line 0 */
+  assert_int_equal(l.col, 2);
+  amap_decode(&m, 1024, &l); /* 8 lines later: channel 0, next bank group */
+  assert_int_equal(l.ch, 0);
+  assert_int_equal(l.bg, 1);
+  amap_decode(&m, 4096, &l); /* 32 lines later: channel 0, bg 0, column 4 */
+  assert_int_equal(l.bg, 0);
+  assert_int_equal(l.col, 4);
+  amap_decode(&m, 64ull * 1024, &l); /* bank 1 */
+  assert_int_equal(l.ba, 1);
+  assert_int_equal(l.row, 0);
+  amap_decode(&m, 256ull * 1024, &l);
+  assert_int_equal(l.row, 1);
+  /* L2 bank: channel * 2 + (bits above the channel) mod 2 */
+  assert_int_equal(amap_l2_bank(&m, 0), 0);
+  assert_int_equal(amap_l2_bank(&m, 1024), 1);
+  assert_int_equal(amap_l2_bank(&m, 128), 2);
+}
+
+static void non_pow2_channels(void **state) {
+  (void)state;
+  amap m;
+  char err[256];
+  assert_int_equal(amap_init(&m, "off:32 col:4 ch:12 bg:4 ba:4 col:16 row", 12, 1, 4, 4, 2048, 1, 1, err, sizeof err), 0);
+  /* 12 consecutive lines hit 12 different channels, also with hashing */
+  for (uint64_t base = 0; base < (1ull << 30); base += 12 * 128 * 977) {
+    unsigned seen = 0;
+    for (unsigned i = 0; i < 12; ++i) seen |= 1u << amap_channel(&m, base + i * 128ull);
+    assert_int_equal(seen, 0xfff);
+  }
+}
+
+static void errors(void **state) {
+  (void)state;
+  amap m;
+  char err[256];
+  assert_int_equal(amap_init(&m, "off:32 col:4 ch:8 bg:4 col:16 ba:4", 8, 1, 4, 4, 2048, 1, 0, err, sizeof err), -1);
+  assert_non_null(strstr(err, "row"));
+  assert_int_equal(amap_init(&m, "off:32 col:4 ch:4 bg:4 col:16 ba:4 row", 8, 1, 4, 4, 2048, 1, 0, err, sizeof err), -1);
+  assert_non_null(strstr(err, "ch field count 4"));
+  assert_int_equal(amap_init(&m, "off:32 col:4 ch:8 bg:4 col:8 ba:4 row", 8, 1, 4, 4, 2048, 1, 0, err, sizeof err), -1);
+  assert_non_null(strstr(err, "1024-byte rows"));
+  assert_int_equal(amap_init(&m, "off:32 foo:4 row", 1, 1, 1, 1, 32, 1, 0, err, sizeof err), -1);
+  assert_non_null(strstr(err, "unknown field 'foo'"));
+}
+
+static void regions(void **state) {
+  (void)state;
+  amap m;
+  char err[256];
+  assert_int_equal(amap_init(&m, "off:32 col:64 row", 1, 1, 1, 1, 2048, 1, 0, err, sizeof err), 0);
+  assert_int_equal(amap_mem_type(&m, 5), AMAP_MEM_DRAM);
+  amap_add_region(&m, 1ull << 30, 1ull << 30, AMAP_MEM_NVM);
+  assert_int_equal(amap_mem_type(&m, (1ull << 30) + 7), AMAP_MEM_NVM);
+  assert_int_equal(amap_mem_type(&m, (2ull << 30)), AMAP_MEM_DRAM);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(hbm2_layout), cmocka_unit_test(non_pow2_channels),
+                                     cmocka_unit_test(errors), cmocka_unit_test(regions)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
