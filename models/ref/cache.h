@@ -72,4 +72,16 @@ void cache_invalidate_all(cache *c);
  * until the caller invalidates them. */
 void cache_set_way_mask(cache *c, uint32_t mask);
 
+/* --- Additions (L2 owner) ------------------------------------------------ */
+/* Returned by cache_victim / cache_victim_masked when no way may be used
+ * (the allowed mask is empty, or the policy returned an illegal way). */
+#define CACHE_NO_WAY (-2)
+/* As cache_victim, but only ways in (way_mask & extra_mask) are candidates;
+ * the L2 passes the ways whose fills are not in flight. An invalid allowed
+ * way is returned first (lowest index). Returns a way, REPL_BYPASS (only when
+ * a->allow_bypass) or CACHE_NO_WAY. */
+int cache_victim_masked(cache *c, uint64_t line_addr, uint32_t extra_mask, const repl_access *a);
+/* Sector bits covered by bytes [offset, offset+len) of a line (clipped to the line). */
+uint8_t cache_sector_bits(const cache *c, uint32_t offset, uint32_t len);
+
 #endif
