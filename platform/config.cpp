@@ -1,0 +1,297 @@
+#include "platform/config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+namespace fs = std::filesystem;
+
+namespace strata {
+
+bool parse_size(const std::string& in, uint64_t* out) {
+  std::string s;
+  for (char c : in)
+    if (!std::isspace(static_cast<unsigned char>(c))) s += c;
+  size_t i = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == 0 || i > 18) return false;
+  uint64_t v = std::stoull(s.substr(0, i));
+  std::string u = s.substr(i);
+  std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::tolower(c); });
+  uint64_t mul = 1;
+  if (u.empty() || u == "b") mul = 1;
+  else if (u == "k" || u == "kb" || u == "kib") mul = 1ull << 10;
+  else if (u == "m" || u == "mb" || u == "mib") mul = 1ull << 20;
+  else if (u == "g" || u == "gb" || u == "gib") mul = 1ull << 30;
+  else if (u == "t" || u == "tb" || u == "tib") mul = 1ull << 40;
+  else return false;
+  if (v > UINT64_MAX / mul) return false;
+  *out = v * mul;
+  return true;
+}
+
+const KeySpec* Config::spec(const std::string& key) {
+  static std::map<std::string, const KeySpec*> index = [] {
+    std::map<std::string, const KeySpec*> m;
+    for (const KeySpec& k : schema()) m[k.name] = &k;
+    return m;
+  }();
+  auto it = index.find(key);
+  return it == index.end() ? nullptr : it->second;
+}
+
+static std::string range_text(const KeySpec& k) {
+  std::ostringstream o;
+  if (k.min <= k.max) o << " in [" << k.min << ", " << k.max << "]";
+  return o.str();
+}
+
+[[noreturn]] static void bad(const std::string& origin, const std::string& key, const std::string& what) {
+  throw ConfigError(origin + ": key '" + key + "': " + what);
+}
+
+void Config::set_value(const std::string& key, const std::string& text, bool is_string, const std::string& origin) {
+  const KeySpec* k = spec(key);
+  if (!k) {
+    // Suggest the closest known key by shared prefix.
+    std::string best;
+    size_t best_len = 0;
+    for (const KeySpec& s : schema()) {
+      size_t n = 0;
+      while (n < s.name.size() && n < key.size() && s.name[n] == key[n]) ++n;
+      if (n > best_len) best_len = n, best = s.name;
+    }
+    bad(origin, key, "unknown key" + (best_len >= 3 ? " (did you mean '" + best + "'?)" : std::string()) +
+                         "; `strata --list-keys` lists every key");
+  }
+  Val v;
+  v.origin = origin;
+  v.text = text;
+  switch (k->type) {
+    case KeyType::Int: {
+      char* end = nullptr;
+      errno = 0;
+      long long x = is_string ? 0 : std::strtoll(text.c_str(), &end, 0);
+      if (is_string || text.empty() || *end || errno)
+        bad(origin, key, "expected an integer" + range_text(*k) + ", got '" + text + "'");
+      if (k->min <= k->max && (x < k->min || x > k->max))
+        bad(origin, key, "expected an integer" + range_text(*k) + ", got " + text);
+      v.iv = x;
+      v.fv = static_cast<double>(x);
+      break;
+    }
+    case KeyType::Float: {
+      char* end = nullptr;
+      double x = is_string ? 0 : std::strtod(text.c_str(), &end);
+      if (is_string || text.empty() || *end || !std::isfinite(x))
+        bad(origin, key, "expected a number" + range_text(*k) + ", got '" + text + "'");
+      if (k->min <= k->max && (x < k->min || x > k->max))
+        bad(origin, key, "expected a number" + range_text(*k) + ", got " + text);
+      v.fv = x;
+      break;
+    }
+    case KeyType::Bool:
+      if (is_string || (text != "true" && text != "false"))
+        bad(origin, key, "expected true or false, got '" + text + "'");
+      v.bv = text == "true";
+      break;
+    case KeyType::String:
+      break;
+    case KeyType::Enum: {
+      if (std::find(k->choices.begin(), k->choices.end(), text) == k->choices.end()) {
+        std::string c;
+        for (const auto& x : k->choices) c += (c.empty() ? "" : ", ") + x;
+        bad(origin, key, "expected one of " + c + ", got '" + text + "'");
+      }
+      break;
+    }
+    case KeyType::Size: {
+      uint64_t x = 0;
+      if (!parse_size(text, &x))
+        bad(origin, key, "expected a size such as 4096, \"768KiB\" or \"8MiB\", got '" + text + "'");
+      if (k->min <= k->max && (x < k->min || x > k->max))
+        bad(origin, key, "expected a size" + range_text(*k) + " bytes, got " + text);
+      v.iv = static_cast<int64_t>(x);
+      v.fv = static_cast<double>(x);
+      break;
+    }
+  }
+  values_[key] = v;
+}
+
+static void flatten(const toml::table& t, const std::string& prefix, const std::string& file,
+                    std::vector<std::tuple<std::string, std::string, bool, std::string>>& out) {
+  for (const auto& [k, node] : t) {
+    std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    std::string where = file + ":" + std::to_string(node.source().begin.line);
+    if (const toml::table* sub = node.as_table()) {
+      flatten(*sub, key, file, out);
+    } else if (node.is_string()) {
+      out.emplace_back(key, *node.value<std::string>(), true, where);
+    } else if (node.is_integer()) {
+      out.emplace_back(key, std::to_string(*node.value<int64_t>()), false, where);
+    } else if (node.is_floating_point()) {
+      std::ostringstream o;
+      o.precision(17);
+      o << *node.value<double>();
+      out.emplace_back(key, o.str(), false, where);
+    } else if (node.is_boolean()) {
+      out.emplace_back(key, *node.value<bool>() ? "true" : "false", false, where);
+    } else {
+      throw ConfigError(where + ": key '" + key + "': expected a number, string, boolean or table");
+    }
+  }
+}
+
+void Config::load_file(const std::string& path, int depth, std::vector<std::string>& stack) {
+  if (depth > 16) throw ConfigError(path + ": include depth over 16 (include cycle?)");
+  std::error_code ec;
+  std::string canon = fs::weakly_canonical(path, ec).string();
+  if (std::find(stack.begin(), stack.end(), canon) != stack.end())
+    throw ConfigError(path + ": include cycle (" + stack.back() + " includes it again)");
+  if (!fs::is_regular_file(path)) throw ConfigError(path + ": cannot open config file (no such file)");
+  toml::table tbl;
+  try {
+    tbl = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(path + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+  }
+  stack.push_back(canon);
+  files_.push_back(path);
+  fs::path dir = fs::path(path).parent_path();
+  if (const toml::node* inc = tbl.get("include")) {
+    std::vector<std::string> incs;
+    std::string where = path + ":" + std::to_string(inc->source().begin.line);
+    if (inc->is_string()) {
+      incs.push_back(*inc->value<std::string>());
+    } else if (const toml::array* a = inc->as_array()) {
+      for (const auto& e : *a) {
+        if (!e.is_string()) throw ConfigError(where + ": key 'include': expected a file name or a list of them");
+        incs.push_back(*e.value<std::string>());
+      }
+    } else {
+      throw ConfigError(where + ": key 'include': expected a file name or a list of them");
+    }
+    for (const std::string& f : incs) {
+      fs::path p = fs::path(f).is_absolute() ? fs::path(f) : dir / f;
+      if (!fs::is_regular_file(p)) throw ConfigError(where + ": key 'include': cannot open '" + p.string() + "'");
+      load_file(p.string(), depth + 1, stack);
+    }
+    tbl.erase("include");
+  }
+  std::vector<std::tuple<std::string, std::string, bool, std::string>> kv;
+  flatten(tbl, "", path, kv);
+  for (const auto& [k, text, is_str, where] : kv) set_value(k, text, is_str, where);
+  stack.pop_back();
+}
+
+void Config::load(const std::string& path, const std::vector<std::string>& sets) {
+  values_.clear();
+  files_.clear();
+  for (const KeySpec& k : schema()) {
+    const bool is_str = k.type == KeyType::String || k.type == KeyType::Enum;
+    set_value(k.name, k.def, is_str, "default");
+  }
+  if (!path.empty()) {
+    std::vector<std::string> stack;
+    load_file(path, 0, stack);
+  }
+  for (const std::string& a : sets) {
+    const std::string origin = "--set " + a;
+    size_t eq = a.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(origin + ": expected key=value (e.g. --set l2.size=4MiB)");
+    std::string key = a.substr(0, eq), val = a.substr(eq + 1);
+    // Parse the value as TOML so numbers, booleans and quoted strings mean what they do in files;
+    // anything that is not a TOML value is taken as a bare string (--set l2.policy=lru).
+    std::string text = val;
+    bool is_str = true;
+    try {
+      toml::table t = toml::parse("v = " + val);
+      const toml::node* n = t.get("v");
+      if (n->is_string()) text = *n->value<std::string>();
+      else if (n->is_integer()) text = std::to_string(*n->value<int64_t>()), is_str = false;
+      else if (n->is_floating_point()) {
+        std::ostringstream o;
+        o.precision(17);
+        o << *n->value<double>();
+        text = o.str();
+        is_str = false;
+      } else if (n->is_boolean()) text = *n->value<bool>() ? "true" : "false", is_str = false;
+    } catch (const toml::parse_error&) {
+    }
+    const KeySpec* k = spec(key);
+    if (k && k->type == KeyType::Size) is_str = false;  // "8MiB" and 8388608 both fine
+    set_value(key, text, is_str, origin);
+  }
+  check_consistency();
+}
+
+const std::string& Config::origin(const std::string& key) const {
+  static const std::string none = "?";
+  auto it = values_.find(key);
+  return it == values_.end() ? none : it->second.origin;
+}
+
+void Config::fail(const std::string& key, const std::string& what) const { bad(origin(key), key, what); }
+
+int64_t Config::i(const std::string& key) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) throw std::logic_error("config key not in schema: " + key);
+  return it->second.iv;
+}
+double Config::f(const std::string& key) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) throw std::logic_error("config key not in schema: " + key);
+  return it->second.fv;
+}
+bool Config::b(const std::string& key) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) throw std::logic_error("config key not in schema: " + key);
+  return it->second.bv;
+}
+const std::string& Config::s(const std::string& key) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) throw std::logic_error("config key not in schema: " + key);
+  return it->second.text;
+}
+uint64_t Config::size(const std::string& key) const { return static_cast<uint64_t>(i(key)); }
+
+std::string Config::dump() const {
+  std::ostringstream o;
+  for (const auto& [k, v] : values_) {
+    const KeySpec* sp = spec(k);
+    const bool quote = sp && (sp->type == KeyType::String || sp->type == KeyType::Enum);
+    o << k << " = " << (quote ? "\"" + v.text + "\"" : v.text) << "   # " << v.origin << "\n";
+  }
+  return o.str();
+}
+
+std::string Config::resolve(const std::string& name) {
+  if (fs::is_regular_file(name)) return name;
+  for (const std::string& base : {std::string("configs"), std::string(STRATA_SOURCE_DIR) + "/configs"}) {
+    for (const std::string& ext : {std::string(".toml"), std::string("")}) {
+      fs::path p = fs::path(base) / (name + ext);
+      if (fs::is_regular_file(p)) return p.string();
+    }
+  }
+  throw ConfigError(name + ": cannot open config file (no such file, and no configs/" + name +
+                    ".toml; `strata --list-configs` lists the shipped ones)");
+}
+
+std::vector<std::string> Config::shipped() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(std::string(STRATA_SOURCE_DIR) + "/configs", ec))
+    if (e.path().extension() == ".toml") out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace strata

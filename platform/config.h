@@ -1,0 +1,80 @@
+// Strata configuration: TOML files with comments and `include`, `--set`
+// overrides, and validation of every key against one schema (platform/schema.cpp).
+//
+// A config file is TOML. Tables name the key hierarchy ([l2] size = "8MiB" is the
+// key `l2.size`). `include = "base.toml"` (or a list) at the top of a file loads
+// other files first (paths relative to the including file); the including file's
+// keys then override them, so a variant is a small diff on a baseline.
+// Every problem is reported as ConfigError with a one-line message naming the
+// file and line (or the --set argument), the key and what was expected.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class KeyType { Int, Float, Bool, String, Enum, Size };
+
+struct KeySpec {
+  std::string name;      // dotted key
+  KeyType type;
+  std::string def;       // default, as TOML-ish text ("8MiB", "16", "true", "lru")
+  double min = 0, max = 0;  // inclusive range for Int/Float/Size (ignored if min > max)
+  std::vector<std::string> choices;  // Enum values
+  std::string desc;      // one line: meaning, unit, source
+};
+
+class Config {
+ public:
+  // Load defaults from the schema, then the file chain of `path` (if not empty),
+  // then each "key=value" override in order. Validates everything. Throws ConfigError.
+  void load(const std::string& path, const std::vector<std::string>& sets);
+
+  int64_t i(const std::string& key) const;
+  double f(const std::string& key) const;
+  bool b(const std::string& key) const;
+  const std::string& s(const std::string& key) const;
+  uint64_t size(const std::string& key) const;  // bytes
+  bool has(const std::string& key) const { return values_.count(key) != 0; }
+  // Where a key's value came from ("configs/x.toml:12", "--set", "default").
+  const std::string& origin(const std::string& key) const;
+  // Throw a ConfigError about `key` naming its origin.
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+
+  // The effective configuration, one "key = value  # origin" line per key (for runs/<dir>/config.txt).
+  std::string dump() const;
+  const std::vector<std::string>& files() const { return files_; }
+
+  static const std::vector<KeySpec>& schema();
+  static const KeySpec* spec(const std::string& key);
+  // Resolve --config NAME: an existing path, or configs/NAME(.toml) under the source tree.
+  static std::string resolve(const std::string& name_or_path);
+  // Names of shipped configs (configs/*.toml without extension).
+  static std::vector<std::string> shipped();
+
+ private:
+  struct Val {
+    std::string text;    // canonical text
+    int64_t iv = 0;
+    double fv = 0;
+    bool bv = false;
+    std::string origin;
+  };
+  void set_value(const std::string& key, const std::string& text, bool is_string, const std::string& origin);
+  void load_file(const std::string& path, int depth, std::vector<std::string>& stack);
+  void check_consistency() const;
+  std::map<std::string, Val> values_;
+  std::vector<std::string> files_;
+};
+
+// Parse "8MiB", "768KB", "4096", "2 GiB" into bytes. Returns false if malformed.
+bool parse_size(const std::string& s, uint64_t* out);
+
+}  // namespace strata

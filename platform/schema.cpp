@@ -1,0 +1,100 @@
+// The one schema of every Strata config key: type, default, range, meaning.
+// Defaults are the HBM2 baseline (configs/baseline_hbm2.toml cites the sources).
+// Workload knobs (workload.<name>.<knob>) come from the workload registry.
+#include <set>
+
+#include "platform/config.h"
+#include "workloads/registry.h"
+
+extern "C" {
+#include "repl.h"
+}
+
+namespace strata {
+
+static std::vector<KeySpec> build_schema() {
+  using T = KeyType;
+  std::vector<KeySpec> s = {
+      // name, type, default, min, max, choices, description
+      {"sim.seed", T::Int, "1", 0, 9.2e18, {}, "random seed of workloads and randomised policies"},
+      {"sim.epoch_ns", T::Float, "1000", 1, 1e12, {}, "time-series sampling period (timeseries.csv, VCD), ns"},
+      {"sim.max_time_us", T::Float, "0", 0, 1e12, {}, "stop after this much simulated time, us (0 = run to completion)"},
+      {"sim.check", T::Bool, "false", 1, 0, {}, "golden-memory checker: compare every load with a flat golden memory"},
+      {"gpu.num_sms", T::Int, "21", 1, 1024, {}, "streaming multiprocessors"},
+      {"gpu.core_clock_mhz", T::Float, "901", 1, 10000, {}, "SM clock, MHz"},
+      {"sm.max_warps", T::Int, "64", 1, 256, {}, "warp slots per SM"},
+      {"sm.max_ctas", T::Int, "32", 1, 256, {}, "resident CTAs per SM"},
+      {"sm.issue_width", T::Int, "4", 1, 8, {}, "warp instructions issued per SM cycle (warp schedulers)"},
+      {"sm.scheduler", T::Enum, "gto", 1, 0, {"gto", "lrr"}, "warp scheduler: greedy-then-oldest or loose round-robin"},
+      {"sm.alu_latency", T::Int, "4", 1, 1000, {}, "ALU dependent-issue latency, core cycles"},
+      {"sm.sfu_latency", T::Int, "20", 1, 1000, {}, "SFU latency, core cycles"},
+      {"sm.ldst_per_cycle", T::Int, "1", 1, 8, {}, "memory instructions accepted by the LD/ST unit per cycle"},
+      {"l1.enabled", T::Bool, "true", 1, 0, {}, "L1 data cache present"},
+      {"l1.size", T::Size, "128KiB", 1024, 16777216, {}, "L1 data cache capacity per SM, bytes"},
+      {"l1.assoc", T::Int, "4", 1, 64, {}, "L1 associativity"},
+      {"l1.latency", T::Int, "15", 1, 1000, {}, "L1 hit latency, core cycles"},
+      {"l1.mshrs", T::Int, "64", 1, 4096, {}, "L1 MSHRs (lines in flight) per SM"},
+      {"l1.mshr_merge", T::Int, "8", 1, 64, {}, "requests merged per L1 MSHR"},
+      {"l1.write_allocate", T::Bool, "false", 1, 0, {}, "allocate L1 lines on write misses (always write-through)"},
+      {"noc.clock_mhz", T::Float, "901", 1, 10000, {}, "crossbar clock, MHz"},
+      {"noc.latency", T::Int, "4", 0, 1000, {}, "crossbar traversal latency each direction, noc cycles"},
+      {"noc.bytes_per_cycle", T::Int, "32", 1, 4096, {}, "bandwidth per crossbar port and direction, bytes/cycle"},
+      {"noc.queue", T::Int, "16", 1, 4096, {}, "requests buffered per crossbar output port"},
+      {"l2.clock_mhz", T::Float, "901", 1, 10000, {}, "L2 clock, MHz"},
+      {"l2.banks", T::Int, "16", 1, 1024, {}, "L2 banks in total (a multiple of mem.channels)"},
+      {"l2.size", T::Size, "8MiB", 4096, 1ull << 36, {}, "L2 capacity in total, bytes"},
+      {"l2.assoc", T::Int, "16", 1, 64, {}, "L2 associativity"},
+      {"l2.latency", T::Int, "120", 1, 10000, {}, "L2 hit latency, L2 cycles"},
+      {"l2.mshrs", T::Int, "64", 1, 4096, {}, "L2 MSHRs per bank"},
+      {"l2.bytes_per_cycle", T::Int, "32", 1, 4096, {}, "L2 bank data-port bandwidth, bytes/cycle"},
+      {"l2.policy", T::String, "lru", 1, 0, {}, "L2 replacement/insertion policy (see models/ref/repl_registry.c)"},
+      {"mem.device", T::String, "hbm2", 1, 0, {}, "device preset (models/ref/dram.c)"},
+      {"mem.channels", T::Int, "8", 1, 256, {}, "memory channels"},
+      {"mem.ranks", T::Int, "1", 1, 16, {}, "ranks per channel"},
+      {"mem.read_queue", T::Int, "64", 1, 4096, {}, "read queue entries (32 B accesses) per channel"},
+      {"mem.write_queue", T::Int, "64", 1, 4096, {}, "write queue entries per channel"},
+      {"mem.wq_high", T::Int, "48", 1, 4096, {}, "write-drain high watermark"},
+      {"mem.wq_low", T::Int, "16", 0, 4096, {}, "write-drain low watermark"},
+      {"mem.page_policy", T::Enum, "open", 1, 0, {"open"}, "row-buffer policy (closed page comes with the memory-technology work)"},
+      {"mem.refresh", T::Bool, "true", 1, 0, {}, "DRAM refresh"},
+      {"addrmap.layout", T::String, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 1, 0, {},
+       "address layout, least significant field first (models/ref/addrmap.h)"},
+      {"addrmap.hash", T::Bool, "true", 1, 0, {}, "permute channel/bank-group/bank by low row bits"},
+      {"workload.name", T::String, "stream", 1, 0, {}, "built-in workload (strata --list-workloads)"},
+  };
+  for (const WorkloadInfo& w : workload_registry())
+    for (const KnobSpec& k : w.knobs)
+      s.push_back({"workload." + w.name + "." + k.name, T::Int, std::to_string(k.def), static_cast<double>(k.min),
+                   static_cast<double>(k.max), {}, k.desc});
+  return s;
+}
+
+const std::vector<KeySpec>& Config::schema() {
+  static const std::vector<KeySpec> s = build_schema();
+  return s;
+}
+
+void Config::check_consistency() const {
+  if (!find_workload(s("workload.name"))) {
+    std::string names;
+    for (const WorkloadInfo& w : workload_registry()) names += (names.empty() ? "" : ", ") + w.name;
+    fail("workload.name", "expected one of " + names + ", got '" + s("workload.name") + "'");
+  }
+  if (!repl_find(s("l2.policy").c_str()))
+    fail("l2.policy", std::string("expected one of ") + repl_names() + ", got '" + s("l2.policy") + "'");
+  if (i("l2.banks") % i("mem.channels") != 0)
+    fail("l2.banks", "expected a multiple of mem.channels (" + std::to_string(i("mem.channels")) + "), got " +
+                         std::to_string(i("l2.banks")));
+  const uint64_t per_bank_line = static_cast<uint64_t>(i("l2.banks")) * i("l2.assoc") * 128;
+  if (size("l2.size") % per_bank_line != 0)
+    fail("l2.size", "expected a multiple of l2.banks x l2.assoc x 128 B lines (" + std::to_string(per_bank_line) +
+                        " bytes), got " + std::to_string(size("l2.size")));
+  if (size("l1.size") % (static_cast<uint64_t>(i("l1.assoc")) * 128) != 0)
+    fail("l1.size", "expected a multiple of l1.assoc x 128 B lines");
+  if (i("mem.wq_high") > i("mem.write_queue"))
+    fail("mem.wq_high", "expected <= mem.write_queue (" + std::to_string(i("mem.write_queue")) + ")");
+  if (i("mem.wq_low") >= i("mem.wq_high"))
+    fail("mem.wq_low", "expected < mem.wq_high (" + std::to_string(i("mem.wq_high")) + ")");
+}
+
+}  // namespace strata
