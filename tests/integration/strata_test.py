@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Integration-test driver for the `strata` executable (used by CTest).
+
+  strata_test.py run-invariants STRATA OUTDIR -- ARGS...   run, then assert platform invariants on stats.json
+  strata_test.py deterministic STRATA OUTDIR -- ARGS...    run twice; stats.json identical apart from host.*
+  strata_test.py expect-exit CODE REGEX STRATA -- ARGS...  exit status CODE and one stderr line matching REGEX
+  strata_test.py vcd STRATA OUTDIR -- ARGS...              run with --vcd and validate the VCD by parsing it
+  strata_test.py min-bandwidth FRACTION STRATA OUTDIR -- ARGS...   mem.bandwidth_gbps >= FRACTION x peak
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(strata, outdir, args, extra=()):
+    shutil.rmtree(outdir, ignore_errors=True)
+    cmd = [strata, "--quiet", "--out", outdir, *args, *extra]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"{' '.join(cmd)} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
+    with open(os.path.join(outdir, "stats.json")) as f:
+        return json.load(f)
+
+
+def invariants(s, where):
+    def need(name):
+        if name not in s:
+            fail(f"{where}: stat {name} missing")
+        return s[name]
+    required = ["sim.seconds", "gpu.cycles", "gpu.instructions", "gpu.ipc", "l1.miss_rate", "l2.accesses",
+                "l2.misses", "l2.miss_rate", "l2.writebacks.dram", "l2.writebacks.nvm", "mem.reads", "mem.writes",
+                "mem.read_bytes", "mem.write_bytes", "mem.bandwidth_gbps", "mem.peak_bandwidth_gbps",
+                "mem.avg_read_latency_ns", "mem.row_hit_rate", "mem.energy_j", "host.seconds",
+                "host.mem_requests_per_second", "l2.bank0.misses", "mem.ch0.row_hits"]
+    for r in required:
+        need(r)
+    if need("gpu.ipc") <= 0:
+        fail(f"{where}: gpu.ipc {s['gpu.ipc']} not > 0")
+    if need("mem.bandwidth_gbps") > need("mem.peak_bandwidth_gbps") * 1.0000001:
+        fail(f"{where}: bandwidth {s['mem.bandwidth_gbps']} above peak {s['mem.peak_bandwidth_gbps']}")
+    # Byte conservation: everything the L2 fetched or wrote back is what the memory read or wrote.
+    if need("l2.fill_bytes") != need("mem.read_bytes"):
+        fail(f"{where}: l2.fill_bytes {s['l2.fill_bytes']} != mem.read_bytes {s['mem.read_bytes']}")
+    if need("l2.writeback_bytes") != need("mem.write_bytes"):
+        fail(f"{where}: l2.writeback_bytes {s['l2.writeback_bytes']} != mem.write_bytes {s['mem.write_bytes']}")
+    if need("mem.energy_j") <= 0:
+        fail(f"{where}: mem.energy_j not > 0")
+    for k, v in s.items():
+        if k.endswith("miss_rate") or k.endswith("hit_rate"):
+            if not 0 <= v <= 1:
+                fail(f"{where}: {k} = {v} outside [0, 1]")
+    if "check.loads" in s and s.get("check.loads", 0) <= 0 and "--check" in sys.argv:
+        fail(f"{where}: --check compared no loads")
+
+
+def split_args(argv):
+    if "--" not in argv:
+        fail("usage: missing -- before strata arguments")
+    i = argv.index("--")
+    return argv[:i], argv[i + 1:]
+
+
+def main():
+    mode = sys.argv[1]
+    head, args = split_args(sys.argv[2:])
+    if mode == "run-invariants":
+        strata, outdir = head
+        s = run(strata, outdir, args)
+        invariants(s, " ".join(args))
+        print(f"ok: ipc {s['gpu.ipc']:.3f}, l2 miss {s['l2.miss_rate']:.3f}, "
+              f"{s['mem.bandwidth_gbps']:.1f}/{s['mem.peak_bandwidth_gbps']:.1f} GB/s, check.loads {s.get('check.loads')}")
+    elif mode == "deterministic":
+        strata, outdir = head
+        a = run(strata, outdir + ".a", args)
+        b = run(strata, outdir + ".b", args)
+        a = {k: v for k, v in a.items() if not k.startswith("host.")}
+        b = {k: v for k, v in b.items() if not k.startswith("host.")}
+        if a != b:
+            diff = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+            fail(f"runs differ in {len(diff)} stats, e.g. {diff[:5]}")
+        # a different seed must change something (the seed is really used)
+        c = run(strata, outdir + ".c", args, ["--seed", "987654"])
+        c = {k: v for k, v in c.items() if not k.startswith("host.")}
+        if c == a:
+            fail("a different seed gave identical stats")
+        print(f"ok: {len(a)} stats identical across two runs; another seed differs")
+    elif mode == "expect-exit":
+        code, regex, strata = head
+        p = subprocess.run([strata, *args], capture_output=True, text=True)
+        if p.returncode != int(code):
+            fail(f"exit {p.returncode}, expected {code}\nstdout: {p.stdout}\nstderr: {p.stderr}")
+        lines = [l for l in p.stderr.splitlines() if l.strip()]
+        if len(lines) != 1:
+            fail(f"expected exactly one error line, got {len(lines)}: {p.stderr!r}")
+        if not re.search(regex, lines[0]):
+            fail(f"error line {lines[0]!r} does not match {regex!r}")
+        if "Traceback" in p.stderr or "terminate called" in p.stderr:
+            fail("crash output")
+        print("ok: " + lines[0])
+    elif mode == "vcd":
+        strata, outdir = head
+        vcd = outdir + ".vcd"
+        if os.path.exists(vcd):
+            os.remove(vcd)
+        s = run(strata, outdir, args, ["--vcd", vcd])
+        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+        import vcdcheck
+        info = vcdcheck.check(vcd)
+        need = ["mem.ch0.bandwidth_gbps", "mem.ch0.read_queue", "mem.ch0.write_queue", "l2.hit_rate", "gpu.ipc",
+                "gpu.instructions"]
+        for n in need:
+            if not any(v.endswith(n) for v in info["vars"]):
+                fail(f"VCD lacks signal {n}; has {sorted(info['vars'])[:8]}...")
+        if info["changes"] < 10:
+            fail(f"VCD has only {info['changes']} value changes")
+        print(f"ok: {len(info['vars'])} signals, {info['changes']} changes, last time {info['last_time']}")
+    elif mode == "min-bandwidth":
+        frac, strata, outdir = head
+        s = run(strata, outdir, args)
+        got = s["mem.bandwidth_gbps"] / s["mem.peak_bandwidth_gbps"]
+        if got < float(frac):
+            fail(f"bandwidth {s['mem.bandwidth_gbps']:.1f} GB/s is {got:.3f} of peak, expected >= {frac}")
+        print(f"ok: {s['mem.bandwidth_gbps']:.1f} GB/s = {got:.3f} of peak")
+    else:
+        fail("unknown mode " + mode)
+
+
+if __name__ == "__main__":
+    main()
