@@ -1,0 +1,57 @@
+/* coalesce: the memory coalescer of a GPU SM's load/store unit.
+ *
+ * Given one warp memory instruction (per-thread byte addresses, active mask,
+ * access size), group the active threads' byte ranges by 128 B line: one
+ * request per touched line, with the 32 B sectors and the bytes it covers and
+ * its effective-address count `ea` = number of active threads whose access
+ * falls into that line. The HAC paper (hac-l2-for-hybrid-memory.txt,
+ * Sec. II-B and III-A) uses `ea` (1..32) as the reuse hint of a line; its
+ * low/middle/high groups are 1-8 / 9-23 / 24-32. Requests come out in order of
+ * the first thread (lowest lane) that touches each line, as in GPGPU-Sim's
+ * coalescer, so the order is deterministic.
+ *
+ * Accesses must be naturally aligned (addr % bytes == 0, bytes in {1,2,4,8,16}),
+ * so no thread's access straddles a sector or a line; hence at most 32 requests.
+ * No call allocates or prints.
+ */
+#ifndef STRATA_COALESCE_H
+#define STRATA_COALESCE_H
+#include <stdint.h>
+
+#define COAL_WARP 32u
+#define COAL_LINE_BYTES 128u
+#define COAL_SECTOR_BYTES 32u
+#define COAL_MAX_REQS 32u
+/* Histogram buckets of the effective-address count: 1, 2-8, 9-16, 17-24, 25-32. */
+#define COAL_HIST_BUCKETS 5u
+
+typedef struct coal_req {
+  uint64_t line_addr;     /* 128 B aligned */
+  uint32_t thread_mask;   /* active lanes whose access falls in this line */
+  uint8_t sector_mask;    /* bit s = sector s (32 B) touched */
+  uint8_t ea_count;       /* popcount(thread_mask), 1..32 */
+  uint16_t bytes;         /* distinct bytes touched (popcount of byte_mask) */
+  uint64_t byte_mask[2];  /* bit b of byte_mask[b/64] = byte b of the line touched */
+} coal_req;
+
+typedef struct coal_hist {
+  uint64_t bucket[COAL_HIST_BUCKETS]; /* requests per ea bucket */
+  uint64_t insts;                     /* warp memory instructions coalesced */
+  uint64_t reqs;                      /* requests produced */
+} coal_hist;
+
+/* Coalesce one warp instruction. addr[i] is lane i's byte address (read only
+ * for active lanes), active bit i = lane i participates, bytes = access size
+ * per thread. Writes the requests to out[] (caller provides COAL_MAX_REQS
+ * entries) and returns how many (0 when active == 0), or -1 when `bytes` is not
+ * a supported size or an active lane's address is misaligned (nothing useful in
+ * out then). */
+int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]);
+
+/* Bucket index (0..4) of an ea count (1..32; 0 is treated as 1, >32 as 32). */
+unsigned coal_bucket(unsigned ea);
+
+/* Add one coalesced instruction's n requests to the histogram. */
+void coal_hist_add(coal_hist *h, const coal_req *reqs, unsigned n);
+
+#endif

@@ -1,0 +1,196 @@
+/* Unit tests of the warp memory coalescer (models/ref/coalesce.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "coalesce.h"
+
+static void fill_linear(uint64_t addr[32], uint64_t base, uint64_t stride) {
+  for (unsigned i = 0; i < 32; ++i) addr[i] = base + i * stride;
+}
+
+/* 32 x 4 B consecutive, line aligned: one request, all four sectors, ea 32. */
+static void fully_coalesced(void **state) {
+  (void)state;
+  uint64_t a[32];
+  coal_req r[COAL_MAX_REQS];
+  fill_linear(a, 0x10000, 4);
+  assert_int_equal(coal_warp(a, 0xffffffffu, 4, r), 1);
+  assert_int_equal(r[0].line_addr, 0x10000);
+  assert_int_equal(r[0].sector_mask, 0xf);
+  assert_int_equal(r[0].ea_count, 32);
+  assert_int_equal(r[0].thread_mask, 0xffffffffu);
+  assert_int_equal(r[0].bytes, 128);
+  assert_true(r[0].byte_mask[0] == ~0ull && r[0].byte_mask[1] == ~0ull);
+}
+
+/* Misaligned start (offset 64): two lines, 16 threads each, sectors 2,3 and 0,1. */
+static void misaligned_two_lines(void **state) {
+  (void)state;
+  uint64_t a[32];
+  coal_req r[COAL_MAX_REQS];
+  fill_linear(a, 0x10040, 4);
+  assert_int_equal(coal_warp(a, 0xffffffffu, 4, r), 2);
+  assert_int_equal(r[0].line_addr, 0x10000);
+  assert_int_equal(r[0].sector_mask, 0xc);
+  assert_int_equal(r[0].ea_count, 16);
+  assert_int_equal(r[0].thread_mask, 0x0000ffffu);
+  assert_true(r[0].byte_mask[0] == 0 && r[0].byte_mask[1] == ~0ull);
+  assert_int_equal(r[1].line_addr, 0x10080);
+  assert_int_equal(r[1].sector_mask, 0x3);
+  assert_int_equal(r[1].ea_count, 16);
+  assert_int_equal(r[1].thread_mask, 0xffff0000u);
+}
+
+/* Stride 8 B with 4 B accesses: 2 lines, 16 threads each, every sector, half the bytes. */
+static void strided(void **state) {
+  (void)state;
+  uint64_t a[32];
+  coal_req r[COAL_MAX_REQS];
+  fill_linear(a, 0, 8);
+  assert_int_equal(coal_warp(a, 0xffffffffu, 4, r), 2);
+  for (unsigned i = 0; i < 2; ++i) {
+    assert_int_equal(r[i].line_addr, i * 128);
+    assert_int_equal(r[i].ea_count, 16);
+    assert_int_equal(r[i].sector_mask, 0xf);
+    assert_int_equal(r[i].bytes, 64);
+    assert_true(r[i].byte_mask[0] == 0x0f0f0f0f0f0f0f0full);
+  }
+  /* Stride 32 B: 8 lines x 4 threads, one byte run per sector. */
+  fill_linear(a, 0, 32);
+  assert_int_equal(coal_warp(a, 0xffffffffu, 4, r), 8);
+  for (unsigned i = 0; i < 8; ++i) {
+    assert_int_equal(r[i].ea_count, 4);
+    assert_int_equal(r[i].sector_mask, 0xf);
+    assert_int_equal(r[i].bytes, 16);
+  }
+  /* Stride 128 B, 4 B: 32 requests, ea 1, one sector each. */
+  fill_linear(a, 0, 128 + 32);
+  assert_int_equal(coal_warp(a, 0xffffffffu, 4, r), 32);
+  for (unsigned i = 0; i < 32; ++i) {
+    assert_int_equal(r[i].ea_count, 1);
+    assert_int_equal(r[i].sector_mask, 1u << (i % 4));
+    assert_int_equal(r[i].line_addr, (uint64_t)i * 160 & ~127ull);
+  }
+}
+
+/* Scattered (gather): every lane its own line -> ea 1, request order = lane order. */
+static void scattered(void **state) {
+  (void)state;
+  uint64_t a[32];
+  coal_req r[COAL_MAX_REQS];
+  for (unsigned i = 0; i < 32; ++i) a[i] = (uint64_t)(31 - i) * 4096 + 12;
+  assert_int_equal(coal_warp(a, 0xffffffffu, 4, r), 32);
+  for (unsigned i = 0; i < 32; ++i) {
+    assert_int_equal(r[i].line_addr, (uint64_t)(31 - i) * 4096);
+    assert_int_equal(r[i].ea_count, 1);
+    assert_int_equal(r[i].thread_mask, 1u << i);
+    assert_int_equal(r[i].sector_mask, 1);
+    assert_true(r[i].byte_mask[0] == 0xf000ull && r[i].byte_mask[1] == 0);
+  }
+  /* Several lanes on the same word (broadcast) count as several effective addresses. */
+  for (unsigned i = 0; i < 32; ++i) a[i] = (i & 1) ? 0x2000 : 0x3004;
+  assert_int_equal(coal_warp(a, 0xffffffffu, 4, r), 2);
+  assert_int_equal(r[0].line_addr, 0x3000);
+  assert_int_equal(r[0].ea_count, 16);
+  assert_int_equal(r[0].bytes, 4);
+  assert_int_equal(r[1].line_addr, 0x2000);
+  assert_int_equal(r[1].ea_count, 16);
+}
+
+/* Partial masks: inactive lanes neither count nor add bytes; empty mask -> 0 requests. */
+static void partial_masks(void **state) {
+  (void)state;
+  uint64_t a[32];
+  coal_req r[COAL_MAX_REQS];
+  fill_linear(a, 0x8000, 4);
+  assert_int_equal(coal_warp(a, 0x000000ffu, 4, r), 1); /* lanes 0-7: sector 0 only */
+  assert_int_equal(r[0].ea_count, 8);
+  assert_int_equal(r[0].sector_mask, 0x1);
+  assert_int_equal(r[0].bytes, 32);
+  assert_int_equal(coal_warp(a, 0x80000001u, 4, r), 1); /* lanes 0 and 31 */
+  assert_int_equal(r[0].ea_count, 2);
+  assert_int_equal(r[0].sector_mask, 0x9);
+  assert_true(r[0].byte_mask[0] == 0xfull && r[0].byte_mask[1] == (0xfull << 60));
+  assert_int_equal(coal_warp(a, 0, 4, r), 0);
+  /* Inactive lanes may hold garbage (misaligned) addresses. */
+  a[5] = 3;
+  assert_int_equal(coal_warp(a, ~(1u << 5), 4, r), 1);
+  assert_int_equal(r[0].ea_count, 31);
+}
+
+/* 8-byte accesses: 32 x 8 B consecutive = 2 lines x 16 threads, all sectors. */
+static void eight_byte(void **state) {
+  (void)state;
+  uint64_t a[32];
+  coal_req r[COAL_MAX_REQS];
+  fill_linear(a, 0x4000, 8);
+  assert_int_equal(coal_warp(a, 0xffffffffu, 8, r), 2);
+  assert_int_equal(r[0].ea_count, 16);
+  assert_int_equal(r[1].ea_count, 16);
+  assert_int_equal(r[0].sector_mask, 0xf);
+  assert_int_equal(r[0].bytes, 128);
+  /* one 8 B access at offset 120: last sector, bytes 120..127 */
+  a[0] = 0x4000 + 120;
+  assert_int_equal(coal_warp(a, 1u, 8, r), 1);
+  assert_int_equal(r[0].sector_mask, 0x8);
+  assert_true(r[0].byte_mask[0] == 0 && r[0].byte_mask[1] == (0xffull << 56));
+}
+
+/* Byte masks of odd patterns and error handling (misaligned, bad size). */
+static void byte_masks_and_errors(void **state) {
+  (void)state;
+  uint64_t a[32];
+  coal_req r[COAL_MAX_REQS];
+  memset(a, 0, sizeof a);
+  a[0] = 0x100 + 4;   /* bytes 4..7 */
+  a[1] = 0x100 + 64;  /* bytes 64..67 */
+  a[2] = 0x100 + 100; /* bytes 100..103 */
+  assert_int_equal(coal_warp(a, 0x7u, 4, r), 1);
+  assert_true(r[0].byte_mask[0] == 0xf0ull);
+  assert_true(r[0].byte_mask[1] == (0xfull | (0xfull << 36)));
+  assert_int_equal(r[0].sector_mask, 0x1 | 0x4 | 0x8);
+  assert_int_equal(r[0].bytes, 12);
+  a[0] = 0x102; /* misaligned 4 B access */
+  assert_int_equal(coal_warp(a, 0x1u, 4, r), -1);
+  assert_int_equal(coal_warp(a, 0x1u, 3, r), -1);
+  assert_int_equal(coal_warp(a, 0x1u, 2, r), 1);
+}
+
+static void histogram(void **state) {
+  (void)state;
+  assert_int_equal(coal_bucket(1), 0);
+  assert_int_equal(coal_bucket(2), 1);
+  assert_int_equal(coal_bucket(8), 1);
+  assert_int_equal(coal_bucket(9), 2);
+  assert_int_equal(coal_bucket(16), 2);
+  assert_int_equal(coal_bucket(17), 3);
+  assert_int_equal(coal_bucket(24), 3);
+  assert_int_equal(coal_bucket(25), 4);
+  assert_int_equal(coal_bucket(32), 4);
+  coal_hist h;
+  memset(&h, 0, sizeof h);
+  uint64_t a[32];
+  coal_req r[COAL_MAX_REQS];
+  fill_linear(a, 0, 4);
+  coal_hist_add(&h, r, (unsigned)coal_warp(a, 0xffffffffu, 4, r));
+  fill_linear(a, 0, 4096);
+  coal_hist_add(&h, r, (unsigned)coal_warp(a, 0xffffffffu, 4, r));
+  assert_int_equal(h.insts, 2);
+  assert_int_equal(h.reqs, 33);
+  assert_int_equal(h.bucket[4], 1);
+  assert_int_equal(h.bucket[0], 32);
+  assert_int_equal(h.bucket[1] + h.bucket[2] + h.bucket[3], 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(fully_coalesced), cmocka_unit_test(misaligned_two_lines), cmocka_unit_test(strided),
+      cmocka_unit_test(scattered),       cmocka_unit_test(partial_masks),        cmocka_unit_test(eight_byte),
+      cmocka_unit_test(byte_masks_and_errors), cmocka_unit_test(histogram),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
