@@ -114,5 +114,6 @@ static int cli_main(int argc, char** argv) {
 int sc_main(int argc, char** argv) {
   // SystemC prints a banner and deprecation notes on stdout/stderr; keep ours clean.
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   return cli_main(argc, argv);
 }

@@ -65,6 +65,8 @@ def check(path):
             i += 1
         elif t in ("$dumpvars", "$dumpall", "$dumpon", "$dumpoff", "$end"):
             i += 1
+        elif t == "$comment":
+            i = toks.index("$end", i) + 1
         elif t[0] in "bBrR":
             val, ident = t[1:], toks[i + 1]
             if ident not in ids:
