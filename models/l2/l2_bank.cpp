@@ -1,0 +1,548 @@
+// L2Bank implementation; see l2_bank.h for the model and docs/l2_and_noc.md.
+#include "l2/l2_bank.h"
+
+#include <cstring>
+
+namespace strata {
+
+using sc_core::sc_time;
+using tlm::tlm_generic_payload;
+using tlm::tlm_phase;
+using tlm::tlm_sync_enum;
+
+namespace {
+unsigned popcount8(uint8_t v) { return static_cast<unsigned>(__builtin_popcount(v)); }
+
+// Sectors a write touches / writes completely, from GpuExt::byte_mask.
+uint8_t touched_sectors(const GpuExt& e) {
+  uint8_t m = 0;
+  for (unsigned s = 0; s < kSectorsPerLine; ++s)
+    if ((e.byte_mask[s >> 1] >> ((s & 1) * 32)) & 0xffffffffull) m |= static_cast<uint8_t>(1u << s);
+  return m;
+}
+uint8_t full_sectors(const GpuExt& e) {
+  uint8_t m = 0;
+  for (unsigned s = 0; s < kSectorsPerLine; ++s)
+    if (e.sector_full(s)) m |= static_cast<uint8_t>(1u << s);
+  return m;
+}
+}  // namespace
+
+L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_banks, const L2Cfg& cfg, const amap* map,
+               PayloadPool& pool, StatsRegistry& stats)
+    : sc_module(name),
+      tsock("tsock"),
+      isock("isock"),
+      id_(bank_id),
+      cfg_(cfg),
+      map_(map),
+      pool_(pool),
+      T_(cfg.clk.period()) {
+  tsock.register_nb_transport_fw(this, &L2Bank::fw);
+  tsock.register_transport_dbg(this, &L2Bank::dbg);
+  isock.register_nb_transport_bw(this, &L2Bank::bw);
+
+  if (num_banks == 0 || cfg.mshrs == 0 || cfg.bytes_per_cycle == 0) fatal("banks, mshrs and bytes_per_cycle must be > 0");
+  cache_cfg cc{};
+  cc.size_bytes = cfg.size_bytes / num_banks;
+  cc.assoc = cfg.assoc;
+  cc.line_bytes = kLineBytes;
+  cc.sector_bytes = kSectorBytes;
+  cc.set_stride = num_banks;
+  cc.policy = repl_find(cfg.policy.c_str());
+  cc.with_data = 1;
+  if (!cc.policy) fatal("unknown replacement policy '" + cfg.policy + "' (known: " + repl_names() + ")");
+  char err[160];
+  if (cache_init(&c_, &cc, err, sizeof err) != 0) fatal(err);
+  all_sectors_ = static_cast<uint8_t>((1u << c_.sectors) - 1u);
+
+  mshr_.assign(cfg.mshrs, Mshr());
+  line_mshr_.assign(static_cast<size_t>(c_.sets) * c_.ways, -1);
+  nodes_.assign(static_cast<size_t>(cfg.mshrs) * kMaxMerge, Node());
+  for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i].next = i + 1 < nodes_.size() ? static_cast<int>(i + 1) : -1;
+  free_node_ = 0;
+  inq_.reset(kInQueue);
+  outq_.reset(static_cast<size_t>(cfg.mshrs) * kSectorsPerLine + kInQueue);
+  resp_q_.reserve(nodes_.size() + 4 * kInQueue);
+  memresp_q_.reserve(outq_.capacity() + 16);
+
+  SC_METHOD(process_method);
+  sensitive << process_ev_;
+  dont_initialize();
+  SC_METHOD(respond_method);
+  sensitive << resp_ev_;
+  dont_initialize();
+  SC_METHOD(memresp_method);
+  sensitive << memresp_ev_;
+  dont_initialize();
+
+  const std::string p = "l2.bank" + std::to_string(id_);
+  stats.counter(join(p, "accesses"), "requests looked up (reads + writes)", Unit::Count, &st_.accesses);
+  stats.counter(join(p, "hits"), "requests whose sectors were all valid at lookup", Unit::Count, &st_.hits);
+  stats.counter(join(p, "misses"), "requests with at least one requested sector not valid at lookup", Unit::Count,
+                &st_.misses);
+  stats.counter(join(p, "sector_misses"), "requested sectors not valid at lookup", Unit::Count, &st_.sector_misses);
+  stats.counter(join(p, "reads"), "read requests", Unit::Count, &st_.reads);
+  stats.counter(join(p, "writes"), "write requests", Unit::Count, &st_.writes);
+  stats.counter(join(p, "writebacks.dram"), "dirty lines written back to DRAM", Unit::Count, &st_.wb_dram);
+  stats.counter(join(p, "writebacks.nvm"), "dirty lines written back to NVM/SCM", Unit::Count, &st_.wb_nvm);
+  stats.counter(join(p, "mshr_merges"), "requests merged into an MSHR already in flight", Unit::Count,
+                &st_.mshr_merges);
+  stats.counter(join(p, "stalls"), "times the input queue head had to wait (MSHR/ways/queues busy)", Unit::Count,
+                &st_.stalls);
+  stats.counter(join(p, "fill_bytes"), "bytes filled from memory", Unit::Byte, &st_.fill_bytes);
+  stats.counter(join(p, "writeback_bytes"), "dirty bytes written back to memory", Unit::Byte, &st_.wb_bytes);
+}
+
+L2Bank::~L2Bank() { cache_free(&c_); }
+
+void L2Bank::fatal(const std::string& msg) const {
+  SC_REPORT_FATAL(name(), msg.c_str());
+  std::abort();
+}
+
+bool L2Bank::idle() const {
+  return inq_.empty() && !pending_req_ && mshr_used_ == 0 && resp_q_.empty() && outq_.empty() && !down_wait_ &&
+         memresp_q_.empty() && !up_blocked_;
+}
+
+uint8_t L2Bank::mem_type_of(uint64_t line) const {
+  return map_ ? static_cast<uint8_t>(amap_mem_type(map_, line)) : static_cast<uint8_t>(AMAP_MEM_DRAM);
+}
+
+void L2Bank::register_totals(StatsRegistry& stats, const std::vector<L2Bank*>& banks) {
+  auto sum = [banks](uint64_t Stats::*f) {
+    return [banks, f]() {
+      double s = 0;
+      for (const L2Bank* b : banks) s += static_cast<double>(b->st_.*f);
+      return s;
+    };
+  };
+  stats.formula("l2.accesses", "L2 requests, all banks", Unit::Count, sum(&Stats::accesses));
+  stats.formula("l2.hits", "L2 hits, all banks", Unit::Count, sum(&Stats::hits));
+  stats.formula("l2.misses", "L2 misses (any requested sector invalid), all banks", Unit::Count, sum(&Stats::misses));
+  auto acc = sum(&Stats::accesses), hit = sum(&Stats::hits), mis = sum(&Stats::misses);
+  stats.formula("l2.miss_rate", "l2.misses / l2.accesses", Unit::Ratio, [acc, mis]() {
+    const double a = acc();
+    return a > 0 ? mis() / a : 0.0;
+  });
+  stats.formula("l2.hit_rate", "l2.hits / l2.accesses", Unit::Ratio, [acc, hit]() {
+    const double a = acc();
+    return a > 0 ? hit() / a : 0.0;
+  });
+  stats.formula("l2.writebacks.dram", "dirty L2 lines written back to DRAM", Unit::Count, sum(&Stats::wb_dram));
+  stats.formula("l2.writebacks.nvm", "dirty L2 lines written back to NVM/SCM", Unit::Count, sum(&Stats::wb_nvm));
+  stats.formula("l2.fill_bytes", "bytes filled into the L2 from memory", Unit::Byte, sum(&Stats::fill_bytes));
+  stats.formula("l2.writeback_bytes", "dirty bytes written back by the L2", Unit::Byte, sum(&Stats::wb_bytes));
+}
+
+// ---------------------------------------------------------------- upstream
+
+tlm_sync_enum L2Bank::fw(tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
+  if (ph == tlm::BEGIN_REQ) {
+    if (pending_req_) fatal("BEGIN_REQ while a previous request still waits for END_REQ");
+    if (!inq_.full()) {
+      inq_.push(InReq{&gp, sc_core::sc_time_stamp() + d});
+      if (!stalled_) process_ev_.notify(d);  // process_method waits for the tag slot itself
+      ph = tlm::END_REQ;
+      return tlm::TLM_UPDATED;
+    }
+    pending_req_ = &gp;  // END_REQ when the queue has room (base protocol backpressure)
+    return tlm::TLM_ACCEPTED;
+  }
+  if (ph == tlm::END_RESP) {
+    up_blocked_ = false;
+    resp_ev_.notify(sc_core::SC_ZERO_TIME);
+    return tlm::TLM_COMPLETED;
+  }
+  fatal("unexpected phase on tsock");
+}
+
+// Functional (debug) read/write through the bank: memory contents overlaid with
+// the valid sectors held here; writes update both a resident line and memory.
+unsigned L2Bank::dbg(tlm_generic_payload& gp) {
+  const uint64_t a = gp.get_address();
+  const unsigned len = gp.get_data_length();
+  unsigned char* p = gp.get_data_ptr();
+  if (gp.is_read()) {
+    const unsigned n = isock->transport_dbg(gp);
+    for (unsigned i = 0; i < len; ++i) {
+      const uint64_t b = a + i, line = b & ~uint64_t(kLineBytes - 1);
+      const int w = cache_find(&c_, line);
+      if (w < 0) continue;
+      const uint32_t set = cache_set_of(&c_, line);
+      const cache_line* l = cache_line_at(&c_, set, static_cast<uint32_t>(w));
+      const unsigned off = static_cast<unsigned>(b - line);
+      if ((l->valid_sectors >> (off / kSectorBytes)) & 1u) p[i] = cache_data_at(&c_, set, static_cast<uint32_t>(w))[off];
+    }
+    return n ? n : len;
+  }
+  for (unsigned i = 0; i < len; ++i) {
+    const uint64_t b = a + i, line = b & ~uint64_t(kLineBytes - 1);
+    const int w = cache_find(&c_, line);
+    if (w < 0) continue;
+    const uint32_t set = cache_set_of(&c_, line);
+    const cache_line* l = cache_line_at(&c_, set, static_cast<uint32_t>(w));
+    const unsigned off = static_cast<unsigned>(b - line);
+    if ((l->valid_sectors >> (off / kSectorBytes)) & 1u) cache_data_at(&c_, set, static_cast<uint32_t>(w))[off] = p[i];
+  }
+  return isock->transport_dbg(gp);
+}
+
+void L2Bank::wake() {
+  if (stalled_) {
+    stalled_ = false;
+    process_ev_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+// Tag pipeline: one lookup per L2 cycle, in order; the head stalls when a
+// resource is missing and is retried by wake() when one frees.
+void L2Bank::process_method() {
+  const sc_time now = sc_core::sc_time_stamp();
+  while (!inq_.empty()) {
+    const InReq& r = inq_.front();
+    const sc_time at = r.arrival > tag_free_ ? r.arrival : tag_free_;
+    if (at > now) {
+      process_ev_.notify(at - now);
+      return;
+    }
+    if (!try_handle(*r.gp)) {
+      if (!stall_counted_) ++st_.stalls;  // count stall episodes, not retries
+      stall_counted_ = true;
+      stalled_ = true;
+      return;
+    }
+    stalled_ = false;
+    stall_counted_ = false;
+    inq_.pop();
+    tag_free_ = now + T_;
+    if (pending_req_) {  // room again: accept the waiting request
+      tlm_generic_payload* g = pending_req_;
+      pending_req_ = nullptr;
+      inq_.push(InReq{g, now});
+      tlm_phase ph = tlm::END_REQ;
+      sc_time d = sc_core::SC_ZERO_TIME;
+      tsock->nb_transport_bw(*g, ph, d);
+    }
+  }
+}
+
+// Copy read data out of / merge write data into line (set, way).
+void L2Bank::apply(tlm_generic_payload& gp, uint32_t set, uint32_t way) {
+  GpuExt& e = GpuExt::get(gp);
+  cache_line* l = cache_line_at(&c_, set, way);
+  unsigned char* line = cache_data_at(&c_, set, way);
+  unsigned char* buf = gp.get_data_ptr();
+  if (gp.is_write()) {
+    const uint8_t touched = touched_sectors(e), full = full_sectors(e);
+    if ((touched & ~full) & ~l->valid_sectors) fatal("partial write into an invalid sector (missing fill)");
+    for (unsigned b = 0; b < kLineBytes; ++b)
+      if (e.byte_set(b)) line[b] = buf[b];
+    l->valid_sectors |= full;
+    l->dirty_sectors |= touched;
+  } else {
+    uint8_t req = e.sector_mask & all_sectors_;
+    if (!req) req = all_sectors_;
+    if (req & ~l->valid_sectors) fatal("read of an invalid sector");
+    for (unsigned s = 0; s < c_.sectors; ++s)
+      if ((req >> s) & 1u) std::memcpy(buf + s * kSectorBytes, line + s * kSectorBytes, kSectorBytes);
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// Data port: a transfer of n sectors occupies ceil(32n / bytes_per_cycle)
+// cycles; it may start when the port is free and no earlier than needed for an
+// unloaded response to take exactly cfg.latency cycles after lookup.
+sc_time L2Bank::schedule_port(const sc_time& ready, unsigned sectors) {
+  const unsigned cyc = (sectors * kSectorBytes + cfg_.bytes_per_cycle - 1) / cfg_.bytes_per_cycle;
+  const sc_time start = ready > port_free_ ? ready : port_free_;
+  port_free_ = start + cyc * T_;
+  return port_free_;
+}
+
+void L2Bank::queue_response(tlm_generic_payload& gp, const sc_time& lookup, uint8_t sectors) {
+  const unsigned n = popcount8(sectors) ? popcount8(sectors) : 1;
+  const unsigned cyc = (n * kSectorBytes + cfg_.bytes_per_cycle - 1) / cfg_.bytes_per_cycle;
+  sc_time ready = lookup;
+  if (cfg_.latency > cyc) ready += (cfg_.latency - cyc) * T_;
+  const sc_time now = sc_core::sc_time_stamp();
+  if (ready < now) ready = now;
+  resp_q_.push(schedule_port(ready, n), &gp, resp_ev_);
+}
+
+void L2Bank::push_down(tlm_generic_payload* gp) {
+  if (!outq_.push(gp)) fatal("outgoing queue overflow");
+  send_down();
+}
+
+void L2Bank::issue_fill(int m, uint64_t line, uint8_t sectors, uint8_t mem_type) {
+  tlm_generic_payload* f = pool_.alloc();
+  GpuExt& e = GpuExt::get(*f);
+  f->set_address(line);
+  f->set_command(tlm::TLM_READ_COMMAND);
+  e.cls = ReqClass::Fill;
+  e.sector_mask = sectors;
+  e.sm_id = ~0u;
+  e.tag = static_cast<uint32_t>(m);
+  e.l2_bank = id_;
+  e.mem_type = static_cast<MemType>(mem_type);
+  e.channel = map_ ? amap_channel(map_, line) : 0;
+  e.issue_ps = sc_core::sc_time_stamp().value() / sc_core::sc_time(1, sc_core::SC_PS).value();
+  mshr_[m].fetching |= sectors;
+  mshr_[m].fills_out++;
+  push_down(f);
+}
+
+void L2Bank::writeback(uint64_t line, const cache_line& l, const unsigned char* data) {
+  tlm_generic_payload* w = pool_.alloc();
+  GpuExt& e = GpuExt::get(*w);
+  w->set_address(line);
+  w->set_command(tlm::TLM_WRITE_COMMAND);
+  e.cls = ReqClass::Writeback;
+  e.sector_mask = l.dirty_sectors;
+  e.sm_id = ~0u;
+  e.l2_bank = id_;
+  e.mem_type = static_cast<MemType>(l.mem_type);
+  e.channel = map_ ? amap_channel(map_, line) : 0;
+  e.issue_ps = sc_core::sc_time_stamp().value() / sc_core::sc_time(1, sc_core::SC_PS).value();
+  for (unsigned s = 0; s < c_.sectors; ++s)
+    if ((l.dirty_sectors >> s) & 1u) e.set_bytes(s * kSectorBytes, kSectorBytes);
+  std::memcpy(w->get_data_ptr(), data, kLineBytes);
+  const unsigned n = popcount8(l.dirty_sectors);
+  st_.wb_bytes += n * kSectorBytes;
+  if (l.mem_type == AMAP_MEM_DRAM) ++st_.wb_dram;
+  else ++st_.wb_nvm;
+  push_down(w);
+}
+
+bool L2Bank::try_handle(tlm_generic_payload& gp) {
+  GpuExt& e = GpuExt::get(gp);
+  const sc_time now = sc_core::sc_time_stamp();
+  const uint64_t line = gp.get_address() & ~uint64_t(kLineBytes - 1);
+  const bool wr = gp.is_write();
+  uint8_t req, partial = 0;
+  if (wr) {
+    req = touched_sectors(e) & all_sectors_;
+    partial = static_cast<uint8_t>(req & ~full_sectors(e));
+  } else {
+    req = e.sector_mask & all_sectors_;
+    if (!req) req = all_sectors_;
+  }
+  repl_access acc{};
+  acc.is_write = wr;
+  acc.is_writeback = e.cls == ReqClass::Writeback;
+  acc.ea_count = e.ea_count;
+  acc.allow_bypass = 0;
+  const uint32_t set = cache_set_of(&c_, line);
+  const int w = cache_find(&c_, line);
+
+  auto count = [&](uint8_t valid) {
+    ++st_.accesses;
+    if (wr) ++st_.writes;
+    else ++st_.reads;
+    const uint8_t miss = static_cast<uint8_t>(req & ~valid);
+    if (miss) {
+      ++st_.misses;
+      st_.sector_misses += popcount8(miss);
+    } else {
+      ++st_.hits;
+    }
+  };
+  auto enqueue = [&](int m) {
+    const int n = free_node_;
+    free_node_ = nodes_[n].next;
+    nodes_[n] = Node{&gp, now, -1};
+    Mshr& M = mshr_[m];
+    if (M.tail >= 0) nodes_[M.tail].next = n;
+    else M.head = n;
+    M.tail = n;
+    ++M.count;
+    if (wr) M.full_writes |= static_cast<uint8_t>(req & ~partial);
+  };
+  auto free_mshr = [&]() -> int {
+    if (mshr_used_ >= mshr_.size()) return -1;
+    for (size_t i = 0; i < mshr_.size(); ++i)
+      if (!mshr_[i].busy) return static_cast<int>(i);
+    return -1;
+  };
+  auto alloc_mshr = [&](int m, uint32_t way) {
+    Mshr& M = mshr_[m];
+    M = Mshr();
+    M.busy = true;
+    M.set = set;
+    M.way = way;
+    line_mshr_[static_cast<size_t>(set) * c_.ways + way] = m;
+    ++mshr_used_;
+  };
+
+  if (w >= 0) {
+    const uint32_t way = static_cast<uint32_t>(w);
+    cache_line* l = cache_line_at(&c_, set, way);
+    acc.mem_type = l->mem_type;
+    const int m = line_mshr_[static_cast<size_t>(set) * c_.ways + way];
+    if (m >= 0) {  // fill in flight for this line: merge behind it (arrival order kept)
+      Mshr& M = mshr_[m];
+      if (M.count >= kMaxMerge || free_node_ < 0) return false;
+      const uint8_t covered = l->valid_sectors | M.fetching | M.full_writes;
+      const uint8_t need = static_cast<uint8_t>((wr ? partial : req) & ~covered);
+      if (need && outq_.free() < 1) return false;
+      count(l->valid_sectors);
+      ++st_.mshr_merges;
+      cache_touch(&c_, set, way, &acc);
+      if (need) issue_fill(m, line, need, l->mem_type);
+      enqueue(m);
+      return true;
+    }
+    const uint8_t need = static_cast<uint8_t>((wr ? partial : req) & ~l->valid_sectors);
+    if (!need) {  // hit (or a write of whole sectors: valid + dirty without a fetch)
+      count(l->valid_sectors);
+      cache_touch(&c_, set, way, &acc);
+      apply(gp, set, way);
+      queue_response(gp, now, req);
+      return true;
+    }
+    const int nm = free_mshr();
+    if (nm < 0 || outq_.free() < 1 || free_node_ < 0) return false;
+    count(l->valid_sectors);
+    cache_touch(&c_, set, way, &acc);
+    alloc_mshr(nm, way);
+    issue_fill(nm, line, need, l->mem_type);
+    enqueue(nm);
+    return true;
+  }
+
+  // line miss: choose a victim among the ways without a fill in flight
+  const uint8_t mt = mem_type_of(line);
+  acc.mem_type = mt;
+  const uint8_t need = wr ? partial : req;
+  int nm = -1;
+  if (need) {
+    nm = free_mshr();
+    if (nm < 0 || free_node_ < 0) return false;
+  }
+  if (outq_.free() < 2) return false;
+  uint32_t busy = 0;
+  for (uint32_t k = 0; k < c_.ways; ++k)
+    if (line_mshr_[static_cast<size_t>(set) * c_.ways + k] >= 0) busy |= 1u << k;
+  const int v = cache_victim_masked(&c_, line, ~busy, &acc);
+  if (v < 0) return false;  // every allowed way has a fill in flight
+  const uint32_t way = static_cast<uint32_t>(v);
+  count(0);
+  cache_line* l = cache_line_at(&c_, set, way);
+  if (l->valid && l->dirty_sectors) writeback(l->line_addr, *l, cache_data_at(&c_, set, way));
+  cache_install(&c_, set, way, line, mt, &acc);
+  if (!need) {  // whole-sector writes: allocate without a fetch
+    apply(gp, set, way);
+    queue_response(gp, now, req);
+    return true;
+  }
+  alloc_mshr(nm, way);
+  issue_fill(nm, line, need, mt);
+  enqueue(nm);
+  return true;
+}
+
+// Every fill of MSHR m is back: replay its queued requests in arrival order.
+void L2Bank::complete_mshr(int m) {
+  Mshr& M = mshr_[m];
+  for (int n = M.head; n >= 0;) {
+    Node& nd = nodes_[n];
+    tlm_generic_payload& gp = *nd.gp;
+    GpuExt& e = GpuExt::get(gp);
+    apply(gp, M.set, M.way);
+    uint8_t req = gp.is_write() ? touched_sectors(e) : (e.sector_mask & all_sectors_);
+    if (!req) req = all_sectors_;
+    queue_response(gp, nd.lookup, req);
+    const int next = nd.next;
+    nd.next = free_node_;
+    nd.gp = nullptr;
+    free_node_ = n;
+    n = next;
+  }
+  line_mshr_[static_cast<size_t>(M.set) * c_.ways + M.way] = -1;
+  M = Mshr();
+  --mshr_used_;
+  wake();
+}
+
+// ---------------------------------------------------------------- responses up
+
+void L2Bank::respond_method() { send_up(); }
+
+void L2Bank::send_up() {
+  while (!up_blocked_ && resp_q_.ready()) {
+    tlm_generic_payload* gp = resp_q_.pop();
+    tlm_phase ph = tlm::BEGIN_RESP;
+    sc_time d = sc_core::SC_ZERO_TIME;
+    const tlm_sync_enum s = tsock->nb_transport_bw(*gp, ph, d);
+    if (s == tlm::TLM_ACCEPTED || (s == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP)) up_blocked_ = true;
+  }
+  if (!up_blocked_) resp_q_.rearm(resp_ev_);
+}
+
+// ---------------------------------------------------------------- downstream
+
+void L2Bank::send_down() {
+  while (!down_wait_ && !outq_.empty()) {
+    tlm_generic_payload* gp = outq_.front();
+    outq_.pop();
+    tlm_phase ph = tlm::BEGIN_REQ;
+    sc_time d = sc_core::SC_ZERO_TIME;
+    const tlm_sync_enum s = isock->nb_transport_fw(*gp, ph, d);
+    if (s == tlm::TLM_ACCEPTED) {
+      down_wait_ = gp;
+    } else if (s == tlm::TLM_UPDATED) {
+      if (ph == tlm::BEGIN_RESP) memresp_q_.push(sc_core::sc_time_stamp() + d, gp, memresp_ev_);
+      else if (ph != tlm::END_REQ) fatal("unexpected phase returned by memory");
+    } else {  // TLM_COMPLETED: response carried by the return path
+      memresp_q_.push(sc_core::sc_time_stamp() + d, gp, memresp_ev_);
+    }
+  }
+  wake();
+}
+
+tlm_sync_enum L2Bank::bw(tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
+  if (ph == tlm::END_REQ) {
+    if (&gp != down_wait_) fatal("END_REQ for a request not waiting for it");
+    down_wait_ = nullptr;
+    send_down();
+    return tlm::TLM_ACCEPTED;
+  }
+  if (ph == tlm::BEGIN_RESP) {
+    if (&gp == down_wait_) {  // implicit END_REQ
+      down_wait_ = nullptr;
+      send_down();
+    }
+    memresp_q_.push(sc_core::sc_time_stamp() + d, &gp, memresp_ev_);
+    return tlm::TLM_COMPLETED;
+  }
+  fatal("unexpected phase on isock");
+}
+
+void L2Bank::memresp_method() {
+  while (memresp_q_.ready()) mem_response(*memresp_q_.pop());
+  memresp_q_.rearm(memresp_ev_);
+}
+
+void L2Bank::mem_response(tlm_generic_payload& gp) {
+  GpuExt& e = GpuExt::get(gp);
+  if (e.cls == ReqClass::Fill) {
+    const int m = static_cast<int>(e.tag);
+    Mshr& M = mshr_[m];
+    if (!M.busy || M.fills_out == 0) fatal("fill response without an MSHR");
+    cache_line* l = cache_line_at(&c_, M.set, M.way);
+    unsigned char* line = cache_data_at(&c_, M.set, M.way);
+    const uint8_t fresh = static_cast<uint8_t>(e.sector_mask & ~l->valid_sectors);
+    for (unsigned s = 0; s < c_.sectors; ++s)
+      if ((fresh >> s) & 1u) std::memcpy(line + s * kSectorBytes, gp.get_data_ptr() + s * kSectorBytes, kSectorBytes);
+    l->valid_sectors |= fresh;
+    st_.fill_bytes += popcount8(e.sector_mask) * kSectorBytes;
+    gp.release();
+    if (--M.fills_out == 0) complete_mshr(m);
+  } else {
+    gp.release();  // writeback acknowledged
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,167 @@
+// L2Bank: one bank of Strata's shared, sectored L2 (GPGPU-Sim / Accel-Sim
+// style: 128 B lines of four 32 B sectors, write-back, write-allocate, MSHRs
+// merging requests to the same line). A thin AT timing shell around the C cache
+// core (models/ref/cache.h) and a replacement policy from the registry
+// (models/ref/repl.h, cfg.policy).
+//
+// Timing (all in L2 clock cycles T = cfg.clk.period(); see docs/l2_and_noc.md):
+//  * Tag pipeline: one lookup per cycle, in arrival order (lookup = max(arrival,
+//    previous lookup + T)); a request that cannot proceed (no MSHR, every way of
+//    its set has a fill in flight, merge list or outgoing queue full) stalls the
+//    bank's input queue until the resource frees (event-driven, no polling).
+//  * Data port of cfg.bytes_per_cycle with a next-free time: a request moving
+//    n sectors occupies it ceil(32n / bytes_per_cycle) cycles. An unloaded hit
+//    responds exactly cfg.latency cycles after its lookup (HMS Table I: 120).
+//  * Miss: the fill is sent to memory at lookup time; the response leaves
+//    through the data port no earlier than the fill's arrival and no earlier
+//    than a hit would have.
+// Functional model: the bank keeps line data. Requests to a line with a fill in
+// flight are queued in its MSHR and replayed in arrival order once every fill
+// for the line has returned, so loads always see the last store before them.
+//
+// Protocol (TLM-2.0 AT base protocol, both sockets): BEGIN_REQ accepted with
+// TLM_UPDATED/END_REQ while the input queue has room, else TLM_ACCEPTED and
+// END_REQ later on the backward path; BEGIN_RESP on the backward path (the
+// initiator may return TLM_COMPLETED, or TLM_ACCEPTED and END_RESP later).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "common/cfg.h"
+#include "common/payload.h"
+#include "common/stats.h"
+#include "noc/queues.h"
+
+extern "C" {
+#include "addrmap.h"
+#include "cache.h"
+}
+
+namespace strata {
+
+class L2Bank : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(L2Bank);
+  tlm_utils::simple_target_socket<L2Bank> tsock;     // from the crossbar
+  tlm_utils::simple_initiator_socket<L2Bank> isock;  // to the memory controller of its channel
+
+  static constexpr unsigned kInQueue = 16;   // input queue entries (requests)
+  static constexpr unsigned kMaxMerge = 16;  // requests queued per MSHR
+
+  // bank_id: global bank index (stat names, GpuExt::l2_bank of its own
+  // requests); num_banks: banks the address stream is interleaved over (the
+  // cache's set_stride; this bank holds cfg.size_bytes / num_banks). map may
+  // be null (every line then counts as DRAM, channel 0).
+  L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_banks, const L2Cfg& cfg, const amap* map,
+         PayloadPool& pool, StatsRegistry& stats);
+  ~L2Bank() override;
+
+  // l2.accesses, l2.hits, l2.misses, l2.miss_rate, l2.hit_rate,
+  // l2.writebacks.dram, l2.writebacks.nvm, l2.fill_bytes, l2.writeback_bytes.
+  static void register_totals(StatsRegistry& stats, const std::vector<L2Bank*>& banks);
+
+  // Cumulative counters (for the platform's epoch sampler).
+  uint64_t accesses() const { return st_.accesses; }
+  uint64_t hits() const { return st_.hits; }
+  uint64_t misses() const { return st_.misses; }
+  uint64_t writebacks() const { return st_.wb_dram + st_.wb_nvm; }
+  // Outstanding MSHRs / queued requests (for occupancy traces and drain checks).
+  unsigned mshrs_in_use() const { return mshr_used_; }
+  size_t queued() const { return inq_.size(); }
+  bool idle() const;
+  // The tag store (e.g. to carve tag-cache ways out with cache_set_way_mask).
+  cache* tags() { return &c_; }
+
+ private:
+  struct InReq {
+    tlm::tlm_generic_payload* gp = nullptr;
+    sc_core::sc_time arrival;
+  };
+  struct Node {  // a request waiting in an MSHR
+    tlm::tlm_generic_payload* gp = nullptr;
+    sc_core::sc_time lookup;
+    int next = -1;
+  };
+  struct Mshr {
+    bool busy = false;
+    uint32_t set = 0, way = 0;
+    uint8_t fetching = 0;     // sectors requested from memory (all fills of this MSHR)
+    uint8_t full_writes = 0;  // sectors fully written by queued writes
+    unsigned fills_out = 0;   // fill payloads not yet returned
+    int head = -1, tail = -1;
+    unsigned count = 0;
+  };
+
+  // TLM interfaces
+  tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d);
+  unsigned dbg(tlm::tlm_generic_payload& gp);
+  tlm::tlm_sync_enum bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d);
+
+  // processes
+  void process_method();   // tag pipeline: handle the input queue head
+  void respond_method();   // send ready responses upstream
+  void memresp_method();   // handle ready responses from memory
+
+  bool try_handle(tlm::tlm_generic_payload& gp);  // false = stall
+  void apply(tlm::tlm_generic_payload& gp, uint32_t set, uint32_t way);
+  sc_core::sc_time schedule_port(const sc_core::sc_time& lookup, unsigned sectors);
+  void queue_response(tlm::tlm_generic_payload& gp, const sc_core::sc_time& lookup, uint8_t sectors);
+  void issue_fill(int m, uint64_t line, uint8_t sectors, uint8_t mem_type);
+  void writeback(uint64_t line, const cache_line& l, const unsigned char* data);
+  void push_down(tlm::tlm_generic_payload* gp);
+  void send_down();
+  void send_up();
+  void mem_response(tlm::tlm_generic_payload& gp);
+  void complete_mshr(int m);
+  void wake();
+  uint8_t mem_type_of(uint64_t line) const;
+  [[noreturn]] void fatal(const std::string& msg) const;
+
+  const unsigned id_;
+  const L2Cfg cfg_;
+  const amap* map_;
+  PayloadPool& pool_;
+  const sc_core::sc_time T_;
+  cache c_{};
+  uint8_t all_sectors_ = 0xf;
+
+  // input queue + one request waiting for END_REQ (backpressure)
+  Ring<InReq> inq_;
+  tlm::tlm_generic_payload* pending_req_ = nullptr;
+  sc_core::sc_time tag_free_ = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time port_free_ = sc_core::SC_ZERO_TIME;
+  bool stalled_ = false;        // head waits for a resource (retried by wake())
+  bool stall_counted_ = false;
+  sc_core::sc_event process_ev_;
+
+  // MSHRs
+  std::vector<Mshr> mshr_;
+  std::vector<int> line_mshr_;  // per (set, way): MSHR index or -1
+  std::vector<Node> nodes_;
+  int free_node_ = -1;
+  unsigned mshr_used_ = 0;
+
+  // responses upstream
+  TimedQueue<tlm::tlm_generic_payload*> resp_q_;
+  bool up_blocked_ = false;  // BEGIN_RESP sent, END_RESP outstanding
+  sc_core::sc_event resp_ev_;
+
+  // requests downstream
+  Ring<tlm::tlm_generic_payload*> outq_;
+  tlm::tlm_generic_payload* down_wait_ = nullptr;  // BEGIN_REQ sent, END_REQ outstanding
+  TimedQueue<tlm::tlm_generic_payload*> memresp_q_;
+  sc_core::sc_event memresp_ev_;
+
+  struct Stats {
+    uint64_t accesses = 0, hits = 0, misses = 0, sector_misses = 0, reads = 0, writes = 0;
+    uint64_t wb_dram = 0, wb_nvm = 0, mshr_merges = 0, stalls = 0, fill_bytes = 0, wb_bytes = 0;
+  } st_;
+};
+
+}  // namespace strata
