@@ -1,0 +1,104 @@
+/* dram: memory-device presets (timing, geometry, energy) as data.
+ *
+ * One row per standard / speed bin, in the style of Ramulator 2's DDR4.cpp
+ * preset tables: every timing is an integer number of command-clock cycles,
+ * every number carries its source in dram.c. The memory-controller engine
+ * (mc.h) and the command-timing checker read the same rows.
+ *
+ * Conventions
+ *  - Timings are in command-clock cycles (clk_mhz). 0 means "no such
+ *    constraint" for tFAW, and "no refresh" for tREFI (non-volatile rows).
+ *  - One column access moves atom_bytes = bus_bits/8 * burst_len bytes and
+ *    occupies the data bus for tBURST = burst_len / data_rate cycles.
+ *  - Read data returns CL + tBURST after the column command; write data is on
+ *    the bus from CWL to CWL + tBURST.
+ *  - Derived spacings the engine applies (JEDEC / Ramulator form):
+ *      WR -> RD  same bank group     CWL + tBURST + tWTR_L
+ *      WR -> RD  other bank group    CWL + tBURST + tWTR_S
+ *      RD -> WR  (rank)              tRTW (stored directly, typically CL + tBURST + 2 - CWL)
+ *      WR -> PRE (bank)              CWL + tBURST + tWR
+ *      RD -> PRE (bank)              tRTP
+ *  - Energy: per-command energies in pJ per channel (one rank), background
+ *    power in mW per rank. The controller turns them into joules.
+ *
+ * Adding a technology (DDR3, PCM, STT-RAM, RRAM, SCM SLC/MLC/TLC) is adding a
+ * row in dram.c: NVM rows set tech = DRAM_TECH_NVM, tREFI = tRFC = 0 and use
+ * e_pre_dirty_pj for the array write that happens when a dirty row buffer is
+ * closed (HMS Table I "PRE (WR)").
+ */
+#ifndef STRATA_DRAM_H
+#define STRATA_DRAM_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum dram_tech { DRAM_TECH_DRAM = 0, DRAM_TECH_NVM = 1 };
+
+typedef struct dram_timing {
+  uint32_t CL, CWL;           /* read / write latency (column command -> first data beat) */
+  uint32_t RCD, RP, RAS, RC;  /* ACT->column, PRE->ACT, ACT->PRE, ACT->ACT same bank */
+  uint32_t CCD_S, CCD_L;      /* column -> column, other / same bank group */
+  uint32_t RRD_S, RRD_L;      /* ACT -> ACT, other / same bank group */
+  uint32_t FAW;               /* four-activation window (0 = not modelled) */
+  uint32_t WTR_S, WTR_L;      /* end of write data -> RD, other / same bank group */
+  uint32_t RTP;               /* RD -> PRE */
+  uint32_t WR;                /* end of write data -> PRE (write recovery) */
+  uint32_t RTW;               /* RD -> WR command spacing (bus turnaround), rank */
+  uint32_t RFC;               /* REF -> next ACT / REF (all-bank refresh) */
+  uint32_t REFI;              /* average refresh interval (0 = no refresh) */
+  uint32_t BURST;             /* data-bus cycles per column access */
+} dram_timing;
+
+typedef struct dram_energy {
+  double act_pj;        /* one ACT */
+  double pre_pj;        /* one PRE of a clean row buffer */
+  double pre_dirty_pj;  /* one PRE of a row buffer holding written data (NVM array write) */
+  double rd_pj;         /* one column read (atom_bytes), incl. I/O */
+  double wr_pj;         /* one column write (atom_bytes), incl. I/O */
+  double ref_pj;        /* one all-bank REF */
+  double bg_mw;         /* background (standby + peripheral) power per rank */
+} dram_energy;
+
+typedef struct dram_preset {
+  const char *name;       /* lookup key, e.g. "hbm2" */
+  const char *desc;       /* one line for --help and docs */
+  uint8_t tech;           /* enum dram_tech */
+  uint8_t dual_cmd_bus;   /* separate row and column command buses (HBM): one ACT/PRE/REF and one RD/WR per cycle */
+  double clk_mhz;         /* command clock */
+  uint32_t data_rate;     /* data beats per command clock (2 = DDR, 4 = GDDR5 WCK) */
+  uint32_t bus_bits;      /* channel data width */
+  uint32_t burst_len;     /* beats per column access */
+  uint32_t atom_bytes;    /* bytes per column access = bus_bits/8 * burst_len */
+  uint32_t bankgroups;
+  uint32_t banks_per_group;
+  uint32_t row_bytes;     /* row (page) size per channel */
+  dram_timing t;
+  dram_energy e;
+} dram_preset;
+
+/* Find a preset by exact name. Returns NULL when unknown. */
+const dram_preset *dram_find(const char *name);
+
+/* Comma-separated list of preset names ("hbm2, gddr5_gtx480, ..."), for error
+ * messages. Returns a pointer to a static string built once from the table. */
+const char *dram_names(void);
+
+/* Number of presets and the i-th one (NULL when i >= count). */
+size_t dram_count(void);
+const dram_preset *dram_at(size_t i);
+
+/* Check a preset for internal consistency (atom_bytes, tBURST, tRC >= tRAS + tRP
+ * when tRC is given, CCD_L >= CCD_S, RRD_L >= RRD_S, nonzero clock and sizes,
+ * refresh both-or-neither). Returns 0, or -1 with a one-line reason in err. */
+int dram_validate(const dram_preset *p, char *err, size_t errlen);
+
+/* Peak data bandwidth of one channel in bytes per second. */
+double dram_peak_bytes_per_s(const dram_preset *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

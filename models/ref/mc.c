@@ -1,0 +1,546 @@
+/* mc: memory-controller engine for one channel. See mc.h for the model.
+ *
+ * Implementation notes
+ *  - Every timing constraint is kept as an "earliest legal cycle" per scope
+ *    (bank, bank group, rank, channel buses), updated when a command issues
+ *    (the Ramulator/DRAMSys formulation: {scope, preceding cmd, following cmd,
+ *    latency} folded into next-allowed times). Whether a command is legal at
+ *    cycle t is then a handful of max() operations.
+ *  - Each bank caches its FR-FCFS candidate (the one command it would issue
+ *    next: column command for its oldest row hit, else PRE for a conflict,
+ *    else ACT for its oldest request). The cache is invalidated only when the
+ *    bank's queue or state, the read/write mode or the rank's refresh state
+ *    changes, so a scheduling decision costs one pass over the banks.
+ *  - Completions are two FIFOs (reads, writes): CL and CWL are constants, so
+ *    data returns in column-command order within each direction.
+ */
+#include "mc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NIL UINT32_MAX
+
+enum { C_NONE = 0, C_ACT, C_PRE, C_COL };
+enum { K_HIT = 0, K_MISS = 1, K_CONFLICT = 2 };
+
+static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+const char *mc_cmd_name(mc_cmd c) {
+  switch (c) {
+    case MC_CMD_ACT: return "ACT";
+    case MC_CMD_PRE: return "PRE";
+    case MC_CMD_RD: return "RD";
+    case MC_CMD_WR: return "WR";
+    case MC_CMD_REF: return "REF";
+  }
+  return "?";
+}
+
+/* ------------------------------------------------------------------ init */
+
+void mc_free(mc *m) {
+  if (!m) return;
+  free(m->atoms);
+  free(m->parents);
+  free(m->banks);
+  free(m->groups);
+  free(m->ranks);
+  for (int q = 0; q < 2; ++q) {
+    free(m->ring[q].t);
+    free(m->ring[q].parent);
+  }
+  memset(m, 0, sizeof *m);
+}
+
+int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
+#define FAIL(...)                                           \
+  do {                                                      \
+    if (err && errlen) snprintf(err, errlen, __VA_ARGS__);  \
+    mc_free(m);                                             \
+    return -1;                                              \
+  } while (0)
+  memset(m, 0, sizeof *m);
+  if (!cfg || !cfg->dev) FAIL("mc: no device preset");
+  if (dram_validate(cfg->dev, err, errlen) != 0) {
+    mc_free(m);
+    return -1;
+  }
+  if (cfg->ranks < 1 || cfg->ranks > 255) FAIL("mc: ranks must be 1..255, got %u", cfg->ranks);
+  if (cfg->rq_size < 1 || cfg->wq_size < 1) FAIL("mc: queue sizes must be >= 1");
+  if (cfg->wq_high < 1 || cfg->wq_high > cfg->wq_size)
+    FAIL("mc: wq_high must be 1..write queue size (%u), got %u", cfg->wq_size, cfg->wq_high);
+  if (cfg->wq_low >= cfg->wq_high) FAIL("mc: wq_low (%u) must be < wq_high (%u)", cfg->wq_low, cfg->wq_high);
+  m->cfg = *cfg;
+  m->t = cfg->dev->t;
+  const dram_preset *d = cfg->dev;
+  m->banks_per_rank = d->bankgroups * d->banks_per_group;
+  m->nbanks = cfg->ranks * m->banks_per_rank;
+  m->natoms = cfg->rq_size + cfg->wq_size;
+  /* At most one column command per cycle, each in flight for <= max(CL,CWL)+tBURST cycles. */
+  const uint32_t ringcap = (m->t.CL > m->t.CWL ? m->t.CL : m->t.CWL) + m->t.BURST + 2;
+  m->nparents = m->natoms + 2 * ringcap;
+  m->atoms = calloc(m->natoms, sizeof *m->atoms);
+  m->parents = calloc(m->nparents, sizeof *m->parents);
+  m->banks = calloc(m->nbanks, sizeof *m->banks);
+  m->groups = calloc((size_t)cfg->ranks * d->bankgroups, sizeof *m->groups);
+  m->ranks = calloc(cfg->ranks, sizeof *m->ranks);
+  for (int q = 0; q < 2; ++q) {
+    m->ring[q].cap = ringcap;
+    m->ring[q].t = calloc(ringcap, sizeof *m->ring[q].t);
+    m->ring[q].parent = calloc(ringcap, sizeof *m->ring[q].parent);
+    if (!m->ring[q].t || !m->ring[q].parent) FAIL("mc: out of memory");
+  }
+  if (!m->atoms || !m->parents || !m->banks || !m->groups || !m->ranks) FAIL("mc: out of memory");
+  for (uint32_t i = 0; i < m->natoms; ++i) m->atoms[i].next = i + 1 < m->natoms ? i + 1 : NIL;
+  m->atom_free = 0;
+  for (uint32_t i = 0; i < m->nparents; ++i) m->parents[i].remaining = i + 1 < m->nparents ? i + 1 : NIL;
+  m->parent_free = 0;
+  for (uint32_t b = 0; b < m->nbanks; ++b) {
+    mc_bank_ *B = &m->banks[b];
+    B->head[0] = B->head[1] = B->tail[0] = B->tail[1] = NIL;
+    B->cand_atom = NIL;
+    B->rank = (uint8_t)(b / m->banks_per_rank);
+    B->bg = (uint8_t)((b % m->banks_per_rank) / d->banks_per_group);
+    B->ba = b % d->banks_per_group;
+    B->stale = 1;
+  }
+  m->refresh_on = (uint8_t)(cfg->refresh && m->t.REFI > 0);
+  for (uint32_t r = 0; r < cfg->ranks; ++r)  /* ranks staggered across one tREFI */
+    m->ranks[r].ref_due = m->t.REFI + (uint64_t)r * (m->t.REFI / cfg->ranks);
+  return 0;
+#undef FAIL
+}
+
+void mc_set_done(mc *m, mc_done_fn fn, void *ctx) {
+  m->done = fn;
+  m->done_ctx = ctx;
+}
+
+void mc_set_cmd_log(mc *m, mc_cmd_fn fn, void *ctx) {
+  m->cmd_log = fn;
+  m->cmd_ctx = ctx;
+}
+
+/* -------------------------------------------------------------- helpers */
+
+static inline uint32_t bank_index(const mc *m, uint32_t rank, uint32_t bg, uint32_t ba) {
+  return rank * m->banks_per_rank + bg * m->cfg.dev->banks_per_group + ba;
+}
+
+static inline mc_group_ *group_of(mc *m, const mc_bank_ *B) {
+  return &m->groups[(size_t)B->rank * m->cfg.dev->bankgroups + B->bg];
+}
+
+static void occ_touch(mc *m, uint64_t now) {
+  if (now > m->occ_t) {
+    const uint64_t dt = now - m->occ_t;
+    m->st.rq_occ_sum += (uint64_t)m->rq_n * dt;
+    m->st.wq_occ_sum += (uint64_t)m->wq_n * dt;
+    m->occ_t = now;
+  }
+}
+
+static void stale_all(mc *m) {
+  for (uint32_t b = 0; b < m->nbanks; ++b) m->banks[b].stale = 1;
+}
+
+static void stale_rank(mc *m, uint32_t r) {
+  for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) m->banks[b].stale = 1;
+}
+
+/* Write-drain hysteresis: forced drain from wq_high down to wq_low; an
+ * opportunistic drain (no reads waiting) ends as soon as a read arrives. */
+static void update_mode(mc *m) {
+  if (!m->write_mode) {
+    if (m->wq_n >= m->cfg.wq_high || (m->rq_n == 0 && m->wq_n > 0)) {
+      m->write_mode = 1;
+      m->forced_drain = m->wq_n >= m->cfg.wq_high;
+      m->st.write_drains++;
+      stale_all(m);
+    }
+  } else {
+    if (m->wq_n >= m->cfg.wq_high) m->forced_drain = 1;
+    const int stop = m->wq_n == 0 || (m->rq_n > 0 && (!m->forced_drain || m->wq_n <= m->cfg.wq_low));
+    if (stop) {
+      m->write_mode = 0;
+      m->forced_drain = 0;
+      stale_all(m);
+    }
+  }
+}
+
+static int queue_has_row(const mc *m, const mc_bank_ *B, int q, uint64_t row) {
+  for (uint32_t i = B->head[q]; i != NIL; i = m->atoms[i].next)
+    if (m->atoms[i].row == row) return 1;
+  return 0;
+}
+
+/* The FR-FCFS candidate of one bank under the current mode. */
+static void compute_cand(mc *m, mc_bank_ *B) {
+  B->stale = 0;
+  B->cand = C_NONE;
+  B->cand_atom = NIL;
+  B->conflict = 0;
+  if (m->ranks[B->rank].ref_pending) {  /* refresh due: close the bank, nothing else */
+    if (B->open) {
+      B->cand = C_PRE;
+      B->cand_seq = 0;
+    }
+    return;
+  }
+  const int q = m->write_mode;
+  if (B->n[q] == 0) {
+    if (!m->cfg.open_page && B->open && !queue_has_row(m, B, !q, B->open_row)) {
+      B->cand = C_PRE;  /* closed page: nothing left for this row */
+      B->cand_seq = UINT64_MAX;
+    }
+    return;
+  }
+  if (B->open) {
+    for (uint32_t i = B->head[q]; i != NIL; i = m->atoms[i].next) {
+      if (m->atoms[i].row == B->open_row) {
+        B->cand = C_COL;
+        B->cand_atom = i;
+        B->cand_seq = m->atoms[i].seq;
+        return;
+      }
+    }
+    B->cand = C_PRE;  /* row conflict for the oldest request */
+    B->cand_seq = m->atoms[B->head[q]].seq;
+    B->conflict = 1;
+    return;
+  }
+  B->cand = C_ACT;
+  B->cand_atom = B->head[q];
+  B->cand_seq = m->atoms[B->head[q]].seq;
+}
+
+/* Earliest cycle at which the bank's candidate is legal. */
+static uint64_t cand_earliest(const mc *m, const mc_bank_ *B) {
+  const mc_rank_ *R = &m->ranks[B->rank];
+  const mc_group_ *G = &m->groups[(size_t)B->rank * m->cfg.dev->bankgroups + B->bg];
+  uint64_t e;
+  switch (B->cand) {
+    case C_ACT:
+      e = max64(max64(B->act_ok, G->act_ok), max64(R->act_ok, m->row_bus_ok));
+      if (m->t.FAW && R->faw_n == 4) e = max64(e, R->faw[R->faw_i] + m->t.FAW);
+      return e;
+    case C_PRE:
+      return max64(B->pre_ok, m->row_bus_ok);
+    case C_COL:
+      if (m->write_mode) {
+        e = max64(max64(B->col_ok, G->wr_ok), max64(R->wr_ok, m->col_bus_ok));
+        return max64(e, m->bus_free > m->t.CWL ? m->bus_free - m->t.CWL : 0);
+      }
+      e = max64(max64(B->col_ok, G->rd_ok), max64(R->rd_ok, m->col_bus_ok));
+      return max64(e, m->bus_free > m->t.CL ? m->bus_free - m->t.CL : 0);
+    default:
+      return MC_NEVER;
+  }
+}
+
+/* Earliest REF of a rank whose refresh is pending and whose banks are all
+ * closed: tRP after the last PRE and tRC after the last ACT (both folded into
+ * the banks' act_ok), and a row-command slot. */
+static uint64_t ref_earliest(const mc *m, uint32_t r) {
+  uint64_t e = m->row_bus_ok;
+  for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) e = max64(e, m->banks[b].act_ok);
+  return e;
+}
+
+static inline void log_cmd(mc *m, uint64_t now, mc_cmd c, const mc_bank_ *B, uint64_t row, uint32_t col) {
+  if (m->cmd_log) m->cmd_log(m->cmd_ctx, now, c, B->rank, B->bg, B->ba, row, col);
+}
+
+static inline void use_row_bus(mc *m, uint64_t now) {
+  m->row_bus_ok = now + 1;
+  if (!m->cfg.dev->dual_cmd_bus) m->col_bus_ok = now + 1;
+}
+
+static inline void use_col_bus(mc *m, uint64_t now) {
+  m->col_bus_ok = now + 1;
+  if (!m->cfg.dev->dual_cmd_bus) m->row_bus_ok = now + 1;
+}
+
+/* ------------------------------------------------------------- commands */
+
+static void issue_act(mc *m, mc_bank_ *B, uint64_t now) {
+  const dram_timing *t = &m->t;
+  mc_rank_ *R = &m->ranks[B->rank];
+  mc_group_ *G = group_of(m, B);
+  const uint64_t row = m->atoms[B->cand_atom].row;
+  B->open = 1;
+  B->dirty = 0;
+  B->open_row = row;
+  B->first_kind = B->pre_conflict ? K_CONFLICT : K_MISS;
+  B->pre_conflict = 0;
+  B->col_ok = now + t->RCD;
+  B->pre_ok = max64(B->pre_ok, now + t->RAS);
+  B->act_ok = max64(B->act_ok, now + (t->RC ? t->RC : t->RAS + t->RP));
+  G->act_ok = max64(G->act_ok, now + t->RRD_L);
+  R->act_ok = max64(R->act_ok, now + t->RRD_S);
+  R->faw[R->faw_i] = now; /* overwrite the oldest of the last four */
+  R->faw_i = (R->faw_i + 1) & 3u;
+  if (R->faw_n < 4) R->faw_n++;
+  R->nopen++;
+  use_row_bus(m, now);
+  m->st.acts++;
+  B->stale = 1;
+  log_cmd(m, now, MC_CMD_ACT, B, row, 0);
+}
+
+static void issue_pre(mc *m, mc_bank_ *B, uint64_t now, int conflict) {
+  B->open = 0;
+  if (B->dirty) m->st.pres_dirty++;
+  B->dirty = 0;
+  B->pre_conflict = (uint8_t)conflict; /* the next ACT opens the row a conflict asked for */
+  B->act_ok = max64(B->act_ok, now + m->t.RP);
+  m->ranks[B->rank].nopen--;
+  use_row_bus(m, now);
+  m->st.pres++;
+  B->stale = 1;
+  log_cmd(m, now, MC_CMD_PRE, B, B->open_row, 0);
+}
+
+static void ring_push(mc *m, int q, uint64_t t, uint32_t parent) {
+  mc_ring_ *r = &m->ring[q];
+  /* Cannot overflow: capacity bounds the column commands in flight (mc_init). */
+  uint32_t i = r->head + r->n;
+  if (i >= r->cap) i -= r->cap;
+  r->t[i] = t;
+  r->parent[i] = parent;
+  r->n++;
+}
+
+static void issue_col(mc *m, mc_bank_ *B, uint64_t now) {
+  const dram_timing *t = &m->t;
+  const int q = m->write_mode;
+  mc_rank_ *R = &m->ranks[B->rank];
+  mc_group_ *G = group_of(m, B);
+  const uint32_t a = B->cand_atom;
+  mc_atom_ *A = &m->atoms[a];
+  /* unlink from the bank FIFO */
+  if (A->prev != NIL) m->atoms[A->prev].next = A->next; else B->head[q] = A->next;
+  if (A->next != NIL) m->atoms[A->next].prev = A->prev; else B->tail[q] = A->prev;
+  B->n[q]--;
+  switch (B->first_kind) {
+    case K_MISS: m->st.row_misses++; break;
+    case K_CONFLICT: m->st.row_conflicts++; break;
+    default: m->st.row_hits++; break;
+  }
+  B->first_kind = K_HIT;
+  const uint32_t bytes = m->cfg.dev->atom_bytes;
+  if (q) {
+    m->wq_n--;
+    const uint64_t data_end = now + t->CWL + t->BURST;
+    G->wr_ok = max64(G->wr_ok, now + t->CCD_L);
+    R->wr_ok = max64(R->wr_ok, now + t->CCD_S);
+    G->rd_ok = max64(G->rd_ok, data_end + t->WTR_L);
+    R->rd_ok = max64(R->rd_ok, data_end + t->WTR_S);
+    B->pre_ok = max64(B->pre_ok, data_end + t->WR);
+    B->dirty = 1;
+    m->bus_free = data_end;
+    m->st.wr_atoms++;
+    m->st.wr_bytes += bytes;
+    ring_push(m, 1, data_end, A->parent);
+  } else {
+    m->rq_n--;
+    const uint64_t data_end = now + t->CL + t->BURST;
+    G->rd_ok = max64(G->rd_ok, now + t->CCD_L);
+    R->rd_ok = max64(R->rd_ok, now + t->CCD_S);
+    R->wr_ok = max64(R->wr_ok, now + t->RTW);
+    G->wr_ok = max64(G->wr_ok, now + t->RTW);
+    B->pre_ok = max64(B->pre_ok, now + t->RTP);
+    m->bus_free = data_end;
+    m->st.rd_atoms++;
+    m->st.rd_bytes += bytes;
+    ring_push(m, 0, data_end, A->parent);
+  }
+  m->st.bus_busy += t->BURST;
+  use_col_bus(m, now);
+  log_cmd(m, now, q ? MC_CMD_WR : MC_CMD_RD, B, A->row, A->col);
+  /* free the atom */
+  A->next = m->atom_free;
+  m->atom_free = a;
+  B->stale = 1;
+}
+
+static void issue_ref(mc *m, uint32_t r, uint64_t now) {
+  mc_rank_ *R = &m->ranks[r];
+  for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) {
+    m->banks[b].act_ok = now + m->t.RFC;
+    m->banks[b].stale = 1;
+  }
+  R->ref_pending = 0;
+  R->ref_due += m->t.REFI;
+  use_row_bus(m, now);
+  m->st.refs++;
+  if (m->cmd_log) m->cmd_log(m->cmd_ctx, now, MC_CMD_REF, r, 0, 0, 0, 0);
+}
+
+/* ----------------------------------------------------------- public API */
+
+int mc_can_accept(const mc *m, int is_write, unsigned n) {
+  return is_write ? m->wq_n + n <= m->cfg.wq_size : m->rq_n + n <= m->cfg.rq_size;
+}
+
+int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned n, uint64_t user) {
+  if (n == 0 || !mc_can_accept(m, is_write, n) || m->parent_free == NIL) return -1;
+  const dram_preset *d = m->cfg.dev;
+  for (unsigned i = 0; i < n; ++i)
+    if (atoms[i].rank >= m->cfg.ranks || atoms[i].bg >= d->bankgroups || atoms[i].bank >= d->banks_per_group)
+      return -1;
+  if (now < m->now) now = m->now;
+  occ_touch(m, now);
+  m->now = now;
+  m->next_valid = 0;
+  const uint32_t p = m->parent_free;
+  mc_parent_ *P = &m->parents[p];
+  m->parent_free = P->remaining;
+  P->user = user;
+  P->arrive = now;
+  P->remaining = n;
+  P->is_write = (uint8_t)(is_write != 0);
+  const int q = is_write ? 1 : 0;
+  for (unsigned i = 0; i < n; ++i) {
+    const uint32_t a = m->atom_free; /* cannot be NIL: natoms = rq_size + wq_size */
+    mc_atom_ *A = &m->atoms[a];
+    m->atom_free = A->next;
+    A->row = atoms[i].row;
+    A->col = atoms[i].col;
+    A->seq = ++m->seq;
+    A->parent = p;
+    mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
+    A->next = NIL;
+    A->prev = B->tail[q];
+    if (B->tail[q] != NIL) m->atoms[B->tail[q]].next = a; else B->head[q] = a;
+    B->tail[q] = a;
+    B->n[q]++;
+    B->stale = 1;
+  }
+  if (q) m->wq_n += n; else m->rq_n += n;
+  return 0;
+}
+
+static void complete_one(mc *m, int q, uint64_t now) {
+  mc_ring_ *r = &m->ring[q];
+  const uint64_t t = r->t[r->head];
+  const uint32_t p = r->parent[r->head];
+  r->head = r->head + 1 == r->cap ? 0 : r->head + 1;
+  r->n--;
+  (void)now;
+  mc_parent_ *P = &m->parents[p];
+  if (--P->remaining) return;
+  if (P->is_write) {
+    m->st.writes++;
+  } else {
+    m->st.reads++;
+    m->st.rd_lat_sum += t - P->arrive;
+    m->st.rd_lat_count++;
+  }
+  const uint64_t user = P->user;
+  const int w = P->is_write;
+  P->remaining = m->parent_free;
+  m->parent_free = p;
+  if (m->done) m->done(m->done_ctx, user, w, t);
+}
+
+void mc_advance(mc *m, uint64_t now) {
+  if (now < m->now) now = m->now;
+  occ_touch(m, now);
+  m->now = now;
+  m->next_valid = 0;
+  /* 1. completions due, in time order across the two FIFOs */
+  for (;;) {
+    const int r = m->ring[0].n && m->ring[0].t[m->ring[0].head] <= now;
+    const int w = m->ring[1].n && m->ring[1].t[m->ring[1].head] <= now;
+    if (!r && !w) break;
+    if (r && (!w || m->ring[0].t[m->ring[0].head] <= m->ring[1].t[m->ring[1].head])) complete_one(m, 0, now);
+    else complete_one(m, 1, now);
+  }
+  /* 2. refreshes falling due */
+  if (m->refresh_on)
+    for (uint32_t r = 0; r < m->cfg.ranks; ++r)
+      if (!m->ranks[r].ref_pending && now >= m->ranks[r].ref_due) {
+        m->ranks[r].ref_pending = 1;
+        stale_rank(m, r);
+      }
+  /* 3. issue every legal command, best first (one per command bus per cycle) */
+  for (;;) {
+    update_mode(m);
+    if (m->refresh_on) {
+      int done_ref = 0;
+      for (uint32_t r = 0; r < m->cfg.ranks; ++r)
+        if (m->ranks[r].ref_pending && m->ranks[r].nopen == 0 && ref_earliest(m, r) <= now) {
+          issue_ref(m, r, now);
+          done_ref = 1;
+          break;
+        }
+      if (done_ref) continue;
+    }
+    mc_bank_ *best_col = NULL, *best_row = NULL;
+    uint64_t col_seq = UINT64_MAX, row_seq = UINT64_MAX;
+    for (uint32_t b = 0; b < m->nbanks; ++b) {
+      mc_bank_ *B = &m->banks[b];
+      if (B->stale) compute_cand(m, B);
+      if (B->cand == C_NONE || cand_earliest(m, B) > now) continue;
+      if (B->cand == C_COL) {
+        if (!best_col || B->cand_seq < col_seq) best_col = B, col_seq = B->cand_seq;
+      } else if (!best_row || B->cand_seq < row_seq) {
+        best_row = B, row_seq = B->cand_seq;
+      }
+    }
+    if (best_col) issue_col(m, best_col, now);
+    else if (best_row && best_row->cand == C_ACT) issue_act(m, best_row, now);
+    else if (best_row) issue_pre(m, best_row, now, best_row->conflict);
+    else break;
+  }
+}
+
+uint64_t mc_next_event(mc *m) {
+  if (m->next_valid) return m->next_cache;
+  uint64_t e = MC_NEVER;
+  for (int q = 0; q < 2; ++q)
+    if (m->ring[q].n) e = min64(e, m->ring[q].t[m->ring[q].head]);
+  update_mode(m);
+  if (m->refresh_on)
+    for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
+      const mc_rank_ *R = &m->ranks[r];
+      if (!R->ref_pending) e = min64(e, R->ref_due);
+      else if (R->nopen == 0) e = min64(e, ref_earliest(m, r));
+    }
+  for (uint32_t b = 0; b < m->nbanks; ++b) {
+    mc_bank_ *B = &m->banks[b];
+    if (B->stale) compute_cand(m, B);
+    if (B->cand != C_NONE) e = min64(e, cand_earliest(m, B));
+  }
+  if (e != MC_NEVER && e < m->now) e = m->now;
+  m->next_cache = e;
+  m->next_valid = 1;
+  return e;
+}
+
+uint32_t mc_rq_occupancy(const mc *m) { return m->rq_n; }
+uint32_t mc_wq_occupancy(const mc *m) { return m->wq_n; }
+
+int mc_idle(const mc *m) { return m->rq_n == 0 && m->wq_n == 0 && m->ring[0].n == 0 && m->ring[1].n == 0; }
+
+const mc_stats *mc_get_stats(mc *m, uint64_t now) {
+  if (now >= m->now) occ_touch(m, now);
+  return &m->st;
+}
+
+void mc_energy(const mc *m, uint64_t now, mc_energy_j *out) {
+  const dram_energy *e = &m->cfg.dev->e;
+  const mc_stats *s = &m->st;
+  out->act = (double)s->acts * e->act_pj * 1e-12;
+  out->pre = ((double)(s->pres - s->pres_dirty) * e->pre_pj + (double)s->pres_dirty * e->pre_dirty_pj) * 1e-12;
+  out->rd = (double)s->rd_atoms * e->rd_pj * 1e-12;
+  out->wr = (double)s->wr_atoms * e->wr_pj * 1e-12;
+  out->ref = (double)s->refs * e->ref_pj * 1e-12;
+  out->bg = e->bg_mw * 1e-3 * (double)m->cfg.ranks * (double)now / (m->cfg.dev->clk_mhz * 1e6);
+  out->total = out->act + out->pre + out->rd + out->wr + out->ref + out->bg;
+}

@@ -1,0 +1,206 @@
+/* mc: memory-controller engine for one channel (pure C, no SystemC).
+ *
+ * What it models
+ *  - Requests are 32 B column accesses ("atoms") belonging to a parent request
+ *    (a 128 B line request with a sector mask becomes one atom per sector).
+ *    The engine reports a parent as done when its last atom is done: a read
+ *    when the last data beat of its last atom arrives (column command + CL +
+ *    tBURST), a write when its data has been sent (column command + CWL + tBURST).
+ *  - Separate read and write queues (sizes in atoms), each split into per-bank
+ *    FIFOs so scheduling looks at one bank's few entries, not the whole queue.
+ *  - FR-FCFS (Rixner et al., ISCA 2000; the scheduler of HMS Table I and HAC
+ *    Table I): among the commands that are legal now, column commands to open
+ *    rows first, then ACT/PRE; oldest request first within each class.
+ *  - Open-page policy (or closed page: precharge a row once no queued request
+ *    hits it).
+ *  - Write drain: switch to writes when the write queue reaches wq_high (then
+ *    drain down to wq_low), or opportunistically when there are no reads (then
+ *    back to reads as soon as one arrives).
+ *  - Bank / bank-group / rank state and every constraint of dram_timing (see
+ *    dram.h): tRCD, tRP, tRAS, tRC, tCCD_S/L, tRRD_S/L, tFAW, tWTR_S/L, tRTP,
+ *    tWR, tRTW, data-bus occupancy, command-bus slots (one command per cycle, or
+ *    one row + one column command per cycle with dual_cmd_bus), and all-bank
+ *    refresh every tREFI blocking the rank for tRFC (open banks are
+ *    precharged first).
+ *
+ * Time and events
+ *  - Time is in memory command-clock cycles. The engine never ticks: the caller
+ *    asks mc_next_event() for the earliest cycle at which something can happen
+ *    (a command becomes legal, a request completes, a refresh falls due) and
+ *    calls mc_advance() at that cycle. Calling mc_advance() at other cycles is
+ *    harmless (nothing happens that is not legal), calling it twice at the same
+ *    cycle is allowed (e.g. after a new submission in that cycle).
+ *  - Calls must use non-decreasing `now`.
+ *
+ * Memory: mc_init() allocates every array (sized from the config); nothing is
+ * allocated afterwards. No printing, no globals.
+ */
+#ifndef STRATA_MC_H
+#define STRATA_MC_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dram.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MC_NEVER UINT64_MAX
+
+typedef enum mc_cmd { MC_CMD_ACT = 0, MC_CMD_PRE = 1, MC_CMD_RD = 2, MC_CMD_WR = 3, MC_CMD_REF = 4 } mc_cmd;
+
+/* Name of a command ("ACT", "PRE", "RD", "WR", "REF"). */
+const char *mc_cmd_name(mc_cmd c);
+
+typedef struct mc_cfg {
+  const dram_preset *dev;  /* device timing/geometry/energy (not copied; must outlive the engine) */
+  uint32_t ranks;          /* ranks on the channel, >= 1 */
+  uint32_t rq_size;        /* read queue entries (atoms), >= 1 */
+  uint32_t wq_size;        /* write queue entries (atoms), >= 1 */
+  uint32_t wq_high;        /* start draining writes at this occupancy, 1..wq_size */
+  uint32_t wq_low;         /* stop a forced drain at this occupancy, < wq_high */
+  int open_page;           /* 1 = open page, 0 = closed page */
+  int refresh;             /* 1 = refresh every tREFI (ignored when the device has tREFI 0) */
+} mc_cfg;
+
+/* Location of one atom inside the channel (from amap_decode). */
+typedef struct mc_addr {
+  uint32_t rank, bg, bank;  /* bank = bank within its bank group */
+  uint32_t col;             /* column-access index within the row */
+  uint64_t row;
+} mc_addr;
+
+/* Called once per finished parent request: user is the caller's tag from
+ * mc_submit, cycle the completion cycle. Must not call back into the engine. */
+typedef void (*mc_done_fn)(void *ctx, uint64_t user, int is_write, uint64_t cycle);
+/* Called once per issued command (timing checkers, traces, RTL-style tests).
+ * For REF, bg/bank/row/col are 0. Must not call back into the engine. */
+typedef void (*mc_cmd_fn)(void *ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank,
+                          uint64_t row, uint32_t col);
+
+/* Per-channel counters (plain integers; energy from mc_energy()). */
+typedef struct mc_stats {
+  uint64_t reads, writes;            /* parent requests completed */
+  uint64_t rd_atoms, wr_atoms;       /* column accesses issued */
+  uint64_t row_hits;                 /* column access to a row opened earlier for another access */
+  uint64_t row_misses;               /* first access after an ACT to a closed (idle) bank */
+  uint64_t row_conflicts;            /* first access after PRE of another row + ACT */
+  uint64_t acts, pres, pres_dirty, refs;
+  uint64_t rd_lat_sum, rd_lat_count; /* parent reads: arrival -> completion, cycles */
+  uint64_t rd_bytes, wr_bytes;
+  uint64_t bus_busy;                 /* data-bus cycles carrying data */
+  uint64_t write_drains;             /* switches from read mode to write mode */
+  uint64_t rq_occ_sum, wq_occ_sum;   /* integral of queue occupancy over cycles (atom-cycles) */
+} mc_stats;
+
+typedef struct mc_energy_j {
+  double act, pre, rd, wr, ref, bg, total;  /* joules */
+} mc_energy_j;
+
+/* Internal state (opaque to callers; fields may change). */
+typedef struct mc_atom_ {
+  uint64_t row, seq;
+  uint32_t next, prev, parent, col;
+} mc_atom_;
+typedef struct mc_parent_ {
+  uint64_t user, arrive;
+  uint32_t remaining;
+  uint8_t is_write;
+} mc_parent_;
+typedef struct mc_bank_ {
+  uint64_t open_row;
+  uint64_t act_ok, pre_ok, col_ok; /* bank-local earliest cycles */
+  uint64_t cand_seq;               /* priority of the candidate (smaller = older) */
+  uint32_t head[2], tail[2], n[2]; /* per-bank FIFO of atoms: [0] reads, [1] writes */
+  uint32_t cand_atom;
+  uint8_t open, dirty, cand, stale, first_kind, conflict, pre_conflict;
+  uint8_t rank, bg;                /* coordinates of this bank */
+  uint32_t ba;
+} mc_bank_;
+typedef struct mc_group_ {
+  uint64_t act_ok, rd_ok, wr_ok;
+} mc_group_;
+typedef struct mc_rank_ {
+  uint64_t act_ok, rd_ok, wr_ok;
+  uint64_t faw[4];
+  uint64_t ref_due;
+  uint32_t faw_n, faw_i, nopen;
+  uint8_t ref_pending;
+} mc_rank_;
+typedef struct mc_ring_ {
+  uint64_t *t;
+  uint32_t *parent;
+  uint32_t cap, head, n;
+} mc_ring_;
+
+typedef struct mc {
+  mc_cfg cfg;
+  dram_timing t;
+  uint32_t nbanks, banks_per_rank;
+  mc_atom_ *atoms;
+  uint32_t atom_free, natoms;
+  mc_parent_ *parents;
+  uint32_t parent_free, nparents;
+  mc_bank_ *banks;
+  mc_group_ *groups;
+  mc_rank_ *ranks;
+  mc_ring_ ring[2]; /* completions in order: [0] reads, [1] writes */
+  uint64_t now, seq, occ_t;
+  uint64_t bus_free;              /* end of the last data burst */
+  uint64_t row_bus_ok, col_bus_ok;
+  uint64_t next_cache;
+  uint32_t rq_n, wq_n;
+  uint8_t write_mode, forced_drain, next_valid, refresh_on;
+  mc_done_fn done;
+  void *done_ctx;
+  mc_cmd_fn cmd_log;
+  void *cmd_ctx;
+  mc_stats st;
+} mc;
+
+/* Validate cfg and allocate the engine's arrays. Returns 0, or -1 with a
+ * one-line reason in err (nothing allocated). The engine starts at cycle 0,
+ * all banks closed, first refresh due at tREFI. */
+int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen);
+/* Free the arrays. The engine can be re-initialised afterwards. */
+void mc_free(mc *m);
+
+/* Completion callback (may be NULL: completions are then only counted). */
+void mc_set_done(mc *m, mc_done_fn fn, void *ctx);
+/* Command log hook (NULL to disable). */
+void mc_set_cmd_log(mc *m, mc_cmd_fn fn, void *ctx);
+
+/* 1 if a parent of n atoms fits in the read (is_write=0) or write queue now. */
+int mc_can_accept(const mc *m, int is_write, unsigned n);
+/* Enqueue a parent request of n >= 1 atoms arriving at cycle `now` (>= the
+ * last cycle used; earlier values are treated as the last cycle). Atoms are
+ * copied; `user` is returned by the done callback. Returns 0, or -1 when the
+ * queue has no room for all n atoms or an address is out of range (nothing
+ * enqueued). Never issues a command itself: call mc_advance. */
+int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned n, uint64_t user);
+
+/* Do everything possible at cycle `now`: report completions due at or before
+ * now, start refreshes that are due, switch read/write mode, and issue every
+ * command that is legal at now (FR-FCFS). Never allocates. */
+void mc_advance(mc *m, uint64_t now);
+
+/* Earliest cycle >= the last cycle used at which mc_advance can do something,
+ * or MC_NEVER when the engine is idle for good (empty and no refresh). */
+uint64_t mc_next_event(mc *m);
+
+/* Queue occupancy (atoms waiting for their column command). */
+uint32_t mc_rq_occupancy(const mc *m);
+uint32_t mc_wq_occupancy(const mc *m);
+/* 1 when no request is queued or in flight. */
+int mc_idle(const mc *m);
+
+/* Counters, with the occupancy integrals brought up to `now`. */
+const mc_stats *mc_get_stats(mc *m, uint64_t now);
+/* Energy by component up to cycle `now` (background = bg power x ranks x time). */
+void mc_energy(const mc *m, uint64_t now, mc_energy_j *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
