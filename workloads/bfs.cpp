@@ -1,0 +1,307 @@
+// bfs: level-synchronous bottom-up ("pull") breadth-first search (Beamer et al.,
+// SC'12 direction-optimizing BFS, bottom-up step) over a seeded R-MAT graph with
+// the Graph500 parameters a = 0.57, b = c = 0.19, d = 0.05 (Graph500 spec,
+// Kronecker generator), 2^scale vertices, edge_factor * 2^scale generated edges,
+// made undirected (both directions stored, self-loops dropped, duplicates kept),
+// vertex labels scrambled by a seeded permutation, stored as CSR.
+//
+// One kernel per level L = 0, 1, ...: thread v owns vertex v; it reads in[v];
+// if v is unvisited (-1) it reads row_ptr[v], row_ptr[v+1] and scans col_idx
+// until it finds a neighbour u with in[u] == L (reading col_idx[e] and in[u]
+// per step); it always writes out[v] (in[v], L+1 or -1). in/out are ping-pong
+// level arrays, so no thread reads what another thread writes (race-free). The
+// host stops after the first kernel that discovers no vertex (it reads out[] —
+// the cudaMemcpy of a "changed" flag); the final levels are checked against a
+// host BFS. Divergence is real: a warp loops as long as its slowest lane.
+//   arrays  row_ptr 4(V+1), col_idx 4 nnz, level0 4V, level1 4V  (V = 2^scale,
+//           nnz <= 2 edge_factor V)         footprint = 4(V+1) + 4 nnz + 8V bytes
+//   kernel L reads 4V + sum over v unvisited before L of (8 + 8 * scanned(v)),
+//           writes 4V, where scanned(v) = position of the first neighbour at
+//           level L (1-based), or deg(v) if none.
+#include <algorithm>
+#include <deque>
+#include <vector>
+
+#include "workloads/registry.h"
+
+namespace strata {
+namespace {
+
+constexpr unsigned kCtaWarps = 8;
+
+class BfsKernel : public Kernel {
+ public:
+  uint64_t nv = 0, row_ptr = 0, col_idx = 0, in = 0, out = 0;
+  int32_t level = 0;
+  void warp_begin(WarpCtx& w) const override {
+    const uint64_t t0 = (static_cast<uint64_t>(w.cta) * warps_per_cta + w.warp) * kWarpSize;
+    w.s[0] = t0;
+    w.mask = lanes_below(t0, nv);
+  }
+  void warp_next(WarpCtx& w, WarpInst& o) const override {
+    const uint64_t t0 = w.s[0];
+    for (;;) {
+      switch (w.pc) {
+        case 0: w.pc = 1; o.alu(0, w.mask); return;  // v = global thread id
+        case 1: {                                   // r1 = in[v]
+          w.pc = 2;
+          o.load(1, w.mask, 4, 0);
+          uint32_t unv = 0;
+          for (unsigned l = 0; l < kWarpSize; ++l) {
+            if (!((w.mask >> l) & 1u)) continue;
+            o.addr[l] = in + 4 * (t0 + l);
+            const int32_t lv = static_cast<int32_t>(gold_u32(golden, o.addr[l]));
+            w.t[2][l] = static_cast<uint32_t>(lv);
+            if (lv < 0) unv |= 1u << l;
+          }
+          w.s[1] = unv;
+          return;
+        }
+        case 2:  // r2 = (r1 == -1); branch
+          w.pc = w.s[1] ? 3 : 10;
+          o.alu(2, w.mask, 1);
+          return;
+        case 3:  // r3 = row_ptr[v]
+          w.pc = 4;
+          o.load(3, static_cast<uint32_t>(w.s[1]), 4, 0);
+          for (unsigned l = 0; l < kWarpSize; ++l) o.addr[l] = row_ptr + 4 * (t0 + l);
+          return;
+        case 4: {  // r4 = row_ptr[v+1]
+          w.pc = 5;
+          const uint32_t unv = static_cast<uint32_t>(w.s[1]);
+          o.load(4, unv, 4, 0);
+          uint32_t loop = 0;
+          for (unsigned l = 0; l < kWarpSize; ++l) {
+            o.addr[l] = row_ptr + 4 * (t0 + l + 1);
+            if (!((unv >> l) & 1u)) continue;
+            w.t[0][l] = gold_u32(golden, row_ptr + 4 * (t0 + l));
+            w.t[1][l] = gold_u32(golden, o.addr[l]);
+            if (w.t[0][l] < w.t[1][l]) loop |= 1u << l;
+          }
+          w.s[2] = loop;
+          return;
+        }
+        case 5:  // r5 = (r3 < r4); branch into the loop
+          w.pc = w.s[2] ? 6 : 10;
+          o.alu(5, static_cast<uint32_t>(w.s[1]), 3, 4);
+          return;
+        case 6: {  // r6 = col_idx[e]
+          w.pc = 7;
+          const uint32_t loop = static_cast<uint32_t>(w.s[2]);
+          o.load(6, loop, 4, 3);
+          for (unsigned l = 0; l < kWarpSize; ++l)
+            if ((loop >> l) & 1u) o.addr[l] = col_idx + 4 * w.t[0][l];
+          return;
+        }
+        case 7: {  // r7 = in[u]
+          w.pc = 8;
+          const uint32_t loop = static_cast<uint32_t>(w.s[2]);
+          o.load(7, loop, 4, 6);
+          for (unsigned l = 0; l < kWarpSize; ++l)
+            if ((loop >> l) & 1u) o.addr[l] = in + 4 * uint64_t(gold_u32(golden, col_idx + 4 * w.t[0][l]));
+          return;
+        }
+        case 8: {  // r8 = (r7 == L): found lanes leave the loop with level L+1
+          const uint32_t loop = static_cast<uint32_t>(w.s[2]);
+          o.alu(8, loop, 7);
+          uint32_t rest = loop;
+          for (unsigned l = 0; l < kWarpSize; ++l) {
+            if (!((loop >> l) & 1u)) continue;
+            const uint32_t u = gold_u32(golden, col_idx + 4 * w.t[0][l]);
+            if (static_cast<int32_t>(gold_u32(golden, in + 4 * uint64_t(u))) == level) {
+              w.t[2][l] = static_cast<uint32_t>(level + 1);
+              rest &= ~(1u << l);
+            }
+          }
+          w.s[2] = rest;
+          w.pc = rest ? 9 : 10;
+          return;
+        }
+        case 9: {  // e++, loop while e < end
+          const uint32_t loop = static_cast<uint32_t>(w.s[2]);
+          o.alu(3, loop, 3, 8);
+          uint32_t rest = loop;
+          for (unsigned l = 0; l < kWarpSize; ++l)
+            if ((loop >> l) & 1u && ++w.t[0][l] >= w.t[1][l]) rest &= ~(1u << l);
+          w.s[2] = rest;
+          w.pc = rest ? 6 : 10;
+          return;
+        }
+        case 10:  // out[v] = level
+          w.pc = 11;
+          o.store(w.mask, 4, 1, 0, 8);
+          for (unsigned l = 0; l < kWarpSize; ++l) {
+            if (!((w.mask >> l) & 1u)) continue;
+            o.addr[l] = out + 4 * (t0 + l);
+            o.data[l] = static_cast<uint32_t>(w.t[2][l]);
+            const uint32_t v = static_cast<uint32_t>(w.t[2][l]);
+            bstore_write(golden, o.addr[l], &v, 4);
+          }
+          return;
+        default: o.exit(); return;
+      }
+    }
+  }
+};
+
+class BfsProgram : public Program {
+ public:
+  BfsProgram(unsigned scale, unsigned edge_factor, uint64_t seed) : Program("bfs"), seed_(seed) {
+    nv_ = uint64_t(1) << scale;
+    build_graph(scale, static_cast<uint64_t>(edge_factor) << scale);
+    host_bfs();
+    rp_ = add_array("row_ptr", 4 * (nv_ + 1));
+    ci_ = add_array("col_idx", 4 * std::max<uint64_t>(1, col_.size()));
+    lv_[0] = add_array("level0", 4 * nv_);
+    lv_[1] = add_array("level1", 4 * nv_);
+  }
+  Kernel* next_kernel() override {
+    if (done_) return nullptr;
+    if (launched_ > 0) {
+      // Did the previous kernel discover anything? (host reads its output)
+      std::vector<int32_t> out(nv_);
+      bstore_read(golden_, array(lv_[launched_ & 1u]).base, out.data(), 4 * nv_);
+      if (std::find(out.begin(), out.end(), static_cast<int32_t>(launched_)) == out.end()) {
+        done_ = true;
+        return nullptr;
+      }
+    }
+    const unsigned src = launched_ & 1u;
+    k_.name = "bfs_bottom_up_level";
+    k_.golden = golden_;
+    k_.nv = nv_;
+    k_.row_ptr = array(rp_).base;
+    k_.col_idx = array(ci_).base;
+    k_.in = array(lv_[src]).base;
+    k_.out = array(lv_[src ^ 1u]).base;
+    k_.level = static_cast<int32_t>(launched_);
+    k_.warps_per_cta = kCtaWarps;
+    k_.ctas = static_cast<uint32_t>((nv_ + kCtaWarps * kWarpSize - 1) / (kCtaWarps * kWarpSize));
+    k_.reads = {rp_, ci_, lv_[src]};
+    k_.writes = {lv_[src ^ 1u]};
+    ++launched_;
+    return &k_;
+  }
+  bool verify(bstore* g, std::string* why) const override {
+    if (!done_) {
+      if (why) *why = "bfs: the program did not run to completion";
+      return false;
+    }
+    std::vector<int32_t> got(nv_);
+    bstore_read(g, array(lv_[launched_ & 1u]).base, got.data(), 4 * nv_);
+    for (uint64_t v = 0; v < nv_; ++v)
+      if (got[v] != host_level_[v]) {
+        if (why)
+          *why = "bfs: level[" + std::to_string(v) + "] = " + std::to_string(got[v]) + ", host BFS says " +
+                 std::to_string(host_level_[v]);
+        return false;
+      }
+    return true;
+  }
+  unsigned kernels_estimate() const override { return static_cast<unsigned>(depth_ + 2); }
+
+  // Host-side graph and reference levels (tests).
+  const std::vector<uint32_t>& row_ptr() const { return rp_host_; }
+  const std::vector<uint32_t>& col_idx() const { return col_; }
+  const std::vector<int32_t>& host_levels() const { return host_level_; }
+  uint64_t root() const { return root_; }
+
+ protected:
+  void init_data() override {
+    write_init(array(rp_).base, rp_host_.data(), 4 * rp_host_.size());
+    if (!col_.empty()) write_init(array(ci_).base, col_.data(), 4 * col_.size());
+    std::vector<int32_t> l0(nv_, -1);
+    l0[root_] = 0;
+    write_init(array(lv_[0]).base, l0.data(), 4 * nv_);
+  }
+
+ private:
+  // Graph500 R-MAT edge generation (a, b, c, d) = (0.57, 0.19, 0.19, 0.05),
+  // quadrant chosen per bit from 53-bit uniform doubles of a seeded stream.
+  void build_graph(unsigned scale, uint64_t edges) {
+    const double a = 0.57, b = 0.19, c = 0.19;
+    uint64_t ctr = mix64(seed_ ^ 0xb75ull);
+    auto uni = [&ctr]() { return static_cast<double>(mix64(ctr++) >> 11) * (1.0 / 9007199254740992.0); };
+    std::vector<uint32_t> src(edges), dst(edges);
+    for (uint64_t e = 0; e < edges; ++e) {
+      uint32_t u = 0, v = 0;
+      for (unsigned bit = 0; bit < scale; ++bit) {
+        const double r = uni();
+        const uint32_t bu = r >= a + b ? 1u : 0u;                    // c or d: lower half
+        const uint32_t bv = (r >= a && r < a + b) || r >= a + b + c ? 1u : 0u;  // b or d: right half
+        u |= bu << bit;
+        v |= bv << bit;
+      }
+      src[e] = u;
+      dst[e] = v;
+    }
+    // Scramble vertex labels (Graph500 does, so hubs are not clustered at low ids).
+    std::vector<uint32_t> perm(nv_);
+    for (uint64_t i = 0; i < nv_; ++i) perm[i] = static_cast<uint32_t>(i);
+    for (uint64_t i = nv_ - 1; i > 0; --i) std::swap(perm[i], perm[mix64(ctr++) % (i + 1)]);
+    std::vector<uint32_t> deg(nv_ + 1, 0);
+    for (uint64_t e = 0; e < edges; ++e) {
+      src[e] = perm[src[e]];
+      dst[e] = perm[dst[e]];
+      if (src[e] == dst[e]) continue;
+      ++deg[src[e]];
+      ++deg[dst[e]];
+    }
+    rp_host_.assign(nv_ + 1, 0);
+    for (uint64_t v = 0; v < nv_; ++v) rp_host_[v + 1] = rp_host_[v] + deg[v];
+    col_.assign(rp_host_[nv_], 0);
+    std::vector<uint32_t> fill(rp_host_.begin(), rp_host_.end() - 1);
+    for (uint64_t e = 0; e < edges; ++e) {
+      if (src[e] == dst[e]) continue;
+      col_[fill[src[e]]++] = dst[e];
+      col_[fill[dst[e]]++] = src[e];
+    }
+    root_ = mix64(seed_ ^ 0x7007ull) % nv_;
+    for (uint64_t k = 0; k < nv_ && rp_host_[root_ + 1] == rp_host_[root_]; ++k) root_ = (root_ + 1) % nv_;
+  }
+  void host_bfs() {
+    host_level_.assign(nv_, -1);
+    std::deque<uint32_t> q;
+    host_level_[root_] = 0;
+    q.push_back(static_cast<uint32_t>(root_));
+    depth_ = 0;
+    while (!q.empty()) {
+      const uint32_t u = q.front();
+      q.pop_front();
+      for (uint32_t e = rp_host_[u]; e < rp_host_[u + 1]; ++e) {
+        const uint32_t v = col_[e];
+        if (host_level_[v] < 0) {
+          host_level_[v] = host_level_[u] + 1;
+          depth_ = std::max<int64_t>(depth_, host_level_[v]);
+          q.push_back(v);
+        }
+      }
+    }
+  }
+
+  uint64_t seed_, nv_ = 0, root_ = 0;
+  int64_t depth_ = 0;
+  std::vector<uint32_t> rp_host_, col_;
+  std::vector<int32_t> host_level_;
+  unsigned rp_ = 0, ci_ = 0, lv_[2] = {0, 0};
+  unsigned launched_ = 0;
+  bool done_ = false;
+  BfsKernel k_;
+};
+
+}  // namespace
+
+WorkloadInfo workload_bfs() {
+  WorkloadInfo wi;
+  wi.name = "bfs";
+  wi.desc = "bottom-up level-synchronous BFS over a Graph500 R-MAT graph, CSR (footprint ~4(2 ef + 3) 2^scale bytes)";
+  wi.knobs = {{"scale", "log2 of the vertex count", 18, 4, 24},
+              {"edge_factor", "generated edges per vertex (stored twice, undirected)", 8, 1, 64}};
+  wi.make = [wi](const std::map<std::string, int64_t>& k, uint64_t seed) -> std::unique_ptr<Program> {
+    return std::make_unique<BfsProgram>(static_cast<unsigned>(knob(wi, k, "scale")),
+                                        static_cast<unsigned>(knob(wi, k, "edge_factor")), seed);
+  };
+  return wi;
+}
+
+}  // namespace strata

@@ -1,0 +1,25 @@
+// Functional (untimed) driver of a Program: runs every warp of every kernel to
+// completion, one after the other, against the golden memory. Used by the
+// workload tests (footprint and traffic formulas) and as a fast functional
+// reference; because kernels are race-free the results equal a timed run's.
+#pragma once
+#include <cstdint>
+
+#include "workloads/program.h"
+
+namespace strata {
+
+struct FuncCounts {
+  uint64_t kernels = 0;
+  uint64_t warps = 0;
+  uint64_t warp_insts = 0;    // warp instructions, Exit included
+  uint64_t thread_insts = 0;  // sum of active lanes over warp instructions
+  uint64_t load_insts = 0, store_insts = 0;  // warp-level
+  uint64_t load_bytes = 0, store_bytes = 0;  // sum over active lanes of access sizes
+  uint64_t barriers = 0;
+};
+
+// Runs prog (already init()ed) to completion and returns the counts.
+FuncCounts run_functional(Program& prog);
+
+}  // namespace strata

@@ -1,0 +1,226 @@
+// Strata workload abstraction: a GPU *program* = named arrays + a sequence of
+// kernel launches; a kernel = grid of CTAs of warps (32 threads); each warp is a
+// lazily generated instruction stream (the SM asks for the next instruction
+// only when it needs it; no trace is ever materialised).
+//
+// Functional-first: a kernel's generator reads and writes the "golden"
+// functional memory (bstore) while it generates, so stores carry real data and
+// data-dependent control flow (BFS frontiers, loop trip counts) comes from real
+// values. Kernels must be free of data races between threads of one kernel
+// (every thread owns its output bytes; no thread reads what another thread of
+// the same kernel writes), so timing can never change a result. Kernels of one
+// program run back to back (a kernel starts after the previous one ended and
+// all its stores were acknowledged).
+//
+// This header is the whole interface the SM model (models/sm) uses, so it is
+// header-only: the SM library does not link the workload library.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "bstore.h"
+}
+
+namespace strata {
+
+constexpr unsigned kWarpSize = 32;
+constexpr unsigned kMaxRegs = 32;     // architectural registers per warp (ids 0..31)
+constexpr uint8_t kNoReg = 0xff;
+
+// Warp instruction classes. Alu/Sfu are latency classes (SmCfg::alu_latency,
+// sfu_latency); Load/Store are global-memory accesses through the coalescer
+// and L1; Barrier is CTA-wide (__syncthreads); Exit ends the warp.
+enum class Op : uint8_t { Alu, Sfu, Load, Store, Barrier, Exit };
+
+struct WarpInst {
+  Op op = Op::Exit;
+  uint8_t dst = kNoReg;                       // written register (Alu/Sfu/Load)
+  uint8_t src[3] = {kNoReg, kNoReg, kNoReg};  // read registers
+  uint8_t bytes = 4;                          // per thread, Load/Store: 4 or 8
+  uint32_t active = 0;                        // active lanes (bit i = lane i)
+  uint64_t addr[kWarpSize];                   // Load/Store: byte address per lane (naturally aligned)
+  uint64_t data[kWarpSize];                   // Store: value per lane (low `bytes` bytes, little endian);
+                                              // Load: filled by the SM with the golden snapshot (check mode)
+
+  void alu(uint8_t d, uint32_t mask, uint8_t s0 = kNoReg, uint8_t s1 = kNoReg, uint8_t s2 = kNoReg) {
+    op = Op::Alu;
+    set(d, mask, s0, s1, s2);
+  }
+  void sfu(uint8_t d, uint32_t mask, uint8_t s0 = kNoReg, uint8_t s1 = kNoReg) {
+    op = Op::Sfu;
+    set(d, mask, s0, s1, kNoReg);
+  }
+  // Addresses are filled by the caller (addr[lane] for active lanes).
+  void load(uint8_t d, uint32_t mask, unsigned nbytes, uint8_t addr_reg = kNoReg) {
+    op = Op::Load;
+    bytes = static_cast<uint8_t>(nbytes);
+    set(d, mask, addr_reg, kNoReg, kNoReg);
+  }
+  // Addresses and data are filled by the caller.
+  void store(uint32_t mask, unsigned nbytes, uint8_t data_reg, uint8_t addr_reg = kNoReg, uint8_t s2 = kNoReg) {
+    op = Op::Store;
+    bytes = static_cast<uint8_t>(nbytes);
+    set(kNoReg, mask, data_reg, addr_reg, s2);
+  }
+  void barrier() {
+    op = Op::Barrier;
+    set(kNoReg, active, kNoReg, kNoReg, kNoReg);
+  }
+  void exit() {
+    op = Op::Exit;
+    set(kNoReg, active, kNoReg, kNoReg, kNoReg);
+  }
+
+ private:
+  void set(uint8_t d, uint32_t mask, uint8_t s0, uint8_t s1, uint8_t s2) {
+    dst = d;
+    active = mask;
+    src[0] = s0;
+    src[1] = s1;
+    src[2] = s2;
+  }
+};
+
+// Per-warp generator state, owned by whoever runs the warp (an SM warp slot or
+// the functional driver). Kernels keep their program counter and loop state here.
+struct WarpCtx {
+  uint32_t cta = 0;          // CTA index in the grid (set by the runner)
+  uint32_t warp = 0;         // warp index within the CTA (set by the runner)
+  uint32_t pc = 0;
+  uint32_t mask = 0;         // lanes that exist (thread index < kernel size)
+  uint64_t s[8] = {};        // scalar scratch
+  uint64_t t[4][kWarpSize] = {};  // per-lane scratch
+};
+
+struct ArrayInfo {
+  std::string name;
+  uint64_t base = 0;
+  uint64_t bytes = 0;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  std::string name;
+  uint32_t ctas = 0;           // grid size
+  uint32_t warps_per_cta = 0;  // CTA size in warps
+  std::vector<unsigned> reads, writes;  // indices into Program::arrays()
+  bstore* golden = nullptr;    // functional memory (set by the program)
+
+  // Initialise w for warp (w.cta, w.warp), which the caller has set.
+  virtual void warp_begin(WarpCtx& w) const = 0;
+  // Generate the warp's next instruction into `out` (reading/writing golden).
+  // The last instruction of every warp is Exit; not called again after it.
+  virtual void warp_next(WarpCtx& w, WarpInst& out) const = 0;
+
+  uint64_t warps() const { return static_cast<uint64_t>(ctas) * warps_per_cta; }
+};
+
+class Program {
+ public:
+  explicit Program(std::string name) : name_(std::move(name)) {}
+  virtual ~Program() = default;
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::vector<ArrayInfo>& arrays() const { return arrays_; }
+  const ArrayInfo& array(unsigned i) const { return arrays_.at(i); }
+  int find_array(const std::string& n) const {
+    for (size_t i = 0; i < arrays_.size(); ++i)
+      if (arrays_[i].name == n) return static_cast<int>(i);
+    return -1;
+  }
+  uint64_t footprint_bytes() const {
+    uint64_t s = 0;
+    for (const ArrayInfo& a : arrays_) s += a.bytes;
+    return s;
+  }
+  // Move array i to `base` (data placement). Only before init(); bases must be
+  // 128 B aligned and arrays must not overlap (checked in init()).
+  void set_array_base(unsigned i, uint64_t base) {
+    if (inited_) throw std::logic_error("Program::set_array_base after init");
+    arrays_.at(i).base = base;
+  }
+
+  // Write the initial array contents into the golden and the device memory
+  // (like cudaMemcpy). Call once, before the first next_kernel(). `golden` stays
+  // in use by the kernels' generators; `device` may be the same store or null.
+  void init(bstore* golden, bstore* device) {
+    if (inited_) throw std::logic_error("Program::init called twice");
+    for (size_t i = 0; i < arrays_.size(); ++i) {
+      if (arrays_[i].base % 128) throw std::invalid_argument("array " + arrays_[i].name + " not 128 B aligned");
+      for (size_t j = 0; j < i; ++j)
+        if (arrays_[i].base < arrays_[j].base + arrays_[j].bytes && arrays_[j].base < arrays_[i].base + arrays_[i].bytes)
+          throw std::invalid_argument("arrays " + arrays_[j].name + " and " + arrays_[i].name + " overlap");
+    }
+    inited_ = true;
+    golden_ = golden;
+    device_ = device;
+    init_data();
+  }
+  // The next kernel to launch (its contents may depend on the golden memory
+  // left by the previous kernels), or nullptr when the program is done. The
+  // kernel stays valid until the next call.
+  virtual Kernel* next_kernel() = 0;
+  // Host-side check of the final results in golden memory. On failure returns
+  // false and writes one line to *why.
+  virtual bool verify(bstore* golden, std::string* why) const = 0;
+  // Expected number of kernel launches (for progress reports; may be an estimate).
+  virtual unsigned kernels_estimate() const = 0;
+
+ protected:
+  // Write the initial contents (use write_init()).
+  virtual void init_data() = 0;
+  // Declare an array; bases are assigned consecutively, 4 KiB aligned, from 0.
+  unsigned add_array(const std::string& n, uint64_t bytes) {
+    uint64_t base = 0;
+    for (const ArrayInfo& a : arrays_) base = std::max<uint64_t>(base, (a.base + a.bytes + 4095) & ~uint64_t(4095));
+    arrays_.push_back({n, base, bytes});
+    return static_cast<unsigned>(arrays_.size() - 1);
+  }
+  // Initial data into both memories.
+  void write_init(uint64_t addr, const void* src, size_t len) {
+    if (bstore_write(golden_, addr, src, len) != 0) throw std::bad_alloc();
+    if (device_ && device_ != golden_ && bstore_write(device_, addr, src, len) != 0) throw std::bad_alloc();
+  }
+  bstore* golden_ = nullptr;
+  bstore* device_ = nullptr;
+
+ private:
+  std::string name_;
+  std::vector<ArrayInfo> arrays_;
+  bool inited_ = false;
+};
+
+// Little helpers for generators.
+inline uint32_t lanes_below(uint64_t first_thread, uint64_t n) {
+  if (first_thread >= n) return 0;
+  const uint64_t k = n - first_thread;
+  return k >= kWarpSize ? 0xffffffffu : ((1u << k) - 1u);
+}
+inline uint32_t gold_u32(bstore* g, uint64_t addr) {
+  uint32_t v;
+  bstore_read(g, addr, &v, 4);
+  return v;
+}
+inline uint64_t gold_u64(bstore* g, uint64_t addr) {
+  uint64_t v;
+  bstore_read(g, addr, &v, 8);
+  return v;
+}
+// splitmix64: seeded, stateless hash used for initial data and permutations.
+inline uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace strata

@@ -1,0 +1,31 @@
+#include "workloads/registry.h"
+
+#include <stdexcept>
+
+namespace strata {
+
+const std::vector<WorkloadInfo>& workload_registry() {
+  static const std::vector<WorkloadInfo> reg = {
+      workload_stream(),
+      workload_stencil2d(),
+      workload_random(),
+      workload_bfs(),
+  };
+  return reg;
+}
+
+const WorkloadInfo* find_workload(const std::string& name) {
+  for (const WorkloadInfo& w : workload_registry())
+    if (w.name == name) return &w;
+  return nullptr;
+}
+
+int64_t knob(const WorkloadInfo& wi, const std::map<std::string, int64_t>& knobs, const std::string& name) {
+  auto it = knobs.find(name);
+  if (it != knobs.end()) return it->second;
+  for (const KnobSpec& k : wi.knobs)
+    if (k.name == name) return k.def;
+  throw std::logic_error("workload " + wi.name + " has no knob " + name);
+}
+
+}  // namespace strata

@@ -1,0 +1,48 @@
+// Registry of the built-in workloads (one file per access pattern beside this
+// one). Adding a workload = one new file defining a `WorkloadInfo
+// workload_<name>()` and one line in registry.cpp.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workloads/program.h"
+
+namespace strata {
+
+// Integer knob of a workload; config key `workload.<workload>.<name>`. The
+// config layer validates [min, max] and passes every knob (defaults filled).
+struct KnobSpec {
+  std::string name, desc;
+  int64_t def, min, max;
+};
+
+struct WorkloadInfo {
+  std::string name, desc;
+  std::vector<KnobSpec> knobs;
+  // Builds the program (arrays laid out, nothing written yet; call init()).
+  // Throws std::invalid_argument (one line, naming the knobs) for knob
+  // combinations that are individually in range but inconsistent.
+  std::function<std::unique_ptr<Program>(const std::map<std::string, int64_t>& knobs, uint64_t seed)> make;
+};
+
+const std::vector<WorkloadInfo>& workload_registry();
+const WorkloadInfo* find_workload(const std::string& name);
+// A knob's value from `knobs`, or its default when absent.
+int64_t knob(const WorkloadInfo& wi, const std::map<std::string, int64_t>& knobs, const std::string& name);
+
+// Built-in workloads (workloads/<pattern>.cpp).
+WorkloadInfo workload_stream();
+WorkloadInfo workload_stencil2d();
+WorkloadInfo workload_random();
+WorkloadInfo workload_bfs();
+
+}  // namespace strata
+
+namespace strata {
+// Test hook: the seeded bijection of [0, n) used by `random` (workloads/random.cpp).
+uint64_t random_workload_perm(uint64_t n, uint64_t seed, uint64_t i);
+}  // namespace strata
