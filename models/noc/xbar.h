@@ -1,0 +1,98 @@
+// Xbar: the SM <-> L2 crossbar (GPGPU-Sim's "icnt" in its simple crossbar
+// form): requests routed by GpuExt::l2_bank, responses back to the port they
+// came from (remembered in GpuExt::sm_id). Modeled analytically, no cycle loop:
+//
+//  * every port has a link of cfg.bytes_per_cycle in each direction; a packet
+//    of B bytes is ceil(B / bytes_per_cycle) flits and holds a link that many
+//    cycles (next-free time per link). Request = 8 B header + written bytes;
+//    response = 8 B header + read data (32 B per requested sector).
+//  * a packet enters on its source link when that link is free, crosses the
+//    switch in cfg.latency cycles (cut-through), then serialises on its
+//    destination link; unloaded delivery = (latency + flits) cycles after arrival.
+//  * each destination port buffers at most cfg.queue packets (held until the
+//    receiver accepts them). When full, the sender gets TLM_ACCEPTED and its
+//    END_REQ (requests) / END_RESP (responses) comes when a slot frees, in
+//    arrival order of the waiting senders: TLM-2.0 base protocol backpressure.
+//
+// Stats noc.req.* and noc.resp.*: packets, flits, bytes, avg_queue_delay
+// (cycles spent beyond the unloaded latency, backpressure included).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "common/cfg.h"
+#include "common/payload.h"
+#include "common/stats.h"
+#include "noc/queues.h"
+
+namespace strata {
+
+class Xbar : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Xbar);
+  tlm_utils::multi_passthrough_target_socket<Xbar> from_sm;    // SM i binds as port i
+  tlm_utils::multi_passthrough_initiator_socket<Xbar> to_l2;   // bank b bound as port b
+
+  static constexpr unsigned kHeaderBytes = 8;
+
+  Xbar(sc_core::sc_module_name name, unsigned num_sms, unsigned num_banks, const XbarCfg& cfg, StatsRegistry& stats);
+
+  // Packets of a request / response carrying `data_bytes` of payload.
+  unsigned flits(unsigned data_bytes) const { return (kHeaderBytes + data_bytes + bpc_ - 1) / bpc_; }
+  uint64_t req_packets() const { return dir_[kReq].packets; }
+  uint64_t resp_packets() const { return dir_[kResp].packets; }
+  bool idle() const;
+
+ private:
+  enum { kReq = 0, kResp = 1 };
+  struct Entry {
+    tlm::tlm_generic_payload* gp = nullptr;
+    sc_core::sc_time ready, arrival;
+    unsigned flits = 0;
+  };
+  struct Out {  // destination port (bank for requests, SM for responses)
+    Ring<Entry> q;
+    Ring<uint32_t> waiters;   // source ports whose packet waits for a slot
+    sc_core::sc_time free;    // destination link next-free time
+    bool blocked = false;     // receiver returned TLM_ACCEPTED; END_* pending
+  };
+  struct In {  // source port
+    sc_core::sc_time free;    // source link next-free time
+    tlm::tlm_generic_payload* pending = nullptr;
+    uint32_t dst = 0;
+    sc_core::sc_time arrival;
+  };
+  struct Dir {
+    std::vector<In> in;
+    std::vector<Out> out;
+    uint64_t packets = 0, flits = 0, bytes = 0, delay_ps = 0;
+  };
+
+  tlm::tlm_sync_enum fw(int id, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d);
+  tlm::tlm_sync_enum bw(int id, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d);
+  unsigned dbg(int id, tlm::tlm_generic_payload& gp);
+  void wake_method();
+
+  unsigned data_bytes(int dir, tlm::tlm_generic_payload& gp) const;
+  // Offer a packet from source port `src` to destination `dst`; true if admitted now.
+  bool offer(int dir, uint32_t src, uint32_t dst, tlm::tlm_generic_payload& gp, const sc_core::sc_time& arrival);
+  void admit(int dir, uint32_t src, uint32_t dst, tlm::tlm_generic_payload& gp, const sc_core::sc_time& arrival);
+  void deliver(int dir, uint32_t dst);
+  void pop_front(int dir, uint32_t dst);  // receiver took the head: free its slot, admit a waiter
+  [[noreturn]] void fatal(const char* msg) const;
+
+  const unsigned num_sms_, num_banks_;
+  const XbarCfg cfg_;
+  const unsigned bpc_;
+  const sc_core::sc_time T_;
+  Dir dir_[2];
+  TimedQueue<uint32_t> wake_q_;  // (dir << 31 | port) at the time its head is ready
+  sc_core::sc_event wake_ev_;
+};
+
+}  // namespace strata
