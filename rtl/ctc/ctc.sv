@@ -25,14 +25,16 @@
 // and a data SRAM of Sets*MAX_WAYS*SECTORS 32-bit sectors (ctc_sram.sv, 1-cycle
 // read). After reset an init walk clears the metadata (Sets cycles, req_ready_o low).
 //
-// Latency in cycles from the request handshake to rsp_valid_o (no back-pressure):
-//   lookup miss 2, lookup hit 3, fill/update to a present line 3, fill of a valid
-//   sector 3, fill/update with a clean or invalid victim 3, with a dirty victim
-//   3 + 1 + (dirty sectors) [one write-back beat per cycle], invalidate 3 (+1+n),
-//   configure that grows 1; configure that shrinks / flush: per set
-//   3 + per dirty way (1 + dirty sectors).
-// Throughput: one request in flight; next request accepted the cycle after the
-// response handshake.
+// Latency: cycles from the request handshake edge to the first cycle with
+// rsp_valid_o, without back-pressure (checked by the directed testbench):
+//   lookup miss 2; lookup hit 3; fill/update to a present line 3; fill of a valid
+//   sector 3; fill/update into an invalid or clean victim 3; into a victim with
+//   n dirty sectors 4 + n (one write-back beat per cycle); invalidate 3, or 4 + n
+//   with n dirty sectors; configure that does not shrink, undefined opcode 1;
+//   configure that shrinks / flush: 1 + 3 * Sets + sum over written-back lines
+//   of (2 + dirty sectors).
+// Throughput: one request in flight; the next request is accepted the cycle
+// after the response handshake. Write-back beats: one per cycle when ready.
 module ctc #(
   parameter int unsigned Sets        = ctc_pkg::SETS,
   parameter int unsigned RowBits     = ctc_pkg::ROW_BITS,

@@ -92,7 +92,7 @@ struct Cov {
   uint64_t config_to[CTC_MAX_L2_WAYS + 1] = {}, config_shrink_wb = 0, config_grow = 0;
   uint64_t flush_wb = 0, max_walk_wb = 0;
   uint64_t wb_stall = 0, rsp_stall = 0, req_gap = 0, resets_mid_traffic = 0;
-  uint64_t wbs = 0;
+  uint64_t wbs = 0, latency_checks = 0;
 };
 
 // ------------------------------------------------------------------ harness
@@ -135,6 +135,23 @@ class Bench {
   Rng &rng() { return rng_; }
   const ctc &ref() const { return ref_; }
   uint64_t txns() const { return txn_idx_; }
+  // Cycles from the request handshake edge to the first cycle with rsp_valid_o.
+  uint64_t last_latency() const { return latency_; }
+  // Run t with no gaps and no back-pressure and check the documented latency.
+  void expect_latency(const Txn &t, uint64_t cycles, const char *what) {
+    uint32_t saved[3] = {wb_stall_pct, rsp_stall_pct, gap_pct};
+    wb_stall_pct = rsp_stall_pct = gap_pct = 0;
+    run(t);
+    wb_stall_pct = saved[0];
+    rsp_stall_pct = saved[1];
+    gap_pct = saved[2];
+    if (latency_ != cycles) {
+      char buf[96];
+      snprintf(buf, sizeof buf, "%s: %" PRIu64 " cycles, documented %" PRIu64, what, latency_, cycles);
+      fail("latency", "differs from the header of rtl/ctc/ctc.sv", buf);
+    }
+    cov.latency_checks++;
+  }
   uint64_t cycles() const { return cycle_; }
   // Back-pressure / gap probabilities in percent (0 = always ready / no gaps).
   uint32_t wb_stall_pct = 30, rsp_stall_pct = 25, gap_pct = 20;
@@ -214,6 +231,7 @@ class Bench {
         }
       }
       if (top_->rsp_valid_o) {
+        if (!have_rsp_prev) latency_ = cycle_ - start + 1;
         uint32_t sig = rsp_sig();
         if (have_rsp_prev && sig != rsp_prev_sig) fail("rsp_*", "changed while rsp_valid_o was stalled");
         if (top_->rsp_ready_i) {
@@ -428,6 +446,7 @@ class Bench {
   bool pre_all_ways_dirty_ = false;
   uint32_t pre_invalid_ways_ = 0;
   uint32_t pre_l2w_ = 0;
+  uint64_t latency_ = 0;
 };
 
 // ------------------------------------------------------------------ stimulus
@@ -461,6 +480,14 @@ Txn op_flush() {
 void directed(Bench &b) {
   Rng &r = b.rng();
   const uint32_t W = CTC_MAX_WAYS;
+  // 0. latency of the handshake (rtl/ctc/ctc.sv header), on an empty cache
+  b.expect_latency(op_row(CTC_OP_LOOKUP, mkrow(1, 2, 3)), 2, "lookup miss");
+  b.expect_latency(op_row(CTC_OP_FILL, mkrow(1, 2, 3), 7), 3, "fill into an invalid way");
+  b.expect_latency(op_row(CTC_OP_LOOKUP, mkrow(1, 2, 3)), 3, "lookup hit");
+  b.expect_latency(op_row(CTC_OP_FILL, mkrow(1, 2, 3), 8), 3, "fill of a valid sector");
+  b.expect_latency(op_row(CTC_OP_UPDATE, mkrow(1, 2, 4), 9, 0), 3, "update of a present line");
+  b.expect_latency(op_cfg(CTC_MAX_L2_WAYS), 1, "configure without shrink");
+  b.expect_latency(op_flush(), 1 + 3 * CTC_SETS, "flush without dirty lines");
   // 1. empty: lookups miss, invalidate misses, flush writes nothing back
   for (uint32_t i = 0; i < 8; i++) b.run(op_row(CTC_OP_LOOKUP, mkrow(i, i * 31 % CTC_SETS, i)));
   b.run(op_row(CTC_OP_INVAL, mkrow(3, 3, 3)));
@@ -480,7 +507,20 @@ void directed(Bench &b) {
   for (uint32_t w = 0; w < W; w++)
     for (uint32_t s = 0; s < CTC_SECTORS; s++)
       b.run(op_row(CTC_OP_UPDATE, mkrow(300 + w, 9, s), (uint32_t)r.next(), 1));
+  b.expect_latency(op_row(CTC_OP_FILL, mkrow(399, 9, 0), 1), 4 + CTC_SECTORS, "fill evicting 8 dirty sectors");
   for (uint32_t i = 0; i < 2 * W; i++) b.run(op_row(CTC_OP_UPDATE, mkrow(400 + i, 9, i & 7), i, i & 1));
+  // a flush walk: 1 + 3 per set + (2 + dirty sectors) per dirty line
+  b.run(op_cfg(CTC_MAX_L2_WAYS));
+  {
+    uint64_t lines = 0, sectors = 0;
+    for (uint32_t set = 0; set < CTC_SETS; set++)
+      for (uint32_t w = 0; w < W; w++) {
+        const ctc_line *l = ctc_line_at(&b.ref(), set, w);
+        if (l->dirty) lines++;
+        sectors += (uint64_t)__builtin_popcount(l->dirty);
+      }
+    b.expect_latency(op_flush(), 1 + 3 * CTC_SETS + 2 * lines + sectors, "flush with dirty lines");
+  }
   // 5. invalidate: dirty line (write-backs), clean line, absent line
   for (uint32_t s = 0; s < CTC_SECTORS; s += 2) b.run(op_row(CTC_OP_UPDATE, mkrow(77, 11, s), s, 1));
   b.run(op_row(CTC_OP_FILL, mkrow(77, 11, 1), 1));
@@ -655,6 +695,7 @@ int check_coverage(const Bench &b, bool directed_run, bool random_run, bool quie
     need.push_back({names[k], c.config_to[k]});
   }
   if (directed_run) {
+    need.push_back({"latency checks", c.latency_checks});
     need.push_back({"reset mid-traffic", c.resets_mid_traffic});
     need.push_back({"full-cache flush", c.max_walk_wb == (uint64_t)CTC_SETS * CTC_MAX_WAYS * CTC_SECTORS});
   }
