@@ -90,6 +90,8 @@ L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_bank
                 &st_.mshr_merges);
   stats.counter(join(p, "stalls"), "times the input queue head had to wait (MSHR/ways/queues busy)", Unit::Count,
                 &st_.stalls);
+  stats.counter(join(p, "bypasses"), "read misses the policy served without allocating", Unit::Count,
+                &st_.bypasses);
   stats.counter(join(p, "fill_bytes"), "bytes filled from memory", Unit::Byte, &st_.fill_bytes);
   stats.counter(join(p, "writeback_bytes"), "dirty bytes written back to memory", Unit::Byte, &st_.wb_bytes);
 }
@@ -425,7 +427,21 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
   uint32_t busy = 0;
   for (uint32_t k = 0; k < c_.ways; ++k)
     if (line_mshr_[static_cast<size_t>(set) * c_.ways + k] >= 0) busy |= 1u << k;
+  // Policies may bypass demand read misses (HAC paper Sec. IV-C); writes always allocate.
+  acc.allow_bypass = !wr && e.cls == ReqClass::Demand;
   const int v = cache_victim_masked(&c_, line, ~busy, &acc);
+  if (v == REPL_BYPASS) {
+    count(0);
+    ++st_.bypasses;
+    Mshr& M = mshr_[nm];
+    M = Mshr();
+    M.busy = true;
+    M.bypass = true;
+    ++mshr_used_;
+    issue_fill(nm, line, need, mt);
+    enqueue(nm);
+    return true;
+  }
   if (v < 0) return false;  // every allowed way has a fill in flight
   const uint32_t way = static_cast<uint32_t>(v);
   count(0);
@@ -531,6 +547,25 @@ void L2Bank::mem_response(tlm_generic_payload& gp) {
     const int m = static_cast<int>(e.tag);
     Mshr& M = mshr_[m];
     if (!M.busy || M.fills_out == 0) fatal("fill response without an MSHR");
+    if (M.bypass) {  // one read, nothing allocated: copy its sectors and answer
+      const int n = M.head;
+      tlm_generic_payload& rq = *nodes_[n].gp;
+      const uint8_t req = e.sector_mask;
+      for (unsigned s = 0; s < c_.sectors; ++s)
+        if ((req >> s) & 1u)
+          std::memcpy(rq.get_data_ptr() + s * kSectorBytes, gp.get_data_ptr() + s * kSectorBytes, kSectorBytes);
+      rq.set_response_status(tlm::TLM_OK_RESPONSE);
+      st_.fill_bytes += popcount8(req) * kSectorBytes;
+      queue_response(rq, nodes_[n].lookup, req);
+      nodes_[n] = Node();
+      nodes_[n].next = free_node_;
+      free_node_ = n;
+      M = Mshr();
+      --mshr_used_;
+      gp.release();
+      wake();
+      return;
+    }
     cache_line* l = cache_line_at(&c_, M.set, M.way);
     unsigned char* line = cache_data_at(&c_, M.set, M.way);
     const uint8_t fresh = static_cast<uint8_t>(e.sector_mask & ~l->valid_sectors);

@@ -96,6 +96,7 @@ class L2Bank : public sc_core::sc_module {
     unsigned fills_out = 0;   // fill payloads not yet returned
     int head = -1, tail = -1;
     unsigned count = 0;
+    bool bypass = false;      // policy bypass: no line allocated, data straight to the requester
   };
 
   // TLM interfaces
@@ -161,6 +162,7 @@ class L2Bank : public sc_core::sc_module {
   struct Stats {
     uint64_t accesses = 0, hits = 0, misses = 0, sector_misses = 0, reads = 0, writes = 0;
     uint64_t wb_dram = 0, wb_nvm = 0, mshr_merges = 0, stalls = 0, fill_bytes = 0, wb_bytes = 0;
+    uint64_t bypasses = 0;
   } st_;
 };
 

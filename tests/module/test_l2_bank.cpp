@@ -46,6 +46,7 @@ struct MemReq {
   uint64_t byte_mask[2];
   ReqClass cls;
   double t_ns;
+  MemType mem_type;
 };
 
 struct FakeMem : sc_module {
@@ -77,7 +78,7 @@ struct FakeMem : sc_module {
     const uint64_t a = gp.get_address();
     if (a + kLineBytes > mem.size()) SC_REPORT_FATAL(name(), "address out of range");
     log.push_back(MemReq{a, gp.is_write(), e.sector_mask, {e.byte_mask[0], e.byte_mask[1]}, e.cls,
-                         sc_time_stamp().to_double() / 1000.0});
+                         sc_time_stamp().to_double() / 1000.0, e.mem_type});
     if (gp.is_write()) {
       for (unsigned b = 0; b < kLineBytes; ++b)
         if (e.byte_set(b)) mem[a + b] = gp.get_data_ptr()[b];
@@ -167,12 +168,12 @@ struct Driver : sc_module {
     if (script) script(*this);
   }
   // Issue a read of `mask` sectors (blocks only for backpressure). Returns the record id.
-  int read(uint64_t line, uint8_t mask) {
+  int read(uint64_t line, uint8_t mask, uint8_t ea = 4) {
     tlm_generic_payload* gp = pool.alloc();
     gp->set_address(line);
     gp->set_command(tlm::TLM_READ_COMMAND);
     GpuExt::get(*gp).sector_mask = mask;
-    GpuExt::get(*gp).ea_count = 4;
+    GpuExt::get(*gp).ea_count = ea;
     return issue(gp, false, line, mask);
   }
   int write(uint64_t line, unsigned off, unsigned len, const unsigned char* bytes) {
@@ -253,9 +254,10 @@ struct Rig {
   FakeMem mem;
   L2Bank bank;
   Driver drv;
-  Rig(const std::string& n, const L2Cfg& cfg, size_t mem_bytes = 1 << 20)
+  Rig(const std::string& n, const L2Cfg& cfg, size_t mem_bytes = 1 << 20, const amap* map = nullptr,
+      unsigned bank_id = 0)
       : mem((n + "_mem").c_str(), mem_bytes),
-        bank((n + "_l2").c_str(), 0, cfg.banks, cfg, nullptr, pool, stats),
+        bank((n + "_l2").c_str(), bank_id, cfg.banks, cfg, map, pool, stats),
         drv((n + "_drv").c_str(), pool) {
     drv.isock.bind(bank.tsock);
     bank.isock.bind(mem.tsock);
@@ -488,6 +490,73 @@ static void check_random(Rig& r) {
               r.st("writebacks.dram"), sc_time_stamp().to_double() / 1000.0);
 }
 
+
+// G: memory type per line from the address map: NVM lines' fills and
+// write-backs are tagged NVM and counted in writebacks.nvm; the policy sees it.
+static amap g_map;
+static constexpr uint64_t kNvmBase = 0x8000;
+static void scenario_nvm(Driver& d) {
+  static unsigned char v[32];
+  for (unsigned i = 0; i < 32; ++i) v[i] = static_cast<unsigned char>(0xC0 + i);
+  d.write(0x0, 0, 32, v);                       // DRAM line, set 0
+  d.write(kNvmBase, 32, 32, v);                 // NVM line, set 0 (kNvmBase is a multiple of 8 lines)
+  d.wait_ns(20);
+  for (unsigned k = 1; k <= 4; ++k) d.read(k * kSetSpan + 0x10000, 0x1);  // evict both
+}
+static void check_nvm(Rig& r) {
+  CHECK(r.st("writebacks.nvm") == 1 && r.st("writebacks.dram") == 1, "wb dram %.0f nvm %.0f",
+        r.st("writebacks.dram"), r.st("writebacks.nvm"));
+  for (const MemReq& m : r.mem.log) {
+    const bool nvm = m.addr >= kNvmBase && m.addr < 2 * kNvmBase;
+    CHECK((m.mem_type == MemType::NVM) == nvm, "mem type of %llx", (unsigned long long)m.addr);
+  }
+  CHECK(r.mem.mem[kNvmBase + 32] == 0xC0 && r.mem.mem[kNvmBase + 63] == 0xC0 + 31, "NVM data written back");
+}
+
+// H: policy bypass. A test policy (installed into the bank's tag store) bypasses
+// demand reads with ea_count == 1, else evicts way 0, and records what it saw.
+static repl_access g_seen[64];
+static unsigned g_nseen = 0;
+static size_t tp_bytes(uint32_t, uint32_t) { return 0; }
+static void tp_init(void*, uint32_t, uint32_t) {}
+static void tp_hit(void*, uint32_t, uint32_t, const repl_access*) {}
+static int tp_victim(void*, uint32_t, const repl_line*, uint32_t, const repl_access* a) {
+  if (g_nseen < 64) g_seen[g_nseen++] = *a;
+  return (a->allow_bypass && a->ea_count == 1) ? REPL_BYPASS : 0;
+}
+static void tp_fill(void*, uint32_t, uint32_t, const repl_access*) {}
+static void tp_inv(void*, uint32_t, uint32_t) {}
+static const repl_ops kTestPolicy = {"test", "test", tp_bytes, tp_init, tp_hit, tp_victim, tp_fill, tp_inv};
+static void scenario_bypass(Driver& d) {
+  for (unsigned k = 0; k < 4; ++k) d.read(k * kSetSpan, 0xf);  // fill set 0 (invalid ways: no policy call)
+  d.wait_ns(100);
+  d.read(4 * kSetSpan, 0x6, 1);   // bypassed: fill {1,2}, answered at 100+50+2 = 152, not allocated
+  d.wait_ns(100);
+  d.read(4 * kSetSpan, 0x1, 7);   // allocated into way 0
+  d.wait_ns(100);
+  unsigned char v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  d.write(5 * kSetSpan, 0, 8, v);  // write miss: never bypassed
+}
+static void check_bypass(Rig& r) {
+  CHECK(r.st("bypasses") == 1, "bypasses %.0f", r.st("bypasses"));
+  const Rec& b = r.drv.recs[4];
+  CHECK(b.t_resp == 152, "bypass response at %.1f", b.t_resp);
+  for (unsigned i = 32; i < 96; ++i) CHECK(b.data[i] == init_byte(4 * kSetSpan + i), "bypass data %u", i);
+  CHECK(g_nseen == 3, "policy calls %u", g_nseen);
+  if (g_nseen == 3) {
+    CHECK(g_seen[0].allow_bypass && g_seen[0].ea_count == 1 && !g_seen[0].is_write, "first access");
+    CHECK(g_seen[1].allow_bypass && g_seen[1].ea_count == 7, "second access");
+    CHECK(!g_seen[2].allow_bypass && g_seen[2].is_write, "writes not bypassable");
+  }
+  std::vector<uint8_t> fills;
+  for (const MemReq& m : r.mem.log)
+    if (m.addr == 4 * kSetSpan) fills.push_back(m.sector_mask);
+  CHECK(fills == std::vector<uint8_t>({0x6, 0x1}), "bypass fill, then an allocating fill of sector 0 only");
+  CHECK(cache_find(r.bank.tags(), 5 * kSetSpan) == 0 && cache_find(r.bank.tags(), 4 * kSetSpan) < 0,
+        "the write allocated way 0 (evicting the second read's line)");
+  CHECK(r.bank.idle() && r.pool.live() == 0, "idle, no leak");
+}
+
 int sc_main(int, char*[]) {
   sc_report_handler::set_actions(SC_WARNING, SC_DO_NOTHING);
   L2Cfg c = small_cfg();
@@ -512,7 +581,44 @@ int sc_main(int, char*[]) {
   std::vector<L2Bank*> banks = {&rnd.bank};
   L2Bank::register_totals(rnd.stats, banks);
 
+  char err[160];
+  if (amap_init(&g_map, "off:32 col:4 col:16 ba:4 row", 1, 1, 1, 4, 2048, 1, 0, err, sizeof err) != 0 ||
+      amap_add_region(&g_map, kNvmBase, kNvmBase, AMAP_MEM_NVM) != 0) {
+    std::printf("amap: %s\n", err);
+    return 1;
+  }
+  Rig nvm("nvm", c, 1 << 20, &g_map);
+  nvm.drv.script = scenario_nvm;
+  Rig byp("byp", c);
+  byp.drv.script = scenario_bypass;
+  byp.bank.tags()->cfg.policy = &kTestPolicy;
+
+  // set_stride with a real address map: 6 channels x 2 banks each = 12 banks;
+  // bank 5 must spread its lines evenly over all of its sets.
+  {
+    amap m12;
+    if (amap_init(&m12, "off:32 col:4 ch:6 col:16 ba:4 row", 6, 1, 1, 4, 2048, 2, 0, err, sizeof err) != 0) {
+      std::printf("amap: %s\n", err);
+      return 1;
+    }
+    L2Cfg c12 = c;
+    c12.banks = 12;
+    c12.size_bytes = 12 * 4096;
+    static Rig r12("b12", c12, 1 << 20, &m12, 5);
+    std::vector<unsigned> hist(r12.bank.tags()->sets, 0);
+    unsigned n = 0;
+    for (uint64_t line = 0; line < 12ull * 8 * 128 * 16; line += 128)
+      if (amap_l2_bank(&m12, line) == 5) {
+        ++hist[cache_set_of(r12.bank.tags(), line)];
+        ++n;
+      }
+    CHECK(n == 8 * 16, "bank 5 owns 1/12 of the lines (%u)", n);
+    for (unsigned h : hist) CHECK(h == 16, "set use %u (expected 16 each)", h);
+  }
+
   sc_start();
+  check_nvm(nvm);
+  check_bypass(byp);
 
   // merge rig: the fill for s1 was issued at 1 and s2 at 4: check the log times
   check_latency(lat);

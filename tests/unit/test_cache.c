@@ -247,13 +247,46 @@ static void cfg_validation(void **state) {
   cache_free(&c);
 }
 
+
+/* A policy that always bypasses (or returns an illegal way) checks the core's guards. */
+static int g_bad_way = REPL_BYPASS;
+static size_t bp_bytes(uint32_t s, uint32_t w) { (void)s; (void)w; return 0; }
+static int bp_victim(void *st, uint32_t set, const repl_line *l, uint32_t m, const repl_access *a) {
+  (void)st; (void)set; (void)l; (void)m; (void)a;
+  return g_bad_way;
+}
+static void bypass_and_bad_policy(void **state) {
+  (void)state;
+  const repl_ops ops = {"bp", "test", bp_bytes, NULL, NULL, bp_victim, NULL, NULL};
+  cache_cfg cfg = {4 * 128, 4, 128, 32, 1, &ops, 0};
+  cache c;
+  char err[64];
+  assert_int_equal(cache_init(&c, &cfg, err, sizeof err), 0);
+  repl_access a = {0, 0, 0, 1, 1};
+  /* invalid ways are used without asking the policy */
+  for (uint32_t w = 0; w < 4; ++w) {
+    assert_int_equal(cache_victim(&c, w * 128, &a), (int)w);
+    cache_install(&c, 0, w, w * 128, 0, &a);
+  }
+  assert_int_equal(cache_victim(&c, 0x1000, &a), REPL_BYPASS);
+  a.allow_bypass = 0;
+  assert_int_equal(cache_victim(&c, 0x1000, &a), CACHE_NO_WAY); /* bypass not allowed */
+  g_bad_way = 2;
+  assert_int_equal(cache_victim_masked(&c, 0x1000, 0x3, &a), CACHE_NO_WAY); /* way outside mask */
+  assert_int_equal(cache_victim_masked(&c, 0x1000, 0x4, &a), 2);
+  g_bad_way = 9;
+  assert_int_equal(cache_victim(&c, 0x1000, &a), CACHE_NO_WAY); /* way out of range */
+  g_bad_way = REPL_BYPASS;
+  cache_free(&c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(hit_miss_and_sectors), cmocka_unit_test(lru_order_4),
       cmocka_unit_test(lru_order_8),          cmocka_unit_test(lru_order_16),
       cmocka_unit_test(lru_hand_sequence),    cmocka_unit_test(way_mask_respected),
       cmocka_unit_test(set_stride_uses_all_sets), cmocka_unit_test(invalidate_all_and_data),
-      cmocka_unit_test(cfg_validation),
+      cmocka_unit_test(cfg_validation),       cmocka_unit_test(bypass_and_bad_policy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
