@@ -279,3 +279,11 @@ int ctc_flush(ctc *c, ctc_wb_fn fn, void *ctx) {
   c->stats.flushes++;
   return walk_flush(c, 0, ctc_ways(c), fn, ctx);
 }
+
+uint32_t ctc_l2_data_way_mask(uint32_t l2_assoc, uint32_t l2_ways) {
+  if (l2_assoc < CTC_MAX_L2_WAYS || l2_assoc > 32 || l2_ways > CTC_MAX_L2_WAYS) return 0;
+  uint32_t all = l2_assoc == 32 ? 0xffffffffu : (1u << l2_assoc) - 1u;
+  uint32_t first = l2_assoc - CTC_MAX_L2_WAYS; /* L2W 12 of 16 in Fig. 10 */
+  uint32_t carved = ((1u << l2_ways) - 1u) << first;
+  return all & ~carved;
+}

@@ -143,6 +143,13 @@ int ctc_configure(ctc *c, uint32_t l2_ways, ctc_wb_fn fn, void *ctx);
  * Returns the number of write-backs. */
 int ctc_flush(ctc *c, ctc_wb_fn fn, void *ctx);
 
+/* The L2 ways (bit per way) that stay data ways of an l2_assoc-way L2 when
+ * l2_ways of them are carved out for the CTC: Fig. 10 carves the highest
+ * CTC_MAX_L2_WAYS ways, the CTC taking them from the lowest of those upwards
+ * (l2_ways = 1 takes way l2_assoc-4). For the L2 bank's cache_set_way_mask().
+ * Returns 0 if l2_assoc is not in CTC_MAX_L2_WAYS..32 or l2_ways > CTC_MAX_L2_WAYS. */
+uint32_t ctc_l2_data_way_mask(uint32_t l2_assoc, uint32_t l2_ways);
+
 /* Read-only views for tests, debug and the platform's stats. */
 const ctc_line *ctc_line_at(const ctc *c, uint32_t set, uint32_t way);
 uint32_t ctc_plru_bits(const ctc *c, uint32_t set);

@@ -7,7 +7,7 @@
 // and field and exits 1. Functional-coverage counters are asserted at the end.
 //
 // Usage: tb_ctc [--mode directed|random|all] [--seed N] [--count N]
-//               [--trace FILE.fst] [--coverage FILE.dat] [--quiet]
+//               [--trace FILE.fst|FILE.vcd] [--coverage FILE.dat] [--quiet]
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -107,9 +107,17 @@ class Bench {
     ctx_->traceEverOn(trace != nullptr);
     top_ = std::make_unique<Vctc>(ctx_.get(), "TOP");
     if (trace) {
+      // The model is built with --trace-fst; a .vcd name is written as FST and
+      // converted with GTKWave's fst2vcd when the run ends.
+      std::string name = trace;
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".vcd") == 0) {
+        vcd_ = name;
+        name += ".tmp.fst";
+      }
+      fst_ = name;
       tfp_ = std::make_unique<VerilatedFstC>();
       top_->trace(tfp_.get(), 99);
-      tfp_->open(trace);
+      tfp_->open(fst_.c_str());
     }
     ctc_cfg cfg;
     ctc_default_cfg(&cfg);
@@ -126,9 +134,19 @@ class Bench {
     reset(3);
   }
   ~Bench() {
-    if (tfp_) tfp_->close();
+    close_trace();
     top_->final();
     ctc_free(&ref_);
+  }
+  void close_trace() {
+    if (!tfp_) return;
+    tfp_->close();
+    tfp_.reset();
+    if (!vcd_.empty()) {
+      std::string cmd = "fst2vcd -f '" + fst_ + "' -o '" + vcd_ + "' >/dev/null";
+      if (std::system(cmd.c_str()) != 0) fprintf(stderr, "tb_ctc: fst2vcd failed; the FST is %s\n", fst_.c_str());
+      else std::remove(fst_.c_str());
+    }
   }
 
   Cov cov;
@@ -259,7 +277,7 @@ class Bench {
             " data=0x%08x dirty=%u l2_ways=%u field=%s: %s%s%s\n",
             seed_, cycle_, txn_idx_, op_name(txn_.op), txn_.row, txn_.data, txn_.dirty, txn_.l2_ways, field,
             what, detail.empty() ? "" : " ", detail.c_str());
-    if (tfp_) tfp_->close();
+    close_trace();
     exit(1);
   }
 
@@ -439,6 +457,7 @@ class Bench {
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<Vctc> top_;
   std::unique_ptr<VerilatedFstC> tfp_;
+  std::string fst_, vcd_;
   ctc ref_;
   Txn txn_;
   Obs rtl_, expect_;
@@ -755,7 +774,7 @@ int main(int argc, char **argv) {
     } else if (a == "--quiet") {
       quiet = true;
     } else if (a == "--help" || a == "-h") {
-      printf("usage: tb_ctc [--mode directed|random|all] [--seed N] [--count N] [--trace FILE.fst]\n"
+      printf("usage: tb_ctc [--mode directed|random|all] [--seed N] [--count N] [--trace FILE.fst|.vcd]\n"
              "              [--coverage FILE.dat] [--quiet]\n"
              "Drives the RTL tag cache and the C reference with identical transactions and\n"
              "compares every response and write-back; exits 1 on the first mismatch.\n");

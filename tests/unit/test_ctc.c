@@ -216,6 +216,16 @@ static void test_invalidate(void **st) {
   ctc_free(&c);
 }
 
+static void test_l2_way_mask(void **st) {
+  (void)st;
+  assert_int_equal(ctc_l2_data_way_mask(16, 0), 0xffffu);
+  assert_int_equal(ctc_l2_data_way_mask(16, 1), 0xefffu); /* L2W 12 carved (Fig. 10) */
+  assert_int_equal(ctc_l2_data_way_mask(16, 4), 0x0fffu); /* 12 data ways as in Table I */
+  assert_int_equal(ctc_l2_data_way_mask(32, 4), 0x0fffffffu);
+  assert_int_equal(ctc_l2_data_way_mask(16, 5), 0u);
+  assert_int_equal(ctc_l2_data_way_mask(2, 1), 0u);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_init_validation),
@@ -226,6 +236,7 @@ int main(void) {
       cmocka_unit_test(test_plru_12_ways_never_leaves_enabled),
       cmocka_unit_test(test_configure_and_flush),
       cmocka_unit_test(test_invalidate),
+      cmocka_unit_test(test_l2_way_mask),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
