@@ -1,0 +1,426 @@
+#include "memctrl/mem_ctrl.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace strata {
+
+using sc_core::sc_time;
+using sc_core::SC_PS;
+using sc_core::SC_ZERO_TIME;
+using tlm::tlm_generic_payload;
+using tlm::tlm_phase;
+using tlm::tlm_sync_enum;
+
+namespace {
+inline unsigned popcount8(uint8_t v) { return static_cast<unsigned>(__builtin_popcount(v)); }
+}  // namespace
+
+MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cfg, const amap* map,
+                 bstore* device_mem, PayloadPool& pool, StatsRegistry& stats)
+    : sc_module(name), tsock("tsock"), ch_(channel), cfg_(cfg), map_(map), mem_(device_mem) {
+  (void)pool;  // requests are the initiators' payloads; the controller creates none
+  dev_ = dram_find(cfg.device.c_str());
+  if (!dev_) fatal("unknown memory device '" + cfg.device + "' (expected one of " + dram_names() + ")");
+  if (!map_ || !mem_) fatal("needs an address map and a device memory");
+  mc_cfg c{};
+  c.dev = dev_;
+  c.ranks = cfg.ranks;
+  c.rq_size = cfg.read_queue;
+  c.wq_size = cfg.write_queue;
+  c.wq_high = cfg.wq_high;
+  c.wq_low = cfg.wq_low;
+  c.open_page = cfg.open_page ? 1 : 0;
+  c.refresh = cfg.refresh ? 1 : 0;
+  char err[256];
+  if (mc_init(&mc_, &c, err, sizeof err) != 0) fatal(err);
+  mc_set_done(&mc_, &MemCtrl::on_done, this);
+  period_ps_ = 1e6 / dev_->clk_mhz;
+
+  // Slots: every parent the engine can hold, every accepted-but-not-arrived
+  // request (bounded by the queue sizes), plus responses held by END_RESP.
+  const size_t nslots = static_cast<size_t>(mc_.nparents) + cfg.read_queue + cfg.write_queue + 64;
+  slots_.resize(nslots);
+  for (size_t i = 0; i < nslots; ++i) slots_[i].next = i + 1 < nslots ? static_cast<uint32_t>(i + 1) : kNil;
+  free_slot_ = 0;
+  arrivals_.reserve(nslots);
+  done_.reserve(nslots);
+
+  tsock.register_nb_transport_fw(this, &MemCtrl::nb_transport_fw);
+  tsock.register_b_transport(this, &MemCtrl::b_transport);
+  tsock.register_transport_dbg(this, &MemCtrl::transport_dbg);
+  SC_METHOD(process);
+  sensitive << ev_;
+  dont_initialize();
+  SC_METHOD(resp_process);
+  sensitive << resp_ev_;
+  dont_initialize();
+  register_stats(stats);
+}
+
+MemCtrl::~MemCtrl() { mc_free(&mc_); }
+
+void MemCtrl::fatal(const std::string& msg) const {
+  SC_REPORT_FATAL(name(), msg.c_str());
+  std::abort();  // SC_REPORT_FATAL throws/aborts; keeps [[noreturn]] honest
+}
+
+void MemCtrl::end_of_elaboration() {
+  ports_.assign(tsock.size(), Port());
+  wait_order_.reserve(tsock.size());
+}
+
+bool MemCtrl::idle() const { return inflight_ == 0 && mc_idle(&mc_); }
+
+// ------------------------------------------------------------------ time
+
+uint64_t MemCtrl::cycle_of(const sc_time& t) const {
+  // Tolerance of 1e-3 cycle absorbs the 1 ps rounding of time_of() for clocks
+  // whose period is not a whole number of picoseconds (924 MHz).
+  const double c = std::ceil(t.to_seconds() * 1e12 / period_ps_ - 1e-3);
+  return c > 0 ? static_cast<uint64_t>(c) : 0;
+}
+
+sc_time MemCtrl::time_of(uint64_t cycle) const { return sc_time(static_cast<double>(cycle) * period_ps_, SC_PS); }
+
+// ------------------------------------------------------------- transport
+
+uint8_t MemCtrl::sectors_of(tlm_generic_payload& gp, bool write) {
+  GpuExt* e = nullptr;
+  gp.get_extension(e);
+  if (!e) return 0xf;
+  uint8_t m = e->sector_mask & 0xf;
+  if (write)
+    for (unsigned s = 0; s < kSectorsPerLine; ++s)
+      if ((e->byte_mask[s >> 1] >> ((s & 1) * 32)) & 0xffffffffull) m |= static_cast<uint8_t>(1u << s);
+  return m ? m : 0xf;
+}
+
+uint32_t MemCtrl::alloc_slot() {
+  const uint32_t s = free_slot_;
+  if (s != kNil) free_slot_ = slots_[s].next;
+  return s;
+}
+
+bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, const sc_time& delay) {
+  const bool write = gp.is_write();
+  if (!write && !gp.is_read()) fatal("only read and write commands are supported");
+  const uint8_t mask = sectors_of(gp, write);
+  const unsigned n = popcount8(mask);
+  const unsigned q = write ? 1 : 0;
+  const unsigned occ = (write ? mc_wq_occupancy(&mc_) : mc_rq_occupancy(&mc_)) + reserved_[q];
+  if (occ + n > (write ? cfg_.write_queue : cfg_.read_queue) || free_slot_ == kNil) return false;
+  const uint64_t addr = gp.get_address();
+  if (addr % kLineBytes) fatal("request address not 128 B aligned");
+  const uint32_t si = alloc_slot();
+  Slot& s = slots_[si];
+  s.gp = &gp;
+  s.port = port;
+  s.mask = mask;
+  s.atoms = static_cast<uint8_t>(n);
+  s.write = write;
+  if (gp.has_mm()) gp.acquire();
+  ++inflight_;
+  if (write) {  // functional: visible to every later read
+    GpuExt* e = nullptr;
+    gp.get_extension(e);
+    uint64_t bm[2] = {0, 0};
+    if (e) bm[0] = e->byte_mask[0], bm[1] = e->byte_mask[1];
+    if (!bm[0] && !bm[1])  // no byte mask: the request's whole sectors
+      for (unsigned k = 0; k < kSectorsPerLine; ++k)
+        if ((mask >> k) & 1u) bm[k >> 1] |= 0xffffffffull << ((k & 1) * 32);
+    if (bstore_write_masked(mem_, addr, gp.get_data_ptr(), bm) != 0) fatal("out of memory in the device store");
+  }
+  const sc_time at = sc_core::sc_time_stamp() + delay;
+  s.arrive_ps = static_cast<uint64_t>(at.value());
+  const uint64_t cyc = cycle_of(at);
+  if (cyc <= cycle_of(sc_core::sc_time_stamp())) {
+    submit(si, cyc);
+  } else {  // annotated delay reaches a later clock edge: hold it until then
+    reserved_[q] += n;
+    Arrival a{cyc, si};
+    auto it = std::upper_bound(arrivals_.begin(), arrivals_.end(), a,
+                               [](const Arrival& x, const Arrival& y) { return x.cycle < y.cycle; });
+    arrivals_.insert(it, a);
+  }
+  schedule();
+  return true;
+}
+
+void MemCtrl::submit(uint32_t si, uint64_t cycle) {
+  Slot& s = slots_[si];
+  if (mc_idle(&mc_)) {
+    // The engine sleeps while idle; replay the refreshes it would have done.
+    for (uint64_t e = mc_next_event(&mc_); e < cycle; e = mc_next_event(&mc_)) mc_advance(&mc_, e);
+  }
+  mc_addr a[kSectorsPerLine];
+  unsigned n = 0;
+  const uint64_t line = s.gp->get_address();
+  for (unsigned k = 0; k < kSectorsPerLine; ++k) {
+    if (!((s.mask >> k) & 1u)) continue;
+    amap_loc l;
+    amap_decode(map_, line + k * kSectorBytes, &l);
+    if (l.ch != ch_) fatal("request for channel " + std::to_string(l.ch) + " routed to channel " + std::to_string(ch_));
+    a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
+  }
+  if (mc_submit(&mc_, cycle, s.write ? 1 : 0, a, n, si) != 0) fatal("engine refused an accepted request");
+}
+
+tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
+  const unsigned port = static_cast<unsigned>(id);
+  if (ph == tlm::BEGIN_REQ) {
+    Port& p = ports_[port];
+    if (p.waiting) fatal("BEGIN_REQ on port " + std::to_string(port) + " before END_REQ of the previous request");
+    if (try_accept(port, gp, d)) {
+      ph = tlm::END_REQ;
+      return tlm::TLM_UPDATED;
+    }
+    p.waiting = &gp;
+    p.waiting_delay = sc_core::sc_time_stamp() + d;  // absolute arrival time
+    wait_order_.push_back(port);
+    return tlm::TLM_ACCEPTED;
+  }
+  if (ph == tlm::END_RESP) {
+    Port& p = ports_[port];
+    if (p.resp_busy == kNil || slots_[p.resp_busy].gp != &gp) fatal("END_RESP without an outstanding BEGIN_RESP");
+    const uint32_t s = p.resp_busy;
+    p.resp_busy = kNil;
+    finish(s);
+    if (p.resp_head != kNil) resp_ev_.notify(SC_ZERO_TIME);
+    return tlm::TLM_COMPLETED;
+  }
+  fatal("unexpected phase on tsock");
+}
+
+void MemCtrl::accept_waiting() {
+  bool blocked[2] = {false, false};  // keep arrival order within reads and within writes
+  for (size_t i = 0; i < wait_order_.size();) {
+    const unsigned port = wait_order_[i];
+    tlm_generic_payload* gp = ports_[port].waiting;
+    const unsigned q = gp->is_write() ? 1 : 0;
+    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time at = ports_[port].waiting_delay;
+    if (blocked[q] || !try_accept(port, *gp, at > now ? at - now : SC_ZERO_TIME)) {
+      blocked[q] = true;
+      ++i;
+      continue;
+    }
+    ports_[port].waiting = nullptr;
+    wait_order_.erase(wait_order_.begin() + static_cast<std::ptrdiff_t>(i));
+    tlm_phase ph = tlm::END_REQ;
+    sc_time d = SC_ZERO_TIME;
+    tsock[port]->nb_transport_bw(*gp, ph, d);  // may re-enter nb_transport_fw with the next BEGIN_REQ
+  }
+}
+
+// ------------------------------------------------------------- responses
+
+void MemCtrl::on_done(void* ctx, uint64_t user, int, uint64_t) {
+  MemCtrl* self = static_cast<MemCtrl*>(ctx);
+  self->done_.push_back(static_cast<uint32_t>(user));  // capacity reserved: never allocates
+}
+
+void MemCtrl::send_response(uint32_t si) {
+  Slot& s = slots_[si];
+  Port& p = ports_[s.port];
+  if (p.resp_busy != kNil || p.resp_head != kNil) {  // keep per-port order behind a held response
+    s.next = kNil;
+    if (p.resp_tail != kNil) slots_[p.resp_tail].next = si; else p.resp_head = si;
+    p.resp_tail = si;
+    return;
+  }
+  tlm_phase ph = tlm::BEGIN_RESP;
+  sc_time d = SC_ZERO_TIME;
+  const tlm_sync_enum r = tsock[s.port]->nb_transport_bw(*s.gp, ph, d);
+  if (r == tlm::TLM_ACCEPTED || (r == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP)) p.resp_busy = si;
+  else finish(si);
+}
+
+void MemCtrl::finish(uint32_t si) {
+  Slot& s = slots_[si];
+  if (s.gp->has_mm()) s.gp->release();
+  s.gp = nullptr;
+  s.next = free_slot_;
+  free_slot_ = si;
+  --inflight_;
+}
+
+void MemCtrl::resp_process() {
+  for (Port& p : ports_) {
+    while (p.resp_busy == kNil && p.resp_head != kNil) {
+      const uint32_t si = p.resp_head;
+      p.resp_head = slots_[si].next;
+      if (p.resp_head == kNil) p.resp_tail = kNil;
+      send_response(si);
+    }
+  }
+  accept_waiting();  // finished slots may unblock waiting requests
+}
+
+// ------------------------------------------------------------- scheduling
+
+void MemCtrl::process() {
+  const uint64_t now = cycle_of(sc_core::sc_time_stamp());
+  size_t k = 0;
+  while (k < arrivals_.size() && arrivals_[k].cycle <= now) {
+    const Slot& s = slots_[arrivals_[k].slot];
+    reserved_[s.write ? 1 : 0] -= s.atoms;
+    submit(arrivals_[k].slot, arrivals_[k].cycle);
+    ++k;
+  }
+  if (k) arrivals_.erase(arrivals_.begin(), arrivals_.begin() + static_cast<std::ptrdiff_t>(k));
+  mc_advance(&mc_, now);
+  const uint64_t now_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
+  for (size_t i = 0; i < done_.size(); ++i) {  // done_ only grows inside mc_advance
+    Slot& s = slots_[done_[i]];
+    tlm_generic_payload& gp = *s.gp;
+    if (!s.write) {
+      unsigned char* p = gp.get_data_ptr();
+      const uint64_t line = gp.get_address();
+      for (unsigned j = 0; j < kSectorsPerLine; ++j)
+        if ((s.mask >> j) & 1u) bstore_read(mem_, line + j * kSectorBytes, p + j * kSectorBytes, kSectorBytes);
+      lat_ps_sum_ += now_ps - s.arrive_ps;
+      ++lat_count_;
+    }
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+  for (size_t i = 0; i < done_.size(); ++i) send_response(done_[i]);
+  done_.clear();
+  accept_waiting();
+  schedule();
+}
+
+void MemCtrl::schedule() {
+  uint64_t next = MC_NEVER;
+  if (!mc_idle(&mc_)) next = mc_next_event(&mc_);  // an idle engine's refreshes are replayed on the next arrival
+  if (!arrivals_.empty()) next = std::min(next, arrivals_.front().cycle);
+  if (next == MC_NEVER) return;
+  const sc_time t = time_of(next), now = sc_core::sc_time_stamp();
+  ev_.notify(t > now ? t - now : SC_ZERO_TIME);
+}
+
+// ------------------------------------------------------------- back doors
+
+// Functional access without timing (debug / fast-forward): reads see every
+// accepted write, writes update the device contents.
+unsigned MemCtrl::transport_dbg(int, tlm_generic_payload& gp) {
+  const unsigned len = gp.get_data_length();
+  if (gp.is_read()) bstore_read(mem_, gp.get_address(), gp.get_data_ptr(), len);
+  else if (gp.is_write()) {
+    if (bstore_write(mem_, gp.get_address(), gp.get_data_ptr(), len) != 0) return 0;
+  }
+  return len;
+}
+
+void MemCtrl::b_transport(int id, tlm_generic_payload& gp, sc_time&) {
+  transport_dbg(id, gp);
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// ------------------------------------------------------------------ stats
+
+const mc_stats& MemCtrl::counters() {
+  const uint64_t now = cycle_of(sc_core::sc_time_stamp());
+  if (mc_idle(&mc_))  // bring the sleeping engine's refreshes up to date
+    for (uint64_t e = mc_next_event(&mc_); e < now; e = mc_next_event(&mc_)) mc_advance(&mc_, e);
+  return *mc_get_stats(&mc_, now);
+}
+
+mc_energy_j MemCtrl::energy() {
+  counters();
+  mc_energy_j e;
+  mc_energy(&mc_, cycle_of(sc_core::sc_time_stamp()), &e);
+  return e;
+}
+
+void MemCtrl::register_stats(StatsRegistry& S) {
+  const std::string p = "mem.ch" + std::to_string(ch_);
+  const mc_stats& st = mc_.st;
+  S.counter(join(p, "reads"), "read requests (128 B line requests with a sector mask) completed", Unit::Count, &st.reads);
+  S.counter(join(p, "writes"), "write requests completed", Unit::Count, &st.writes);
+  S.counter(join(p, "read_atoms"), "32 B column reads issued", Unit::Count, &st.rd_atoms);
+  S.counter(join(p, "write_atoms"), "32 B column writes issued", Unit::Count, &st.wr_atoms);
+  S.counter(join(p, "read_bytes"), "bytes read from the device", Unit::Byte, &st.rd_bytes);
+  S.counter(join(p, "write_bytes"), "bytes written to the device", Unit::Byte, &st.wr_bytes);
+  S.counter(join(p, "row_hits"), "column accesses to an already open row", Unit::Count, &st.row_hits);
+  S.counter(join(p, "row_misses"), "column accesses that needed an ACT on an idle bank", Unit::Count, &st.row_misses);
+  S.counter(join(p, "row_conflicts"), "column accesses that needed PRE of another row + ACT", Unit::Count,
+            &st.row_conflicts);
+  S.counter(join(p, "activations"), "ACT commands", Unit::Count, &st.acts);
+  S.counter(join(p, "precharges"), "PRE commands", Unit::Count, &st.pres);
+  S.counter(join(p, "refreshes"), "all-bank REF commands", Unit::Count, &st.refs);
+  S.counter(join(p, "write_drains"), "switches from read to write mode", Unit::Count, &st.write_drains);
+  S.formula(join(p, "row_hit_rate"), "row hits / column accesses", Unit::Ratio, [&st] {
+    return static_cast<double>(st.row_hits) / static_cast<double>(st.rd_atoms + st.wr_atoms);
+  });
+  S.formula(join(p, "avg_read_latency_ns"), "read request arrival to last data beat", Unit::Nanosecond, [this] {
+    return static_cast<double>(lat_ps_sum_) * 1e-3 / static_cast<double>(lat_count_);
+  });
+  S.formula(join(p, "bandwidth_gbps"), "(read + write bytes) / simulated time", Unit::GigabytePerSecond, [&st] {
+    return static_cast<double>(st.rd_bytes + st.wr_bytes) / sc_core::sc_time_stamp().to_seconds() / 1e9;
+  });
+  S.formula(join(p, "bus_utilization"), "data-bus cycles carrying data / elapsed memory cycles", Unit::Ratio, [this] {
+    return static_cast<double>(mc_.st.bus_busy) / static_cast<double>(cycle_of(sc_core::sc_time_stamp()));
+  });
+  S.formula(join(p, "rq_avg_occupancy"), "time-averaged read queue occupancy (32 B entries)", Unit::Count, [this] {
+    const mc_stats& s = counters();
+    return static_cast<double>(s.rq_occ_sum) / static_cast<double>(cycle_of(sc_core::sc_time_stamp()));
+  });
+  S.formula(join(p, "wq_avg_occupancy"), "time-averaged write queue occupancy (32 B entries)", Unit::Count, [this] {
+    const mc_stats& s = counters();
+    return static_cast<double>(s.wq_occ_sum) / static_cast<double>(cycle_of(sc_core::sc_time_stamp()));
+  });
+  S.formula(join(p, "energy_j"), "device energy: act + pre + rd + wr + ref + background", Unit::Joule,
+            [this] { return energy().total; });
+  S.formula(join(p, "energy.act_j"), "activation energy", Unit::Joule, [this] { return energy().act; });
+  S.formula(join(p, "energy.pre_j"), "precharge energy", Unit::Joule, [this] { return energy().pre; });
+  S.formula(join(p, "energy.rd_j"), "column read energy (array + I/O)", Unit::Joule, [this] { return energy().rd; });
+  S.formula(join(p, "energy.wr_j"), "column write energy (array + I/O)", Unit::Joule, [this] { return energy().wr; });
+  S.formula(join(p, "energy.ref_j"), "refresh energy", Unit::Joule, [this] { return energy().ref; });
+  S.formula(join(p, "energy.bg_j"), "background (standby) energy", Unit::Joule, [this] { return energy().bg; });
+}
+
+void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs) {
+  auto sum = [mcs](uint64_t mc_stats::*f) {
+    uint64_t v = 0;
+    for (MemCtrl* m : mcs) v += m->mc_.st.*f;
+    return static_cast<double>(v);
+  };
+  S.formula("mem.reads", "read requests completed, all channels", Unit::Count,
+            [sum] { return sum(&mc_stats::reads); });
+  S.formula("mem.writes", "write requests completed, all channels", Unit::Count,
+            [sum] { return sum(&mc_stats::writes); });
+  S.formula("mem.read_bytes", "bytes read, all channels", Unit::Byte, [sum] { return sum(&mc_stats::rd_bytes); });
+  S.formula("mem.write_bytes", "bytes written, all channels", Unit::Byte, [sum] { return sum(&mc_stats::wr_bytes); });
+  S.formula("mem.activations", "ACT commands, all channels", Unit::Count, [sum] { return sum(&mc_stats::acts); });
+  S.formula("mem.refreshes", "REF commands, all channels", Unit::Count, [mcs] {
+    double v = 0;
+    for (MemCtrl* m : mcs) v += static_cast<double>(m->counters().refs);
+    return v;
+  });
+  S.formula("mem.bandwidth_gbps", "(read + write bytes) / simulated seconds / 1e9", Unit::GigabytePerSecond, [sum] {
+    return (sum(&mc_stats::rd_bytes) + sum(&mc_stats::wr_bytes)) / sc_core::sc_time_stamp().to_seconds() / 1e9;
+  });
+  S.formula("mem.peak_bandwidth_gbps", "channels x bus bytes x data rate x clock", Unit::GigabytePerSecond, [mcs] {
+    double v = 0;
+    for (MemCtrl* m : mcs) v += dram_peak_bytes_per_s(m->dev_);
+    return v / 1e9;
+  });
+  S.formula("mem.avg_read_latency_ns", "read request arrival at the controller to last data beat", Unit::Nanosecond,
+            [mcs] {
+              double ps = 0, n = 0;
+              for (MemCtrl* m : mcs) ps += static_cast<double>(m->lat_ps_sum_), n += static_cast<double>(m->lat_count_);
+              return ps * 1e-3 / n;
+            });
+  S.formula("mem.row_hit_rate", "row hits / column accesses, all channels", Unit::Ratio, [sum] {
+    return sum(&mc_stats::row_hits) / (sum(&mc_stats::rd_atoms) + sum(&mc_stats::wr_atoms));
+  });
+  S.formula("mem.energy_j", "memory device energy, all channels", Unit::Joule, [mcs] {
+    double v = 0;
+    for (MemCtrl* m : mcs) v += m->energy().total;
+    return v;
+  });
+}
+
+}  // namespace strata

@@ -1,0 +1,145 @@
+// MemCtrl: the memory controller of one channel. A thin AT timing shell around
+// the C engine models/ref/mc.h (FR-FCFS, open page, write drain, refresh, all
+// device timing from the preset table models/ref/dram.c) -- see docs/memctrl.md.
+//
+// Protocol (TLM-2.0 AT base protocol, as everywhere in Strata):
+//  * BEGIN_REQ on tsock[port]: address = 128 B line, GpuExt::sector_mask = the
+//    32 B sectors (one engine atom each; a write also covers the sectors its
+//    GpuExt::byte_mask touches; an empty mask means the whole line). If the
+//    read/write queue has room for all atoms: TLM_UPDATED + END_REQ; else
+//    TLM_ACCEPTED and END_REQ later on the backward path of the same port (one
+//    waiting request per port; the initiator sends nothing else on that port
+//    before END_REQ).
+//  * The request enters the engine at sc_time_stamp() + delay, rounded up to
+//    the next memory-clock edge.
+//  * When all its atoms are done: BEGIN_RESP on tsock[port]->nb_transport_bw,
+//    response status OK. TLM_COMPLETED (or TLM_UPDATED/END_RESP) ends it;
+//    TLM_ACCEPTED holds further responses of that port until END_RESP.
+// Functional data lives in `device_mem` (a bstore indexed by physical address):
+// write bytes (GpuExt::byte_mask) are stored when the write is accepted, so any
+// later read sees them; a read copies its sectors into the payload buffer when
+// it completes. transport_dbg / b_transport are functional back doors (no
+// timing, no stats).
+// Scheduling: one SC_METHOD woken by one sc_event at the engine's next event
+// (mc_next_event) or the next delayed arrival; no per-cycle process.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "common/cfg.h"
+#include "common/payload.h"
+#include "common/stats.h"
+
+extern "C" {
+#include "addrmap.h"
+#include "bstore.h"
+#include "dram.h"
+#include "mc.h"
+}
+
+namespace strata {
+
+class MemCtrl : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(MemCtrl);
+  tlm_utils::multi_passthrough_target_socket<MemCtrl> tsock;  // the L2 banks of this channel bind here
+
+  // channel: index in the address map (requests of other channels are a
+  // routing bug); cfg.device names a preset of models/ref/dram.c.
+  MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cfg, const amap* map, bstore* device_mem,
+          PayloadPool& pool, StatsRegistry& stats);
+  ~MemCtrl() override;
+  MemCtrl(const MemCtrl&) = delete;
+  MemCtrl& operator=(const MemCtrl&) = delete;
+
+  // mem.reads, mem.writes, mem.read_bytes, mem.write_bytes, mem.bandwidth_gbps,
+  // mem.peak_bandwidth_gbps, mem.avg_read_latency_ns, mem.row_hit_rate,
+  // mem.energy_j (and a few more, see docs/memctrl.md).
+  static void register_totals(StatsRegistry& stats, const std::vector<MemCtrl*>& mcs);
+
+  // For the platform's epoch sampler.
+  unsigned read_queue_occupancy() const { return mc_rq_occupancy(&mc_) + reserved_[0]; }
+  unsigned write_queue_occupancy() const { return mc_wq_occupancy(&mc_) + reserved_[1]; }
+  uint64_t bytes_transferred() const { return mc_.st.rd_bytes + mc_.st.wr_bytes; }
+  // Nothing queued, in flight, or waiting to be answered.
+  bool idle() const;
+
+  const dram_preset& device() const { return *dev_; }
+  unsigned channel() const { return ch_; }
+  sc_core::sc_time clock_period() const { return sc_core::sc_time(period_ps_, sc_core::SC_PS); }
+  // Memory-clock cycle of a time (rounded up to the next clock edge), and back.
+  uint64_t cycle_of(const sc_core::sc_time& t) const;
+  sc_core::sc_time time_of(uint64_t cycle) const;
+  // Engine counters (cumulative) and energy so far.
+  const mc_stats& counters();
+  mc_energy_j energy();
+  // Command log hook (timing checkers, traces); see mc_set_cmd_log.
+  void set_cmd_log(mc_cmd_fn fn, void* ctx) { mc_set_cmd_log(&mc_, fn, ctx); }
+  uint64_t read_latency_ps_sum() const { return lat_ps_sum_; }
+
+ private:
+  struct Slot {
+    tlm::tlm_generic_payload* gp = nullptr;
+    uint64_t arrive_ps = 0;
+    uint32_t port = 0;
+    uint32_t next = 0;   // free list / per-port response FIFO link
+    uint8_t mask = 0;    // sectors
+    uint8_t atoms = 0;
+    bool write = false;
+  };
+  struct Arrival {
+    uint64_t cycle;
+    uint32_t slot;
+  };
+  struct Port {
+    tlm::tlm_generic_payload* waiting = nullptr;  // BEGIN_REQ not yet accepted
+    sc_core::sc_time waiting_delay;
+    uint32_t resp_head = kNil, resp_tail = kNil;  // responses waiting for END_RESP of an earlier one
+    uint32_t resp_busy = kNil;                    // slot whose BEGIN_RESP awaits END_RESP
+  };
+  static constexpr uint32_t kNil = ~0u;
+
+  tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d);
+  void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& d);
+  unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp);
+  void end_of_elaboration() override;
+
+  void process();       // SC_METHOD on ev_
+  void resp_process();  // SC_METHOD on resp_ev_ (responses held by END_RESP)
+  void schedule();
+  static uint8_t sectors_of(tlm::tlm_generic_payload& gp, bool write);
+  bool try_accept(unsigned port, tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay);
+  void submit(uint32_t slot, uint64_t cycle);
+  void accept_waiting();
+  void send_response(uint32_t slot);
+  void finish(uint32_t slot);
+  uint32_t alloc_slot();
+  void register_stats(StatsRegistry& stats);
+  [[noreturn]] void fatal(const std::string& msg) const;
+  static void on_done(void* ctx, uint64_t user, int is_write, uint64_t cycle);
+
+  unsigned ch_;
+  McCfg cfg_;
+  const amap* map_;
+  bstore* mem_;
+  const dram_preset* dev_ = nullptr;
+  double period_ps_ = 1000.0;
+  mc mc_{};
+  std::vector<Slot> slots_;
+  uint32_t free_slot_ = kNil;
+  std::vector<Arrival> arrivals_;     // accepted, entering the engine later (sorted by cycle)
+  std::vector<uint32_t> done_;        // parents finished during the last mc_advance
+  std::vector<Port> ports_;
+  std::vector<uint32_t> wait_order_;  // ports with a waiting BEGIN_REQ, oldest first
+  unsigned reserved_[2] = {0, 0};     // atoms accepted but not yet in the engine (read, write)
+  uint64_t lat_ps_sum_ = 0, lat_count_ = 0;
+  uint64_t inflight_ = 0;             // accepted requests not yet finished
+  sc_core::sc_event ev_, resp_ev_;
+};
+
+}  // namespace strata
