@@ -13,7 +13,7 @@ def check(path):
         text = f.read()
     toks = text.split()
     i = 0
-    ids, names, depth = {}, [], 0
+    ids, names, scope = {}, [], []
     timescale = None
     defs_done = False
     while i < len(toks) and not defs_done:
@@ -23,16 +23,18 @@ def check(path):
             kind, width, ident, name = toks[i + 1], toks[i + 2], toks[i + 3], toks[i + 4]
             if ident in ids:
                 raise ValueError(f"duplicate id {ident}")
-            ids[ident] = (kind, int(width), name)
-            names.append(name)
+            full = ".".join(scope + [name])
+            ids[ident] = (kind, int(width), full)
+            names.append(full)
             i = end + 1
         elif t == "$scope":
-            depth += 1
-            i = toks.index("$end", i) + 1
+            end = toks.index("$end", i)
+            scope.append(toks[i + 2] if end - i >= 3 else "?")
+            i = end + 1
         elif t == "$upscope":
-            depth -= 1
-            if depth < 0:
+            if not scope:
                 raise ValueError("unbalanced $upscope")
+            scope.pop()
             i = toks.index("$end", i) + 1
         elif t == "$timescale":
             end = toks.index("$end", i)
@@ -47,7 +49,7 @@ def check(path):
             raise ValueError(f"unexpected token {t!r} in header")
     if not defs_done:
         raise ValueError("no $enddefinitions")
-    if depth != 0:
+    if scope:
         raise ValueError("unbalanced $scope")
     if not timescale:
         raise ValueError("no $timescale")
