@@ -239,8 +239,14 @@ void L2Bank::apply(tlm_generic_payload& gp, uint32_t set, uint32_t way) {
   if (gp.is_write()) {
     const uint8_t touched = touched_sectors(e), full = full_sectors(e);
     if ((touched & ~full) & ~l->valid_sectors) fatal("partial write into an invalid sector (missing fill)");
-    for (unsigned b = 0; b < kLineBytes; ++b)
-      if (e.byte_set(b)) line[b] = buf[b];
+    for (unsigned sct = 0; sct < c_.sectors; ++sct) {
+      const uint32_t m = static_cast<uint32_t>(e.byte_mask[sct >> 1] >> ((sct & 1) * 32));
+      const unsigned o = sct * kSectorBytes;
+      if (m == 0xffffffffu) std::memcpy(line + o, buf + o, kSectorBytes);
+      else if (m)
+        for (unsigned b = 0; b < kSectorBytes; ++b)
+          if ((m >> b) & 1u) line[o + b] = buf[o + b];
+    }
     l->valid_sectors |= full;
     l->dirty_sectors |= touched;
   } else {
@@ -415,6 +421,12 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
   }
 
   // line miss: choose a victim among the ways without a fill in flight
+  if (wr && !req) {  // a write with no bytes: acknowledge, allocate nothing
+    count(0);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    queue_response(gp, now, 0);
+    return true;
+  }
   const uint8_t mt = mem_type_of(line);
   acc.mem_type = mt;
   const uint8_t need = wr ? partial : req;

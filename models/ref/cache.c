@@ -67,7 +67,8 @@ void cache_free(cache *c) {
 }
 
 uint32_t cache_set_of(const cache *c, uint64_t line_addr) {
-  const uint64_t idx = line_addr / c->cfg.line_bytes / c->cfg.set_stride;
+  uint64_t idx = line_addr >> __builtin_ctz(c->cfg.line_bytes); /* power of two (cache_init) */
+  if (c->cfg.set_stride > 1) idx /= c->cfg.set_stride;
   return (uint32_t)(idx % c->sets);
 }
 
