@@ -4,6 +4,10 @@
 
 #include <string.h>
 
+_Static_assert(BPS_ENC_BYPASS_L1 < 4 && BPS_ENC_FILL_INVALID < 4 && BPS_ENC_FILL_WIN < 4 &&
+                   BPS_ENC_BYPASS_L2 < 4, "miss paths index bps_counters_t.path[4]");
+_Static_assert(BPS_AFF_W <= 32 && BPS_AVG_W <= 32, "state registers are held in uint32_t");
+
 #define PEN_MASK ((1u << BPS_PEN_W) - 1u)
 #define LVL_MASK ((1u << BPS_LVL_W) - 1u)
 
@@ -45,6 +49,8 @@ int bps_set_numerators(bps_t *s, uint32_t num_rd, uint32_t num_wr) {
   s->cfg.num_wr = num_wr;
   return 0;
 }
+
+void bps_set_avg_on_miss(bps_t *s, bool on) { s->cfg.avg_on_miss = on; }
 
 void bps_clear(bps_t *s, uint32_t seed) {
   s->max_pen = 0;

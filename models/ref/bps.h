@@ -59,6 +59,10 @@
 
 #include "bps_params.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define BPS_NUM_MAX ((1u << BPS_NUM_W) - 1u)
 #define BPS_NCOL_MAX ((1u << BPS_NCOL_W) - 1u)
 #define BPS_ACT_MAX ((1u << BPS_ACT_W) - 1u)
@@ -74,12 +78,12 @@ typedef struct bps_cfg {
 
 /* Path taken through Fig. 9 (also the RTL's resp_path_o encoding). */
 typedef enum bps_path {
-  BPS_PATH_BYPASS_L1 = 0,    /* pen_level <= avg_level: bypass, victim level not read */
-  BPS_PATH_FILL_INVALID = 1, /* victim invalid: fill without the second comparison */
-  BPS_PATH_FILL_WIN = 2,     /* aff_level > victim level: replace the victim */
-  BPS_PATH_BYPASS_L2 = 3,    /* aff_level <= victim level: bypass, maybe decrement victim */
-  BPS_PATH_HIT = 4,          /* hit-path update only */
-  BPS_PATH_CLEAR = 5         /* state cleared (RTL op only) */
+  BPS_PATH_BYPASS_L1 = BPS_ENC_BYPASS_L1,       /* pen_level <= avg_level: bypass, victim level not read */
+  BPS_PATH_FILL_INVALID = BPS_ENC_FILL_INVALID, /* victim invalid: fill without the second comparison */
+  BPS_PATH_FILL_WIN = BPS_ENC_FILL_WIN,         /* aff_level > victim level: replace the victim */
+  BPS_PATH_BYPASS_L2 = BPS_ENC_BYPASS_L2,       /* aff_level <= victim level: bypass, maybe decrement */
+  BPS_PATH_HIT = BPS_ENC_HIT,                   /* hit-path update only */
+  BPS_PATH_CLEAR = BPS_ENC_CLEAR                /* state cleared (RTL op only) */
 } bps_path_t;
 
 /* One DRAM-cache access as seen by the scorer: the requests of the MSHR entry that map to
@@ -140,6 +144,9 @@ int bps_init(bps_t *s, const bps_cfg_t *cfg);
  * Returns 0, or -1 if a value exceeds BPS_NUM_MAX (state unchanged). */
 int bps_set_numerators(bps_t *s, uint32_t num_rd, uint32_t num_wr);
 
+/* Select whether misses update the moving average (hits always do). Never fails. */
+void bps_set_avg_on_miss(bps_t *s, bool on);
+
 /* Clear maxima and average and load the LFSR with seed (0 -> BPS_LFSR_SEED; higher bits than
  * BPS_LFSR_W are ignored). Counters are kept except `clears`. The RTL's CLEAR operation. */
 void bps_clear(bps_t *s, uint32_t seed);
@@ -169,4 +176,7 @@ uint32_t bps_level(uint64_t v, uint64_t m);                  /* level(v, m) abov
 uint32_t bps_avg_update(uint32_t avg, uint32_t pen);         /* new moving average */
 uint32_t bps_lfsr_next(uint32_t state);                      /* one Galois shift */
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* STRATA_BPS_H */
