@@ -25,13 +25,17 @@
 //   PcmWrWeight refcnt increment of a PCM write, 1..2^REF_W-1 (paper: 3)
 //
 // Handshake: req_valid_i/req_ready_o, then rsp_valid_o/rsp_ready_i; one
-// request in flight; the response is held until rsp_ready_i. Cycles from
-// request acceptance to rsp_valid_o (rsp_ready_i held high):
-//   ACCESS hit 5; miss 5 (fresh) or 6 (free list); capacity eviction 8;
-//   bucket conflict 6+Ways; TICK 1 (empty queue), 2 (not expired),
-//   4 (demote), 3 (leave from queue 0); SETPOS/LOOKUP 3 (2 when absent);
-//   NEIGH 3 + up to 2 per row segment (<= 3 + 2*ROW_SEGS).
-// Throughput: one request per (latency + 1) cycles (the cycle in IDLE).
+// request in flight; the response registers hold until rsp_ready_i.
+// Latency = clock edges from the accepting edge to rsp_valid_o (the testbench
+// checks every transaction against these numbers):
+//   ACCESS  hit 4; create 4 (never-used descriptor) or 5 (from the free list);
+//           create with capacity eviction 6; with bucket conflict Ways + 5
+//   TICK    0 (queue empty), 1 (head not expired), 3 (demote), 2 (leaves)
+//   SETPOS, LOOKUP  2 (1 when absent)
+//   NEIGH   2 + ROW_SEGS + (descriptors of the row besides seg) (1 when absent),
+//           at most 1 + 2*ROW_SEGS = 65
+// Throughput: one request per (latency + 2) cycles (acceptance and response
+// edges). After reset, req_ready_o stays low for 2^BktW cycles (hash clear).
 module flrb #(
   parameter int unsigned CapW        = flrb_pkg::CAP_W,
   parameter int unsigned BktW        = flrb_pkg::BKT_W,
@@ -649,6 +653,14 @@ module flrb #(
   assign rsp_tick_q_o = r_tickq_q;
   assign rsp_mask_o = r_mask_q;
   assign rsp_occ_o = r_occ_q;
+
+  // Per-queue lengths for waveform viewing (waveforms/flrb.gtkw); no logic.
+  for (genvar q = 0; q < NQ; q++) begin : gen_qlen
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [CntW-1:0] len;
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign len = cnt_q[q*CntW +: CntW];
+  end
 
   // ---------------------------------------------------------------- invariants
 `ifndef SYNTHESIS
