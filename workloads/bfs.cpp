@@ -138,7 +138,7 @@ class BfsKernel : public Kernel {
             bstore_write(golden, o.addr[l], &v, 4);
           }
           return;
-        default: o.exit(); return;
+        default: o.exit(w.mask); return;
       }
     }
   }

@@ -68,13 +68,15 @@ struct WarpInst {
     bytes = static_cast<uint8_t>(nbytes);
     set(kNoReg, mask, data_reg, addr_reg, s2);
   }
-  void barrier() {
+  // Barrier and Exit count as executed by the lanes in `mask` (the warp's
+  // existing threads; pass WarpCtx::mask for a partial tail warp).
+  void barrier(uint32_t mask = 0xffffffffu) {
     op = Op::Barrier;
-    set(kNoReg, active, kNoReg, kNoReg, kNoReg);
+    set(kNoReg, mask, kNoReg, kNoReg, kNoReg);
   }
-  void exit() {
+  void exit(uint32_t mask = 0xffffffffu) {
     op = Op::Exit;
-    set(kNoReg, active, kNoReg, kNoReg, kNoReg);
+    set(kNoReg, mask, kNoReg, kNoReg, kNoReg);
   }
 
  private:

@@ -77,7 +77,7 @@ class GupsKernel : public Kernel {
           bstore_write(golden, o.addr[l], &o.data[l], 8);
         }
         return;
-      default: o.exit(); return;
+      default: o.exit(w.mask); return;
     }
   }
 };

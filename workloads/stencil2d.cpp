@@ -73,7 +73,7 @@ class StencilKernel : public Kernel {
           }
           return;
         }
-        default: o.exit(); return;
+        default: o.exit(w.mask); return;
       }
     }
   }

@@ -43,7 +43,7 @@ class StreamKernel : public Kernel {
         bstore_write(golden, c + 4 * t0, vc, 4 * cnt);
         return;
       }
-      default: o.exit(); return;
+      default: o.exit(w.mask); return;
     }
   }
 

@@ -1,0 +1,69 @@
+// Strata GPU: num_sms SMs (models/sm/sm.h) and the CTA dispatcher running one
+// Program's kernels back to back from t = 0. A kernel ends when all its CTAs
+// finished (every warp exited with its loads returned) and every store was
+// acknowledged by the L2; the L1s are then invalidated and the next kernel
+// starts on the following core cycle. CTAs go round robin to SMs with a free
+// CTA slot and enough free warp slots. When the program has no further kernel,
+// the GPU records gpu.cycles and calls sc_core::sc_stop().
+//
+// The golden store is the functional memory the kernels' generators read and
+// write (the Program must have been init()ed with it); with `check` on, every
+// returned load is compared against it (models/common/check.h).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "common/cfg.h"
+#include "common/check.h"
+#include "common/payload.h"
+#include "common/stats.h"
+#include "sm/sm.h"
+#include "workloads/program.h"
+
+namespace strata {
+
+class Gpu : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Gpu);
+  Gpu(sc_core::sc_module_name name, unsigned num_sms, const SmCfg& sm, const L1Cfg& l1, const amap* map,
+      PayloadPool& pool, bstore* golden, bool check, StatsRegistry& stats);
+  ~Gpu() override;
+
+  Sm& sm(unsigned i) { return *sms_.at(i); }
+  unsigned num_sms() const { return static_cast<unsigned>(sms_.size()); }
+  void load(Program* prog);  // before sc_start; not owned
+  bool finished() const { return finished_; }
+  uint64_t instructions() const;  // thread instructions so far (cumulative)
+  uint64_t mem_requests() const;  // L1 -> L2 requests so far (cumulative)
+  double progress() const;        // rough fraction of the program done, 0..1
+  uint64_t cycles() const { return cycles_; }
+  uint64_t kernels() const { return kernels_; }
+
+  // --- from the SMs ---
+  void on_cta_done(unsigned sm);
+  void on_stores_drained(unsigned sm);
+
+ private:
+  void kernel_method();
+  void dispatch_method();
+  void dispatch();
+  void check_kernel_end();
+  uint64_t now_cycle() const;
+
+  const SmCfg cfg_;
+  const uint64_t period_ps_;
+  Checker checker_;
+  std::vector<std::unique_ptr<Sm>> sms_;
+  Program* prog_ = nullptr;
+  const Kernel* kernel_ = nullptr;
+  uint32_t next_cta_ = 0, ctas_done_ = 0;
+  unsigned rr_ = 0;
+  bool finished_ = false;
+  sc_core::sc_event kernel_ev_, dispatch_ev_;
+  uint64_t cycles_ = 0, kernels_ = 0;
+};
+
+}  // namespace strata
