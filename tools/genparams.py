@@ -79,12 +79,15 @@ def main():
         h.append(f"/* {cmt} */")
         h.append(f"#define {prefix.upper()}_{name} {v}u")
     h += ["", f"#endif /* {guard} */", ""]
-    sv = [f"// {gen}", f"// {desc.get('title', '')}", f"package {prefix}_pkg;"]
+    # Not every shared constant is used by the RTL (some are for the C model or the
+    # testbench), so the package itself switches Verilator's unused-parameter lint off.
+    sv = [f"// {gen}", f"// {desc.get('title', '')}", "/* verilator lint_off UNUSEDPARAM */",
+          f"package {prefix}_pkg;"]
     for name, v, d, s in rows:
         cmt = d + (f" [{s}]" if s else "")
         sv.append(f"  // {cmt}")
         sv.append(f"  localparam int unsigned {name} = {v};")
-    sv += ["endpackage", ""]
+    sv += ["endpackage", "/* verilator lint_on UNUSEDPARAM */", ""]
     (out / f"{prefix}_params.h").write_text("\n".join(h))
     (out / f"{prefix}_pkg.sv").write_text("\n".join(sv))
 

@@ -133,11 +133,24 @@ static inline uint64_t take(const amap_digit *d, uint64_t *q) {
   return v;
 }
 
+/* XOR of all `bits`-wide slices of x: every row bit influences the result, so
+ * arrays a power-of-two number of rows apart still land in different banks. */
+static inline uint32_t fold(uint64_t x, unsigned bits) {
+  uint64_t r = 0;
+  const uint64_t m = (1ull << bits) - 1;
+  while (x) {
+    r ^= x & m;
+    x >>= bits;
+  }
+  return (uint32_t)r;
+}
+
 static inline uint32_t permute(uint32_t v, uint32_t count, uint64_t row, unsigned salt) {
   if (count <= 1) return v;
-  uint64_t r = row >> (salt * 3);
-  if (is_pow2(count)) return (uint32_t)((v ^ r) & (count - 1));
-  return (uint32_t)((v + r % count) % count);
+  if (is_pow2(count)) return (v ^ fold(row >> salt, log2u(count))) & (count - 1);
+  /* not a power of two: rotate by a multiplicative hash of the row */
+  const uint64_t h = (row + salt) * 0x9E3779B97F4A7C15ull;
+  return (uint32_t)((v + (h >> 32) % count) % count);
 }
 
 void amap_decode(const amap *m, uint64_t pa, amap_loc *o) {

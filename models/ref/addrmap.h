@@ -8,9 +8,10 @@
  * GDDR5 channels), so decoding is successive div/mod (shifts for powers of two).
  * Fields: off (bytes per column access), col (may appear several times; the
  * pieces form the column index, low piece first), ch, ra (rank), bg, ba, row.
- * With hashing on, bank group, bank and channel are permuted by low row bits
- * (XOR for powers of two, addition modulo the count otherwise), which spreads
- * row conflicts (a bijection for every fixed row, so no two addresses collide).
+ * With hashing on, channel, bank group and bank are permuted by the row: XOR
+ * with an XOR-fold of all row bits for powers of two, rotation by a
+ * multiplicative hash of the row otherwise (see addrmap.c). This spreads row
+ * conflicts and is a bijection for every fixed row.
  *
  * The L2 bank of an address: channel * l2_per_channel + (the part of the address
  * above the channel field) mod l2_per_channel.
