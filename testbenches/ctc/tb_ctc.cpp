@@ -17,7 +17,16 @@
 #include <string>
 #include <vector>
 
+// The same harness is built twice: tb_ctc (the paper configuration, Sets =
+// SETS) and tb_ctc_small (ctc_small_top.sv: Sets = TB_SMALL_SETS, so every set
+// conflicts constantly and the parameterisation itself is verified).
+#ifdef CTC_TB_SMALL
+#include "Vctc_small.h"
+using Model = Vctc_small;
+#else
 #include "Vctc.h"
+using Model = Vctc;
+#endif
 #include "verilated.h"
 #include "verilated_cov.h"
 #include "verilated_fst_c.h"
@@ -25,6 +34,16 @@
 extern "C" {
 #include "ctc.h"
 }
+
+#ifdef CTC_TB_SMALL
+constexpr uint32_t kSets = CTC_TB_SMALL_SETS;
+#else
+constexpr uint32_t kSets = CTC_SETS;
+#endif
+constexpr uint32_t log2c(uint32_t v) { return v <= 1 ? 0 : 1 + log2c(v / 2); }
+constexpr uint32_t kSetBits = log2c(kSets);
+constexpr uint32_t kTagBits = CTC_ROW_BITS - kSetBits - CTC_SECTOR_IDX_BITS;
+static_assert((1u << kSetBits) == kSets, "sets must be a power of two");
 
 namespace {
 
@@ -105,7 +124,7 @@ class Bench {
     ctx_->randSeed((int)(seed & 0x7fffffff));
     ctx_->debug(0);
     ctx_->traceEverOn(trace != nullptr);
-    top_ = std::make_unique<Vctc>(ctx_.get(), "TOP");
+    top_ = std::make_unique<Model>(ctx_.get(), "TOP");
     if (trace) {
       // The model is built with --trace-fst; a .vcd name is written as FST and
       // converted with GTKWave's fst2vcd when the run ends.
@@ -121,6 +140,7 @@ class Bench {
     }
     ctc_cfg cfg;
     ctc_default_cfg(&cfg);
+    cfg.sets = kSets;
     char err[128];
     if (ctc_init(&ref_, &cfg, err, sizeof err) != CTC_OK) {
       fprintf(stderr, "tb_ctc: %s\n", err);
@@ -180,7 +200,7 @@ class Bench {
     for (int i = 0; i < n; i++) cycle();
     top_->rst_ni = 1;
     ctc_reset(&ref_);
-    uint64_t limit = CTC_SETS + 16;
+    uint64_t limit = kSets + 16;
     for (uint64_t i = 0; !top_->req_ready_o; i++) {
       if (top_->wb_valid_o || top_->rsp_valid_o) fail("init", "no output may be valid during the init walk");
       if (i > limit) fail("init", "req_ready_o not raised after the init walk");
@@ -455,7 +475,7 @@ class Bench {
   Rng rng_;
   bool quiet_;
   std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vctc> top_;
+  std::unique_ptr<Model> top_;
   std::unique_ptr<VerilatedFstC> tfp_;
   std::string fst_, vcd_;
   ctc ref_;
@@ -470,7 +490,7 @@ class Bench {
 
 // ------------------------------------------------------------------ stimulus
 uint64_t mkrow(uint64_t tag, uint32_t set, uint32_t sec) {
-  return (tag << (CTC_SET_BITS + CTC_SECTOR_IDX_BITS)) | ((uint64_t)set << CTC_SECTOR_IDX_BITS) | sec;
+  return (tag << (kSetBits + CTC_SECTOR_IDX_BITS)) | ((uint64_t)(set % kSets) << CTC_SECTOR_IDX_BITS) | sec;
 }
 
 Txn op_row(uint32_t op, uint64_t row, uint32_t data = 0, uint32_t dirty = 0) {
@@ -506,9 +526,9 @@ void directed(Bench &b) {
   b.expect_latency(op_row(CTC_OP_FILL, mkrow(1, 2, 3), 8), 3, "fill of a valid sector");
   b.expect_latency(op_row(CTC_OP_UPDATE, mkrow(1, 2, 4), 9, 0), 3, "update of a present line");
   b.expect_latency(op_cfg(CTC_MAX_L2_WAYS), 1, "configure without shrink");
-  b.expect_latency(op_flush(), 1 + 3 * CTC_SETS, "flush without dirty lines");
+  b.expect_latency(op_flush(), 1 + 3 * kSets, "flush without dirty lines");
   // 1. empty: lookups miss, invalidate misses, flush writes nothing back
-  for (uint32_t i = 0; i < 8; i++) b.run(op_row(CTC_OP_LOOKUP, mkrow(i, i * 31 % CTC_SETS, i)));
+  for (uint32_t i = 0; i < 8; i++) b.run(op_row(CTC_OP_LOOKUP, mkrow(i, i * 31 % kSets, i)));
   b.run(op_row(CTC_OP_INVAL, mkrow(3, 3, 3)));
   b.run(op_flush());
   // 2. one set filled to all 16 ways, in order (ties among invalid ways -> lowest)
@@ -532,13 +552,13 @@ void directed(Bench &b) {
   b.run(op_cfg(CTC_MAX_L2_WAYS));
   {
     uint64_t lines = 0, sectors = 0;
-    for (uint32_t set = 0; set < CTC_SETS; set++)
+    for (uint32_t set = 0; set < kSets; set++)
       for (uint32_t w = 0; w < W; w++) {
         const ctc_line *l = ctc_line_at(&b.ref(), set, w);
         if (l->dirty) lines++;
         sectors += (uint64_t)__builtin_popcount(l->dirty);
       }
-    b.expect_latency(op_flush(), 1 + 3 * CTC_SETS + 2 * lines + sectors, "flush with dirty lines");
+    b.expect_latency(op_flush(), 1 + 3 * kSets + 2 * lines + sectors, "flush with dirty lines");
   }
   // 5. invalidate: dirty line (write-backs), clean line, absent line
   for (uint32_t s = 0; s < CTC_SECTORS; s += 2) b.run(op_row(CTC_OP_UPDATE, mkrow(77, 11, s), s, 1));
@@ -554,7 +574,7 @@ void directed(Bench &b) {
   b.run(op_row(CTC_OP_LOOKUP, maxrow));
   b.run(op_row(CTC_OP_LOOKUP, 0));
   // 7. reconfiguration: dirty lines in every way of a few sets, then shrink step by step
-  for (uint32_t set : {0u, 1u, 128u, CTC_SETS - 1})
+  for (uint32_t set : {0u, 1u, kSets / 2, kSets - 1})
     for (uint32_t w = 0; w < W; w++) b.run(op_row(CTC_OP_UPDATE, mkrow(500 + w, set, w & 7), set * 100 + w, 1));
   for (int k = CTC_MAX_L2_WAYS - 1; k >= 0; k--) {
     b.run(op_cfg((uint32_t)k));
@@ -600,7 +620,7 @@ void directed(Bench &b) {
   //     writes back SETS * MAX_WAYS * SECTORS beats (the widest rsp_nwb_o value)
   uint32_t saved[3] = {b.wb_stall_pct, b.rsp_stall_pct, b.gap_pct};
   b.wb_stall_pct = b.rsp_stall_pct = b.gap_pct = 0;
-  for (uint32_t set = 0; set < CTC_SETS; set++)
+  for (uint32_t set = 0; set < kSets; set++)
     for (uint32_t w = 0; w < W; w++)
       for (uint32_t s = 0; s < CTC_SECTORS; s++)
         b.run(op_row(CTC_OP_UPDATE, mkrow(800 + w, set, s), (uint32_t)r.next(), 1));
@@ -619,7 +639,7 @@ void directed(Bench &b) {
 void random_traffic(Bench &b, uint64_t count) {
   Rng &r = b.rng();
   uint32_t hot[6];
-  for (auto &h : hot) h = r.below(CTC_SETS);
+  for (auto &h : hot) h = r.below(kSets);
   uint64_t recent[64] = {};
   uint32_t burst_left = 0;
   uint64_t burst_line = 0;
@@ -639,7 +659,7 @@ void random_traffic(Bench &b, uint64_t count) {
     } else if (p < 6) {
       t.op = CTC_OP_FLUSH + 1 + r.below((1u << CTC_OP_BITS) - CTC_OP_FLUSH - 1);  // undefined
     } else if (p < 16) {
-      burst_line = mkrow(r.below(24) * 0x9e37u % (1u << CTC_TAG_BITS), hot[r.below(6)], 0);
+      burst_line = mkrow(r.below(24) * 0x9e37u % (1u << (kTagBits < 31 ? kTagBits : 31)), hot[r.below(6)], 0);
       burst_left = CTC_SECTORS;
       continue;
     } else {
@@ -651,7 +671,7 @@ void random_traffic(Bench &b, uint64_t count) {
       if (q < 50) {
         t.row = recent[r.below(64)];
       } else if (q < 92) {
-        t.row = mkrow(r.below(24) * 0x9e37u % (1u << CTC_TAG_BITS), hot[r.below(6)], r.below(CTC_SECTORS));
+        t.row = mkrow(r.below(24) * 0x9e37u % (1u << (kTagBits < 31 ? kTagBits : 31)), hot[r.below(6)], r.below(CTC_SECTORS));
       } else {
         t.row = r.next() >> (64 - CTC_ROW_BITS);
       }
@@ -662,7 +682,7 @@ void random_traffic(Bench &b, uint64_t count) {
     int reset_after = r.below(20000) == 0 ? (int)r.below(12) : -1;
     b.run(t, reset_after);
     if (i % 20000 == 19999) {  // move the hot sets now and then
-      hot[r.below(6)] = r.below(CTC_SETS);
+      hot[r.below(6)] = r.below(kSets);
     }
   }
 }
@@ -716,7 +736,7 @@ int check_coverage(const Bench &b, bool directed_run, bool random_run, bool quie
   if (directed_run) {
     need.push_back({"latency checks", c.latency_checks});
     need.push_back({"reset mid-traffic", c.resets_mid_traffic});
-    need.push_back({"full-cache flush", c.max_walk_wb == (uint64_t)CTC_SETS * CTC_MAX_WAYS * CTC_SECTORS});
+    need.push_back({"full-cache flush", c.max_walk_wb == (uint64_t)kSets * CTC_MAX_WAYS * CTC_SECTORS});
   }
   (void)random_run;
   int missing = 0;
