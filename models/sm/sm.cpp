@@ -152,6 +152,31 @@ void Sm::kernel_boundary() {
   kernel_ = nullptr;
 }
 
+std::string Sm::debug_state() const {
+  static const char* const kOp[] = {"alu", "sfu", "load", "store", "barrier", "exit"};
+  std::string s = std::string(name()) + ": cycle " + std::to_string(last_cycle_) + ", ctas " +
+                  std::to_string(ctas_live_) + ", memq " + std::to_string(memq_count_) +
+                  (l1_blocked_ ? " (L1 blocked)" : "") + ", outq " + std::to_string(outq_count_) +
+                  (awaiting_end_req_ ? " (awaiting END_REQ)" : "") + ", mshrs " + std::to_string(mshr_active_.size()) +
+                  ", free load records " + std::to_string(ldrec_free_.size()) + ", stores in flight " +
+                  std::to_string(stores_out_) + ", responses queued " + std::to_string(resp_ready_.size()) + "\n";
+  for (size_t i = 0; i < warps_.size(); ++i) {
+    const Warp& w = warps_[i];
+    if (!w.live || w.exited) continue;
+    s += "  warp slot " + std::to_string(i) + " cta " + std::to_string(w.ctx.cta) + " pc " + std::to_string(w.ctx.pc) +
+         (w.has_inst ? std::string(" next ") + kOp[static_cast<int>(w.inst.op)] : std::string(" (no inst)")) +
+         (w.at_barrier ? " at barrier" : "") + ", pending loads " + std::to_string(w.pending_loads);
+    for (unsigned r = 0; r < kMaxRegs; ++r)
+      if (w.reg_ready[r] > last_cycle_)
+        s += ", r" + std::to_string(r) + (w.reg_ready[r] == kNever ? " waits" : " at " + std::to_string(w.reg_ready[r]));
+    s += "\n";
+  }
+  for (uint16_t m : mshr_active_)
+    s += "  mshr " + std::to_string(m) + " line 0x" + std::to_string(mshrs_[m].line) + " outstanding " +
+         std::to_string(mshrs_[m].outstanding) + " waiters " + std::to_string(mshrs_[m].nwait) + "\n";
+  return s;
+}
+
 // ---------------------------------------------------------------- main cycle
 
 void Sm::cycle() {
@@ -175,6 +200,11 @@ void Sm::cycle() {
   if (!l1_done_c_) l1_stage(c);
   if (!send_done_c_) send_stage(c);
 
+  // Loads completed by L1 hits in this cycle release their registers later.
+  if (hit_wake_ != kNever) {
+    next = std::min(next, hit_wake_);
+    hit_wake_ = kNever;
+  }
   if (memq_count_ && !l1_blocked_) next = std::min(next, c + 1);
   if (outq_count_ && !awaiting_end_req_) next = std::min(next, std::max(c + 1, (send_ok_ps_ + period_ps_ - 1) / period_ps_));
   if (next != kNever) wake_cycle(next);
@@ -405,6 +435,7 @@ void Sm::complete_lanes(uint16_t id, uint32_t lanes, uint64_t ready_cycle) {
   if (r.pending) return;
   Warp& w = warps_[r.warp];
   if (r.dst != kNoReg) w.reg_ready[r.dst] = r.ready;
+  if (r.ready > last_cycle_) hit_wake_ = std::min(hit_wake_, r.ready);
   w.max_ready = std::max(w.max_ready, r.ready);
   --w.pending_loads;
   ldrec_free_.push_back(id);

@@ -82,6 +82,8 @@ class Sm : public sc_core::sc_module {
   const coal_hist& coalescer() const { return coal_; }
   uint64_t wakeups() const { return wakeups_; }
 
+  // One-line-per-item description of the SM's state (stall diagnosis).
+  std::string debug_state() const;
   // Record every issued instruction into *log (nullptr = off).
   void set_issue_log(std::vector<IssueRec>* log) { issue_log_ = log; }
   uint64_t cycle_now() const;
@@ -203,6 +205,7 @@ class Sm : public sc_core::sc_module {
   std::vector<tlm::tlm_generic_payload*> resp_ready_;
   sc_core::sc_event wake_;
   uint64_t last_cycle_ = kNever;
+  uint64_t hit_wake_ = kNever;         // earliest register release by an L1 hit this cycle
   unsigned issued_c_ = 0, ldst_c_ = 0;  // this cycle's issue and LD/ST budget used
   bool l1_done_c_ = false, send_done_c_ = false;
 
