@@ -35,6 +35,8 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
     SC_REPORT_FATAL(this->name(), "invalid SmCfg");
   isock.register_nb_transport_bw(this, &Sm::nb_transport_bw);
   warps_.resize(cfg.max_warps);
+  rdy_.assign(cfg.max_warps, kNever);
+  op_.assign(cfg.max_warps, Op::Exit);
   warps_free_ = cfg.max_warps;
   ctas_.resize(cfg.max_ctas);
   for (CtaSlot& c : ctas_) c.slots.reserve(cfg.max_warps);
@@ -140,10 +142,12 @@ void Sm::launch_cta(const Kernel* k, uint32_t cta) {
     w.ctx.warp = wi;
     k->warp_begin(w.ctx);
     c.slots.push_back(static_cast<uint16_t>(slot));
+    rdy_[slot] = kDirty;
     age_order_.push_back(static_cast<uint16_t>(slot));
   }
   ++ctas_live_;
   warps_free_ -= k->warps_per_cta;
+  issue_dirty_ = true;
   wake_cycle(cycle_now());
 }
 
@@ -247,8 +251,7 @@ uint64_t Sm::ready_time(Warp& w) {
   }
 }
 
-bool Sm::structural_ok(const Warp& w, unsigned ldst_budget) const {
-  const Op op = w.inst.op;
+bool Sm::structural_ok(Op op, unsigned ldst_budget) const {
   if (op != Op::Load && op != Op::Store) return true;
   if (ldst_budget == 0 || memq_count_ == kMemQ) return false;
   return op == Op::Store || !ldrec_free_.empty();
@@ -260,21 +263,31 @@ void Sm::issue_stage(uint64_t c, uint64_t& next) {
     next = std::min(next, c + 1);
     return;
   }
+  if (!issue_dirty_ && c < issue_hint_) {
+    next = std::min(next, issue_hint_);
+    return;
+  }
+  issue_dirty_ = false;
+  const uint64_t next_in = next;
+  next = kNever;
   unsigned issued = issued_c_, ldst = cfg_.ldst_per_cycle - ldst_c_;
   bool struct_blocked = false;
   auto consider = [&](unsigned slot) -> bool {  // returns true when the issue width is used up
-    Warp& w = warps_[slot];
-    if (!w.live || w.exited || w.at_barrier) return false;
-    const uint64_t t = ready_time(w);
+    uint64_t t = rdy_[slot];
+    if (t == kDirty) {
+      t = rdy_[slot] = ready_time(warps_[slot]);
+      op_[slot] = warps_[slot].inst.op;
+    }
     if (t > c) {
       if (t != kNever) next = std::min(next, t);
       return false;
     }
-    if (!structural_ok(w, ldst)) {
+    const Op op = op_[slot];
+    if (!structural_ok(op, ldst)) {
       struct_blocked = true;
       return false;
     }
-    if (w.inst.op == Op::Load || w.inst.op == Op::Store) --ldst;
+    if (op == Op::Load || op == Op::Store) --ldst;
     issue(slot, c);
     return ++issued == cfg_.issue_width;
   };
@@ -297,10 +310,11 @@ void Sm::issue_stage(uint64_t c, uint64_t& next) {
   }
   // After issuing, the next instructions may be ready in the next cycle. A warp
   // blocked on a structural resource is woken by the L1 stage or a response.
-  if (issued > issued_c_) next = std::min(next, c + 1);
+  if (issued > issued_c_ || struct_blocked) next = std::min(next, c + 1);
+  issue_hint_ = next;
+  next = std::min(next, next_in);
   issued_c_ = issued;
   ldst_c_ = cfg_.ldst_per_cycle - ldst;
-  (void)struct_blocked;
 }
 
 void Sm::issue(unsigned slot, uint64_t c) {
@@ -311,6 +325,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
   if (issue_log_) issue_log_->push_back({c, w.ctx.cta, static_cast<uint16_t>(slot), static_cast<uint16_t>(w.ctx.warp), in.op});
   last_issued_ = static_cast<int>(slot);
   w.has_inst = false;
+  rdy_[slot] = kDirty;
   switch (in.op) {
     case Op::Alu:
     case Op::Sfu: {
@@ -363,6 +378,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
     case Op::Barrier: {
       CtaSlot& cs = ctas_[w.cta_slot];
       w.at_barrier = true;
+      rdy_[slot] = kNever;
       ++cs.at_barrier;
       if (cs.at_barrier >= cs.warps_live) release_barrier(cs);
       return;
@@ -370,6 +386,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
     case Op::Exit: {
       CtaSlot& cs = ctas_[w.cta_slot];
       w.exited = true;
+      rdy_[slot] = kNever;
       age_order_.erase(std::find(age_order_.begin(), age_order_.end(), static_cast<uint16_t>(slot)));
       --cs.warps_live;
       if (cs.warps_live > 0 && cs.at_barrier >= cs.warps_live) release_barrier(cs);
@@ -387,7 +404,12 @@ void Sm::issue(unsigned slot, uint64_t c) {
 }
 
 void Sm::release_barrier(CtaSlot& cs) {
-  for (uint16_t s : cs.slots) warps_[s].at_barrier = false;
+  issue_dirty_ = true;
+  for (uint16_t s : cs.slots)
+    if (warps_[s].at_barrier) {
+      warps_[s].at_barrier = false;
+      rdy_[s] = kDirty;
+    }
   cs.at_barrier = 0;
 }
 
@@ -435,6 +457,8 @@ void Sm::complete_lanes(uint16_t id, uint32_t lanes, uint64_t ready_cycle) {
   if (r.pending) return;
   Warp& w = warps_[r.warp];
   if (r.dst != kNoReg) w.reg_ready[r.dst] = r.ready;
+  if (!w.exited && !w.at_barrier) rdy_[r.warp] = kDirty;
+  issue_dirty_ = true;
   if (r.ready > last_cycle_) hit_wake_ = std::min(hit_wake_, r.ready);
   w.max_ready = std::max(w.max_ready, r.ready);
   --w.pending_loads;
@@ -456,6 +480,7 @@ void Sm::l1_stage(uint64_t c) {
   if (++m.next == m.n) {
     memq_head_ = (memq_head_ + 1) % kMemQ;
     --memq_count_;
+    issue_dirty_ = true;
   }
 }
 

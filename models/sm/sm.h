@@ -149,7 +149,7 @@ class Sm : public sc_core::sc_module {
   void process_response(tlm::tlm_generic_payload* gp, uint64_t c);
   void issue_stage(uint64_t c, uint64_t& next);
   uint64_t ready_time(Warp& w);
-  bool structural_ok(const Warp& w, unsigned ldst_budget) const;
+  bool structural_ok(Op op, unsigned ldst_budget) const;
   void issue(unsigned slot, uint64_t c);
   void l1_stage(uint64_t c);
   bool l1_load(MemInst& m, const coal_req& r, uint64_t c);
@@ -178,6 +178,13 @@ class Sm : public sc_core::sc_module {
 
   const Kernel* kernel_ = nullptr;
   std::vector<Warp> warps_;
+  // Hot per-slot scheduling word, scanned every issue cycle (kept apart from the
+  // large Warp records): cycle at which the buffered instruction's operands are
+  // ready, kNever when the slot cannot issue until an event (free, exited, at a
+  // barrier, waiting for a load), kDirty when it must be recomputed.
+  static constexpr uint64_t kDirty = ~0ull - 1;
+  std::vector<uint64_t> rdy_;
+  std::vector<Op> op_;  // op of each slot's buffered instruction (valid when rdy_ is not kDirty)
   std::vector<CtaSlot> ctas_;
   std::vector<uint16_t> age_order_;  // live, not exited warp slots, oldest first
   unsigned ctas_live_ = 0, warps_free_ = 0;
@@ -205,7 +212,12 @@ class Sm : public sc_core::sc_module {
   std::vector<tlm::tlm_generic_payload*> resp_ready_;
   sc_core::sc_event wake_;
   uint64_t last_cycle_ = kNever;
-  uint64_t hit_wake_ = kNever;         // earliest register release by an L1 hit this cycle
+  uint64_t hit_wake_ = kNever;
+  // Issue-scan skipping: no warp can issue before issue_hint_ unless something
+  // changed since the last scan (issue_dirty_: a load returned, a barrier
+  // opened, a CTA arrived, an LD/ST queue slot freed).
+  uint64_t issue_hint_ = 0;
+  bool issue_dirty_ = true;         // earliest register release by an L1 hit this cycle
   unsigned issued_c_ = 0, ldst_c_ = 0;  // this cycle's issue and LD/ST budget used
   bool l1_done_c_ = false, send_done_c_ = false;
 
