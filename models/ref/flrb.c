@@ -296,6 +296,18 @@ int flrb_exec(flrb *f, const flrb_req *q, flrb_resp *r) {
   }
 }
 
+uint32_t flrb_cycles_to_expiry(const flrb *f, uint64_t now) {
+  uint32_t t = (uint32_t)(now & FLRB_TIME_MASK), best = UINT32_MAX;
+  for (uint32_t q = 0; q < FLRB_NQ; q++) {
+    if (f->cnt[q] == 0) continue;
+    uint32_t e = f->d[f->head[q]].exptm;
+    /* expired when now > exptm (D3): first expired at exptm + 1 */
+    uint32_t wait = flrb_expired(e, t) ? 0u : ((e - t) & FLRB_TIME_MASK) + 1u;
+    if (wait < best) best = wait;
+  }
+  return best;
+}
+
 int flrb_check(const flrb *f) {
   uint32_t total = 0;
   for (uint32_t q = 0; q < FLRB_NQ; q++) {

@@ -192,6 +192,14 @@ int flrb_neighbours(flrb *f, uint32_t seg, flrb_resp *r);
  * called function, -1 for an unknown op. */
 int flrb_exec(flrb *f, const flrb_req *q, flrb_resp *r);
 
+/* For event-driven callers (no per-cycle polling): cycles from now until the
+ * first queue head expires, i.e. until a tick can act at all: 0 when one is
+ * already expired, UINT32_MAX when the structure is empty. Pure query, O(M).
+ * A caller that skips ticks while nothing can expire gets the same results as
+ * ticking every cycle only if it still advances the round-robin pointer, so
+ * it should call flrb_tick once per elapsed cycle from that time on (or
+ * accept the coarser check order, which the paper leaves open). */
+uint32_t flrb_cycles_to_expiry(const flrb *f, uint64_t now);
 /* Whether a TIME_W-bit exptm is expired at TIME_W-bit time now (D3). */
 bool flrb_expired(uint32_t exptm, uint32_t now);
 /* Full structural check (lists, counts, free list, hash <-> descriptors,

@@ -184,6 +184,35 @@ static void test_tick_demote_evict(void **st) {
   flrb_free(&f);
 }
 
+static void test_cycles_to_expiry(void **st) {
+  (void)st;
+  flrb f;
+  flrb_cfg c = small_cfg();
+  flrb_resp r;
+  assert_int_equal(flrb_init(&f, &c), 0);
+  assert_int_equal(flrb_cycles_to_expiry(&f, 0), UINT32_MAX);
+  flrb_access(&f, 1, false, true, false, 100, &r);  /* exptm 250, queue 1 */
+  flrb_access(&f, 2, true, true, false, 90, &r);    /* exptm 240, queue 2 */
+  assert_int_equal(flrb_cycles_to_expiry(&f, 200), 41);  /* expired at 241 */
+  assert_int_equal(flrb_cycles_to_expiry(&f, 241), 0);
+  /* the answer is exact: one cycle earlier no tick acts, at that time one does */
+  for (int i = 0; i < 8; i++) {
+    flrb_tick(&f, 240, &r);
+    assert_false(r.demoted);
+  }
+  int acted = 0;
+  for (int i = 0; i < 8; i++) {
+    flrb_tick(&f, 241, &r);
+    acted += r.demoted;
+  }
+  assert_int_equal(acted, 1);
+  /* across the time wrap */
+  flrb_reset(&f);
+  flrb_access(&f, 3, false, true, false, FLRB_TIME_MASK - 9, &r);  /* exptm 140 */
+  assert_int_equal(flrb_cycles_to_expiry(&f, FLRB_TIME_MASK - 9), 151);
+  flrb_free(&f);
+}
+
 static void test_tick_wrap(void **st) {
   (void)st;
   flrb f;
@@ -324,7 +353,7 @@ int main(void) {
       cmocka_unit_test(test_cfg),           cmocka_unit_test(test_queue_of),
       cmocka_unit_test(test_expired_wrap),  cmocka_unit_test(test_access_counts),
       cmocka_unit_test(test_saturation),    cmocka_unit_test(test_tick_demote_evict),
-      cmocka_unit_test(test_tick_wrap),     cmocka_unit_test(test_capacity_eviction),
+      cmocka_unit_test(test_tick_wrap),     cmocka_unit_test(test_cycles_to_expiry),     cmocka_unit_test(test_capacity_eviction),
       cmocka_unit_test(test_bucket_conflict), cmocka_unit_test(test_neighbours),
       cmocka_unit_test(test_random_invariants),
   };
