@@ -295,7 +295,7 @@ WorkloadInfo workload_bfs() {
   WorkloadInfo wi;
   wi.name = "bfs";
   wi.desc = "bottom-up level-synchronous BFS over a Graph500 R-MAT graph, CSR (footprint ~4(2 ef + 3) 2^scale bytes)";
-  wi.knobs = {{"scale", "log2 of the vertex count", 18, 4, 24},
+  wi.knobs = {{"scale", "log2 of the vertex count", 16, 4, 24},
               {"edge_factor", "generated edges per vertex (stored twice, undirected)", 8, 1, 64}};
   wi.make = [wi](const std::map<std::string, int64_t>& k, uint64_t seed) -> std::unique_ptr<Program> {
     return std::make_unique<BfsProgram>(static_cast<unsigned>(knob(wi, k, "scale")),

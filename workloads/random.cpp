@@ -142,7 +142,7 @@ WorkloadInfo workload_random() {
   wi.name = "random";
   wi.desc = "GUPS-like scattered 64-bit read-modify-write table[perm(i)] ^= key(i) (footprint 8 table_words bytes)";
   wi.knobs = {{"table_words", "64-bit words in the table", 4 << 20, 32, int64_t(1) << 31},
-              {"updates", "updates (threads), at most table_words", 256 << 10, 1, int64_t(1) << 31}};
+              {"updates", "updates (threads), at most table_words", 128 << 10, 1, int64_t(1) << 31}};
   wi.make = [wi](const std::map<std::string, int64_t>& k, uint64_t seed) -> std::unique_ptr<Program> {
     const int64_t words = knob(wi, k, "table_words"), upd = knob(wi, k, "updates");
     if (upd > words)

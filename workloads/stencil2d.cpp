@@ -165,7 +165,7 @@ WorkloadInfo workload_stencil2d() {
   wi.name = "stencil2d";
   wi.desc = "5-point Jacobi over an nx x ny float grid, iters sweeps, ping-pong buffers (footprint 8 nx ny bytes)";
   wi.knobs = {{"nx", "grid width (points)", 2048, 3, 1 << 16},
-              {"ny", "grid height (points)", 1024, 3, 1 << 16},
+              {"ny", "grid height (points)", 768, 3, 1 << 16},
               {"iters", "Jacobi sweeps (kernel launches)", 2, 1, 1000}};
   wi.make = [wi](const std::map<std::string, int64_t>& k, uint64_t seed) -> std::unique_ptr<Program> {
     const uint64_t nx = static_cast<uint64_t>(knob(wi, k, "nx")), ny = static_cast<uint64_t>(knob(wi, k, "ny"));

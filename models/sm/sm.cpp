@@ -88,6 +88,10 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
   stats.counter(l + ".mshr_merges", "load misses merged into an in-flight MSHR", Unit::Count, &l1_merge_);
   stats.counter(l + ".reservation_fails", "L1 request attempts refused for lack of an MSHR, merge slot or L2-port slot (retried when one frees)", Unit::Count,
                 &l1_resfail_);
+  stats.counter(l + ".reservation_fails_mshr", "refusals for lack of an MSHR or merge slot", Unit::Count,
+                &l1_fail_mshr_);
+  stats.counter(l + ".reservation_fails_port", "refusals because the L2-port queue was full (interconnect backpressure)",
+                Unit::Count, &l1_fail_port_);
   stats.counter(l + ".fills", "line fills installed", Unit::Count, &l1_fills_);
   const uint64_t* a = &l1_acc_;
   const uint64_t* m = &l1_miss_;
@@ -502,11 +506,13 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
   if (miss_sect) {  // check resources before changing any state
     ms = l1_on_ ? find_mshr(r.line_addr) : -1;
     if (ms >= 0) {
-      if (mshrs_[ms].nwait >= l1cfg_.mshr_merge) return false;
+      if (mshrs_[ms].nwait >= l1cfg_.mshr_merge) return ++l1_fail_mshr_, false;
       extra = static_cast<uint8_t>(miss_sect & ~mshrs_[ms].pending);
-      if (extra && (outq_count_ == kOutQ || mshrs_[ms].outstanding == 255)) return false;
-    } else if (mshr_free_.empty() || outq_count_ == kOutQ) {
-      return false;
+      if (extra && (outq_count_ == kOutQ || mshrs_[ms].outstanding == 255)) return ++l1_fail_port_, false;
+    } else if (mshr_free_.empty()) {
+      return ++l1_fail_mshr_, false;
+    } else if (outq_count_ == kOutQ) {
+      return ++l1_fail_port_, false;
     }
   }
   ++l1_acc_;
@@ -563,7 +569,7 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
 
 bool Sm::l1_store(MemInst& m, const coal_req& r, uint64_t c) {
   (void)c;
-  if (outq_count_ == kOutQ) return false;
+  if (outq_count_ == kOutQ) return ++l1_fail_port_, false;
   ++l1_acc_;
   tlm::tlm_generic_payload* gp = new_request(r.line_addr, m.warp, r.ea_count);
   gp->set_command(tlm::TLM_WRITE_COMMAND);

@@ -226,7 +226,7 @@ class Sm : public sc_core::sc_module {
   // stats
   uint64_t thread_insts_ = 0, warp_insts_ = 0, mem_insts_ = 0, mem_requests_ = 0, ctas_done_ = 0, wakeups_ = 0;
   uint64_t stores_out_ = 0;
-  uint64_t l1_acc_ = 0, l1_hit_ = 0, l1_miss_ = 0, l1_merge_ = 0, l1_resfail_ = 0, l1_fills_ = 0;
+  uint64_t l1_acc_ = 0, l1_hit_ = 0, l1_miss_ = 0, l1_merge_ = 0, l1_resfail_ = 0, l1_fail_mshr_ = 0, l1_fail_port_ = 0, l1_fills_ = 0;
   coal_hist coal_{};
 };
 
