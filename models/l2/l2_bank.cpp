@@ -1,6 +1,8 @@
 // L2Bank implementation; see l2_bank.h for the model and docs/l2_and_noc.md.
 #include "l2/l2_bank.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace strata {
@@ -96,7 +98,20 @@ L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_bank
   stats.counter(join(p, "writeback_bytes"), "dirty bytes written back to memory", Unit::Byte, &st_.wb_bytes);
 }
 
-L2Bank::~L2Bank() { cache_free(&c_); }
+L2Bank::~L2Bank() {
+  cache_free(&c_);
+}
+
+std::string L2Bank::debug_state() const {
+  char b[320];
+  std::snprintf(b, sizeof b,
+                "%s: inq=%zu pending_req=%d stalled=%d mshrs=%u/%zu resp_q=%zu up_blocked=%d outq=%zu down_wait=%d "
+                "memresp_q=%zu free_node=%d tag_free=%s",
+                name(), inq_.size(), pending_req_ != nullptr, stalled_, mshr_used_, mshr_.size(), resp_q_.size(),
+                up_blocked_, outq_.size(), down_wait_ != nullptr, memresp_q_.size(), free_node_,
+                tag_free_.to_string().c_str());
+  return b;
+}
 
 void L2Bank::fatal(const std::string& msg) const {
   SC_REPORT_FATAL(name(), msg.c_str());

@@ -75,6 +75,8 @@ class L2Bank : public sc_core::sc_module {
   unsigned mshrs_in_use() const { return mshr_used_; }
   size_t queued() const { return inq_.size(); }
   bool idle() const;
+  // One line of internal state (queues, MSHRs, blocked flags) for stall reports.
+  std::string debug_state() const;
   // The tag store (e.g. to carve tag-cache ways out with cache_set_way_mask).
   cache* tags() { return &c_; }
 

@@ -76,6 +76,19 @@ bool Xbar::idle() const {
   return true;
 }
 
+std::string Xbar::debug_state() const {
+  std::string s = name();
+  const char* dn[2] = {" req", " resp"};
+  for (int d = 0; d < 2; ++d)
+    for (size_t p = 0; p < dir_[d].out.size(); ++p) {
+      const Out& o = dir_[d].out[p];
+      if (o.q.empty() && o.waiters.empty() && !o.blocked) continue;
+      s += std::string(dn[d]) + "[" + std::to_string(p) + "]: q=" + std::to_string(o.q.size()) +
+           " waiters=" + std::to_string(o.waiters.size()) + (o.blocked ? " blocked" : "");
+    }
+  return s;
+}
+
 unsigned Xbar::data_bytes(int dir, tlm_generic_payload& gp) const {
   GpuExt& e = GpuExt::get(gp);
   if (dir == kReq) {

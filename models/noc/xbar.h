@@ -18,6 +18,7 @@
 // (cycles spent beyond the unloaded latency, backpressure included).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <systemc>
@@ -47,6 +48,8 @@ class Xbar : public sc_core::sc_module {
   uint64_t req_packets() const { return dir_[kReq].packets; }
   uint64_t resp_packets() const { return dir_[kResp].packets; }
   bool idle() const;
+  // Occupancy of every non-empty port (queued, waiting senders, blocked) for stall reports.
+  std::string debug_state() const;
 
  private:
   enum { kReq = 0, kResp = 1 };

@@ -358,7 +358,7 @@ int sc_main(int, char*[]) {
     if (!b0.arrivals.empty()) CHECK(b0.arrivals[0].t == 100, "head taken at 100");
     CHECK(bp.banks[1]->arrivals.size() == 1 && bp.banks[1]->arrivals[0].t == 9, "bank 1 unaffected");
     CHECK(bp.stats.get("noc.req.avg_queue_delay") > 0, "delay accounted");
-    CHECK(bp.xbar.idle(), "idle");
+    CHECK(bp.xbar.idle(), "idle: %s", bp.xbar.debug_state().c_str());
   }
   // 5
   {
