@@ -150,8 +150,8 @@ void bps_miss_finish(bps_t *s, bps_result_t *res, uint32_t victim_level) {
   uint32_t r = s->lfsr & BPS_ACT_MAX;
   for (uint32_t i = 0; i < BPS_LFSR_STEPS; i++) s->lfsr = bps_lfsr_next(s->lfsr);
   s->cnt.draws++;
-  bool hit = (uint64_t)r * res->max_act < ((uint64_t)res->act << BPS_ACT_W);
-  res->dec_victim = hit && victim_level > 0;
+  res->draw_hit = (uint64_t)r * res->max_act < ((uint64_t)res->act << BPS_ACT_W);
+  res->dec_victim = res->draw_hit && victim_level > 0;
   res->victim_new_level = victim_level - (res->dec_victim ? 1u : 0u);
   if (res->dec_victim) s->cnt.decrements++;
 }

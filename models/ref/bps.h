@@ -100,6 +100,7 @@ typedef struct bps_result {
   bool fill;                 /* true: fill the DRAM cache (replace victim); false: bypass */
   bool need_victim;          /* bps_miss_begin only: call bps_miss_finish with the victim level */
   bool dec_victim;           /* BYPASS_L2: write victim_new_level into the victim's AMIL bits */
+  bool draw_hit;             /* BYPASS_L2: the random draw succeeded (dec_victim unless level 0) */
   uint32_t store_level;      /* FILL_*: DRAM-affinity level to store with the new line */
   uint32_t victim_new_level; /* BYPASS_L2: victim level after the (possible) decrement */
   uint32_t pen;              /* SCM penalty score, UQ.PEN_FRAC */

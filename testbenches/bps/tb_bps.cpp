@@ -51,7 +51,7 @@ struct Req {
 // Functional coverage points (asserted at the end).
 enum Cov {
   C_BYPASS_L1, C_FILL_INVALID, C_FILL_WIN, C_BYPASS_L2, C_HIT, C_CLEAR,
-  C_DEC, C_NODEC_DRAW, C_NODEC_LEVEL0,
+  C_DEC, C_NODEC_DRAW, C_NODEC_LEVEL0, C_DRAWHIT_LEVEL0,
   C_PEN_L0, C_PEN_L1, C_PEN_L2, C_PEN_L3,
   C_AVG_L0, C_AVG_L1, C_AVG_L2, C_AVG_L3,
   C_AFF_L0, C_AFF_L1, C_AFF_L2, C_AFF_L3,
@@ -66,6 +66,7 @@ enum Cov {
 const char *const kCovName[C_NUM] = {
   "path.bypass_l1", "path.fill_invalid", "path.fill_win", "path.bypass_l2", "path.hit",
   "path.clear", "victim.decremented", "victim.kept_by_draw", "victim.kept_at_level0",
+  "victim.draw_hit_at_level0",
   "pen_level.0", "pen_level.1", "pen_level.2", "pen_level.3",
   "avg_level.0", "avg_level.1", "avg_level.2", "avg_level.3",
   "aff_level.0", "aff_level.1", "aff_level.2", "aff_level.3",
@@ -190,6 +191,11 @@ class Harness {
     run(clear(0x5a5a));
     run(miss(1, 1, 200, 0, 0));
     for (int i = 0; i < 300; i++) run(miss(1, 1, 50, 1, 3));
+    // successful draws against a level-0 victim must not decrement (p_dec = 40/200, the
+    // request's affinity level 0 ties the victim's)
+    run(clear(0x0bad));
+    run(miss(1, 1, 200, 0, 0));
+    for (int i = 0; i < 60; i++) run(miss(1, 1, 40, 1, 0));
   }
 
   // ---- random traffic -------------------------------------------------------------------
@@ -505,6 +511,7 @@ class Harness {
         if (m.dec_victim) cov_[C_DEC]++;
         else if (r.vlevel == 0) cov_[C_NODEC_LEVEL0]++;
         else cov_[C_NODEC_DRAW]++;
+        if (m.draw_hit && r.vlevel == 0) cov_[C_DRAWHIT_LEVEL0]++;
         if (ref_.cnt.draws != draws0 + 1) fail("model", "draw count", 0, 1);
       }
       if (m.fill) cov_[C_STORE_L0 + m.store_level]++;
