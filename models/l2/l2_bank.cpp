@@ -39,7 +39,8 @@ L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_bank
       cfg_(cfg),
       map_(map),
       pool_(pool),
-      T_(cfg.clk.period()) {
+      T_(cfg.clk.period()),
+      ps_unit_(sc_core::sc_time(1, sc_core::SC_PS).value()) {
   tsock.register_nb_transport_fw(this, &L2Bank::fw);
   tsock.register_transport_dbg(this, &L2Bank::dbg);
   isock.register_nb_transport_bw(this, &L2Bank::bw);
@@ -311,7 +312,7 @@ void L2Bank::issue_fill(int m, uint64_t line, uint8_t sectors, uint8_t mem_type)
   e.l2_bank = id_;
   e.mem_type = static_cast<MemType>(mem_type);
   e.channel = map_ ? amap_channel(map_, line) : 0;
-  e.issue_ps = sc_core::sc_time_stamp().value() / sc_core::sc_time(1, sc_core::SC_PS).value();
+  e.issue_ps = sc_core::sc_time_stamp().value() / ps_unit_;
   mshr_[m].fetching |= sectors;
   mshr_[m].fills_out++;
   push_down(f);
@@ -328,9 +329,9 @@ void L2Bank::writeback(uint64_t line, const cache_line& l, const unsigned char* 
   e.l2_bank = id_;
   e.mem_type = static_cast<MemType>(l.mem_type);
   e.channel = map_ ? amap_channel(map_, line) : 0;
-  e.issue_ps = sc_core::sc_time_stamp().value() / sc_core::sc_time(1, sc_core::SC_PS).value();
+  e.issue_ps = sc_core::sc_time_stamp().value() / ps_unit_;
   for (unsigned s = 0; s < c_.sectors; ++s)
-    if ((l.dirty_sectors >> s) & 1u) e.set_bytes(s * kSectorBytes, kSectorBytes);
+    if ((l.dirty_sectors >> s) & 1u) e.byte_mask[s >> 1] |= 0xffffffffull << ((s & 1) * 32);
   std::memcpy(w->get_data_ptr(), data, kLineBytes);
   const unsigned n = popcount8(l.dirty_sectors);
   st_.wb_bytes += n * kSectorBytes;

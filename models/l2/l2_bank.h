@@ -131,6 +131,7 @@ class L2Bank : public sc_core::sc_module {
   const amap* map_;
   PayloadPool& pool_;
   const sc_core::sc_time T_;
+  const uint64_t ps_unit_;  // sc_time ticks per picosecond
   cache c_{};
   uint8_t all_sectors_ = 0xf;
 

@@ -20,7 +20,8 @@ Xbar::Xbar(sc_core::sc_module_name name, unsigned num_sms, unsigned num_banks, c
       num_banks_(num_banks),
       cfg_(cfg),
       bpc_(cfg.bytes_per_cycle ? cfg.bytes_per_cycle : 1),
-      T_(cfg.clk.period()) {
+      T_(cfg.clk.period()),
+      ps_unit_(sc_core::sc_time(1, sc_core::SC_PS).value()) {
   if (num_sms == 0 || num_banks == 0 || cfg.bytes_per_cycle == 0 || cfg.queue == 0)
     fatal("num_sms, num_banks, bytes_per_cycle and queue must be > 0");
   from_sm.register_nb_transport_fw(this, &Xbar::fw);
@@ -231,7 +232,7 @@ void Xbar::pop_front(int dir, uint32_t dst) {
   const sc_time unloaded = (cfg_.latency + e.flits) * T_;
   const sc_time spent = now - e.arrival;
   D.packets++;
-  if (spent > unloaded) D.delay_ps += static_cast<uint64_t>((spent - unloaded).to_seconds() * 1e12 + 0.5);
+  if (spent > unloaded) D.delay_ps += (spent - unloaded).value() / ps_unit_;
   if (!o.waiters.empty()) {  // a slot freed: admit the oldest waiting sender and end its phase
     const uint32_t src = o.waiters.front();
     o.waiters.pop();

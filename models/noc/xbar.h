@@ -93,6 +93,7 @@ class Xbar : public sc_core::sc_module {
   const XbarCfg cfg_;
   const unsigned bpc_;
   const sc_core::sc_time T_;
+  const uint64_t ps_unit_;  // sc_time ticks per picosecond
   Dir dir_[2];
   TimedQueue<uint32_t> wake_q_;  // (dir << 31 | port) at the time its head is ready
   sc_core::sc_event wake_ev_;

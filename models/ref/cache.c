@@ -67,16 +67,18 @@ void cache_free(cache *c) {
 }
 
 uint32_t cache_set_of(const cache *c, uint64_t line_addr) {
+  /* Shifts and masks where the geometry allows (no 64-bit divisions on the hot path). */
   uint64_t idx = line_addr >> __builtin_ctz(c->cfg.line_bytes); /* power of two (cache_init) */
-  if (c->cfg.set_stride > 1) idx /= c->cfg.set_stride;
-  return (uint32_t)(idx % c->sets);
+  const uint32_t st = c->cfg.set_stride;
+  if (st > 1) idx = (st & (st - 1)) == 0 ? idx >> __builtin_ctz(st) : idx / st;
+  return (c->sets & (c->sets - 1)) == 0 ? (uint32_t)(idx & (c->sets - 1)) : (uint32_t)(idx % c->sets);
 }
 
 int cache_find(const cache *c, uint64_t line_addr) {
   const uint64_t la = line_addr & ~(uint64_t)(c->cfg.line_bytes - 1);
   const cache_line *row = c->lines + (size_t)cache_set_of(c, la) * c->ways;
   for (uint32_t w = 0; w < c->ways; ++w)
-    if (row[w].valid && row[w].line_addr == la) return (int)w;
+    if (row[w].line_addr == la && row[w].valid) return (int)w;
   return -1;
 }
 
