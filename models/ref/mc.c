@@ -151,6 +151,18 @@ static void stale_rank(mc *m, uint32_t r) {
   for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) m->banks[b].stale = 1;
 }
 
+static void compute_cand(mc *m, mc_bank_ *B);
+
+/* 1 if some bank's write candidate is a row hit (write mode). */
+static int write_hits_left(mc *m) {
+  for (uint32_t b = 0; b < m->nbanks; ++b) {
+    mc_bank_ *B = &m->banks[b];
+    if (B->stale) compute_cand(m, B);
+    if (B->cand == C_COL) return 1;
+  }
+  return 0;
+}
+
 /* Write-drain hysteresis: forced drain from wq_high down to wq_low; an
  * opportunistic drain (no reads waiting) ends as soon as a read arrives. */
 static void update_mode(mc *m) {
@@ -158,12 +170,20 @@ static void update_mode(mc *m) {
     if (m->wq_n >= m->cfg.wq_high || (m->rq_n == 0 && m->wq_n > 0)) {
       m->write_mode = 1;
       m->forced_drain = m->wq_n >= m->cfg.wq_high;
+      m->drain_extra = m->cfg.wq_low;
       m->st.write_drains++;
       stale_all(m);
     }
   } else {
-    if (m->wq_n >= m->cfg.wq_high) m->forced_drain = 1;
-    const int stop = m->wq_n == 0 || (m->rq_n > 0 && (!m->forced_drain || m->wq_n <= m->cfg.wq_low));
+    if (m->wq_n >= m->cfg.wq_high && !m->forced_drain) {
+      m->forced_drain = 1;
+      m->drain_extra = m->cfg.wq_low;
+    }
+    int stop = m->wq_n == 0 || (m->rq_n > 0 && (!m->forced_drain || m->wq_n <= m->cfg.wq_low));
+    /* Finish write row hits to rows the drain already opened before leaving
+     * it (each one left behind costs a row re-open in the next drain); at most
+     * wq_low extra writes, so reads are never starved. */
+    if (stop && m->wq_n && m->forced_drain && m->drain_extra && write_hits_left(m)) stop = 0;
     if (stop) {
       m->write_mode = 0;
       m->forced_drain = 0;
@@ -334,6 +354,7 @@ static void issue_col(mc *m, mc_bank_ *B, uint64_t now) {
   B->first_kind = K_HIT;
   const uint32_t bytes = m->cfg.dev->atom_bytes;
   if (q) {
+    if (m->forced_drain && m->wq_n <= m->cfg.wq_low && m->drain_extra) m->drain_extra--;
     m->wq_n--;
     const uint64_t data_end = now + t->CWL + t->BURST;
     G->wr_ok = max64(G->wr_ok, now + t->CCD_L);

@@ -150,7 +150,7 @@ typedef struct mc {
   uint64_t bus_free;              /* end of the last data burst */
   uint64_t row_bus_ok, col_bus_ok;
   uint64_t next_cache;
-  uint32_t rq_n, wq_n;
+  uint32_t rq_n, wq_n, drain_extra;
   uint8_t write_mode, forced_drain, next_valid, refresh_on;
   mc_done_fn done;
   void *done_ctx;
