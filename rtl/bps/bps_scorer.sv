@@ -10,6 +10,7 @@
 //              moving average updated if cfg_avg_on_miss_i.
 //   OP_HIT   : penalty, maxima and the moving average (weight ~1%) updated; levels reported.
 //   OP_CLEAR : maxima and average cleared, LFSR loaded with req_seed_i (0 -> LFSR_SEED).
+//   Opcode 3 is illegal (assertion); with assertions off it behaves as OP_HIT.
 // Configuration inputs cfg_* are sampled when a request is accepted (they may change between
 // requests, e.g. SCM throttling doubling tRCD/tWR, Sec. III-E).
 //
