@@ -455,7 +455,7 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
   uint32_t busy = 0;
   for (uint32_t k = 0; k < c_.ways; ++k)
     if (line_mshr_[static_cast<size_t>(set) * c_.ways + k] >= 0) busy |= 1u << k;
-  // Policies may bypass demand read misses (HAC paper Sec. IV-C); writes always allocate.
+  // Policies may bypass demand read misses (HAC paper Sec. IV-B, Algorithm 1 lines 10-11); writes always allocate.
   acc.allow_bypass = !wr && e.cls == ReqClass::Demand;
   const int v = cache_victim_masked(&c_, line, ~busy, &acc);
   if (v == REPL_BYPASS) {
