@@ -5,6 +5,7 @@
 //
 // Usage: tb_bps [--mode directed|random|both] [--seed N] [--count N] [--trace FILE.fst]
 //               [--coverage FILE] [--variant r1|r4] [--no-cov-check] [--quiet]
+//   --trace writes FST; a name ending in .vcd is converted with fst2vcd (GTKWave tools).
 //   --variant r4 runs the block built with DivStepsPerCycle = 4.
 // Exit status: 0 pass; 1 mismatch, protocol error or unmet functional coverage; 2 bad usage.
 #include <verilated.h>
@@ -88,7 +89,10 @@ class Harness {
       ctx_->traceEverOn(true);
       tfp_ = std::make_unique<VerilatedFstC>();
       dut_->trace(tfp_.get(), 99);
-      tfp_->open(o_.trace.c_str());
+      // The model is built with FST tracing; a .vcd name gets an FST converted by fst2vcd.
+      fst_path_ = o_.trace;
+      if (fst_path_.size() > 4 && fst_path_.compare(fst_path_.size() - 4, 4, ".vcd") == 0) fst_path_ += ".fst";
+      tfp_->open(fst_path_.c_str());
     }
     d_ = (BPS_PEN_W + steps() - 1) / steps();
     bps_cfg_default(&cfg_);
@@ -98,8 +102,18 @@ class Harness {
     reset(3);
   }
   ~Harness() {
-    if (tfp_) tfp_->close();
     dut_->final();
+    close_trace();
+  }
+  void close_trace() {
+    if (!tfp_) return;
+    tfp_->close();
+    tfp_.reset();
+    if (fst_path_ != o_.trace) {
+      std::string cmd = "fst2vcd '" + fst_path_ + "' -o '" + o_.trace + "' >/dev/null";
+      if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "tb_bps: fst2vcd failed, FST kept in %s\n", fst_path_.c_str());
+      else std::remove(fst_path_.c_str());
+    }
   }
 
   static unsigned steps();
@@ -372,7 +386,7 @@ class Harness {
                  "victim_level=%u seed=%u num_rd=%u num_wr=%u avg_on_miss=%u\n",
                  o_.seed, cycle_, txn_, what, field, rtl, model, cur_.op, cur_.ncols, cur_.wr, cur_.act,
                  cur_.vvalid, cur_.vlevel, cur_.seed, cur_.num_rd, cur_.num_wr, cur_.avg_on_miss);
-    if (tfp_) tfp_->close();
+    close_trace();
     std::exit(1);
   }
   void cmp(const char *field, uint64_t rtl, uint64_t model) {
@@ -534,6 +548,7 @@ class Harness {
   VerilatedContext *ctx_;
   std::unique_ptr<M> dut_;
   std::unique_ptr<VerilatedFstC> tfp_;
+  std::string fst_path_;
   std::mt19937_64 rng_;
   bps_cfg_t cfg_;
   bps_t ref_;
