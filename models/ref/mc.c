@@ -469,6 +469,8 @@ static void complete_one(mc *m, int q, uint64_t now) {
   if (m->done) m->done(m->done_ctx, user, w, t);
 }
 
+static uint64_t next_from(const mc *m, uint64_t e);
+
 void mc_advance(mc *m, uint64_t now) {
   if (now < m->now) now = m->now;
   occ_touch(m, now);
@@ -503,11 +505,16 @@ void mc_advance(mc *m, uint64_t now) {
       if (done_ref) continue;
     }
     mc_bank_ *best_col = NULL, *best_row = NULL;
-    uint64_t col_seq = UINT64_MAX, row_seq = UINT64_MAX;
+    uint64_t col_seq = UINT64_MAX, row_seq = UINT64_MAX, future = MC_NEVER;
     for (uint32_t b = 0; b < m->nbanks; ++b) {
       mc_bank_ *B = &m->banks[b];
       if (B->stale) compute_cand(m, B);
-      if (B->cand == C_NONE || cand_earliest(m, B) > now) continue;
+      if (B->cand == C_NONE) continue;
+      const uint64_t e = cand_earliest(m, B);
+      if (e > now) {
+        future = min64(future, e);
+        continue;
+      }
       if (B->cand == C_COL) {
         if (!best_col || B->cand_seq < col_seq) best_col = B, col_seq = B->cand_seq;
       } else if (!best_row || B->cand_seq < row_seq) {
@@ -517,31 +524,42 @@ void mc_advance(mc *m, uint64_t now) {
     if (best_col) issue_col(m, best_col, now);
     else if (best_row && best_row->cand == C_ACT) issue_act(m, best_row, now);
     else if (best_row) issue_pre(m, best_row, now, best_row->conflict);
-    else break;
+    else {
+      /* Nothing legal now: this scan saw the final state, so the next event
+       * is known without another pass (same terms as mc_next_event). */
+      m->next_cache = next_from(m, future);
+      m->next_valid = 1;
+      break;
+    }
   }
 }
 
-uint64_t mc_next_event(mc *m) {
-  if (m->next_valid) return m->next_cache;
-  uint64_t e = MC_NEVER;
+/* Earliest event given the earliest bank candidate `e`: completions, refresh. */
+static uint64_t next_from(const mc *m, uint64_t e) {
   for (int q = 0; q < 2; ++q)
     if (m->ring[q].n) e = min64(e, m->ring[q].t[m->ring[q].head]);
-  update_mode(m);
   if (m->refresh_on)
     for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
       const mc_rank_ *R = &m->ranks[r];
       if (!R->ref_pending) e = min64(e, R->ref_due);
       else if (R->nopen == 0) e = min64(e, ref_earliest(m, r));
     }
+  if (e != MC_NEVER && e < m->now) e = m->now;
+  return e;
+}
+
+uint64_t mc_next_event(mc *m) {
+  if (m->next_valid) return m->next_cache;
+  update_mode(m);
+  uint64_t e = MC_NEVER;
   for (uint32_t b = 0; b < m->nbanks; ++b) {
     mc_bank_ *B = &m->banks[b];
     if (B->stale) compute_cand(m, B);
     if (B->cand != C_NONE) e = min64(e, cand_earliest(m, B));
   }
-  if (e != MC_NEVER && e < m->now) e = m->now;
-  m->next_cache = e;
+  m->next_cache = next_from(m, e);
   m->next_valid = 1;
-  return e;
+  return m->next_cache;
 }
 
 uint32_t mc_rq_occupancy(const mc *m) { return m->rq_n; }
