@@ -59,7 +59,7 @@ struct L2Cfg {
 };
 
 // Memory controller (per channel). Device timing comes from the preset table
-// named by `device` (models/ref/dram_presets.h).
+// named by `device` (models/ref/dram.h).
 struct McCfg {
   std::string device = "hbm2";
   unsigned ranks = 1;
