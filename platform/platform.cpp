@@ -274,7 +274,7 @@ void Platform::build() {
     if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
     P.tf = sc_core::sc_create_vcd_trace_file(base.c_str());
     if (!P.tf) throw ConfigError(P.opt.vcd + ": cannot create VCD file");
-    P.tf->set_time_unit(1, sc_core::SC_NS);
+    P.tf->set_time_unit(1, sc_core::SC_PS);  // clocks of 901 MHz etc. are not whole ns
     P.sampler->trace(P.tf);
   }
 

@@ -26,6 +26,8 @@ def run(strata, outdir, args, extra=()):
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         fail(f"{' '.join(cmd)} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
+    if p.stdout.strip() or p.stderr.strip():
+        fail(f"{' '.join(cmd)}: --quiet run printed output:\n{p.stdout[:2000]}\n{p.stderr[:2000]}")
     with open(os.path.join(outdir, "stats.json")) as f:
         return json.load(f)
 
