@@ -27,9 +27,10 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
       golden_(golden),
       checker_(checker),
       gpu_(gpu),
+      ps_unit_(sc_time(1, SC_PS).value()),
       period_ps_(cfg.clk.period_ps()),
-      l1_on_(l1.enabled),
-      peq_("peq") {
+      gto_(cfg.sched == WarpSched::GreedyThenOldest),
+      l1_on_(l1.enabled) {
   if (cfg.max_warps == 0 || cfg.max_warps > 1024 || cfg.max_ctas == 0 || cfg.issue_width == 0 ||
       cfg.ldst_per_cycle == 0 || period_ps_ == 0)
     SC_REPORT_FATAL(this->name(), "invalid SmCfg");
@@ -37,6 +38,13 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
   warps_.resize(cfg.max_warps);
   rdy_.assign(cfg.max_warps, kNever);
   op_.assign(cfg.max_warps, Op::Exit);
+  st_.assign(cfg.max_warps, kStNone);
+  pos_.assign(cfg.max_warps, 0);
+  last_iss_.assign(cfg.max_warps, kNever);
+  nwords_ = (cfg.max_warps + 63) / 64;
+  dirty_.assign(nwords_, 0);
+  timed_.assign(nwords_, 0);
+  elig_.assign(nwords_, 0);
   warps_free_ = cfg.max_warps;
   ctas_.resize(cfg.max_ctas);
   for (CtaSlot& c : ctas_) c.slots.reserve(cfg.max_warps);
@@ -49,8 +57,12 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
   mshrs_.resize(nmshr);
   waiters_.resize(static_cast<size_t>(nmshr) * merge);
   for (unsigned i = nmshr; i-- > 0;) mshr_free_.push_back(static_cast<uint16_t>(i));
-  mshr_active_.reserve(nmshr);
+  unsigned hbits = 1;
+  while ((1u << hbits) < 2 * nmshr) ++hbits;
+  mshr_bucket_.assign(1u << hbits, -1);
+  mshr_shift_ = 64 - hbits;
   resp_ready_.reserve(nmshr * 4 + 256);
+  rheap_.reserve(nmshr * 4 + 256);
   if (l1_on_) {
     cache_cfg cc{};
     cc.size_bytes = l1.size_bytes;
@@ -68,8 +80,8 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
   SC_METHOD(cycle);
   sensitive << wake_;
   dont_initialize();
-  SC_METHOD(on_peq);
-  sensitive << peq_.get_event();
+  SC_METHOD(on_resp);
+  sensitive << resp_ev_;
   dont_initialize();
 
   const std::string g = "gpu.sm" + std::to_string(id), l = "l1.sm" + std::to_string(id);
@@ -103,17 +115,22 @@ Sm::~Sm() {
   if (l1_on_) cache_free(&l1_);
 }
 
-uint64_t Sm::now_ps() const { return sc_core::sc_time_stamp().value() / sc_time(1, SC_PS).value(); }
 uint64_t Sm::cycle_now() const { return now_ps() / period_ps_; }
 
-void Sm::wake_cycle(uint64_t cyc) {
-  const uint64_t now = now_ps();
-  uint64_t t = cyc * period_ps_;
+void Sm::wake_cycle(uint64_t cyc) { wake_at_ps(cyc * period_ps_, now_ps()); }
+
+// Notify wake_ for max(t, now) unless a notification at that time or earlier
+// is already pending (sc_event keeps only the earliest one anyway; skipping
+// the call saves the kernel's event-queue work).
+void Sm::wake_at_ps(uint64_t t, uint64_t now) {
   if (t < now) t = now;
+  if (wake_pend_ps_ != kNever && notify_redundant(t, now, wake_pend_ps_, wake_pend_delta_)) return;
+  wake_pend_ps_ = t;
+  wake_pend_delta_ = sc_core::sc_delta_count();
   if (t == now)
     wake_.notify(sc_core::SC_ZERO_TIME);
   else
-    wake_.notify(sc_time(static_cast<double>(t - now), SC_PS));
+    wake_.notify(ps_time(t - now));
 }
 
 // ---------------------------------------------------------------- dispatch
@@ -146,8 +163,10 @@ void Sm::launch_cta(const Kernel* k, uint32_t cta) {
     w.ctx.warp = wi;
     k->warp_begin(w.ctx);
     c.slots.push_back(static_cast<uint16_t>(slot));
-    rdy_[slot] = kDirty;
+    pos_[slot] = static_cast<uint16_t>(age_order_.size());
+    last_iss_[slot] = kNever;
     age_order_.push_back(static_cast<uint16_t>(slot));
+    set_dirty(slot);
   }
   ++ctas_live_;
   warps_free_ -= k->warps_per_cta;
@@ -165,7 +184,7 @@ std::string Sm::debug_state() const {
   std::string s = std::string(name()) + ": cycle " + std::to_string(last_cycle_) + ", ctas " +
                   std::to_string(ctas_live_) + ", memq " + std::to_string(memq_count_) +
                   (l1_blocked_ ? " (L1 blocked)" : "") + ", outq " + std::to_string(outq_count_) +
-                  (awaiting_end_req_ ? " (awaiting END_REQ)" : "") + ", mshrs " + std::to_string(mshr_active_.size()) +
+                  (awaiting_end_req_ ? " (awaiting END_REQ)" : "") + ", mshrs " + std::to_string(mshr_live_) +
                   ", free load records " + std::to_string(ldrec_free_.size()) + ", stores in flight " +
                   std::to_string(stores_out_) + ", responses queued " + std::to_string(resp_ready_.size()) + "\n";
   for (size_t i = 0; i < warps_.size(); ++i) {
@@ -179,49 +198,92 @@ std::string Sm::debug_state() const {
         s += ", r" + std::to_string(r) + (w.reg_ready[r] == kNever ? " waits" : " at " + std::to_string(w.reg_ready[r]));
     s += "\n";
   }
-  for (uint16_t m : mshr_active_)
-    s += "  mshr " + std::to_string(m) + " line 0x" + std::to_string(mshrs_[m].line) + " outstanding " +
-         std::to_string(mshrs_[m].outstanding) + " waiters " + std::to_string(mshrs_[m].nwait) + "\n";
+  for (size_t m = 0; m < mshrs_.size(); ++m)
+    if (mshrs_[m].active)
+      s += "  mshr " + std::to_string(m) + " line 0x" + std::to_string(mshrs_[m].line) + " outstanding " +
+           std::to_string(mshrs_[m].outstanding) + " waiters " + std::to_string(mshrs_[m].nwait) + "\n";
   return s;
 }
 
 // ---------------------------------------------------------------- main cycle
 
 void Sm::cycle() {
-  const uint64_t c = cycle_now();
+  wake_pend_ps_ = kNever;  // wake_ just fired
+  now_ps_ = now_ps();
+  const uint64_t c = now_ps_ / period_ps_;
   if (c != last_cycle_) {
     last_cycle_ = c;
     issued_c_ = 0;
     ldst_c_ = 0;
     l1_done_c_ = send_done_c_ = false;
+    l1_refused_c_ = 0;
+    memq_freed_c_ = ldrec_freed_c_ = 0;
+    sent_c_ = 0;
     ++wakeups_;
   }
+  issued_eval_ = false;
   // The method can run again within one cycle when a response arrives in a
   // later delta of the same time step: it then completes the cycle's work with
   // what is left of this cycle's issue, LD/ST, L1 and L2-port budgets.
   if (!resp_ready_.empty()) {
     for (tlm::tlm_generic_payload* gp : resp_ready_) process_response(gp, c);
     resp_ready_.clear();
+    if (l1_refused_c_) l1_done_c_ = false;
   }
-  uint64_t next = kNever;
-  issue_stage(c, next);
+  issue_stage(c);
   if (!l1_done_c_) l1_stage(c);
   if (!send_done_c_) send_stage(c);
 
-  // Loads completed by L1 hits in this cycle release their registers later.
-  if (hit_wake_ != kNever) {
-    next = std::min(next, hit_wake_);
-    hit_wake_ = kNever;
-  }
+  // Classify what the stages changed (issued warps' next instructions, loads
+  // completed by L1 hits) so the next wake-up is exact.
+  if (any_dirty_) classify_dirty(c);
+  if (timed_min_ <= c) promote_timed(c);
+  uint64_t next = timed_min_;
+  // The cycle after an issue is evaluated (a refused L1 request retries then).
+  if (issued_eval_) next = c + 1;
+  // An eligible warp that was not issued (issue width, LD/ST budget) tries
+  // again next cycle; one held by a full LD/ST queue or by no free load record
+  // sleeps until the L1 stage or a response frees one (both wake the SM).
+  if ((n_elig_[kClsOther] | n_elig_[kClsLoad] | n_elig_[kClsStore]) && can_issue_next_cycle())
+    next = std::min(next, c + 1);
   if (memq_count_ && !l1_blocked_) next = std::min(next, c + 1);
   if (outq_count_ && !awaiting_end_req_) next = std::min(next, std::max(c + 1, (send_ok_ps_ + period_ps_ - 1) / period_ps_));
-  if (next != kNever) wake_cycle(next);
+  if (next != kNever) wake_at_ps(next * period_ps_, now_ps_);
 }
 
-void Sm::on_peq() {
-  while (tlm::tlm_generic_payload* gp = peq_.get_next_transaction()) resp_ready_.push_back(gp);
+void Sm::resp_push(tlm::tlm_generic_payload& gp, uint64_t t_ps) {
+  const uint64_t now = now_ps();
+  if (t_ps < now) t_ps = now;
+  rheap_.push_back({t_ps, rseq_++, &gp});
+  std::push_heap(rheap_.begin(), rheap_.end(), [](const RespEnt& a, const RespEnt& b) {
+    return a.t_ps != b.t_ps ? a.t_ps > b.t_ps : a.seq > b.seq;
+  });
+  if (resp_pend_ps_ == kNever || !notify_redundant(t_ps, now, resp_pend_ps_, resp_pend_delta_)) {
+    resp_pend_ps_ = t_ps;
+    resp_pend_delta_ = sc_core::sc_delta_count();
+    if (t_ps == now)
+      resp_ev_.notify(sc_core::SC_ZERO_TIME);
+    else
+      resp_ev_.notify(ps_time(t_ps - now));
+  }
+}
+
+void Sm::on_resp() {
+  resp_pend_ps_ = kNever;
+  const uint64_t now = now_ps();
+  auto later = [](const RespEnt& a, const RespEnt& b) { return a.t_ps != b.t_ps ? a.t_ps > b.t_ps : a.seq > b.seq; };
+  while (!rheap_.empty() && rheap_.front().t_ps <= now) {
+    std::pop_heap(rheap_.begin(), rheap_.end(), later);
+    resp_ready_.push_back(rheap_.back().gp);
+    rheap_.pop_back();
+  }
+  if (!rheap_.empty()) {
+    resp_pend_ps_ = rheap_.front().t_ps;
+    resp_pend_delta_ = sc_core::sc_delta_count();
+    resp_ev_.notify(ps_time(resp_pend_ps_ - now));
+  }
   l1_blocked_ = false;
-  wake_cycle((now_ps() + period_ps_ - 1) / period_ps_);
+  wake_at_ps((now + period_ps_ - 1) / period_ps_ * period_ps_, now);
 }
 
 // ---------------------------------------------------------------- issue
@@ -255,68 +317,198 @@ uint64_t Sm::ready_time(Warp& w) {
   }
 }
 
+// In the issue stage: LD/ST budget left, a queue slot and (loads) a load
+// record, not counting those the L1 stage freed in this cycle.
 bool Sm::structural_ok(Op op, unsigned ldst_budget) const {
   if (op != Op::Load && op != Op::Store) return true;
-  if (ldst_budget == 0 || memq_count_ == kMemQ) return false;
-  return op == Op::Store || !ldrec_free_.empty();
+  if (ldst_budget == 0 || memq_count_ + memq_freed_c_ >= kMemQ) return false;
+  return op == Op::Store || ldrec_free_.size() > ldrec_freed_c_;
 }
 
-void Sm::issue_stage(uint64_t c, uint64_t& next) {
+// Could some eligible warp pass the structural check next cycle (fresh LD/ST
+// budget, current LD/ST queue and load records)?
+bool Sm::can_issue_next_cycle() const {
+  if (n_elig_[kClsOther]) return true;
+  if (memq_count_ == kMemQ) return false;
+  if (n_elig_[kClsStore]) return true;
+  return n_elig_[kClsLoad] && !ldrec_free_.empty();
+}
+
+// --- scheduler sets: every live, not exited slot is in exactly one state.
+
+void Sm::elig_add(unsigned slot) {
+  st_[slot] = kStElig;
+  const unsigned k = key_of(slot);
+  elig_[k >> 6] |= 1ull << (k & 63);
+  ++n_elig_[cls_of(op_[slot])];
+}
+
+void Sm::unclassify(unsigned slot) {
+  switch (st_[slot]) {
+    case kStElig: {
+      const unsigned k = key_of(slot);
+      elig_[k >> 6] &= ~(1ull << (k & 63));
+      --n_elig_[cls_of(op_[slot])];
+      break;
+    }
+    case kStTimed: timed_[slot >> 6] &= ~(1ull << (slot & 63)); break;
+    case kStDirty: dirty_[slot >> 6] &= ~(1ull << (slot & 63)); break;
+    default: break;
+  }
+  st_[slot] = kStNone;
+}
+
+void Sm::set_dirty(unsigned slot) {
+  if (st_[slot] == kStDirty) return;
+  unclassify(slot);
+  st_[slot] = kStDirty;
+  rdy_[slot] = kDirty;
+  dirty_[slot >> 6] |= 1ull << (slot & 63);
+  any_dirty_ = true;
+}
+
+void Sm::set_never(unsigned slot) {
+  unclassify(slot);
+  rdy_[slot] = kNever;
+}
+
+// Compute the ready cycle of every Dirty slot (fetching its next instruction
+// if needed) and file it as Eligible (ready at or before c), Timed or blocked.
+void Sm::classify_dirty(uint64_t c) {
+  any_dirty_ = false;
+  for (unsigned wd = 0; wd < nwords_; ++wd) {
+    while (dirty_[wd]) {
+      const unsigned slot = wd * 64 + static_cast<unsigned>(__builtin_ctzll(dirty_[wd]));
+      dirty_[wd] &= dirty_[wd] - 1;
+      st_[slot] = kStNone;
+      Warp& w = warps_[slot];
+      uint64_t t = ready_time(w);
+      if (t <= c && last_iss_[slot] == c) t = c + 1;  // a warp issues at most once per cycle
+      rdy_[slot] = t;
+      op_[slot] = w.inst.op;
+      if (t <= c) {
+        elig_add(slot);
+      } else if (t != kNever) {
+        st_[slot] = kStTimed;
+        timed_[wd] |= 1ull << (slot & 63);
+        timed_min_ = std::min(timed_min_, t);
+      }
+    }
+  }
+}
+
+// Move Timed slots whose cycle has come to Eligible; recompute timed_min_.
+void Sm::promote_timed(uint64_t c) {
+  uint64_t mn = kNever;
+  for (unsigned wd = 0; wd < nwords_; ++wd) {
+    for (uint64_t bits = timed_[wd]; bits; bits &= bits - 1) {
+      const unsigned b = static_cast<unsigned>(__builtin_ctzll(bits));
+      const unsigned slot = wd * 64 + b;
+      const uint64_t t = rdy_[slot];
+      if (t <= c) {
+        timed_[wd] &= ~(1ull << b);
+        elig_add(slot);
+      } else {
+        mn = std::min(mn, t);
+      }
+    }
+  }
+  timed_min_ = mn;
+}
+
+int Sm::next_elig(unsigned from, unsigned end) const {
+  if (from >= end) return -1;
+  unsigned wd = from >> 6;
+  uint64_t bits = elig_[wd] & (~0ull << (from & 63));
+  for (;;) {
+    if (bits) {
+      const unsigned k = wd * 64 + static_cast<unsigned>(__builtin_ctzll(bits));
+      return k < end ? static_cast<int>(k) : -1;
+    }
+    if (++wd >= nwords_ || wd * 64 >= end) return -1;
+    bits = elig_[wd];
+  }
+}
+
+// Remove position p (an exited slot, not eligible) from the age order; in GTO
+// mode eligible keys above p move down by one with their slots.
+void Sm::erase_age_pos(unsigned p) {
+  age_order_.erase(age_order_.begin() + p);
+  for (size_t i = p; i < age_order_.size(); ++i) pos_[age_order_[i]] = static_cast<uint16_t>(i);
+  if (!gto_) return;
+  const unsigned wd = p >> 6, b = p & 63;
+  const uint64_t low = elig_[wd] & ((1ull << b) - 1);
+  const uint64_t high = (elig_[wd] >> b) >> 1;
+  elig_[wd] = low | (high << b);
+  if (wd + 1 < nwords_) elig_[wd] |= elig_[wd + 1] << 63;
+  for (unsigned x = wd + 1; x < nwords_; ++x) elig_[x] = (elig_[x] >> 1) | (x + 1 < nwords_ ? elig_[x + 1] << 63 : 0);
+}
+
+// Issue up to the remaining issue width from eligible warps, in scheduler
+// order. Same order and outcome as considering every slot in turn: LRR from
+// the slot after the last issued one; GTO the last issued slot first, then the
+// oldest first (an Exit removes its slot from the age order and the scan goes
+// on at the position after it, i.e. skips the warp that moved into its place,
+// as an index-based walk over the shrinking order does).
+void Sm::issue_stage(uint64_t c) {
   if (age_order_.empty()) return;
-  if (issued_c_ >= cfg_.issue_width) {
-    next = std::min(next, c + 1);
-    return;
-  }
-  if (!issue_dirty_ && c < issue_hint_) {
-    next = std::min(next, issue_hint_);
-    return;
-  }
+  if (issued_c_ >= cfg_.issue_width) return;
+  if (c == last_scan_c_ && !issue_dirty_) return;  // nothing changed since this cycle's scan
+  last_scan_c_ = c;
   issue_dirty_ = false;
-  const uint64_t next_in = next;
-  next = kNever;
+  if (any_dirty_) classify_dirty(c);
+  if (timed_min_ <= c) promote_timed(c);
+  if (!(n_elig_[kClsOther] | n_elig_[kClsLoad] | n_elig_[kClsStore])) return;
   unsigned issued = issued_c_, ldst = cfg_.ldst_per_cycle - ldst_c_;
-  bool struct_blocked = false;
   auto consider = [&](unsigned slot) -> bool {  // returns true when the issue width is used up
-    uint64_t t = rdy_[slot];
-    if (t == kDirty) {
-      t = rdy_[slot] = ready_time(warps_[slot]);
-      op_[slot] = warps_[slot].inst.op;
-    }
-    if (t > c) {
-      if (t != kNever) next = std::min(next, t);
-      return false;
-    }
     const Op op = op_[slot];
-    if (!structural_ok(op, ldst)) {
-      struct_blocked = true;
-      return false;
-    }
+    if (!structural_ok(op, ldst)) return false;
     if (op == Op::Load || op == Op::Store) --ldst;
     issue(slot, c);
+    issued_eval_ = true;
+    if (any_dirty_) classify_dirty(c);  // this warp's next instruction, warps a barrier released
     return ++issued == cfg_.issue_width;
   };
-  const unsigned nw = cfg_.max_warps;
-  if (cfg_.sched == WarpSched::LooseRoundRobin) {
+  // No eligible warp can pass the structural check for the rest of this scan.
+  auto hopeless = [&]() -> bool {
+    if (n_elig_[kClsOther]) return false;
+    if (ldst == 0 || memq_count_ + memq_freed_c_ >= kMemQ) return true;
+    return !n_elig_[kClsStore] && ldrec_free_.size() <= ldrec_freed_c_;
+  };
+  if (!gto_) {
+    const unsigned nw = cfg_.max_warps;
     const unsigned start = last_issued_ < 0 ? 0 : static_cast<unsigned>(last_issued_ + 1) % nw;
-    for (unsigned i = 0; i < nw; ++i)
-      if (consider((start + i) % nw)) break;
+    bool done = false;
+    for (unsigned pass = 0; pass < 2 && !done; ++pass) {
+      unsigned r = pass == 0 ? start : 0;
+      const unsigned end = pass == 0 ? nw : start;
+      while (!done) {
+        if (hopeless()) {
+          done = true;
+          break;
+        }
+        const int k = next_elig(r, end);
+        if (k < 0) break;
+        r = static_cast<unsigned>(k) + 1;
+        done = consider(static_cast<unsigned>(k));
+      }
+    }
   } else {
     // Greedy-then-oldest (Rogers et al., MICRO'12): keep issuing from the last
     // warp while it can, otherwise the oldest ready warp.
-    bool done = false;
     const int greedy = last_issued_;
-    if (greedy >= 0) done = consider(static_cast<unsigned>(greedy));
-    for (size_t i = 0; !done && i < age_order_.size(); ++i) {
-      const unsigned slot = age_order_[i];
+    bool done = false;
+    if (greedy >= 0 && st_[static_cast<unsigned>(greedy)] == kStElig) done = consider(static_cast<unsigned>(greedy));
+    unsigned r = 0;
+    while (!done && !hopeless()) {
+      const int k = next_elig(r, static_cast<unsigned>(age_order_.size()));
+      if (k < 0) break;
+      r = static_cast<unsigned>(k) + 1;
+      const unsigned slot = age_order_[static_cast<unsigned>(k)];
       if (static_cast<int>(slot) == greedy) continue;
       done = consider(slot);
     }
   }
-  // After issuing, the next instructions may be ready in the next cycle. A warp
-  // blocked on a structural resource is woken by the L1 stage or a response.
-  if (issued > issued_c_ || struct_blocked) next = std::min(next, c + 1);
-  issue_hint_ = next;
-  next = std::min(next, next_in);
   issued_c_ = issued;
   ldst_c_ = cfg_.ldst_per_cycle - ldst;
 }
@@ -328,8 +520,9 @@ void Sm::issue(unsigned slot, uint64_t c) {
   thread_insts_ += popc(in.active);
   if (issue_log_) issue_log_->push_back({c, w.ctx.cta, static_cast<uint16_t>(slot), static_cast<uint16_t>(w.ctx.warp), in.op});
   last_issued_ = static_cast<int>(slot);
+  last_iss_[slot] = c;
   w.has_inst = false;
-  rdy_[slot] = kDirty;
+  set_dirty(slot);
   switch (in.op) {
     case Op::Alu:
     case Op::Sfu: {
@@ -382,7 +575,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
     case Op::Barrier: {
       CtaSlot& cs = ctas_[w.cta_slot];
       w.at_barrier = true;
-      rdy_[slot] = kNever;
+      set_never(slot);
       ++cs.at_barrier;
       if (cs.at_barrier >= cs.warps_live) release_barrier(cs);
       return;
@@ -390,8 +583,8 @@ void Sm::issue(unsigned slot, uint64_t c) {
     case Op::Exit: {
       CtaSlot& cs = ctas_[w.cta_slot];
       w.exited = true;
-      rdy_[slot] = kNever;
-      age_order_.erase(std::find(age_order_.begin(), age_order_.end(), static_cast<uint16_t>(slot)));
+      set_never(slot);
+      erase_age_pos(pos_[slot]);
       --cs.warps_live;
       if (cs.warps_live > 0 && cs.at_barrier >= cs.warps_live) release_barrier(cs);
       if (cs.warps_live == 0) {
@@ -412,7 +605,7 @@ void Sm::release_barrier(CtaSlot& cs) {
   for (uint16_t s : cs.slots)
     if (warps_[s].at_barrier) {
       warps_[s].at_barrier = false;
-      rdy_[s] = kDirty;
+      set_dirty(s);
     }
   cs.at_barrier = 0;
 }
@@ -420,9 +613,21 @@ void Sm::release_barrier(CtaSlot& cs) {
 // ---------------------------------------------------------------- L1
 
 int Sm::find_mshr(uint64_t line) const {
-  for (uint16_t i : mshr_active_)
-    if (mshrs_[i].line == line) return i;
+  for (int i = mshr_bucket_[mshr_hash(line)]; i >= 0; i = mshrs_[static_cast<unsigned>(i)].next)
+    if (mshrs_[static_cast<unsigned>(i)].line == line) return i;
   return -1;
+}
+
+void Sm::mshr_link(unsigned ms) {
+  int16_t& head = mshr_bucket_[mshr_hash(mshrs_[ms].line)];
+  mshrs_[ms].next = head;
+  head = static_cast<int16_t>(ms);
+}
+
+void Sm::mshr_unlink(unsigned ms) {
+  int16_t* p = &mshr_bucket_[mshr_hash(mshrs_[ms].line)];
+  while (*p != static_cast<int16_t>(ms)) p = &mshrs_[static_cast<unsigned>(*p)].next;
+  *p = mshrs_[ms].next;
 }
 
 tlm::tlm_generic_payload* Sm::new_request(uint64_t line, uint16_t warp, uint8_t ea) {
@@ -461,29 +666,39 @@ void Sm::complete_lanes(uint16_t id, uint32_t lanes, uint64_t ready_cycle) {
   if (r.pending) return;
   Warp& w = warps_[r.warp];
   if (r.dst != kNoReg) w.reg_ready[r.dst] = r.ready;
-  if (!w.exited && !w.at_barrier) rdy_[r.warp] = kDirty;
+  if (!w.exited && !w.at_barrier) set_dirty(r.warp);
   issue_dirty_ = true;
-  if (r.ready > last_cycle_) hit_wake_ = std::min(hit_wake_, r.ready);
   w.max_ready = std::max(w.max_ready, r.ready);
   --w.pending_loads;
   ldrec_free_.push_back(id);
+  if (in_l1_stage_) ++ldrec_freed_c_;
 }
 
 void Sm::l1_stage(uint64_t c) {
   if (!memq_count_) return;
   l1_done_c_ = true;
+  if (l1_refused_c_) {  // retry within the cycle: the earlier refusal is superseded
+    --l1_resfail_;
+    --(l1_refused_c_ == kRefMshr ? l1_fail_mshr_ : l1_fail_port_);
+    l1_refused_c_ = 0;
+  }
   MemInst& m = memq_[memq_head_];
   const coal_req& r = m.req[m.next];
+  const uint64_t fail_mshr = l1_fail_mshr_;
+  in_l1_stage_ = true;
   const bool ok = m.store ? l1_store(m, r, c) : l1_load(m, r, c);
+  in_l1_stage_ = false;
   if (!ok) {
     l1_blocked_ = true;
     ++l1_resfail_;
+    l1_refused_c_ = l1_fail_mshr_ != fail_mshr ? kRefMshr : kRefPort;
     return;
   }
   l1_blocked_ = false;
-  if (++m.next == m.n) {
+  if (++m.next == m.n) {  // the freed queue slot is usable from the next cycle
     memq_head_ = (memq_head_ + 1) % kMemQ;
     --memq_count_;
+    ++memq_freed_c_;
     issue_dirty_ = true;
   }
 }
@@ -508,10 +723,10 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
     if (ms >= 0) {
       if (mshrs_[ms].nwait >= l1cfg_.mshr_merge) return ++l1_fail_mshr_, false;
       extra = static_cast<uint8_t>(miss_sect & ~mshrs_[ms].pending);
-      if (extra && (outq_count_ == kOutQ || mshrs_[ms].outstanding == 255)) return ++l1_fail_port_, false;
+      if (extra && (outq_count_ + sent_c_ >= kOutQ || mshrs_[ms].outstanding == 255)) return ++l1_fail_port_, false;
     } else if (mshr_free_.empty()) {
       return ++l1_fail_mshr_, false;
-    } else if (outq_count_ == kOutQ) {
+    } else if (outq_count_ + sent_c_ >= kOutQ) {
       return ++l1_fail_port_, false;
     }
   }
@@ -542,13 +757,15 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
   } else {
     ms = mshr_free_.back();
     mshr_free_.pop_back();
-    mshr_active_.push_back(static_cast<uint16_t>(ms));
+    ++mshr_live_;
     Mshr& e = mshrs_[ms];
     e.line = r.line_addr;
     e.pending = 0;
     e.outstanding = 0;
     e.nwait = 0;
     e.no_install = false;
+    e.active = true;
+    mshr_link(static_cast<unsigned>(ms));
     send = miss_sect;
   }
   Mshr& e = mshrs_[ms];
@@ -569,7 +786,7 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
 
 bool Sm::l1_store(MemInst& m, const coal_req& r, uint64_t c) {
   (void)c;
-  if (outq_count_ == kOutQ) return ++l1_fail_port_, false;
+  if (outq_count_ + sent_c_ >= kOutQ) return ++l1_fail_port_, false;
   ++l1_acc_;
   tlm::tlm_generic_payload* gp = new_request(r.line_addr, m.warp, r.ea_count);
   gp->set_command(tlm::TLM_WRITE_COMMAND);
@@ -631,25 +848,26 @@ bool Sm::l1_store(MemInst& m, const coal_req& r, uint64_t c) {
 
 void Sm::send_stage(uint64_t c) {
   (void)c;
-  if (!outq_count_ || awaiting_end_req_ || now_ps() < send_ok_ps_) return;
+  if (!outq_count_ || awaiting_end_req_ || now_ps_ < send_ok_ps_) return;
   send_done_c_ = true;
   tlm::tlm_generic_payload* gp = outq_[outq_head_];
   outq_head_ = (outq_head_ + 1) % kOutQ;
   --outq_count_;
   l1_blocked_ = false;  // a queue slot freed
+  sent_c_ = 1;
   ++mem_requests_;
-  GpuExt::get(*gp).issue_ps = now_ps();
+  GpuExt::get(*gp).issue_ps = now_ps_;
   tlm::tlm_phase ph = tlm::BEGIN_REQ;
   sc_time d = sc_core::SC_ZERO_TIME;
   const tlm::tlm_sync_enum st = isock->nb_transport_fw(*gp, ph, d);
-  const uint64_t t = now_ps() + static_cast<uint64_t>(d.value() / sc_time(1, SC_PS).value());
+  const uint64_t t = now_ps_ + static_cast<uint64_t>(d.value() / ps_unit_);
   if (st == tlm::TLM_ACCEPTED) {
     awaiting_end_req_ = gp;
   } else if (st == tlm::TLM_UPDATED && ph == tlm::END_REQ) {
     send_ok_ps_ = t;
   } else if ((st == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP) || st == tlm::TLM_COMPLETED) {
     send_ok_ps_ = t;
-    peq_.notify(*gp, d);
+    resp_push(*gp, t);
   } else {
     SC_REPORT_FATAL(name(), "unexpected nb_transport_fw return");
   }
@@ -659,13 +877,13 @@ tlm::tlm_sync_enum Sm::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_ph
   if (ph == tlm::END_REQ) {
     if (&gp != awaiting_end_req_) SC_REPORT_FATAL(name(), "END_REQ for a request not awaiting it");
     awaiting_end_req_ = nullptr;
-    send_ok_ps_ = now_ps() + static_cast<uint64_t>(d.value() / sc_time(1, SC_PS).value());
+    send_ok_ps_ = now_ps() + static_cast<uint64_t>(d.value() / ps_unit_);
     wake_cycle((send_ok_ps_ + period_ps_ - 1) / period_ps_);
     return tlm::TLM_ACCEPTED;
   }
   if (ph == tlm::BEGIN_RESP) {
     if (&gp == awaiting_end_req_) awaiting_end_req_ = nullptr;  // BEGIN_RESP implies END_REQ
-    peq_.notify(gp, d);
+    resp_push(gp, now_ps() + static_cast<uint64_t>(d.value() / ps_unit_));
     return tlm::TLM_COMPLETED;
   }
   SC_REPORT_FATAL(name(), "unexpected phase on nb_transport_bw");
@@ -728,7 +946,9 @@ void Sm::process_response(tlm::tlm_generic_payload* gp, uint64_t c) {
   e.pending = static_cast<uint8_t>(e.pending & ~sect);
   if (--e.outstanding == 0) {
     if (e.nwait) SC_REPORT_FATAL(name(), "MSHR retired with waiting loads (response lacks sectors)");
-    mshr_active_.erase(std::find(mshr_active_.begin(), mshr_active_.end(), static_cast<uint16_t>(ms)));
+    mshr_unlink(ms);
+    e.active = false;
+    --mshr_live_;
     mshr_free_.push_back(static_cast<uint16_t>(ms));
   }
   gp->release();

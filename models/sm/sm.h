@@ -17,6 +17,15 @@
 // the L2 response is processed. When nothing can issue the SM sleeps until the
 // earliest scoreboard release or an incoming response (no per-cycle polling).
 //
+// Host cost: the scheduler keeps every live warp slot in exactly one state —
+// Dirty (operand-ready cycle to be recomputed), Eligible (ready now), Timed
+// (ready at a known future cycle) or blocked (waits for an event) — and moves
+// slots between them on the events that change them (issue, load completion,
+// barrier release, CTA launch). The issue stage walks only eligible slots (a
+// bit set in scan order), the next wake-up is the earliest Timed cycle, and a
+// warp held only by a full LD/ST queue or no free load record sleeps until one
+// frees instead of re-evaluating the SM every cycle.
+//
 // Assumption: the interconnect and L2 keep requests to one line in order (a
 // load sent before a store to the same line returns pre-store data); a store
 // to a line with a fill in flight cancels that fill's L1 install.
@@ -27,7 +36,6 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/peq_with_get.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "common/cfg.h"
@@ -134,6 +142,16 @@ class Sm : public sc_core::sc_module {
     uint8_t outstanding = 0;  // L2 requests in flight
     uint8_t nwait = 0;
     bool no_install = false;  // a store hit the line while the fill was in flight
+    bool active = false;
+    int16_t next = -1;        // hash chain (mshr_bucket_)
+  };
+  // Scheduling state of a warp slot (see the file comment).
+  enum SlotState : uint8_t { kStNone = 0, kStDirty, kStElig, kStTimed };
+  // Eligible-count classes: what a slot's buffered instruction needs structurally.
+  enum OpClass : uint8_t { kClsOther = 0, kClsLoad, kClsStore };
+  struct RespEnt {  // response waiting for its arrival time (replaces a peq: no allocation)
+    uint64_t t_ps, seq;
+    tlm::tlm_generic_payload* gp;
   };
   struct Waiter {
     uint16_t ldrec;
@@ -142,14 +160,27 @@ class Sm : public sc_core::sc_module {
 
   // processes
   void cycle();
-  void on_peq();
+  void on_resp();
+  void resp_push(tlm::tlm_generic_payload& gp, uint64_t t_ps);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d);
 
   // pipeline stages
   void process_response(tlm::tlm_generic_payload* gp, uint64_t c);
-  void issue_stage(uint64_t c, uint64_t& next);
+  void issue_stage(uint64_t c);
   uint64_t ready_time(Warp& w);
   bool structural_ok(Op op, unsigned ldst_budget) const;
+  bool can_issue_next_cycle() const;
+  // scheduler sets
+  unsigned key_of(unsigned slot) const { return gto_ ? pos_[slot] : slot; }
+  static OpClass cls_of(Op op) { return op == Op::Load ? kClsLoad : op == Op::Store ? kClsStore : kClsOther; }
+  void elig_add(unsigned slot);
+  void unclassify(unsigned slot);
+  void set_dirty(unsigned slot);
+  void set_never(unsigned slot);
+  void classify_dirty(uint64_t c);
+  void promote_timed(uint64_t c);
+  int next_elig(unsigned from, unsigned end) const;  // lowest eligible key in [from, end), -1 if none
+  void erase_age_pos(unsigned p);
   void issue(unsigned slot, uint64_t c);
   void l1_stage(uint64_t c);
   bool l1_load(MemInst& m, const coal_req& r, uint64_t c);
@@ -161,10 +192,25 @@ class Sm : public sc_core::sc_module {
   void complete_lanes(uint16_t ldrec, uint32_t lanes, uint64_t ready_cycle);
   void compare_lanes(const LdRec& rec, uint32_t lanes, const unsigned char* line_data, uint64_t c);
   int find_mshr(uint64_t line) const;
+  unsigned mshr_hash(uint64_t line) const { return static_cast<unsigned>(((line >> 7) * 0x9E3779B97F4A7C15ull) >> mshr_shift_); }
+  void mshr_link(unsigned ms);
+  void mshr_unlink(unsigned ms);
   tlm::tlm_generic_payload* new_request(uint64_t line, uint16_t warp, uint8_t ea);
   void release_barrier(CtaSlot& cs);
   void wake_cycle(uint64_t cyc);
-  uint64_t now_ps() const;
+  void wake_at_ps(uint64_t t_ps, uint64_t now);
+  // Would sc_event::notify for time t (t >= now) be a no-op, given a pending
+  // notification for pend made in delta cycle pend_delta? True if pend is
+  // earlier, or equal and not yet triggered (a future time, or a delta
+  // notification made in the current delta). A notification for now that was
+  // made in an earlier delta has already triggered (the process is runnable or
+  // ran), so notifying again schedules another run, as it always did.
+  static bool notify_redundant(uint64_t t, uint64_t now, uint64_t pend, uint64_t pend_delta) {
+    if (pend < t) return true;
+    return pend == t && (t > now || pend_delta == sc_core::sc_delta_count());
+  }
+  uint64_t now_ps() const { return sc_core::sc_time_stamp().value() / ps_unit_; }
+  sc_core::sc_time ps_time(uint64_t ps) const { return sc_core::sc_time::from_value(ps * ps_unit_); }
 
   const unsigned id_;
   const SmCfg cfg_;
@@ -174,7 +220,9 @@ class Sm : public sc_core::sc_module {
   bstore* golden_;
   Checker* checker_;
   Gpu* gpu_;
+  const uint64_t ps_unit_;  // sc_time ticks per ps
   const uint64_t period_ps_;
+  const bool gto_;
 
   const Kernel* kernel_ = nullptr;
   std::vector<Warp> warps_;
@@ -185,6 +233,16 @@ class Sm : public sc_core::sc_module {
   static constexpr uint64_t kDirty = ~0ull - 1;
   std::vector<uint64_t> rdy_;
   std::vector<Op> op_;  // op of each slot's buffered instruction (valid when rdy_ is not kDirty)
+  std::vector<uint8_t> st_;      // SlotState per slot
+  std::vector<uint16_t> pos_;    // position of a live, not exited slot in age_order_
+  std::vector<uint64_t> last_iss_;  // cycle of the slot's last issue (one issue per warp per cycle)
+  unsigned nwords_ = 1;
+  std::vector<uint64_t> dirty_;  // by slot
+  std::vector<uint64_t> timed_;  // by slot
+  std::vector<uint64_t> elig_;   // by scan key (key_of: slot for LRR, age position for GTO)
+  uint64_t timed_min_ = kNever;  // <= earliest rdy_ of a Timed slot (may be stale-low)
+  unsigned n_elig_[3] = {0, 0, 0};
+  bool any_dirty_ = false;
   std::vector<CtaSlot> ctas_;
   std::vector<uint16_t> age_order_;  // live, not exited warp slots, oldest first
   unsigned ctas_live_ = 0, warps_free_ = 0;
@@ -201,25 +259,49 @@ class Sm : public sc_core::sc_module {
   bool l1_on_;
   std::vector<Mshr> mshrs_;
   std::vector<Waiter> waiters_;  // mshrs x mshr_merge
-  std::vector<uint16_t> mshr_free_, mshr_active_;
+  std::vector<uint16_t> mshr_free_;
+  unsigned mshr_live_ = 0;
+  std::vector<int16_t> mshr_bucket_;
+  unsigned mshr_shift_ = 64;
 
   std::vector<tlm::tlm_generic_payload*> outq_;  // ring
   unsigned outq_head_ = 0, outq_count_ = 0;
   tlm::tlm_generic_payload* awaiting_end_req_ = nullptr;
   uint64_t send_ok_ps_ = 0;
 
-  tlm_utils::peq_with_get<tlm::tlm_generic_payload> peq_;
+  std::vector<RespEnt> rheap_;  // min-heap on (t_ps, seq)
+  uint64_t rseq_ = 0;
+  sc_core::sc_event resp_ev_;
+  uint64_t resp_pend_ps_ = kNever;  // time of resp_ev_'s pending notification
+  uint64_t resp_pend_delta_ = 0;    // delta cycle in which it was made
   std::vector<tlm::tlm_generic_payload*> resp_ready_;
   sc_core::sc_event wake_;
+  uint64_t wake_pend_ps_ = kNever;  // time of wake_'s pending notification
+  uint64_t wake_pend_delta_ = 0;    // delta cycle in which it was made
   uint64_t last_cycle_ = kNever;
-  uint64_t hit_wake_ = kNever;
-  // Issue-scan skipping: no warp can issue before issue_hint_ unless something
-  // changed since the last scan (issue_dirty_: a load returned, a barrier
-  // opened, a CTA arrived, an LD/ST queue slot freed).
-  uint64_t issue_hint_ = 0;
-  bool issue_dirty_ = true;         // earliest register release by an L1 hit this cycle
+  uint64_t now_ps_ = 0;             // current time while cycle() runs
+  // A second evaluation within one cycle (a response in a later delta) rescans
+  // the warps only if something changed since the cycle's last scan
+  // (issue_dirty_: a load returned, a barrier opened, a CTA arrived, an LD/ST
+  // queue slot freed) — as a hardware scheduler decides once per such change.
+  uint64_t last_scan_c_ = kNever;
+  bool issue_dirty_ = true;
+  bool issued_eval_ = false;            // the current evaluation issued something
   unsigned issued_c_ = 0, ldst_c_ = 0;  // this cycle's issue and LD/ST budget used
   bool l1_done_c_ = false, send_done_c_ = false;
+  // This cycle's L1 attempt was refused (kRefMshr / kRefPort): a response
+  // processed later in the same cycle (a later delta) lets the L1 retry, as if
+  // it had been processed first (stage order: responses before the L1), and
+  // the superseded refusal is not counted.
+  static constexpr uint8_t kRefMshr = 1, kRefPort = 2;
+  uint8_t l1_refused_c_ = 0;
+  // LD/ST-queue slots and load records the L1 stage freed in this cycle: the
+  // issue stage (before the L1 stage in the cycle) can use them from the next
+  // cycle on, also when the SM is evaluated again later in the same cycle.
+  unsigned memq_freed_c_ = 0, ldrec_freed_c_ = 0;
+  // The L1 stage sees the L2-port queue as before this cycle's send (stage order).
+  unsigned sent_c_ = 0;
+  bool in_l1_stage_ = false;
 
   std::vector<IssueRec>* issue_log_ = nullptr;
 
