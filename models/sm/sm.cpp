@@ -689,7 +689,9 @@ void Sm::l1_stage(uint64_t c) {
   const bool ok = m.store ? l1_store(m, r, c) : l1_load(m, r, c);
   in_l1_stage_ = false;
   if (!ok) {
-    l1_blocked_ = true;
+    // Retry when a resource frees; a slot freed by this cycle's send (visible
+    // to the L1 from the next cycle) means retry next cycle.
+    l1_blocked_ = !sent_c_;
     ++l1_resfail_;
     l1_refused_c_ = l1_fail_mshr_ != fail_mshr ? kRefMshr : kRefPort;
     return;

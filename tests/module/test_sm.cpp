@@ -717,6 +717,41 @@ static void case_event_driven() {
   EXPECT(e.st("gpu.sm0.wakeups") <= 15);
 }
 
+// Event-driven under structural stalls: 8 warps x 4 independent loads to
+// distinct lines with 2 MSHRs and a 200-cycle memory. The LD/ST queue stays
+// full and ready loads wait for a slot; the SM must sleep until a response
+// frees an MSHR (the L1 stage then frees a queue slot) instead of being
+// evaluated every cycle. 32 misses, 2 in flight per 200-cycle round trip.
+static void case_event_driven_struct_stall() {
+  TinyProgram p;
+  p.array_of("A", 64 * 128);
+  p.kernel(1, 8, [&p](WarpCtx& w, WarpInst& o) {
+    const uint64_t A = p.array(0).base;
+    if (w.pc < 4) {
+      o.load(static_cast<uint8_t>(w.pc + 1), ~0u, 4);
+      lanes_linear(o, A + 128 * (w.warp * 4 + w.pc), 4);
+    } else {
+      o.exit();
+    }
+    ++w.pc;
+  });
+  Env e;
+  e.l1.mshrs = 2;
+  FakeCfg fc;
+  fc.latency = 200;
+  e.build(p, 1, true, fc);
+  e.run();
+  EXPECT_EQ(e.st("gpu.warp_instructions"), 8 * 5);
+  EXPECT_EQ(e.st("l1.misses"), 32);
+  EXPECT_EQ(e.st("check.loads"), 32 * 32);
+  // 16 rounds of 2 misses, each waiting a full round trip.
+  EXPECT(e.st("gpu.cycles") >= 16 * 200);
+  // A few evaluations per round trip, not one per cycle.
+  EXPECT(e.st("gpu.sm0.wakeups") * 10 < e.st("gpu.cycles"));
+  // Refusals are counted per evaluation, so they stay few as well.
+  EXPECT(e.st("l1.sm0.reservation_fails") * 10 < e.st("gpu.cycles"));
+}
+
 // The checker catches a corrupted response: exit status 3 and one line on stderr.
 static void case_check_catches_corruption() {
   TinyProgram p;
@@ -805,6 +840,7 @@ int sc_main(int, char**) {
       {"accept_later", case_accept_later, 0, nullptr},
       {"dispatch_two_sms", case_dispatch_two_sms, 0, nullptr},
       {"event_driven", case_event_driven, 0, nullptr},
+      {"event_driven_struct_stall", case_event_driven_struct_stall, 0, nullptr},
       {"workload_stream", [] { case_builtin_workloads("stream", {{"n", 20000}}, false); }, 0, nullptr},
       {"workload_stencil2d", [] { case_builtin_workloads("stencil2d", {{"nx", 100}, {"ny", 60}, {"iters", 3}}, true); }, 0, nullptr},
       {"workload_random", [] { case_builtin_workloads("random", {{"table_words", 1 << 14}, {"updates", 5000}}, false); }, 0, nullptr},
