@@ -161,7 +161,7 @@ struct Platform::Impl {
   std::vector<std::unique_ptr<MemCtrl>> mcs;
   std::unique_ptr<Sampler> sampler;
   sc_core::sc_trace_file* tf = nullptr;
-  double host_seconds = 0, sim_seconds = 0, mem_req_rate = 0, peak_rss = 0, host_setup = 0;
+  double host_seconds = 0, sim_seconds = 0, mem_req_rate = 0, mem_access_rate = 0, peak_rss = 0, host_setup = 0;
   uint64_t program_footprint = 0;
 
   Impl(const Config& c, const RunOptions& o) : cfg(c), opt(o) {
@@ -287,6 +287,9 @@ void Platform::build() {
                 Unit::Second, &P.host_setup);
   P.stats.value("host.mem_requests_per_second", "memory-controller requests simulated per host second",
                 Unit::PerSecond, &P.mem_req_rate);
+  P.stats.value("host.mem_accesses_per_second",
+                "32 B DRAM column accesses (read + write bursts) simulated per host second", Unit::PerSecond,
+                &P.mem_access_rate);
   P.stats.value("host.peak_rss_bytes", "peak resident memory of the simulator process", Unit::Byte, &P.peak_rss);
   P.stats.formula("workload.footprint_bytes", "bytes of all arrays of the workload", Unit::Byte,
                   [ip] { return static_cast<double>(ip->program->footprint_bytes()); });
@@ -316,6 +319,12 @@ int Platform::run() {
   P.sim_seconds = sc_core::sc_time_stamp().to_seconds();
   const double reqs = P.stats.get("mem.reads") + P.stats.get("mem.writes");
   P.mem_req_rate = P.host_seconds > 0 ? reqs / P.host_seconds : 0;
+  double atoms = 0;
+  for (size_t c = 0; c < P.mcs.size(); ++c) {
+    const std::string ch = "mem.ch" + std::to_string(c) + ".";
+    atoms += P.stats.get(ch + "read_atoms") + P.stats.get(ch + "write_atoms");
+  }
+  P.mem_access_rate = P.host_seconds > 0 ? atoms / P.host_seconds : 0;
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   P.peak_rss = static_cast<double>(ru.ru_maxrss) * 1024.0;
