@@ -7,129 +7,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
-#include <systemc>
-#include <tlm>
-#include <tlm_utils/peq_with_get.h>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
-
 #include "l2/l2_bank.h"
+#include "tlm_harness.h"
 
 using namespace sc_core;
 using namespace strata;
-using tlm::tlm_generic_payload;
+using namespace strata_test;
 
-static int g_fail = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      ++g_fail;                                                       \
-      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);     \
-      std::printf(__VA_ARGS__);                                       \
-      std::printf("\n");                                              \
-    }                                                                 \
-  } while (0)
-
-static uint8_t init_byte(uint64_t a) { return static_cast<uint8_t>((a * 2654435761u) >> 13); }
-
-// ------------------------------------------------------------ fake memory
-struct MemReq {
-  uint64_t addr;
-  bool write;
-  uint8_t sector_mask;
-  uint64_t byte_mask[2];
-  ReqClass cls;
-  double t_ns;
-  MemType mem_type;
-};
-
-struct FakeMem : sc_module {
-  tlm_utils::simple_target_socket<FakeMem> tsock;
-  std::vector<uint8_t> mem;
-  std::vector<MemReq> log;
-  unsigned lat_ns = 50;
-  unsigned jitter_ns = 0;  // extra random latency 0..jitter (responses out of order)
-  bool backpressure = false;
-  std::mt19937 rng{7};
-  tlm_utils::peq_with_get<tlm_generic_payload> peq;
-  tlm_utils::peq_with_get<tlm_generic_payload> endreq_peq;
-  unsigned accepted_late = 0;
-
-  SC_HAS_PROCESS(FakeMem);
-  explicit FakeMem(sc_module_name n, size_t bytes) : sc_module(n), tsock("tsock"), mem(bytes), peq("peq"), endreq_peq("erq") {
-    for (size_t a = 0; a < bytes; ++a) mem[a] = init_byte(a);
-    tsock.register_nb_transport_fw(this, &FakeMem::fw);
-    tsock.register_transport_dbg(this, &FakeMem::dbg);
-    SC_METHOD(respond);
-    sensitive << peq.get_event();
-    dont_initialize();
-    SC_METHOD(end_req);
-    sensitive << endreq_peq.get_event();
-    dont_initialize();
-  }
-  void functional(tlm_generic_payload& gp) {
-    GpuExt& e = GpuExt::get(gp);
-    const uint64_t a = gp.get_address();
-    if (a + kLineBytes > mem.size()) SC_REPORT_FATAL(name(), "address out of range");
-    log.push_back(MemReq{a, gp.is_write(), e.sector_mask, {e.byte_mask[0], e.byte_mask[1]}, e.cls,
-                         sc_time_stamp().to_double() / 1000.0, e.mem_type});
-    if (gp.is_write()) {
-      for (unsigned b = 0; b < kLineBytes; ++b)
-        if (e.byte_set(b)) mem[a + b] = gp.get_data_ptr()[b];
-    } else {
-      for (unsigned s = 0; s < kSectorsPerLine; ++s)
-        if ((e.sector_mask >> s) & 1u) std::memcpy(gp.get_data_ptr() + s * 32, &mem[a + s * 32], 32);
-    }
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
-    const unsigned extra = jitter_ns ? static_cast<unsigned>(rng() % (jitter_ns + 1)) : 0;
-    peq.notify(gp, sc_time(lat_ns + extra, SC_NS));
-  }
-  tlm::tlm_sync_enum fw(tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_time& d) {
-    (void)d;
-    if (ph != tlm::BEGIN_REQ) return tlm::TLM_COMPLETED;  // END_RESP never used (we complete)
-    if (backpressure && (rng() & 1)) {
-      ++accepted_late;
-      endreq_peq.notify(gp, sc_time(1 + rng() % 5, SC_NS));
-      return tlm::TLM_ACCEPTED;
-    }
-    functional(gp);
-    ph = tlm::END_REQ;
-    return tlm::TLM_UPDATED;
-  }
-  void end_req() {
-    while (tlm_generic_payload* gp = endreq_peq.get_next_transaction()) {
-      functional(*gp);
-      tlm::tlm_phase ph = tlm::END_REQ;
-      sc_time d = SC_ZERO_TIME;
-      tsock->nb_transport_bw(*gp, ph, d);
-    }
-  }
-  void respond() {
-    while (tlm_generic_payload* gp = peq.get_next_transaction()) {
-      tlm::tlm_phase ph = tlm::BEGIN_RESP;
-      sc_time d = SC_ZERO_TIME;
-      tsock->nb_transport_bw(*gp, ph, d);
-    }
-  }
-  unsigned dbg(tlm_generic_payload& gp) {
-    const uint64_t a = gp.get_address();
-    const unsigned n = gp.get_data_length();
-    if (gp.is_read()) std::memcpy(gp.get_data_ptr(), &mem[a], n);
-    else std::memcpy(&mem[a], gp.get_data_ptr(), n);
-    return n;
-  }
-  size_t count(ReqClass c) const {
-    size_t n = 0;
-    for (const MemReq& r : log) n += r.cls == c;
-    return n;
-  }
-};
+using FakeMem = LineMem;
 
 // ------------------------------------------------------------ driver (crossbar side)
 struct Rec {
@@ -142,31 +32,13 @@ struct Rec {
   unsigned char expect[kLineBytes];    // expected data (reads, random test)
 };
 
-struct Driver : sc_module {
-  tlm_utils::simple_initiator_socket<Driver> isock;
-  PayloadPool& pool;
+struct Driver : TestInitiator<Driver> {
   std::vector<Rec> recs;
-  sc_event end_req_ev;
-  bool waiting_end_req = false;
   bool slow_end_resp = false;  // sometimes answer BEGIN_RESP with TLM_ACCEPTED + later END_RESP
-  unsigned late_accepts = 0;
   std::mt19937 rng{11};
-  std::function<void(Driver&)> script;
-  tlm_utils::peq_with_get<tlm_generic_payload> endresp_peq;
   std::vector<int> order;  // response order (record ids)
 
-  SC_HAS_PROCESS(Driver);
-  Driver(sc_module_name n, PayloadPool& p) : sc_module(n), isock("isock"), pool(p), endresp_peq("erp") {
-    recs.reserve(100000);
-    isock.register_nb_transport_bw(this, &Driver::bw);
-    SC_THREAD(run);
-    SC_METHOD(end_resp);
-    sensitive << endresp_peq.get_event();
-    dont_initialize();
-  }
-  void run() {
-    if (script) script(*this);
-  }
+  Driver(sc_module_name n, PayloadPool& p) : TestInitiator(n, p) { recs.reserve(100000); }
   // Issue a read of `mask` sectors (blocks only for backpressure). Returns the record id.
   int read(uint64_t line, uint8_t mask, uint8_t ea = 4) {
     tlm_generic_payload* gp = pool.alloc();
@@ -189,7 +61,7 @@ struct Driver : sc_module {
     return issue(gp, true, line, m);
   }
   int issue(tlm_generic_payload* gp, bool wr, uint64_t line, uint8_t mask) {
-    while (waiting_end_req) wait(end_req_ev);
+    wait_end_req();
     const int id = static_cast<int>(recs.size());
     recs.emplace_back();
     Rec& r = recs.back();
@@ -197,54 +69,20 @@ struct Driver : sc_module {
     r.write = wr;
     r.addr = line;
     r.mask = mask;
-    r.t_issue = sc_time_stamp().to_double() / 1000.0;
+    r.t_issue = now_ns();
     GpuExt::get(*gp).tag = static_cast<uint32_t>(id);
-    tlm::tlm_phase ph = tlm::BEGIN_REQ;
-    sc_time d = SC_ZERO_TIME;
-    const tlm::tlm_sync_enum s = isock->nb_transport_fw(*gp, ph, d);
-    if (s == tlm::TLM_ACCEPTED) {
-      ++late_accepts;
-      waiting_end_req = true;
-    }
+    begin_req(*gp);
     return id;
   }
-  tlm::tlm_sync_enum bw(tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_time& d) {
-    (void)d;
-    if (ph == tlm::END_REQ) {
-      waiting_end_req = false;
-      end_req_ev.notify();
-      return tlm::TLM_ACCEPTED;
-    }
-    // BEGIN_RESP
+  double on_response(tlm_generic_payload& gp) {
     const int id = static_cast<int>(GpuExt::get(gp).tag);
     Rec& r = recs[id];
     CHECK(r.t_resp < 0 && r.gp == &gp, "double or foreign response id %d", id);
-    if (waiting_end_req && &gp == recs.back().gp) {  // implicit END_REQ
-      waiting_end_req = false;
-      end_req_ev.notify();
-    }
-    r.t_resp = sc_time_stamp().to_double() / 1000.0;
+    r.t_resp = now_ns();
     std::memcpy(r.data, gp.get_data_ptr(), kLineBytes);
     order.push_back(id);
-    if (slow_end_resp && (rng() % 3 == 0)) {
-      endresp_peq.notify(gp, sc_time(1 + rng() % 3, SC_NS));
-      return tlm::TLM_ACCEPTED;
-    }
-    gp.release();
-    return tlm::TLM_COMPLETED;
-  }
-  void end_resp() {
-    while (tlm_generic_payload* gp = endresp_peq.get_next_transaction()) {
-      tlm::tlm_phase ph = tlm::END_RESP;
-      sc_time d = SC_ZERO_TIME;
-      isock->nb_transport_fw(*gp, ph, d);
-      gp->release();
-    }
-  }
-  void wait_ns(double ns) { wait(sc_time(ns, SC_NS)); }
-  void wait_until_ns(double ns) {
-    const double now = sc_time_stamp().to_double() / 1000.0;
-    if (ns > now) wait(sc_time(ns - now, SC_NS));
+    if (slow_end_resp && (rng() % 3 == 0)) return 1 + rng() % 3;
+    return -1;
   }
 };
 
@@ -635,6 +473,5 @@ int sc_main(int, char*[]) {
   CHECK(rnd.stats.get("l2.accesses") == rnd.st("accesses"), "totals");
   CHECK(rnd.stats.get("l2.miss_rate") > 0 && rnd.stats.get("l2.miss_rate") < 1, "miss rate");
   CHECK(std::abs(rnd.stats.get("l2.hit_rate") + rnd.stats.get("l2.miss_rate") - 1.0) < 1e-12, "rates");
-  std::printf("%s (%d failures)\n", g_fail ? "FAILED" : "PASSED", g_fail);
-  return g_fail ? 1 : 0;
+  return report();
 }

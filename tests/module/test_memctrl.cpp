@@ -18,22 +18,12 @@
 #include "common/payload.h"
 #include "common/stats.h"
 #include "memctrl/mem_ctrl.h"
+#include "tlm_harness.h"
 
 using namespace strata;
 using sc_core::sc_time;
 using sc_core::SC_NS;
 using sc_core::SC_PS;
-
-static int g_fail = 0;
-#define CHECK(c, ...)                                   \
-  do {                                                  \
-    if (!(c)) {                                         \
-      std::printf("FAIL %s:%d: ", __FILE__, __LINE__);  \
-      std::printf(__VA_ARGS__);                         \
-      std::printf("\n");                                \
-      ++g_fail;                                         \
-    }                                                   \
-  } while (0)
 
 // Layout used by the test: 3 channels, HBM2-like geometry (4 bank groups x 4
 // banks, 2 KiB rows, 32 B atoms) shared by hbm2 and gddr5_gtx480.
@@ -282,10 +272,5 @@ int sc_main(int, char*[]) {
   CHECK(pool.live() == 10, "payloads: controllers released their references (live %zu)", pool.live());
 
   bstore_free(&mem);
-  if (g_fail) {
-    std::printf("%d check(s) failed\n", g_fail);
-    return 1;
-  }
-  std::printf("test_memctrl: all checks passed\n");
-  return 0;
+  return strata_test::report();
 }

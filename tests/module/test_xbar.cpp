@@ -4,37 +4,17 @@
 // A packet of B bytes = ceil(B/32) flits; unloaded delivery = arrival +
 // (8 + flits) cycles. Read request 8 B = 1 flit; write of 128 B = 136 B = 5
 // flits; read response of 4 sectors = 136 B = 5 flits; of 1 sector = 2 flits.
+#include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <functional>
-#include <random>
 #include <string>
 #include <vector>
 
-#include <systemc>
-#include <tlm>
-#include <tlm_utils/peq_with_get.h>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
-
 #include "noc/xbar.h"
+#include "tlm_harness.h"
 
 using namespace sc_core;
 using namespace strata;
-using tlm::tlm_generic_payload;
-
-static int g_fail = 0;
-#define CHECK(cond, ...)                                          \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      ++g_fail;                                                   \
-      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      std::printf(__VA_ARGS__);                                   \
-      std::printf("\n");                                          \
-    }                                                             \
-  } while (0)
-
-static double now_ns() { return sc_time_stamp().to_double() / 1000.0; }
+using namespace strata_test;
 
 struct Arrival {
   uint32_t src_sm, tag;
@@ -43,99 +23,35 @@ struct Arrival {
 
 // Fake L2 bank: records arrivals; answers each request after resp_ns with a
 // response of its sector mask; optionally holds END_REQ (backpressure).
-struct FakeBank : sc_module {
-  tlm_utils::simple_target_socket<FakeBank> tsock;
+struct FakeBank : TestTarget<FakeBank> {
   unsigned id;
   double resp_ns = 0;
   double hold_until_ns = -1;  // requests arriving before this get END_REQ at that time
   std::vector<Arrival> arrivals;
-  std::vector<double> end_resp_times;
   bool wrong_bank = false;
-  tlm_utils::peq_with_get<tlm_generic_payload> resp_peq, endreq_peq;
-  std::vector<tlm_generic_payload*> resp_fifo;
-  bool resp_blocked = false;
 
-  SC_HAS_PROCESS(FakeBank);
-  FakeBank(sc_module_name n, unsigned i) : sc_module(n), tsock("tsock"), id(i), resp_peq("rp"), endreq_peq("eq") {
-    tsock.register_nb_transport_fw(this, &FakeBank::fw);
-    SC_METHOD(respond);
-    sensitive << resp_peq.get_event();
-    dont_initialize();
-    SC_METHOD(end_req);
-    sensitive << endreq_peq.get_event();
-    dont_initialize();
-  }
-  tlm::tlm_sync_enum fw(tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_time& d) {
-    (void)d;
-    if (ph == tlm::END_RESP) {
-      end_resp_times.push_back(now_ns());
-      resp_blocked = false;
-      respond();
-      return tlm::TLM_COMPLETED;
-    }
-    GpuExt& e = GpuExt::get(gp);
-    if (e.l2_bank != id) wrong_bank = true;
-    if (hold_until_ns > now_ns()) {
-      endreq_peq.notify(gp, sc_time(hold_until_ns - now_ns(), SC_NS));
-      return tlm::TLM_ACCEPTED;
-    }
-    accept(gp);
-    ph = tlm::END_REQ;
-    return tlm::TLM_UPDATED;
+  FakeBank(sc_module_name n, unsigned i) : TestTarget(n), id(i) {}
+  double on_begin_req(tlm_generic_payload& gp) {
+    if (GpuExt::get(gp).l2_bank != id) wrong_bank = true;
+    return hold_until_ns > now_ns() ? hold_until_ns - now_ns() : -1;
   }
   void accept(tlm_generic_payload& gp) {
     arrivals.push_back(Arrival{GpuExt::get(gp).sm_id, GpuExt::get(gp).tag, now_ns()});
-    resp_peq.notify(gp, sc_time(resp_ns, SC_NS));
-  }
-  void end_req() {
-    while (tlm_generic_payload* gp = endreq_peq.get_next_transaction()) {
-      accept(*gp);
-      tlm::tlm_phase ph = tlm::END_REQ;
-      sc_time d = SC_ZERO_TIME;
-      tsock->nb_transport_bw(*gp, ph, d);
-    }
-  }
-  void respond() {
-    while (tlm_generic_payload* gp = resp_peq.get_next_transaction()) resp_fifo.push_back(gp);
-    while (!resp_blocked && !resp_fifo.empty()) {
-      tlm_generic_payload* gp = resp_fifo.front();
-      resp_fifo.erase(resp_fifo.begin());
-      gp->set_response_status(tlm::TLM_OK_RESPONSE);
-      tlm::tlm_phase ph = tlm::BEGIN_RESP;
-      sc_time d = SC_ZERO_TIME;
-      if (tsock->nb_transport_bw(*gp, ph, d) == tlm::TLM_ACCEPTED) resp_blocked = true;
-    }
+    respond_after(gp, resp_ns);
   }
 };
 
 // Fake SM: issues scripted requests, records END_REQ and response times.
-struct FakeSm : sc_module {
-  tlm_utils::simple_initiator_socket<FakeSm> isock;
+struct FakeSm : TestInitiator<FakeSm> {
   unsigned id;
-  PayloadPool& pool;
-  std::function<void(FakeSm&)> script;
-  bool waiting = false;
-  sc_event end_req_ev;
-  unsigned late_accepts = 0;
   std::vector<double> end_req_times, resp_times;
   std::vector<uint32_t> resp_tags;
   bool foreign = false;
   double accept_resp_late_ns = -1;  // >= 0: answer BEGIN_RESP with TLM_ACCEPTED, END_RESP after this delay
-  tlm_utils::peq_with_get<tlm_generic_payload> endresp_peq;
 
-  SC_HAS_PROCESS(FakeSm);
-  FakeSm(sc_module_name n, unsigned i, PayloadPool& p) : sc_module(n), isock("isock"), id(i), pool(p), endresp_peq("er") {
-    isock.register_nb_transport_bw(this, &FakeSm::bw);
-    SC_THREAD(run);
-    SC_METHOD(end_resp);
-    sensitive << endresp_peq.get_event();
-    dont_initialize();
-  }
-  void run() {
-    if (script) script(*this);
-  }
+  FakeSm(sc_module_name n, unsigned i, PayloadPool& p) : TestInitiator(n, p), id(i) {}
   void send(unsigned bank, bool write, uint8_t sectors, uint32_t tag) {
-    while (waiting) wait(end_req_ev);
+    wait_end_req();
     tlm_generic_payload* gp = pool.alloc();
     gp->set_address(0x1000 * tag);
     gp->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
@@ -147,43 +63,14 @@ struct FakeSm : sc_module {
     if (write)
       for (unsigned s = 0; s < 4; ++s)
         if ((sectors >> s) & 1u) e.set_bytes(s * 32, 32);
-    tlm::tlm_phase ph = tlm::BEGIN_REQ;
-    sc_time d = SC_ZERO_TIME;
-    if (isock->nb_transport_fw(*gp, ph, d) == tlm::TLM_ACCEPTED) {
-      waiting = true;
-      ++late_accepts;
-    } else {
-      end_req_times.push_back(now_ns());
-    }
+    if (begin_req(*gp)) end_req_times.push_back(now_ns());
   }
-  tlm::tlm_sync_enum bw(tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_time& d) {
-    (void)d;
-    if (ph == tlm::END_REQ) {
-      waiting = false;
-      end_req_times.push_back(now_ns());
-      end_req_ev.notify();
-      return tlm::TLM_ACCEPTED;
-    }
+  void on_end_req(tlm_generic_payload&) { end_req_times.push_back(now_ns()); }
+  double on_response(tlm_generic_payload& gp) {
     if (GpuExt::get(gp).sm_id != id) foreign = true;
     resp_times.push_back(now_ns());
     resp_tags.push_back(GpuExt::get(gp).tag);
-    if (accept_resp_late_ns >= 0) {
-      endresp_peq.notify(gp, sc_time(accept_resp_late_ns, SC_NS));
-      return tlm::TLM_ACCEPTED;
-    }
-    gp.release();
-    return tlm::TLM_COMPLETED;
-  }
-  void end_resp() {
-    while (tlm_generic_payload* gp = endresp_peq.get_next_transaction()) {
-      tlm::tlm_phase ph = tlm::END_RESP;
-      sc_time d = SC_ZERO_TIME;
-      isock->nb_transport_fw(*gp, ph, d);
-      gp->release();
-    }
-  }
-  void wait_until(double ns) {
-    if (ns > now_ns()) wait(sc_time(ns - now_ns(), SC_NS));
+    return accept_resp_late_ns;
   }
 };
 
@@ -224,9 +111,9 @@ int sc_main(int, char*[]) {
   XRig lat("lat", 1, 4, cfg1());
   lat.sms[0]->script = [](FakeSm& s) {
     s.send(2, false, 0xf, 1);
-    s.wait_until(100);
+    s.wait_until_ns(100);
     s.send(2, false, 0x1, 2);
-    s.wait_until(200);
+    s.wait_until_ns(200);
     s.send(2, true, 0xf, 3);
   };
 
@@ -249,7 +136,7 @@ int sc_main(int, char*[]) {
       std::mt19937 rng(100 + i);
       for (uint32_t k = 0; k < 300; ++k) {
         s.send(rng() % 6, rng() & 1, static_cast<uint8_t>(1 + rng() % 15), i * 1000 + k);
-        if (rng() % 4 == 0) s.wait_until(now_ns() + rng() % 10);
+        if (rng() % 4 == 0) s.wait_until_ns(now_ns() + rng() % 10);
       }
     };
   }
@@ -370,6 +257,5 @@ int sc_main(int, char*[]) {
     CHECK(rb.pool.live() == 0, "payloads released");
     CHECK(rb.xbar.idle(), "idle");
   }
-  std::printf("%s (%d failures)\n", g_fail ? "FAILED" : "PASSED", g_fail);
-  return g_fail ? 1 : 0;
+  return report();
 }

@@ -15,73 +15,16 @@
 #include <string>
 #include <vector>
 
-#include <systemc>
-#include <tlm>
-#include <tlm_utils/peq_with_get.h>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
-
 #include "l2/l2_bank.h"
 #include "noc/xbar.h"
+#include "tlm_harness.h"
 
 using namespace sc_core;
 using namespace strata;
-using tlm::tlm_generic_payload;
-
-static int g_fail = 0;
-#define CHECK(cond, ...)                                          \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      ++g_fail;                                                   \
-      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      std::printf(__VA_ARGS__);                                   \
-      std::printf("\n");                                          \
-    }                                                             \
-  } while (0)
+using namespace strata_test;
 
 static constexpr unsigned kSms = 4, kBanks = 4, kLinesPerSm = 160;
 static std::vector<uint8_t> g_mem(1 << 20), g_ref(1 << 20);
-static uint8_t init_byte(uint64_t a) { return static_cast<uint8_t>((a * 2654435761u) >> 13); }
-
-// Memory channel: fixed latency + jitter, functional at acceptance (in order).
-struct Mem : sc_module {
-  tlm_utils::simple_target_socket<Mem> tsock;
-  tlm_utils::peq_with_get<tlm_generic_payload> peq;
-  std::mt19937 rng;
-  SC_HAS_PROCESS(Mem);
-  Mem(sc_module_name n, unsigned seed) : sc_module(n), tsock("tsock"), peq("peq"), rng(seed) {
-    tsock.register_nb_transport_fw(this, &Mem::fw);
-    tsock.register_transport_dbg(this, &Mem::dbg);
-    SC_METHOD(respond);
-    sensitive << peq.get_event();
-    dont_initialize();
-  }
-  tlm::tlm_sync_enum fw(tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_time&) {
-    GpuExt& e = GpuExt::get(gp);
-    const uint64_t a = gp.get_address();
-    if (gp.is_write()) {
-      for (unsigned b = 0; b < kLineBytes; ++b)
-        if (e.byte_set(b)) g_mem[a + b] = gp.get_data_ptr()[b];
-    } else {
-      for (unsigned s = 0; s < kSectorsPerLine; ++s)
-        if ((e.sector_mask >> s) & 1u) std::memcpy(gp.get_data_ptr() + s * 32, &g_mem[a + s * 32], 32);
-    }
-    peq.notify(gp, sc_time(40 + rng() % 40, SC_NS));
-    ph = tlm::END_REQ;
-    return tlm::TLM_UPDATED;
-  }
-  void respond() {
-    while (tlm_generic_payload* gp = peq.get_next_transaction()) {
-      tlm::tlm_phase ph = tlm::BEGIN_RESP;
-      sc_time d = SC_ZERO_TIME;
-      tsock->nb_transport_bw(*gp, ph, d);
-    }
-  }
-  unsigned dbg(tlm_generic_payload& gp) {
-    std::memcpy(gp.get_data_ptr(), &g_mem[gp.get_address()], gp.get_data_length());
-    return gp.get_data_length();
-  }
-};
 
 struct Rec {
   uint64_t line;
@@ -90,22 +33,15 @@ struct Rec {
   unsigned char expect[kLineBytes];
 };
 
-struct Sm : sc_module {
-  tlm_utils::simple_initiator_socket<Sm> isock;
+struct Sm : TestInitiator<Sm> {
   unsigned id;
-  PayloadPool& pool;
   const amap& map;
   unsigned count;
   std::vector<Rec> recs;
-  bool waiting = false;
-  sc_event end_req_ev;
   uint64_t bad = 0, answered = 0;
-  SC_HAS_PROCESS(Sm);
   Sm(sc_module_name n, unsigned i, PayloadPool& p, const amap& m, unsigned cnt)
-      : sc_module(n), isock("isock"), id(i), pool(p), map(m), count(cnt) {
+      : TestInitiator(n, p), id(i), map(m), count(cnt) {
     recs.reserve(cnt);
-    isock.register_nb_transport_bw(this, &Sm::bw);
-    SC_THREAD(run);
   }
   void run() {
     std::mt19937 rng(77 + id);
@@ -141,19 +77,11 @@ struct Sm : sc_module {
         r.mask = e.sector_mask;
         std::memcpy(r.expect, &g_ref[line], kLineBytes);
       }
-      while (waiting) wait(end_req_ev);
-      tlm::tlm_phase ph = tlm::BEGIN_REQ;
-      sc_time d = SC_ZERO_TIME;
-      if (isock->nb_transport_fw(*gp, ph, d) == tlm::TLM_ACCEPTED) waiting = true;
+      begin_req(*gp);
       if (rng() % 4 == 0) wait(sc_time(rng() % 8, SC_NS));
     }
   }
-  tlm::tlm_sync_enum bw(tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_time&) {
-    if (ph == tlm::END_REQ) {
-      waiting = false;
-      end_req_ev.notify();
-      return tlm::TLM_ACCEPTED;
-    }
+  double on_response(tlm_generic_payload& gp) {
     GpuExt& e = GpuExt::get(gp);
     Rec& r = recs[e.tag];
     if (r.done || e.sm_id != id) ++bad;
@@ -162,8 +90,7 @@ struct Sm : sc_module {
     if (!r.write)
       for (unsigned s = 0; s < kSectorsPerLine; ++s)
         if ((r.mask >> s) & 1u && std::memcmp(gp.get_data_ptr() + s * 32, r.expect + s * 32, 32) != 0) ++bad;
-    gp.release();
-    return tlm::TLM_COMPLETED;
+    return -1;
   }
 };
 
@@ -195,7 +122,7 @@ int sc_main(int, char*[]) {
   Xbar xbar("xbar", kSms, kBanks, xc, stats);
   std::vector<std::unique_ptr<Sm>> sms;
   std::vector<std::unique_ptr<L2Bank>> banks;
-  std::vector<std::unique_ptr<Mem>> mems;
+  std::vector<std::unique_ptr<LineMem>> mems;  // one channel per bank, fixed latency 40 ns + jitter 0..39 ns
   std::vector<L2Bank*> bp;
   for (unsigned i = 0; i < kSms; ++i) {
     sms.emplace_back(new Sm(("sm" + std::to_string(i)).c_str(), i, pool, map, count));
@@ -203,7 +130,9 @@ int sc_main(int, char*[]) {
   }
   for (unsigned b = 0; b < kBanks; ++b) {
     banks.emplace_back(new L2Bank(("l2_" + std::to_string(b)).c_str(), b, kBanks, lc, &map, pool, stats));
-    mems.emplace_back(new Mem(("mem" + std::to_string(b)).c_str(), 5 + b));
+    mems.emplace_back(new LineMem(("mem" + std::to_string(b)).c_str(), g_mem, 5 + b));
+    mems.back()->lat_ns = 40;
+    mems.back()->jitter_ns = 39;
     xbar.to_l2.bind(banks.back()->tsock);
     banks.back()->isock.bind(mems.back()->tsock);
     bp.push_back(banks.back().get());
@@ -247,6 +176,5 @@ int sc_main(int, char*[]) {
               "noc req delay %.2f cyc, resp delay %.2f cyc\n",
               reqs, sc_time_stamp().to_seconds() * 1e6, host, reqs / host, stats.get("l2.hit_rate"),
               stats.get("noc.req.avg_queue_delay"), stats.get("noc.resp.avg_queue_delay"));
-  std::printf("%s (%d failures)\n", g_fail ? "FAILED" : "PASSED", g_fail);
-  return g_fail ? 1 : 0;
+  return report();
 }
