@@ -3,11 +3,34 @@
 
 #include <string.h>
 
-static unsigned popc32(uint32_t x) { return (unsigned)__builtin_popcount(x); }
-static unsigned popc64(uint64_t x) { return (unsigned)__builtin_popcountll(x); }
+/* Branch-free population counts: the build does not assume the POPCNT
+ * instruction, so __builtin_popcount would be a libgcc call. */
+static inline unsigned popc32(uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return (unsigned)((x * 0x01010101u) >> 24);
+}
+static inline unsigned popc64(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+/* Bits [lo, hi) of a 32-bit word, 0 <= lo <= hi <= 32. */
+static inline uint32_t span32(unsigned lo, unsigned hi) {
+  return (uint32_t)(((1ull << hi) - 1ull) & ~((1ull << lo) - 1ull));
+}
+/* Bits [lo, hi) of a 64-bit word, 0 <= lo <= hi <= 64. */
+static inline uint64_t span64(unsigned lo, unsigned hi) {
+  const uint64_t up = hi >= 64 ? ~0ull : ((1ull << hi) - 1ull);
+  return lo >= 64 ? 0 : up & ~((1ull << lo) - 1ull);
+}
 
-int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
-  if (bytes == 0 || bytes > 16 || (bytes & (bytes - 1)) != 0) return -1;
+static int bad_size(unsigned bytes) { return bytes == 0 || bytes > 16 || (bytes & (bytes - 1)) != 0; }
+
+int coal_warp_general(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
+  if (bad_size(bytes)) return -1;
   unsigned n = 0;
   for (unsigned lane = 0; lane < COAL_WARP; ++lane) {
     if (!((active >> lane) & 1u)) continue;
@@ -27,6 +50,7 @@ int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, c
     coal_req *q = &out[r];
     q->thread_mask |= 1u << lane;
     q->sector_mask = (uint8_t)(q->sector_mask | (1u << (off / COAL_SECTOR_BYTES)));
+    q->sector_threads[off / COAL_SECTOR_BYTES] |= 1u << lane;
     /* bytes <= 16 and aligned: the range lies within one 64-bit mask word. */
     const uint64_t m = ((1ull << bytes) - 1ull) << (off & 63u);
     q->byte_mask[off >> 6] |= m;
@@ -36,6 +60,75 @@ int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, c
     out[r].bytes = (uint16_t)(popc64(out[r].byte_mask[0]) + popc64(out[r].byte_mask[1]));
   }
   return (int)n;
+}
+
+/* Unit-stride fast path: active lane l accesses a0 + (l - f) * bytes, f = the
+ * first active lane. Returns the request count, -1 for a misaligned first
+ * address (the general path fails on the same lane), or -2 when the pattern is
+ * not unit-stride (nothing written then that the general path relies on).
+ * Lines come out in address order, which is the order of their first lanes. */
+static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes,
+                            coal_req out[COAL_MAX_REQS]) {
+  const unsigned f = (unsigned)__builtin_ctz(active), last = 31u - (unsigned)__builtin_clz(active);
+  const uint64_t a0 = addr[f];
+  if (a0 & (bytes - 1)) return -1;
+  if (a0 > ~0ull - 1024) return -2; /* keep the address arithmetic free of wrap-around */
+  const unsigned sh = (unsigned)__builtin_ctz(bytes);
+  for (uint32_t m = active & (active - 1); m; m &= m - 1) {
+    const unsigned l = (unsigned)__builtin_ctz(m);
+    if (addr[l] != a0 + ((uint64_t)(l - f) << sh)) return -2;
+  }
+  const uint64_t end = a0 + ((uint64_t)(last + 1 - f) << sh); /* exclusive */
+  const uint64_t first_line = a0 & ~(uint64_t)(COAL_LINE_BYTES - 1);
+  unsigned n = 0;
+  for (uint64_t line = first_line; line < end; line += COAL_LINE_BYTES) {
+    /* Lane of address x (a0 <= x): f + (x - a0) / bytes. */
+    const uint64_t lo_addr = line > a0 ? line : a0;
+    const uint64_t hi_addr = line + COAL_LINE_BYTES < end ? line + COAL_LINE_BYTES : end;
+    const unsigned llo = f + (unsigned)((lo_addr - a0) >> sh), lhi = f + (unsigned)((hi_addr - a0) >> sh);
+    const uint32_t tm = active & span32(llo, lhi);
+    if (!tm) continue; /* a gap in the active mask spans this whole line */
+    coal_req *q = &out[n++];
+    q->line_addr = line;
+    q->thread_mask = tm;
+    uint8_t sm = 0;
+    for (unsigned s = 0; s < 4; ++s) {
+      const uint64_t s_lo = line + s * COAL_SECTOR_BYTES, s_hi = s_lo + COAL_SECTOR_BYTES;
+      uint32_t st = 0;
+      if (s_hi > lo_addr && s_lo < hi_addr) {
+        const uint64_t x0 = s_lo > lo_addr ? s_lo : lo_addr, x1 = s_hi < hi_addr ? s_hi : hi_addr;
+        st = active & span32(f + (unsigned)((x0 - a0) >> sh), f + (unsigned)((x1 - a0) >> sh));
+      }
+      q->sector_threads[s] = st;
+      if (st) sm = (uint8_t)(sm | (1u << s));
+    }
+    q->sector_mask = sm;
+    const unsigned ea = popc32(tm);
+    q->ea_count = (uint8_t)ea;
+    q->bytes = (uint16_t)(ea << sh);
+    const unsigned t0 = (unsigned)__builtin_ctz(tm), t1 = 31u - (unsigned)__builtin_clz(tm);
+    const unsigned off0 = (unsigned)(a0 + ((uint64_t)(t0 - f) << sh) - line);
+    if (tm == span32(t0, t1 + 1)) { /* contiguous lanes: one byte range */
+      const unsigned b0 = off0, b1 = off0 + ((t1 - t0 + 1) << sh);
+      q->byte_mask[0] = span64(b0 < 64 ? b0 : 64, b1 < 64 ? b1 : 64);
+      q->byte_mask[1] = span64(b0 > 64 ? b0 - 64 : 0, b1 > 64 ? b1 - 64 : 0);
+    } else {
+      q->byte_mask[0] = q->byte_mask[1] = 0;
+      const uint64_t m = (1ull << bytes) - 1ull;
+      for (uint32_t b = tm; b; b &= b - 1) {
+        const unsigned off = off0 + (((unsigned)__builtin_ctz(b) - t0) << sh);
+        q->byte_mask[off >> 6] |= m << (off & 63u);
+      }
+    }
+  }
+  return (int)n;
+}
+
+int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
+  if (bad_size(bytes)) return -1;
+  if (!active) return 0;
+  const int n = coal_unit_stride(addr, active, bytes, out);
+  return n != -2 ? n : coal_warp_general(addr, active, bytes, out);
 }
 
 unsigned coal_bucket(unsigned ea) {

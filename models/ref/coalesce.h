@@ -13,6 +13,13 @@
  * Accesses must be naturally aligned (addr % bytes == 0, bytes in {1,2,4,8,16}),
  * so no thread's access straddles a sector or a line; hence at most 32 requests.
  * No call allocates or prints.
+ *
+ * Host cost: coal_warp first tries a fast path for the common unit-stride
+ * pattern (active lane l at base + l * bytes, any active mask: fully coalesced
+ * warps, partial/tail warps, line-misaligned bases), which computes each line's
+ * fields from lane and byte ranges instead of walking lane by lane; every other
+ * pattern takes the general lane-by-lane path (coal_warp_general). Both give
+ * identical results (tests/unit/test_coalesce.c compares them on random input).
  */
 #ifndef STRATA_COALESCE_H
 #define STRATA_COALESCE_H
@@ -32,6 +39,7 @@ typedef struct coal_req {
   uint8_t ea_count;       /* popcount(thread_mask), 1..32 */
   uint16_t bytes;         /* distinct bytes touched (popcount of byte_mask) */
   uint64_t byte_mask[2];  /* bit b of byte_mask[b/64] = byte b of the line touched */
+  uint32_t sector_threads[4]; /* thread_mask split by sector: lanes whose access lies in sector s */
 } coal_req;
 
 typedef struct coal_hist {
@@ -47,6 +55,10 @@ typedef struct coal_hist {
  * a supported size or an active lane's address is misaligned (nothing useful in
  * out then). */
 int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]);
+
+/* The general lane-by-lane coalescer (same contract and results as
+ * coal_warp, without the fast path); exposed for equivalence tests. */
+int coal_warp_general(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]);
 
 /* Bucket index (0..4) of an ea count (1..32; 0 is treated as 1, >32 as 32). */
 unsigned coal_bucket(unsigned ea);

@@ -12,7 +12,6 @@ namespace strata {
 
 namespace {
 inline unsigned popc(uint32_t x) { return static_cast<unsigned>(__builtin_popcount(x)); }
-inline unsigned sector_of(uint64_t addr) { return static_cast<unsigned>((addr & (kLineBytes - 1)) / kSectorBytes); }
 }  // namespace
 
 Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg& l1, const amap* map,
@@ -735,10 +734,8 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
   ++l1_acc_;
   uint32_t hit_lanes = 0;
   if (hit_sect) {
-    for (uint32_t lanes = r.thread_mask; lanes; lanes &= lanes - 1) {
-      const unsigned l = static_cast<unsigned>(__builtin_ctz(lanes));
-      if ((hit_sect >> sector_of(rec.addr[l])) & 1u) hit_lanes |= 1u << l;
-    }
+    for (unsigned s = 0; s < kSectorsPerLine; ++s)
+      if ((hit_sect >> s) & 1u) hit_lanes |= r.sector_threads[s];
     repl_access ra{};
     ra.ea_count = r.ea_count;
     cache_touch(&l1_, static_cast<uint32_t>(set), static_cast<uint32_t>(way), &ra);
@@ -751,7 +748,6 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
   }
   ++l1_miss_;
   if (hit_lanes) complete_lanes(m.ldrec, hit_lanes, c + l1cfg_.latency);
-  const uint32_t miss_lanes = r.thread_mask & ~hit_lanes;
   uint8_t send = 0;
   if (ms >= 0) {
     ++l1_merge_;
@@ -772,7 +768,9 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
   }
   Mshr& e = mshrs_[ms];
   const size_t merge = waiters_.size() / mshrs_.size();
-  waiters_[static_cast<size_t>(ms) * merge + e.nwait++] = {m.ldrec, miss_lanes};
+  Waiter& wt = waiters_[static_cast<size_t>(ms) * merge + e.nwait++];
+  wt.ldrec = m.ldrec;
+  for (unsigned s = 0; s < kSectorsPerLine; ++s) wt.lanes[s] = (miss_sect >> s) & 1u ? r.sector_threads[s] : 0;
   if (send) {
     e.pending |= send;
     ++e.outstanding;
@@ -833,8 +831,19 @@ bool Sm::l1_store(MemInst& m, const coal_req& r, uint64_t c) {
     }
     if (way >= 0 && write_sect) {
       unsigned char* ld = cache_data_at(&l1_, set, static_cast<uint32_t>(way));
-      for (unsigned b = 0; b < kLineBytes; ++b)
-        if (x.byte_set(b) && ((write_sect >> (b / kSectorBytes)) & 1u)) ld[b] = d[b];
+      for (unsigned s = 0; s < kSectorsPerLine; ++s) {
+        if (!((write_sect >> s) & 1u)) continue;
+        const uint32_t bm = static_cast<uint32_t>(x.byte_mask[s >> 1] >> ((s & 1) * 32));
+        const unsigned o = s * kSectorBytes;
+        if (bm == 0xffffffffu) {
+          std::memcpy(ld + o, d + o, kSectorBytes);
+        } else {
+          for (uint32_t b = bm; b; b &= b - 1) {
+            const unsigned i = o + static_cast<unsigned>(__builtin_ctz(b));
+            ld[i] = d[i];
+          }
+        }
+      }
     }
     const int ms = find_mshr(r.line_addr);
     if (ms >= 0) mshrs_[ms].no_install = true;  // the fill in flight predates this store
@@ -931,18 +940,19 @@ void Sm::process_response(tlm::tlm_generic_payload* gp, uint64_t c) {
   unsigned keep = 0;
   for (unsigned i = 0; i < e.nwait; ++i) {
     Waiter wt = wv[i];
-    const LdRec& rec = ldrecs_[wt.ldrec];
-    uint32_t sat = 0;
-    for (uint32_t lanes = wt.lanes; lanes; lanes &= lanes - 1) {
-      const unsigned l = static_cast<unsigned>(__builtin_ctz(lanes));
-      if ((sect >> sector_of(rec.addr[l])) & 1u) sat |= 1u << l;
+    uint32_t sat = 0, rest = 0;
+    for (unsigned s = 0; s < kSectorsPerLine; ++s) {
+      if ((sect >> s) & 1u) {
+        sat |= wt.lanes[s];
+        wt.lanes[s] = 0;
+      }
+      rest |= wt.lanes[s];
     }
     if (sat) {
-      compare_lanes(rec, sat, d, c);
-      wt.lanes &= ~sat;
+      compare_lanes(ldrecs_[wt.ldrec], sat, d, c);
       complete_lanes(wt.ldrec, sat, c);
     }
-    if (wt.lanes) wv[keep++] = wt;
+    if (rest) wv[keep++] = wt;
   }
   e.nwait = static_cast<uint8_t>(keep);
   e.pending = static_cast<uint8_t>(e.pending & ~sect);

@@ -153,9 +153,9 @@ class Sm : public sc_core::sc_module {
     uint64_t t_ps, seq;
     tlm::tlm_generic_payload* gp;
   };
-  struct Waiter {
+  struct Waiter {  // a load request merged into an MSHR
     uint16_t ldrec;
-    uint32_t lanes;
+    uint32_t lanes[kSectorsPerLine];  // waiting lanes by sector of the line (from coal_req::sector_threads)
   };
 
   // processes

@@ -186,11 +186,83 @@ static void histogram(void **state) {
   assert_int_equal(h.bucket[1] + h.bucket[2] + h.bucket[3], 0);
 }
 
+/* xorshift64*: deterministic random stream for the equivalence test. */
+static uint64_t rnd(uint64_t *s) {
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return *s * 0x2545F4914F6CDD1Dull;
+}
+
+static void assert_same_reqs(const coal_req *x, const coal_req *y, int n) {
+  for (int r = 0; r < n; ++r) {
+    assert_true(x[r].line_addr == y[r].line_addr);
+    assert_int_equal(x[r].thread_mask, y[r].thread_mask);
+    assert_int_equal(x[r].sector_mask, y[r].sector_mask);
+    assert_int_equal(x[r].ea_count, y[r].ea_count);
+    assert_int_equal(x[r].bytes, y[r].bytes);
+    assert_true(x[r].byte_mask[0] == y[r].byte_mask[0] && x[r].byte_mask[1] == y[r].byte_mask[1]);
+    uint32_t all = 0;
+    for (unsigned s = 0; s < 4; ++s) {
+      assert_int_equal(x[r].sector_threads[s], y[r].sector_threads[s]);
+      assert_int_equal((x[r].sector_threads[s] != 0), (x[r].sector_mask >> s) & 1u);
+      assert_int_equal(all & x[r].sector_threads[s], 0); /* sectors partition the lanes */
+      all |= x[r].sector_threads[s];
+    }
+    assert_int_equal(all, x[r].thread_mask);
+  }
+}
+
+/* The unit-stride fast path of coal_warp gives exactly the general path's
+ * results: random bases (line-aligned or not), sizes, active masks (full,
+ * contiguous runs, random holes, single lanes), and perturbed patterns that
+ * must fall back (one lane off, broadcast, misaligned lanes). Output buffers
+ * start with different garbage so no field can be left unwritten. */
+static void fast_path_matches_general(void **state) {
+  (void)state;
+  uint64_t seed = 0x1234567887654321ull;
+  unsigned fast_shaped = 0;
+  for (unsigned it = 0; it < 200000; ++it) {
+    static const unsigned sizes[5] = {1, 2, 4, 8, 16};
+    const unsigned bytes = sizes[rnd(&seed) % 5];
+    uint64_t a[32];
+    const uint64_t base = (rnd(&seed) % (1ull << 40)) & ~(uint64_t)(bytes - 1);
+    for (unsigned l = 0; l < 32; ++l) a[l] = base + (uint64_t)l * bytes;
+    uint32_t active;
+    switch (rnd(&seed) % 5) {
+      case 0: active = 0xffffffffu; break;
+      case 1: { /* contiguous run */
+        const unsigned lo = (unsigned)(rnd(&seed) % 32), len = 1 + (unsigned)(rnd(&seed) % (32 - lo));
+        active = (uint32_t)(((1ull << len) - 1) << lo);
+        break;
+      }
+      case 2: active = (uint32_t)rnd(&seed); break;
+      case 3: active = 1u << (rnd(&seed) % 32); break;
+      default: active = (uint32_t)(rnd(&seed) | rnd(&seed)); break;
+    }
+    switch (rnd(&seed) % 8) {
+      case 0: a[rnd(&seed) % 32] += bytes * (1 + rnd(&seed) % 64); break;      /* one lane elsewhere */
+      case 1: for (unsigned l = 0; l < 32; ++l) a[l] = base; break;            /* broadcast */
+      case 2: if (bytes > 1) a[rnd(&seed) % 32] += 1; break;                   /* a misaligned lane */
+      case 3: for (unsigned l = 0; l < 32; ++l) a[l] = base + (uint64_t)(31 - l) * bytes; break; /* reversed */
+      default: ++fast_shaped; break;
+    }
+    coal_req x[COAL_MAX_REQS], y[COAL_MAX_REQS];
+    memset(x, 0xa5, sizeof x);
+    memset(y, 0x5a, sizeof y);
+    const int nx = coal_warp(a, active, bytes, x), ny = coal_warp_general(a, active, bytes, y);
+    assert_int_equal(nx, ny);
+    assert_same_reqs(x, y, nx);
+  }
+  assert_true(fast_shaped > 80000); /* about half the patterns are unit-stride */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fully_coalesced), cmocka_unit_test(misaligned_two_lines), cmocka_unit_test(strided),
       cmocka_unit_test(scattered),       cmocka_unit_test(partial_masks),        cmocka_unit_test(eight_byte),
       cmocka_unit_test(byte_masks_and_errors), cmocka_unit_test(histogram),
+      cmocka_unit_test(fast_path_matches_general),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
