@@ -17,6 +17,71 @@ static int parse_field(const char *tok, size_t n) {
   return -1;
 }
 
+/* Defined with the decoders below. */
+static inline uint32_t fold(uint64_t x, unsigned bits);
+
+/* Fast path set-up: when every counted digit is a power of two, each field is
+ * a bit slice of the address and the column is the concatenation of its pieces
+ * (low piece first), so decoding needs no loop over digits and no division.
+ * With hashing, fold(row >> salt, b) is linear over GF(2) in the row bits, so
+ * the three folds together are the XOR of one precomputed table entry per row
+ * byte (at most 8 lookups instead of up to 64/b slice steps per field). */
+static void precompute_fast(amap *m) {
+  unsigned pos = 0, colbits = 0;
+  m->fast = 1;
+  for (unsigned i = 0; i < m->ndigits; ++i) {
+    const amap_digit *d = &m->digit[i];
+    if (d->field == AMAP_ROW) {
+      m->row_pos = (uint8_t)pos;
+      break;
+    }
+    if (!d->pow2 || pos + d->shift > 63) {
+      m->fast = 0;
+      return;
+    }
+    const uint64_t mask = (1ull << d->shift) - 1;
+    switch (d->field) {
+      case AMAP_COL:
+        m->col_pos[m->ncol] = (uint8_t)pos;
+        m->col_out[m->ncol] = (uint8_t)colbits;
+        m->col_mask[m->ncol] = mask;
+        m->ncol++;
+        colbits += d->shift;
+        break;
+      case AMAP_CH:
+      case AMAP_RA:
+      case AMAP_BG:
+      case AMAP_BA:
+        m->fpos[d->field - AMAP_CH] = (uint8_t)pos;
+        m->fmask[d->field - AMAP_CH] = mask;
+        if (d->field == AMAP_CH) {
+          m->has_ch = 1;
+          m->above_ch_pos = (uint8_t)(pos + d->shift);
+        }
+        break;
+      default: break;
+    }
+    pos += d->shift;
+  }
+  m->lpc_pow2 = (uint8_t)is_pow2(m->l2_per_channel);
+  if (!m->hash) return;
+  const uint32_t cnt[3] = {m->channels, m->bankgroups, m->banks};
+  for (unsigned k = 0; k < 3; ++k)
+    if (cnt[k] > 1 && (!is_pow2(cnt[k]) || cnt[k] > 1024u)) { /* 10-bit table fields */
+      m->fast = 0;
+      return;
+    }
+  m->row_bytes_n = (uint8_t)((64 - m->row_pos + 7) / 8);
+  for (unsigned j = 0; j < 8; ++j)
+    for (unsigned v = 0; v < 256; ++v) {
+      const uint64_t row = (uint64_t)v << (8 * j);
+      uint32_t e = 0;
+      for (unsigned k = 0; k < 3; ++k)
+        if (cnt[k] > 1) e |= fold(row >> k, log2u(cnt[k])) << (10 * k);
+      m->hash_tab[j][v] = e;
+    }
+}
+
 int amap_init(amap *m, const char *layout, uint32_t channels, uint32_t ranks, uint32_t bankgroups,
               uint32_t banks_per_group, uint32_t row_bytes, uint32_t l2_per_channel, int hash,
               char *err, size_t errlen) {
@@ -109,6 +174,7 @@ int amap_init(amap *m, const char *layout, uint32_t channels, uint32_t ranks, ui
     return -1;
   }
   m->columns = (uint32_t)colprod;
+  precompute_fast(m);
   return 0;
 }
 
@@ -153,7 +219,8 @@ static inline uint32_t permute(uint32_t v, uint32_t count, uint64_t row, unsigne
   return (uint32_t)((v + (h >> 32) % count) % count);
 }
 
-void amap_decode(const amap *m, uint64_t pa, amap_loc *o) {
+/* Reference decode: successive div/mod over the digits (any radix). */
+static void decode_slow(const amap *m, uint64_t pa, amap_loc *o) {
   uint64_t q = pa;
   uint32_t col = 0, colmul = 1;
   uint64_t above_ch = 0;
@@ -183,15 +250,63 @@ void amap_decode(const amap *m, uint64_t pa, amap_loc *o) {
   o->l2_bank = o->ch * m->l2_per_channel + (uint32_t)(above_ch % m->l2_per_channel);
 }
 
+/* Fast path helpers (m->fast): field k of {ch, ra, bg, ba}; hashed field k of {ch, bg, ba}. */
+static inline uint32_t fslice(const amap *m, uint64_t pa, unsigned k) {
+  return (uint32_t)((pa >> m->fpos[k]) & m->fmask[k]);
+}
+static inline uint32_t frowhash(const amap *m, uint64_t row) {
+  uint32_t h = 0;
+  for (unsigned j = 0; j < m->row_bytes_n; ++j) h ^= m->hash_tab[j][(row >> (8 * j)) & 0xff];
+  return h;
+}
+static inline uint32_t fbank(const amap *m, uint64_t pa, uint32_t ch) {
+  const uint64_t above = m->has_ch ? pa >> m->above_ch_pos : 0;
+  const uint32_t lo = m->lpc_pow2 ? (uint32_t)(above & (m->l2_per_channel - 1)) : (uint32_t)(above % m->l2_per_channel);
+  return ch * m->l2_per_channel + lo;
+}
+
+void amap_decode(const amap *m, uint64_t pa, amap_loc *o) {
+  if (!m->fast) {
+    decode_slow(m, pa, o);
+    return;
+  }
+  uint32_t col = 0;
+  for (unsigned i = 0; i < m->ncol; ++i) col |= (uint32_t)((pa >> m->col_pos[i]) & m->col_mask[i]) << m->col_out[i];
+  const uint64_t row = pa >> m->row_pos;
+  uint32_t ch = fslice(m, pa, 0), bg = fslice(m, pa, 2), ba = fslice(m, pa, 3);
+  if (m->hash) { /* counts of 1 have fold 0 and mask 0: the value stays 0 */
+    const uint32_t h = frowhash(m, row);
+    ch = (ch ^ h) & (m->channels - 1);
+    bg = (bg ^ (h >> 10)) & (m->bankgroups - 1);
+    ba = (ba ^ (h >> 20)) & (m->banks - 1);
+  }
+  o->ch = ch;
+  o->ra = fslice(m, pa, 1);
+  o->bg = bg;
+  o->ba = ba;
+  o->col = col;
+  o->row = row;
+  o->l2_bank = fbank(m, pa, ch);
+}
+
 uint32_t amap_channel(const amap *m, uint64_t pa) {
+  if (m->fast) {
+    const uint32_t ch = fslice(m, pa, 0);
+    return m->hash ? (ch ^ frowhash(m, pa >> m->row_pos)) & (m->channels - 1) : ch;
+  }
   amap_loc l;
-  amap_decode(m, pa, &l);
+  decode_slow(m, pa, &l);
   return l.ch;
 }
 
 uint32_t amap_l2_bank(const amap *m, uint64_t pa) {
+  if (m->fast) {
+    uint32_t ch = fslice(m, pa, 0);
+    if (m->hash) ch = (ch ^ frowhash(m, pa >> m->row_pos)) & (m->channels - 1);
+    return fbank(m, pa, ch);
+  }
   amap_loc l;
-  amap_decode(m, pa, &l);
+  decode_slow(m, pa, &l);
   return l.l2_bank;
 }
 

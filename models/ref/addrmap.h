@@ -47,6 +47,23 @@ typedef struct amap {
   int hash;
   amap_region region[AMAP_MAX_REGIONS];
   unsigned nregions;
+  /* Precomputed by amap_init for the fast decode (every count a power of two
+   * and the row starting below bit 64): each field is a bit slice of the
+   * address. Internal; the slow path (successive div/mod) handles the rest. */
+  uint8_t fast;
+  uint8_t has_ch;             /* a `ch` digit exists (else the L2 bank's upper part is 0) */
+  uint8_t fpos[4];            /* bit position of ch, ra, bg, ba (AMAP_CH..AMAP_BA - 2) */
+  uint8_t ncol;               /* column pieces */
+  uint8_t row_pos, above_ch_pos;
+  uint8_t lpc_pow2;           /* l2_per_channel is a power of two */
+  uint8_t row_bytes_n;        /* hash: bytes of the row that can be non-zero */
+  uint64_t fmask[4];          /* value mask of ch, ra, bg, ba (0 when absent) */
+  uint8_t col_pos[AMAP_MAX_DIGITS], col_out[AMAP_MAX_DIGITS];
+  uint64_t col_mask[AMAP_MAX_DIGITS];
+  /* hash: the XOR-folds of ch/bg/ba are linear in the row bits (GF(2)), so
+   * they are the XOR of one table entry per row byte; entry = fold_ch |
+   * fold_bg << 10 | fold_ba << 20. */
+  uint32_t hash_tab[8][256];
 } amap;
 
 typedef struct amap_loc {
