@@ -37,6 +37,7 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   if (mc_init(&mc_, &c, err, sizeof err) != 0) fatal(err);
   mc_set_done(&mc_, &MemCtrl::on_done, this);
   period_ps_ = 1e6 / dev_->clk_mhz;
+  sector_is_col_ = sectors_are_low_column(map_);
 
   // Slots: every parent the engine can hold, every accepted-but-not-arrived
   // request (bounded by the queue sizes), plus responses held by END_RESP.
@@ -95,6 +96,15 @@ uint8_t MemCtrl::sectors_of(tlm_generic_payload& gp, bool write) {
     for (unsigned s = 0; s < kSectorsPerLine; ++s)
       if ((e->byte_mask[s >> 1] >> ((s & 1) * 32)) & 0xffffffffull) m |= static_cast<uint8_t>(1u << s);
   return m ? m : 0xf;
+}
+
+bool MemCtrl::sectors_are_low_column(const amap* m) {
+  // Layout "off:32 col:<multiple of 4> ...": a line-aligned address has column
+  // digit 0 == 0 mod 4, so line + k*32 (k < 4) only adds k to that digit (no
+  // carry into other fields, row and hash unchanged), and the column index is
+  // built low piece first (addrmap.h), i.e. col(line + k*32) = col(line) + k.
+  return m->ndigits >= 2 && m->digit[0].field == AMAP_OFF && m->digit[0].radix == kSectorBytes &&
+         m->digit[1].field == AMAP_COL && m->digit[1].radix % kSectorsPerLine == 0;
 }
 
 uint32_t MemCtrl::alloc_slot() {
@@ -157,12 +167,21 @@ void MemCtrl::submit(uint32_t si, uint64_t cycle) {
   mc_addr a[kSectorsPerLine];
   unsigned n = 0;
   const uint64_t line = s.gp->get_address();
-  for (unsigned k = 0; k < kSectorsPerLine; ++k) {
-    if (!((s.mask >> k) & 1u)) continue;
+  if (sector_is_col_) {  // one decode per line: the sectors differ only in the low column digit
     amap_loc l;
-    amap_decode(map_, line + k * kSectorBytes, &l);
+    amap_decode(map_, line, &l);
     if (l.ch != ch_) fatal("request for channel " + std::to_string(l.ch) + " routed to channel " + std::to_string(ch_));
-    a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
+    for (unsigned k = 0; k < kSectorsPerLine; ++k)
+      if ((s.mask >> k) & 1u) a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col + k, l.row};
+  } else {
+    for (unsigned k = 0; k < kSectorsPerLine; ++k) {
+      if (!((s.mask >> k) & 1u)) continue;
+      amap_loc l;
+      amap_decode(map_, line + k * kSectorBytes, &l);
+      if (l.ch != ch_)
+        fatal("request for channel " + std::to_string(l.ch) + " routed to channel " + std::to_string(ch_));
+      a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
+    }
   }
   if (mc_submit(&mc_, cycle, s.write ? 1 : 0, a, n, si) != 0) fatal("engine refused an accepted request");
 }
@@ -261,6 +280,7 @@ void MemCtrl::resp_process() {
 // ------------------------------------------------------------- scheduling
 
 void MemCtrl::process() {
+  pending_ = MC_NEVER;  // ev_ fired: no notification pending any more
   const uint64_t now = cycle_of(sc_core::sc_time_stamp());
   size_t k = 0;
   while (k < arrivals_.size() && arrivals_[k].cycle <= now) {
@@ -270,7 +290,9 @@ void MemCtrl::process() {
     ++k;
   }
   if (k) arrivals_.erase(arrivals_.begin(), arrivals_.begin() + static_cast<std::ptrdiff_t>(k));
-  mc_advance(&mc_, now);
+  // mc_advance before the engine's next event is a no-op (mc.h): skip it when
+  // this wake-up was for an earlier prediction that no longer holds.
+  if (k || mc_next_event(&mc_) <= now) mc_advance(&mc_, now);
   const uint64_t now_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
   for (size_t i = 0; i < done_.size(); ++i) {  // done_ only grows inside mc_advance
     Slot& s = slots_[done_[i]];
@@ -295,7 +317,10 @@ void MemCtrl::schedule() {
   uint64_t next = MC_NEVER;
   if (!mc_idle(&mc_)) next = mc_next_event(&mc_);  // an idle engine's refreshes are replayed on the next arrival
   if (!arrivals_.empty()) next = std::min(next, arrivals_.front().cycle);
-  if (next == MC_NEVER) return;
+  // SystemC keeps only the earliest pending notification of an event, so a
+  // request for the same or a later cycle than the pending one changes nothing.
+  if (next == MC_NEVER || next >= pending_) return;
+  pending_ = next;
   const sc_time t = time_of(next), now = sc_core::sc_time_stamp();
   ev_.notify(t > now ? t - now : SC_ZERO_TIME);
 }

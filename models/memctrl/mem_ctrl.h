@@ -113,6 +113,9 @@ class MemCtrl : public sc_core::sc_module {
   void resp_process();  // SC_METHOD on resp_ev_ (responses held by END_RESP)
   void schedule();
   static uint8_t sectors_of(tlm::tlm_generic_payload& gp, bool write);
+  // True when the 32 B sectors of a line differ only in the lowest column
+  // digit (decode the line once, column + k for sector k).
+  static bool sectors_are_low_column(const amap* m);
   bool try_accept(unsigned port, tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay);
   void submit(uint32_t slot, uint64_t cycle);
   void accept_waiting();
@@ -139,6 +142,8 @@ class MemCtrl : public sc_core::sc_module {
   unsigned reserved_[2] = {0, 0};     // atoms accepted but not yet in the engine (read, write)
   uint64_t lat_ps_sum_ = 0, lat_count_ = 0;
   uint64_t inflight_ = 0;             // accepted requests not yet finished
+  uint64_t pending_ = MC_NEVER;       // cycle of the pending ev_ notification (MC_NEVER: none)
+  bool sector_is_col_ = false;        // see sectors_are_low_column
   sc_core::sc_event ev_, resp_ev_;
 };
 

@@ -10,7 +10,11 @@
  *    next: column command for its oldest row hit, else PRE for a conflict,
  *    else ACT for its oldest request). The cache is invalidated only when the
  *    bank's queue or state, the read/write mode or the rank's refresh state
- *    changes, so a scheduling decision costs one pass over the banks.
+ *    changes, so a scheduling decision costs one pass over the banks -- and
+ *    only over the "live" banks (a bitmask of the banks that are stale or
+ *    have a candidate; idle banks are never visited). The group / rank / bus
+ *    terms of each candidate's earliest cycle are folded once per pass into a
+ *    per-group floor, so a bank costs one max().
  *  - Completions are two FIFOs (reads, writes): CL and CWL are constants, so
  *    data returns in column-command order within each direction.
  */
@@ -48,6 +52,11 @@ void mc_free(mc *m) {
   free(m->banks);
   free(m->groups);
   free(m->ranks);
+  free(m->live);
+  free(m->own);
+  free(m->cseq);
+  free(m->fidx);
+  free(m->floor);
   for (int q = 0; q < 2; ++q) {
     free(m->ring[q].t);
     free(m->ring[q].parent);
@@ -87,13 +96,22 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
   m->banks = calloc(m->nbanks, sizeof *m->banks);
   m->groups = calloc((size_t)cfg->ranks * d->bankgroups, sizeof *m->groups);
   m->ranks = calloc(cfg->ranks, sizeof *m->ranks);
+  m->nwords = (m->nbanks + 63) / 64;
+  m->live = calloc(m->nwords, sizeof *m->live);
+  m->ngroups = cfg->ranks * d->bankgroups;
+  m->own = calloc(m->nbanks, sizeof *m->own);
+  m->cseq = calloc(m->nbanks, sizeof *m->cseq);
+  m->fidx = calloc(m->nbanks, sizeof *m->fidx);
+  m->floor = calloc(3 * (size_t)m->ngroups, sizeof *m->floor);
   for (int q = 0; q < 2; ++q) {
     m->ring[q].cap = ringcap;
     m->ring[q].t = calloc(ringcap, sizeof *m->ring[q].t);
     m->ring[q].parent = calloc(ringcap, sizeof *m->ring[q].parent);
     if (!m->ring[q].t || !m->ring[q].parent) FAIL("mc: out of memory");
   }
-  if (!m->atoms || !m->parents || !m->banks || !m->groups || !m->ranks) FAIL("mc: out of memory");
+  if (!m->atoms || !m->parents || !m->banks || !m->groups || !m->ranks || !m->live || !m->own || !m->cseq || !m->fidx ||
+      !m->floor)
+    FAIL("mc: out of memory");
   for (uint32_t i = 0; i < m->natoms; ++i) m->atoms[i].next = i + 1 < m->natoms ? i + 1 : NIL;
   m->atom_free = 0;
   for (uint32_t i = 0; i < m->nparents; ++i) m->parents[i].remaining = i + 1 < m->nparents ? i + 1 : NIL;
@@ -105,7 +123,9 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     B->rank = (uint8_t)(b / m->banks_per_rank);
     B->bg = (uint8_t)((b % m->banks_per_rank) / d->banks_per_group);
     B->ba = b % d->banks_per_group;
+    B->gi = (uint32_t)B->rank * d->bankgroups + B->bg;
     B->stale = 1;
+    m->live[b >> 6] |= 1ull << (b & 63);
   }
   m->refresh_on = (uint8_t)(cfg->refresh && m->t.REFI > 0);
   for (uint32_t r = 0; r < cfg->ranks; ++r)  /* ranks staggered across one tREFI */
@@ -131,7 +151,7 @@ static inline uint32_t bank_index(const mc *m, uint32_t rank, uint32_t bg, uint3
 }
 
 static inline mc_group_ *group_of(mc *m, const mc_bank_ *B) {
-  return &m->groups[(size_t)B->rank * m->cfg.dev->bankgroups + B->bg];
+  return &m->groups[B->gi];
 }
 
 static void occ_touch(mc *m, uint64_t now) {
@@ -143,23 +163,39 @@ static void occ_touch(mc *m, uint64_t now) {
   }
 }
 
+/* Mark a bank's candidate for recomputation (and the bank live). */
+static inline void stale_bank(mc *m, mc_bank_ *B) {
+  const uint32_t b = (uint32_t)(B - m->banks);
+  B->stale = 1;
+  m->live[b >> 6] |= 1ull << (b & 63);
+}
+
 static void stale_all(mc *m) {
-  for (uint32_t b = 0; b < m->nbanks; ++b) m->banks[b].stale = 1;
+  for (uint32_t b = 0; b < m->nbanks; ++b) stale_bank(m, &m->banks[b]);
 }
 
 static void stale_rank(mc *m, uint32_t r) {
-  for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) m->banks[b].stale = 1;
+  for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) stale_bank(m, &m->banks[b]);
 }
+
+/* Visit the live banks in increasing index order (FR-FCFS ties go to the
+ * lowest bank, as in a plain loop). The body sees `b` and `B`. */
+#define FOR_LIVE(m, ...)                                              \
+  for (uint32_t w_ = 0; w_ < (m)->nwords; ++w_)                        \
+    for (uint64_t bits_ = (m)->live[w_]; bits_; bits_ &= bits_ - 1) { \
+      const uint32_t b = w_ * 64 + (uint32_t)__builtin_ctzll(bits_);   \
+      mc_bank_ *B = &(m)->banks[b];                                    \
+      __VA_ARGS__                                                      \
+    }
 
 static void compute_cand(mc *m, mc_bank_ *B);
 
 /* 1 if some bank's write candidate is a row hit (write mode). */
 static int write_hits_left(mc *m) {
-  for (uint32_t b = 0; b < m->nbanks; ++b) {
-    mc_bank_ *B = &m->banks[b];
+  FOR_LIVE(m, {
     if (B->stale) compute_cand(m, B);
     if (B->cand == C_COL) return 1;
-  }
+  })
   return 0;
 }
 
@@ -198,8 +234,23 @@ static int queue_has_row(const mc *m, const mc_bank_ *B, int q, uint64_t row) {
   return 0;
 }
 
-/* The FR-FCFS candidate of one bank under the current mode. */
+static void compute_cand_(mc *m, mc_bank_ *B);
+
+/* The FR-FCFS candidate of one bank under the current mode; a bank without
+ * one leaves the live set until it is marked stale again. */
 static void compute_cand(mc *m, mc_bank_ *B) {
+  compute_cand_(m, B);
+  const uint32_t b = (uint32_t)(B - m->banks);
+  switch (B->cand) {
+    case C_ACT: m->own[b] = B->act_ok; m->fidx[b] = B->gi; break;
+    case C_PRE: m->own[b] = B->pre_ok; m->fidx[b] = m->ngroups + B->gi; break;
+    case C_COL: m->own[b] = B->col_ok; m->fidx[b] = 2 * m->ngroups + B->gi; break;
+    default: m->live[b >> 6] &= ~(1ull << (b & 63)); return;
+  }
+  m->cseq[b] = B->cand_seq;
+}
+
+static void compute_cand_(mc *m, mc_bank_ *B) {
   B->stale = 0;
   B->cand = C_NONE;
   B->cand_atom = NIL;
@@ -238,28 +289,56 @@ static void compute_cand(mc *m, mc_bank_ *B) {
   B->cand_seq = m->atoms[B->head[q]].seq;
 }
 
-/* Earliest cycle at which the bank's candidate is legal. */
-static uint64_t cand_earliest(const mc *m, const mc_bank_ *B) {
-  const mc_rank_ *R = &m->ranks[B->rank];
-  const mc_group_ *G = &m->groups[(size_t)B->rank * m->cfg.dev->bankgroups + B->bg];
-  uint64_t e;
-  switch (B->cand) {
-    case C_ACT:
-      e = max64(max64(B->act_ok, G->act_ok), max64(R->act_ok, m->row_bus_ok));
-      if (m->t.FAW && R->faw_n == 4) e = max64(e, R->faw[R->faw_i] + m->t.FAW);
-      return e;
-    case C_PRE:
-      return max64(B->pre_ok, m->row_bus_ok);
-    case C_COL:
-      if (m->write_mode) {
-        e = max64(max64(B->col_ok, G->wr_ok), max64(R->wr_ok, m->col_bus_ok));
-        return max64(e, m->bus_free > m->t.CWL ? m->bus_free - m->t.CWL : 0);
-      }
-      e = max64(max64(B->col_ok, G->rd_ok), max64(R->rd_ok, m->col_bus_ok));
-      return max64(e, m->bus_free > m->t.CL ? m->bus_free - m->t.CL : 0);
-    default:
-      return MC_NEVER;
+/* Per-group floors of the candidates' earliest cycles under the current
+ * state: an ACT needs the group's and rank's tRRD, tFAW and a row-command
+ * slot; a column command of the current mode the group's and rank's
+ * tCCD/tWTR/tRTW, a column-command slot and the data bus (its burst starts CL
+ * or CWL after the command). The bank's own term is added in scan(). */
+static void group_floors(mc *m) {
+  const uint32_t ng = m->cfg.dev->bankgroups;
+  const uint64_t lat = m->write_mode ? m->t.CWL : m->t.CL;
+  const uint64_t colfloor = max64(m->col_bus_ok, m->bus_free > lat ? m->bus_free - lat : 0);
+  for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
+    const mc_rank_ *R = &m->ranks[r];
+    uint64_t ra = max64(R->act_ok, m->row_bus_ok);
+    if (m->t.FAW && R->faw_n == 4) ra = max64(ra, R->faw[R->faw_i] + m->t.FAW);
+    const uint64_t rc = max64(m->write_mode ? R->wr_ok : R->rd_ok, colfloor);
+    for (uint32_t g = r * ng; g < (r + 1) * ng; ++g) {
+      const mc_group_ *G = &m->groups[g];
+      m->floor[g] = max64(G->act_ok, ra);
+      m->floor[m->ngroups + g] = m->row_bus_ok;  /* PRE: bank tRAS/tRTP/tWR + a row-command slot */
+      m->floor[2 * m->ngroups + g] = max64(m->write_mode ? G->wr_ok : G->rd_ok, rc);
+    }
   }
+}
+
+/* One FR-FCFS pass over the live banks: the oldest column command and the
+ * oldest row command (ACT/PRE) legal at `now`, and the earliest cycle of any
+ * candidate (returned). */
+static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_row) {
+  uint32_t bc = NIL, br = NIL;
+  uint64_t col_seq = UINT64_MAX, row_seq = UINT64_MAX, emin = MC_NEVER;
+  const uint32_t colbase = 2 * m->ngroups;
+  group_floors(m);
+  for (uint32_t w = 0; w < m->nwords; ++w)
+    for (uint64_t bits = m->live[w]; bits; bits &= bits - 1) {
+      const uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits);
+      if (m->banks[b].stale) {
+        compute_cand(m, &m->banks[b]);
+        if (m->banks[b].cand == C_NONE) continue;
+      }
+      const uint64_t e = max64(m->own[b], m->floor[m->fidx[b]]);
+      emin = min64(emin, e);
+      if (e > now) continue;
+      if (m->fidx[b] >= colbase) {
+        if (bc == NIL || m->cseq[b] < col_seq) bc = b, col_seq = m->cseq[b];
+      } else if (br == NIL || m->cseq[b] < row_seq) {
+        br = b, row_seq = m->cseq[b];
+      }
+    }
+  *best_col = bc == NIL ? NULL : &m->banks[bc];
+  *best_row = br == NIL ? NULL : &m->banks[br];
+  return emin;
 }
 
 /* Earliest REF of a rank whose refresh is pending and whose banks are all
@@ -308,7 +387,7 @@ static void issue_act(mc *m, mc_bank_ *B, uint64_t now) {
   R->nopen++;
   use_row_bus(m, now);
   m->st.acts++;
-  B->stale = 1;
+  stale_bank(m, B);
   log_cmd(m, now, MC_CMD_ACT, B, row, 0);
 }
 
@@ -321,7 +400,7 @@ static void issue_pre(mc *m, mc_bank_ *B, uint64_t now, int conflict) {
   m->ranks[B->rank].nopen--;
   use_row_bus(m, now);
   m->st.pres++;
-  B->stale = 1;
+  stale_bank(m, B);
   log_cmd(m, now, MC_CMD_PRE, B, B->open_row, 0);
 }
 
@@ -386,14 +465,14 @@ static void issue_col(mc *m, mc_bank_ *B, uint64_t now) {
   /* free the atom */
   A->next = m->atom_free;
   m->atom_free = a;
-  B->stale = 1;
+  stale_bank(m, B);
 }
 
 static void issue_ref(mc *m, uint32_t r, uint64_t now) {
   mc_rank_ *R = &m->ranks[r];
   for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) {
     m->banks[b].act_ok = now + m->t.RFC;
-    m->banks[b].stale = 1;
+    stale_bank(m, &m->banks[b]);
   }
   R->ref_pending = 0;
   R->ref_due += m->t.REFI;
@@ -440,7 +519,7 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
     if (B->tail[q] != NIL) m->atoms[B->tail[q]].next = a; else B->head[q] = a;
     B->tail[q] = a;
     B->n[q]++;
-    B->stale = 1;
+    stale_bank(m, B);
   }
   if (q) m->wq_n += n; else m->rq_n += n;
   return 0;
@@ -504,23 +583,8 @@ void mc_advance(mc *m, uint64_t now) {
         }
       if (done_ref) continue;
     }
-    mc_bank_ *best_col = NULL, *best_row = NULL;
-    uint64_t col_seq = UINT64_MAX, row_seq = UINT64_MAX, future = MC_NEVER;
-    for (uint32_t b = 0; b < m->nbanks; ++b) {
-      mc_bank_ *B = &m->banks[b];
-      if (B->stale) compute_cand(m, B);
-      if (B->cand == C_NONE) continue;
-      const uint64_t e = cand_earliest(m, B);
-      if (e > now) {
-        future = min64(future, e);
-        continue;
-      }
-      if (B->cand == C_COL) {
-        if (!best_col || B->cand_seq < col_seq) best_col = B, col_seq = B->cand_seq;
-      } else if (!best_row || B->cand_seq < row_seq) {
-        best_row = B, row_seq = B->cand_seq;
-      }
-    }
+    mc_bank_ *best_col, *best_row;
+    const uint64_t future = scan(m, now, &best_col, &best_row);
     if (best_col) issue_col(m, best_col, now);
     else if (best_row && best_row->cand == C_ACT) issue_act(m, best_row, now);
     else if (best_row) issue_pre(m, best_row, now, best_row->conflict);
@@ -551,12 +615,8 @@ static uint64_t next_from(const mc *m, uint64_t e) {
 uint64_t mc_next_event(mc *m) {
   if (m->next_valid) return m->next_cache;
   update_mode(m);
-  uint64_t e = MC_NEVER;
-  for (uint32_t b = 0; b < m->nbanks; ++b) {
-    mc_bank_ *B = &m->banks[b];
-    if (B->stale) compute_cand(m, B);
-    if (B->cand != C_NONE) e = min64(e, cand_earliest(m, B));
-  }
+  mc_bank_ *bc, *br;
+  const uint64_t e = scan(m, m->now, &bc, &br);
   m->next_cache = next_from(m, e);
   m->next_valid = 1;
   return m->next_cache;

@@ -117,6 +117,7 @@ typedef struct mc_bank_ {
   uint8_t open, dirty, cand, stale, first_kind, conflict, pre_conflict;
   uint8_t rank, bg;                /* coordinates of this bank */
   uint32_t ba;
+  uint32_t gi;                     /* index of its bank group in mc.groups */
 } mc_bank_;
 typedef struct mc_group_ {
   uint64_t act_ok, rd_ok, wr_ok;
@@ -146,6 +147,15 @@ typedef struct mc {
   mc_group_ *groups;
   mc_rank_ *ranks;
   mc_ring_ ring[2]; /* completions in order: [0] reads, [1] writes */
+  uint64_t *live;   /* bit b: bank b is stale or has a candidate (the banks a scan visits) */
+  /* Per-bank candidate summary, kept in flat arrays for the scheduling pass
+   * (valid while the bank is live and not stale): the bank-local earliest
+   * cycle, the FR-FCFS priority, and the index of its floor in `floor`. */
+  uint64_t *own, *cseq;
+  uint32_t *fidx;
+  uint64_t *floor;  /* per-pass floors: [0,ng) ACT per group, [ng,2ng) PRE, [2ng,3ng) column per group */
+  uint32_t nwords;  /* words in live */
+  uint32_t ngroups; /* ranks x bank groups */
   uint64_t now, seq, occ_t;
   uint64_t bus_free;              /* end of the last data burst */
   uint64_t row_bus_ok, col_bus_ok;
