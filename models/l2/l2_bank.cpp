@@ -182,28 +182,24 @@ unsigned L2Bank::dbg(tlm_generic_payload& gp) {
   const uint64_t a = gp.get_address();
   const unsigned len = gp.get_data_length();
   unsigned char* p = gp.get_data_ptr();
+  // The copy held here of byte `b`, or nullptr when its sector is not valid in this bank.
+  auto cached = [this](uint64_t b) -> unsigned char* {
+    const uint64_t line = b & ~uint64_t(kLineBytes - 1);
+    const int w = cache_find(&c_, line);
+    if (w < 0) return nullptr;
+    const uint32_t set = cache_set_of(&c_, line);
+    const unsigned off = static_cast<unsigned>(b - line);
+    if (!((cache_line_at(&c_, set, static_cast<uint32_t>(w))->valid_sectors >> (off / kSectorBytes)) & 1u)) return nullptr;
+    return cache_data_at(&c_, set, static_cast<uint32_t>(w)) + off;
+  };
   if (gp.is_read()) {
     const unsigned n = isock->transport_dbg(gp);
-    for (unsigned i = 0; i < len; ++i) {
-      const uint64_t b = a + i, line = b & ~uint64_t(kLineBytes - 1);
-      const int w = cache_find(&c_, line);
-      if (w < 0) continue;
-      const uint32_t set = cache_set_of(&c_, line);
-      const cache_line* l = cache_line_at(&c_, set, static_cast<uint32_t>(w));
-      const unsigned off = static_cast<unsigned>(b - line);
-      if ((l->valid_sectors >> (off / kSectorBytes)) & 1u) p[i] = cache_data_at(&c_, set, static_cast<uint32_t>(w))[off];
-    }
+    for (unsigned i = 0; i < len; ++i)
+      if (const unsigned char* c = cached(a + i)) p[i] = *c;
     return n ? n : len;
   }
-  for (unsigned i = 0; i < len; ++i) {
-    const uint64_t b = a + i, line = b & ~uint64_t(kLineBytes - 1);
-    const int w = cache_find(&c_, line);
-    if (w < 0) continue;
-    const uint32_t set = cache_set_of(&c_, line);
-    const cache_line* l = cache_line_at(&c_, set, static_cast<uint32_t>(w));
-    const unsigned off = static_cast<unsigned>(b - line);
-    if ((l->valid_sectors >> (off / kSectorBytes)) & 1u) cache_data_at(&c_, set, static_cast<uint32_t>(w))[off] = p[i];
-  }
+  for (unsigned i = 0; i < len; ++i)
+    if (unsigned char* c = cached(a + i)) *c = p[i];
   return isock->transport_dbg(gp);
 }
 
