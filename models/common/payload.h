@@ -76,8 +76,28 @@ class PayloadPool : public tlm::tlm_mm_interface {
   PayloadPool(const PayloadPool&) = delete;
   PayloadPool& operator=(const PayloadPool&) = delete;
 
-  // A fresh payload, reference count 1 (acquired), fields reset, data zeroed.
-  tlm::tlm_generic_payload* alloc() {
+  // What the data buffer holds after alloc().
+  enum class Data : uint8_t {
+    Zero,   // all 128 bytes zero
+    Stale,  // left from the payload's previous use (no memset): only for callers
+            // that write every byte anyone reads, e.g. read requests (the
+            // responder writes the requested sectors before the initiator reads
+            // them) and writes that fill exactly the bytes named in
+            // GpuExt::byte_mask (the L2 and the memory controller read only
+            // those bytes of a write).
+  };
+  // A fresh payload, reference count 1 (acquired). Guaranteed on return:
+  //  * address 0, data pointer = the payload's own 128 B buffer, data length
+  //    and streaming width 128, no byte enables, DMI not allowed, response
+  //    status TLM_INCOMPLETE_RESPONSE; the command is NOT reset (callers set it);
+  //  * the attached GpuExt reset to its defaults (all fields zero / DRAM /
+  //    Demand, byte_mask empty) — the L2's fills and writebacks rely on this;
+  //  * the data buffer as `d` says (default: zeroed).
+  // Users: Sm::new_request (Data::Stale: sets address, command and every
+  // GpuExt field it or the memory side reads; stores copy exactly their
+  // byte_mask bytes), L2Bank::issue_fill / writeback (default; a writeback
+  // copies the whole line), module tests (default).
+  tlm::tlm_generic_payload* alloc(Data d = Data::Zero) {
     Item* it;
     if (free_.empty()) {
       it = new Item(this);  // pool growth only; steady state never allocates
@@ -96,7 +116,7 @@ class PayloadPool : public tlm::tlm_mm_interface {
     gp.set_dmi_allowed(false);
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     it->ext = GpuExt();
-    std::memset(it->data, 0, sizeof it->data);
+    if (d == Data::Zero) std::memset(it->data, 0, sizeof it->data);
     gp.acquire();
     ++live_;
     return &gp;

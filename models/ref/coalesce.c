@@ -74,45 +74,92 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
   if (a0 & (bytes - 1)) return -1;
   if (a0 > ~0ull - 1024) return -2; /* keep the address arithmetic free of wrap-around */
   const unsigned sh = (unsigned)__builtin_ctz(bytes);
-  for (uint32_t m = active & (active - 1); m; m &= m - 1) {
-    const unsigned l = (unsigned)__builtin_ctz(m);
-    if (addr[l] != a0 + ((uint64_t)(l - f) << sh)) return -2;
+  const int contig = active == span32(f, last + 1);
+  if (contig) {
+    /* Contiguous lanes (full and tail warps): branch-free check, two lanes
+     * per step with GCC/Clang vector extensions (SSE2 on x86-64, scalar code
+     * elsewhere). Lane f is included (it matches by construction). */
+    typedef uint64_t v2u64 __attribute__((vector_size(16)));
+    const uint64_t st2 = (uint64_t)bytes << 1;
+    v2u64 acc = {0, 0}, acc2 = {0, 0}, e = {a0, a0 + bytes}, e2 = {a0 + st2, a0 + st2 + bytes};
+    const v2u64 step = {st2 << 1, st2 << 1};
+    unsigned l = f;
+    for (; l + 4 <= last + 1; l += 4) {
+      v2u64 x, y;
+      memcpy(&x, &addr[l], sizeof x);
+      memcpy(&y, &addr[l + 2], sizeof y);
+      acc |= x ^ e;
+      acc2 |= y ^ e2;
+      e += step;
+      e2 += step;
+    }
+    if (l + 2 <= last + 1) {
+      v2u64 x;
+      memcpy(&x, &addr[l], sizeof x);
+      acc |= x ^ e;
+      e = e2;
+      l += 2;
+    }
+    acc |= acc2;
+    uint64_t d = acc[0] | acc[1];
+    if (l <= last) d |= addr[l] ^ e[0];
+    if (d) return -2;
+  } else {
+    for (uint32_t m = active & (active - 1); m; m &= m - 1) {
+      const unsigned l = (unsigned)__builtin_ctz(m);
+      if (addr[l] != a0 + ((uint64_t)(l - f) << sh)) return -2;
+    }
   }
   const uint64_t end = a0 + ((uint64_t)(last + 1 - f) << sh); /* exclusive */
-  const uint64_t first_line = a0 & ~(uint64_t)(COAL_LINE_BYTES - 1);
   unsigned n = 0;
-  for (uint64_t line = first_line; line < end; line += COAL_LINE_BYTES) {
-    /* Lane of address x (a0 <= x): f + (x - a0) / bytes. */
-    const uint64_t lo_addr = line > a0 ? line : a0;
-    const uint64_t hi_addr = line + COAL_LINE_BYTES < end ? line + COAL_LINE_BYTES : end;
-    const unsigned llo = f + (unsigned)((lo_addr - a0) >> sh), lhi = f + (unsigned)((hi_addr - a0) >> sh);
-    const uint32_t tm = active & span32(llo, lhi);
+  for (uint64_t line = a0 & ~(uint64_t)(COAL_LINE_BYTES - 1); line < end; line += COAL_LINE_BYTES) {
+    /* bnd[k] = first lane at or above address line + 32 k, clamped to 0..32
+     * (lane of address x: f + (x - a0) / bytes, exact as both are multiples
+     * of bytes). Lanes outside f..last are inactive, so clamping is enough. */
+    if (contig && line >= a0 && line + COAL_LINE_BYTES <= end) {
+      /* The line lies inside the warp's range: every lane of it is active,
+       * all sectors and bytes are touched. */
+      const unsigned v0 = f + (unsigned)((line - a0) >> sh), per = COAL_SECTOR_BYTES >> sh;
+      coal_req *q = &out[n++];
+      q->line_addr = line;
+      /* bytes >= 4 here (32 lanes cannot cover a line of smaller accesses),
+       * so per <= 8 and 4 * per <= 32. */
+      const uint32_t unit = (1u << per) - 1u;
+      q->thread_mask = (uint32_t)(((1ull << (4 * per)) - 1ull) << v0);
+      for (unsigned k = 0; k < 4; ++k) q->sector_threads[k] = unit << (v0 + k * per);
+      q->sector_mask = 0xf;
+      q->ea_count = (uint8_t)(4 * per);
+      q->bytes = COAL_LINE_BYTES;
+      q->byte_mask[0] = q->byte_mask[1] = ~0ull;
+      continue;
+    }
+    unsigned bnd[5];
+    for (unsigned k = 0; k < 5; ++k) {
+      const int64_t v = (int64_t)f + ((int64_t)(line + k * COAL_SECTOR_BYTES - a0) >> sh);
+      bnd[k] = v < 0 ? 0u : v > 32 ? 32u : (unsigned)v;
+    }
+    const uint32_t tm = active & span32(bnd[0], bnd[4]);
     if (!tm) continue; /* a gap in the active mask spans this whole line */
     coal_req *q = &out[n++];
     q->line_addr = line;
     q->thread_mask = tm;
     uint8_t sm = 0;
     for (unsigned s = 0; s < 4; ++s) {
-      const uint64_t s_lo = line + s * COAL_SECTOR_BYTES, s_hi = s_lo + COAL_SECTOR_BYTES;
-      uint32_t st = 0;
-      if (s_hi > lo_addr && s_lo < hi_addr) {
-        const uint64_t x0 = s_lo > lo_addr ? s_lo : lo_addr, x1 = s_hi < hi_addr ? s_hi : hi_addr;
-        st = active & span32(f + (unsigned)((x0 - a0) >> sh), f + (unsigned)((x1 - a0) >> sh));
-      }
+      const uint32_t st = active & span32(bnd[s], bnd[s + 1]);
       q->sector_threads[s] = st;
-      if (st) sm = (uint8_t)(sm | (1u << s));
+      sm = (uint8_t)(sm | ((st != 0) << s));
     }
     q->sector_mask = sm;
-    const unsigned ea = popc32(tm);
-    q->ea_count = (uint8_t)ea;
-    q->bytes = (uint16_t)(ea << sh);
     const unsigned t0 = (unsigned)__builtin_ctz(tm), t1 = 31u - (unsigned)__builtin_clz(tm);
     const unsigned off0 = (unsigned)(a0 + ((uint64_t)(t0 - f) << sh) - line);
+    unsigned ea;
     if (tm == span32(t0, t1 + 1)) { /* contiguous lanes: one byte range */
-      const unsigned b0 = off0, b1 = off0 + ((t1 - t0 + 1) << sh);
+      ea = t1 - t0 + 1;
+      const unsigned b0 = off0, b1 = off0 + (ea << sh);
       q->byte_mask[0] = span64(b0 < 64 ? b0 : 64, b1 < 64 ? b1 : 64);
       q->byte_mask[1] = span64(b0 > 64 ? b0 - 64 : 0, b1 > 64 ? b1 - 64 : 0);
     } else {
+      ea = popc32(tm);
       q->byte_mask[0] = q->byte_mask[1] = 0;
       const uint64_t m = (1ull << bytes) - 1ull;
       for (uint32_t b = tm; b; b &= b - 1) {
@@ -120,6 +167,8 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
         q->byte_mask[off >> 6] |= m << (off & 63u);
       }
     }
+    q->ea_count = (uint8_t)ea;
+    q->bytes = (uint16_t)(ea << sh);
   }
   return (int)n;
 }

@@ -630,7 +630,10 @@ void Sm::mshr_unlink(unsigned ms) {
 }
 
 tlm::tlm_generic_payload* Sm::new_request(uint64_t line, uint16_t warp, uint8_t ea) {
-  tlm::tlm_generic_payload* gp = pool_.alloc();
+  // Data::Stale: a load's buffer is written by the responder (requested
+  // sectors) before process_response reads it; a store writes exactly its
+  // byte_mask bytes (l1_store), the only bytes the L2 / memory read.
+  tlm::tlm_generic_payload* gp = pool_.alloc(PayloadPool::Data::Stale);
   gp->set_address(line);
   GpuExt& e = GpuExt::get(*gp);
   e.sm_id = id_;
@@ -638,10 +641,10 @@ tlm::tlm_generic_payload* Sm::new_request(uint64_t line, uint16_t warp, uint8_t 
   e.ea_count = ea;
   e.cls = ReqClass::Demand;
   if (map_) {
-    amap_loc loc;
-    amap_decode(map_, line, &loc);
-    e.channel = loc.ch;
-    e.l2_bank = loc.l2_bank;
+    // Routing fields only (no full DRAM decode): l2_bank = ch * l2_per_channel
+    // + (address bits above the channel) mod l2_per_channel (addrmap.h).
+    e.l2_bank = amap_l2_bank(map_, line);
+    e.channel = e.l2_bank / map_->l2_per_channel;
     e.mem_type = static_cast<MemType>(amap_mem_type(map_, line));
   }
   return gp;
