@@ -61,6 +61,9 @@ L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_bank
 
   mshr_.assign(cfg.mshrs, Mshr());
   line_mshr_.assign(static_cast<size_t>(c_.sets) * c_.ways, -1);
+  set_busy_.assign(c_.sets, 0u);
+  mshr_free_.assign((cfg.mshrs + 63) / 64, 0ull);
+  for (unsigned i = 0; i < cfg.mshrs; ++i) mshr_give(static_cast<int>(i));
   nodes_.assign(static_cast<size_t>(cfg.mshrs) * kMaxMerge, Node());
   for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i].next = i + 1 < nodes_.size() ? static_cast<int>(i + 1) : -1;
   free_node_ = 0;
@@ -288,7 +291,7 @@ void L2Bank::queue_response(tlm_generic_payload& gp, const sc_time& lookup, uint
   if (cfg_.latency > cyc) ready += (cfg_.latency - cyc) * T_;
   const sc_time now = sc_core::sc_time_stamp();
   if (ready < now) ready = now;
-  resp_q_.push(schedule_port(ready, n), &gp, resp_ev_);
+  resp_q_.push(schedule_port(ready, n), &gp, resp_ev_, now);
 }
 
 void L2Bank::push_down(tlm_generic_payload* gp) {
@@ -380,10 +383,10 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
     ++M.count;
     if (wr) M.full_writes |= static_cast<uint8_t>(req & ~partial);
   };
-  auto free_mshr = [&]() -> int {
+  auto free_mshr = [&]() -> int {  // the lowest-numbered free MSHR
     if (mshr_used_ >= mshr_.size()) return -1;
-    for (size_t i = 0; i < mshr_.size(); ++i)
-      if (!mshr_[i].busy) return static_cast<int>(i);
+    for (size_t k = 0; k < mshr_free_.size(); ++k)
+      if (mshr_free_[k]) return static_cast<int>(k * 64 + static_cast<size_t>(__builtin_ctzll(mshr_free_[k])));
     return -1;
   };
   auto alloc_mshr = [&](int m, uint32_t way) {
@@ -393,6 +396,8 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
     M.set = set;
     M.way = way;
     line_mshr_[static_cast<size_t>(set) * c_.ways + way] = m;
+    set_busy_[set] |= 1u << way;
+    mshr_take(m);
     ++mshr_used_;
   };
 
@@ -448,9 +453,7 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
     if (nm < 0 || free_node_ < 0) return false;
   }
   if (outq_.free() < 2) return false;
-  uint32_t busy = 0;
-  for (uint32_t k = 0; k < c_.ways; ++k)
-    if (line_mshr_[static_cast<size_t>(set) * c_.ways + k] >= 0) busy |= 1u << k;
+  const uint32_t busy = set_busy_[set];
   // Policies may bypass demand read misses (HAC paper Sec. IV-B, Algorithm 1 lines 10-11); writes always allocate.
   acc.allow_bypass = !wr && e.cls == ReqClass::Demand;
   const int v = cache_victim_masked(&c_, line, ~busy, &acc);
@@ -461,6 +464,7 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
     M = Mshr();
     M.busy = true;
     M.bypass = true;
+    mshr_take(nm);
     ++mshr_used_;
     issue_fill(nm, line, need, mt);
     enqueue(nm);
@@ -501,7 +505,9 @@ void L2Bank::complete_mshr(int m) {
     n = next;
   }
   line_mshr_[static_cast<size_t>(M.set) * c_.ways + M.way] = -1;
+  set_busy_[M.set] &= ~(1u << M.way);
   M = Mshr();
+  mshr_give(m);
   --mshr_used_;
   wake();
 }
@@ -511,14 +517,15 @@ void L2Bank::complete_mshr(int m) {
 void L2Bank::respond_method() { send_up(); }
 
 void L2Bank::send_up() {
-  while (!up_blocked_ && resp_q_.ready()) {
+  const sc_time now = sc_core::sc_time_stamp();
+  while (!up_blocked_ && resp_q_.ready(now)) {
     tlm_generic_payload* gp = resp_q_.pop();
     tlm_phase ph = tlm::BEGIN_RESP;
     sc_time d = sc_core::SC_ZERO_TIME;
     const tlm_sync_enum s = tsock->nb_transport_bw(*gp, ph, d);
     if (s == tlm::TLM_ACCEPTED || (s == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP)) up_blocked_ = true;
   }
-  if (!up_blocked_) resp_q_.rearm(resp_ev_);
+  if (!up_blocked_) resp_q_.rearm(resp_ev_, now);
 }
 
 // ---------------------------------------------------------------- downstream
@@ -561,8 +568,9 @@ tlm_sync_enum L2Bank::bw(tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
 }
 
 void L2Bank::memresp_method() {
-  while (memresp_q_.ready()) mem_response(*memresp_q_.pop());
-  memresp_q_.rearm(memresp_ev_);
+  const sc_time now = sc_core::sc_time_stamp();
+  while (memresp_q_.ready(now)) mem_response(*memresp_q_.pop());
+  memresp_q_.rearm(memresp_ev_, now);
 }
 
 void L2Bank::mem_response(tlm_generic_payload& gp) {
@@ -585,6 +593,7 @@ void L2Bank::mem_response(tlm_generic_payload& gp) {
       nodes_[n].next = free_node_;
       free_node_ = n;
       M = Mshr();
+      mshr_give(m);
       --mshr_used_;
       gp.release();
       wake();

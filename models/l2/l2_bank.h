@@ -147,9 +147,13 @@ class L2Bank : public sc_core::sc_module {
   // MSHRs
   std::vector<Mshr> mshr_;
   std::vector<int> line_mshr_;  // per (set, way): MSHR index or -1
+  std::vector<uint32_t> set_busy_;     // per set: ways with a fill in flight (line_mshr_ >= 0)
+  std::vector<uint64_t> mshr_free_;    // bit i of word i/64: MSHR i is free (lowest first, no scan)
   std::vector<Node> nodes_;
   int free_node_ = -1;
   unsigned mshr_used_ = 0;
+  void mshr_take(int m) { mshr_free_[static_cast<size_t>(m) >> 6] &= ~(1ull << (m & 63)); }
+  void mshr_give(int m) { mshr_free_[static_cast<size_t>(m) >> 6] |= 1ull << (m & 63); }
 
   // responses upstream
   TimedQueue<tlm::tlm_generic_payload*> resp_q_;

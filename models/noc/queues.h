@@ -33,12 +33,14 @@ class Ring {
   T& at(size_t i) { return buf_[(head_ + i) % buf_.size()]; }
   bool push(const T& v) {
     if (full()) return false;
-    buf_[(head_ + n_) % buf_.size()] = v;
+    size_t t = head_ + n_;  // < 2 * capacity: one conditional subtraction instead of a division
+    if (t >= buf_.size()) t -= buf_.size();
+    buf_[t] = v;
     ++n_;
     return true;
   }
   void pop() {
-    head_ = (head_ + 1) % buf_.size();
+    if (++head_ == buf_.size()) head_ = 0;
     --n_;
   }
 
@@ -57,15 +59,18 @@ class TimedQueue {
   explicit TimedQueue(size_t reserve = 64) { heap_.reserve(reserve); }
   void reserve(size_t n) { heap_.reserve(n); }
   // Ready at absolute time `at` (>= now).
-  void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev) {
+  void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev) { push(at, v, ev, sc_core::sc_time_stamp()); }
+  // As above with the caller's current time `now` (saves a kernel call in loops).
+  void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev, const sc_core::sc_time& now) {
     heap_.push_back(Item{at, seq_++, v});
     std::push_heap(heap_.begin(), heap_.end(), Later());
-    if (heap_.front().seq == seq_ - 1) ev.notify(at - sc_core::sc_time_stamp());
+    if (heap_.front().seq == seq_ - 1) ev.notify(at - now);
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
   // True if the earliest item is ready at the current time.
-  bool ready() const { return !heap_.empty() && heap_.front().at <= sc_core::sc_time_stamp(); }
+  bool ready() const { return ready(sc_core::sc_time_stamp()); }
+  bool ready(const sc_core::sc_time& now) const { return !heap_.empty() && heap_.front().at <= now; }
   const T& top() const { return heap_.front().v; }
   const sc_core::sc_time& top_time() const { return heap_.front().at; }
   T pop() {
@@ -75,8 +80,9 @@ class TimedQueue {
     return v;
   }
   // Re-arm `ev` for the earliest remaining item (call after draining ready ones).
-  void rearm(sc_core::sc_event& ev) const {
-    if (!heap_.empty()) ev.notify(heap_.front().at - sc_core::sc_time_stamp());
+  void rearm(sc_core::sc_event& ev) const { rearm(ev, sc_core::sc_time_stamp()); }
+  void rearm(sc_core::sc_event& ev, const sc_core::sc_time& now) const {
+    if (!heap_.empty()) ev.notify(heap_.front().at - now);
   }
 
  private:

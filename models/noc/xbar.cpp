@@ -119,7 +119,7 @@ void Xbar::admit(int dir, uint32_t src, uint32_t dst, tlm_generic_payload& gp, c
   D.bytes += bytes;
   const bool was_empty = out.q.empty();
   out.q.push(Entry{&gp, out.free, arrival, n});
-  if (was_empty && !out.blocked) wake_q_.push(out.free, (static_cast<uint32_t>(dir) << 31) | dst, wake_ev_);
+  if (was_empty && !out.blocked) wake_q_.push(out.free, (static_cast<uint32_t>(dir) << 31) | dst, wake_ev_, now);
 }
 
 bool Xbar::offer(int dir, uint32_t src, uint32_t dst, tlm_generic_payload& gp, const sc_time& arrival) {
@@ -193,11 +193,12 @@ unsigned Xbar::dbg(int id, tlm_generic_payload& gp) {
 }
 
 void Xbar::wake_method() {
-  while (wake_q_.ready()) {
+  const sc_time now = sc_core::sc_time_stamp();
+  while (wake_q_.ready(now)) {
     const uint32_t w = wake_q_.pop();
     deliver(static_cast<int>(w >> 31), w & 0x7fffffffu);
   }
-  wake_q_.rearm(wake_ev_);
+  wake_q_.rearm(wake_ev_, now);
 }
 
 // Hand ready head packets of destination `dst` to their receiver.
@@ -207,7 +208,7 @@ void Xbar::deliver(int dir, uint32_t dst) {
   while (!o.blocked && !o.q.empty()) {
     const Entry e = o.q.front();
     if (e.ready > now) {
-      wake_q_.push(e.ready, (static_cast<uint32_t>(dir) << 31) | dst, wake_ev_);
+      wake_q_.push(e.ready, (static_cast<uint32_t>(dir) << 31) | dst, wake_ev_, now);
       return;
     }
     tlm_phase ph = dir == kReq ? tlm::BEGIN_REQ : tlm::BEGIN_RESP;
