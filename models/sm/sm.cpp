@@ -11,7 +11,22 @@ using sc_core::SC_PS;
 namespace strata {
 
 namespace {
-inline unsigned popc(uint32_t x) { return static_cast<unsigned>(__builtin_popcount(x)); }
+// Branch-free popcount (the build does not assume POPCNT: __builtin_popcount
+// would be a libgcc call).
+inline unsigned popc(uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return (x * 0x01010101u) >> 24;
+}
+// Copy the store data of `lanes` into the line buffer d (fixed-size copies).
+template <unsigned B>
+inline void put_lanes(unsigned char* d, uint32_t lanes, const uint64_t* addr, const uint64_t* data) {
+  for (; lanes; lanes &= lanes - 1) {
+    const unsigned l = static_cast<unsigned>(__builtin_ctz(lanes));
+    std::memcpy(d + (addr[l] & (kLineBytes - 1)), &data[l], B);
+  }
+}
 }  // namespace
 
 Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg& l1, const amap* map,
@@ -562,8 +577,10 @@ void Sm::issue(unsigned slot, uint64_t c) {
         r.bytes = in.bytes;
         r.pending = in.active;
         r.ready = c;
-        std::memcpy(r.addr, in.addr, sizeof r.addr);
-        if (checker_ && checker_->enabled()) std::memcpy(r.expect, in.data, sizeof r.expect);
+        if (checker_ && checker_->enabled()) {  // only compare_lanes reads addr / expect
+          std::memcpy(r.addr, in.addr, sizeof r.addr);
+          std::memcpy(r.expect, in.data, sizeof r.expect);
+        }
         m.ldrec = id;
         ++w.pending_loads;
         if (in.dst != kNoReg) w.reg_ready[in.dst] = kNever;
@@ -799,9 +816,15 @@ bool Sm::l1_store(MemInst& m, const coal_req& r, uint64_t c) {
   x.byte_mask[0] = r.byte_mask[0];
   x.byte_mask[1] = r.byte_mask[1];
   unsigned char* d = gp->get_data_ptr();
-  for (uint32_t lanes = r.thread_mask; lanes; lanes &= lanes - 1) {
-    const unsigned l = static_cast<unsigned>(__builtin_ctz(lanes));
-    std::memcpy(d + (m.addr[l] & (kLineBytes - 1)), &m.data[l], m.bytes);
+  if (m.bytes == 4) {
+    put_lanes<4>(d, r.thread_mask, m.addr, m.data);
+  } else if (m.bytes == 8) {
+    put_lanes<8>(d, r.thread_mask, m.addr, m.data);
+  } else {
+    for (uint32_t lanes = r.thread_mask; lanes; lanes &= lanes - 1) {
+      const unsigned l = static_cast<unsigned>(__builtin_ctz(lanes));
+      std::memcpy(d + (m.addr[l] & (kLineBytes - 1)), &m.data[l], m.bytes);
+    }
   }
   if (l1_on_) {
     int way = cache_find(&l1_, r.line_addr);

@@ -124,8 +124,8 @@ class Sm : public sc_core::sc_module {
     uint8_t dst = kNoReg, bytes = 4;
     uint32_t pending = 0;  // lanes whose bytes have not arrived
     uint64_t ready = 0;    // latest completion cycle among arrived lanes
-    uint64_t addr[kWarpSize];
-    uint64_t expect[kWarpSize];
+    uint64_t addr[kWarpSize];    // check mode only (compare_lanes)
+    uint64_t expect[kWarpSize];  // check mode only
   };
   struct MemInst {
     bool store = false;
