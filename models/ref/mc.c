@@ -53,9 +53,6 @@ void mc_free(mc *m) {
   free(m->groups);
   free(m->ranks);
   free(m->live);
-  free(m->own);
-  free(m->cseq);
-  free(m->fidx);
   free(m->floor);
   for (int q = 0; q < 2; ++q) {
     free(m->ring[q].t);
@@ -99,18 +96,14 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
   m->nwords = (m->nbanks + 63) / 64;
   m->live = calloc(m->nwords, sizeof *m->live);
   m->ngroups = cfg->ranks * d->bankgroups;
-  m->own = calloc(m->nbanks, sizeof *m->own);
-  m->cseq = calloc(m->nbanks, sizeof *m->cseq);
-  m->fidx = calloc(m->nbanks, sizeof *m->fidx);
-  m->floor = calloc(3 * (size_t)m->ngroups, sizeof *m->floor);
+  m->floor = calloc(2 * (size_t)m->ngroups, sizeof *m->floor);
   for (int q = 0; q < 2; ++q) {
     m->ring[q].cap = ringcap;
     m->ring[q].t = calloc(ringcap, sizeof *m->ring[q].t);
     m->ring[q].parent = calloc(ringcap, sizeof *m->ring[q].parent);
     if (!m->ring[q].t || !m->ring[q].parent) FAIL("mc: out of memory");
   }
-  if (!m->atoms || !m->parents || !m->banks || !m->groups || !m->ranks || !m->live || !m->own || !m->cseq || !m->fidx ||
-      !m->floor)
+  if (!m->atoms || !m->parents || !m->banks || !m->groups || !m->ranks || !m->live || !m->floor)
     FAIL("mc: out of memory");
   for (uint32_t i = 0; i < m->natoms; ++i) m->atoms[i].next = i + 1 < m->natoms ? i + 1 : NIL;
   m->atom_free = 0;
@@ -240,14 +233,10 @@ static void compute_cand_(mc *m, mc_bank_ *B);
  * one leaves the live set until it is marked stale again. */
 static void compute_cand(mc *m, mc_bank_ *B) {
   compute_cand_(m, B);
-  const uint32_t b = (uint32_t)(B - m->banks);
-  switch (B->cand) {
-    case C_ACT: m->own[b] = B->act_ok; m->fidx[b] = B->gi; break;
-    case C_PRE: m->own[b] = B->pre_ok; m->fidx[b] = m->ngroups + B->gi; break;
-    case C_COL: m->own[b] = B->col_ok; m->fidx[b] = 2 * m->ngroups + B->gi; break;
-    default: m->live[b >> 6] &= ~(1ull << (b & 63)); return;
+  if (B->cand == C_NONE) {
+    const uint32_t b = (uint32_t)(B - m->banks);
+    m->live[b >> 6] &= ~(1ull << (b & 63));
   }
-  m->cseq[b] = B->cand_seq;
 }
 
 static void compute_cand_(mc *m, mc_bank_ *B) {
@@ -306,9 +295,18 @@ static void group_floors(mc *m) {
     for (uint32_t g = r * ng; g < (r + 1) * ng; ++g) {
       const mc_group_ *G = &m->groups[g];
       m->floor[g] = max64(G->act_ok, ra);
-      m->floor[m->ngroups + g] = m->row_bus_ok;  /* PRE: bank tRAS/tRTP/tWR + a row-command slot */
-      m->floor[2 * m->ngroups + g] = max64(m->write_mode ? G->wr_ok : G->rd_ok, rc);
+      m->floor[m->ngroups + g] = max64(m->write_mode ? G->wr_ok : G->rd_ok, rc);
     }
+  }
+}
+
+/* Earliest cycle at which the bank's candidate is legal (floors current). */
+static inline uint64_t cand_earliest(const mc *m, const mc_bank_ *B) {
+  switch (B->cand) {
+    case C_ACT: return max64(B->act_ok, m->floor[B->gi]);
+    case C_PRE: return max64(B->pre_ok, m->row_bus_ok);
+    case C_COL: return max64(B->col_ok, m->floor[m->ngroups + B->gi]);
+    default: return MC_NEVER;
   }
 }
 
@@ -318,22 +316,22 @@ static void group_floors(mc *m) {
 static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_row) {
   uint32_t bc = NIL, br = NIL;
   uint64_t col_seq = UINT64_MAX, row_seq = UINT64_MAX, emin = MC_NEVER;
-  const uint32_t colbase = 2 * m->ngroups;
   group_floors(m);
   for (uint32_t w = 0; w < m->nwords; ++w)
     for (uint64_t bits = m->live[w]; bits; bits &= bits - 1) {
       const uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits);
-      if (m->banks[b].stale) {
-        compute_cand(m, &m->banks[b]);
-        if (m->banks[b].cand == C_NONE) continue;
+      mc_bank_ *B = &m->banks[b];
+      if (B->stale) {
+        compute_cand(m, B);
+        if (B->cand == C_NONE) continue;
       }
-      const uint64_t e = max64(m->own[b], m->floor[m->fidx[b]]);
+      const uint64_t e = cand_earliest(m, B);
       emin = min64(emin, e);
       if (e > now) continue;
-      if (m->fidx[b] >= colbase) {
-        if (bc == NIL || m->cseq[b] < col_seq) bc = b, col_seq = m->cseq[b];
-      } else if (br == NIL || m->cseq[b] < row_seq) {
-        br = b, row_seq = m->cseq[b];
+      if (B->cand == C_COL) {
+        if (bc == NIL || B->cand_seq < col_seq) bc = b, col_seq = B->cand_seq;
+      } else if (br == NIL || B->cand_seq < row_seq) {
+        br = b, row_seq = B->cand_seq;
       }
     }
   *best_col = bc == NIL ? NULL : &m->banks[bc];

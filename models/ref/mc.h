@@ -148,12 +148,7 @@ typedef struct mc {
   mc_rank_ *ranks;
   mc_ring_ ring[2]; /* completions in order: [0] reads, [1] writes */
   uint64_t *live;   /* bit b: bank b is stale or has a candidate (the banks a scan visits) */
-  /* Per-bank candidate summary, kept in flat arrays for the scheduling pass
-   * (valid while the bank is live and not stale): the bank-local earliest
-   * cycle, the FR-FCFS priority, and the index of its floor in `floor`. */
-  uint64_t *own, *cseq;
-  uint32_t *fidx;
-  uint64_t *floor;  /* per-pass floors: [0,ng) ACT per group, [ng,2ng) PRE, [2ng,3ng) column per group */
+  uint64_t *floor;  /* per-pass floors: [0,ng) ACT per bank group, [ng,2ng) column command per bank group */
   uint32_t nwords;  /* words in live */
   uint32_t ngroups; /* ranks x bank groups */
   uint64_t now, seq, occ_t;
