@@ -774,6 +774,36 @@ static void case_check_catches_corruption() {
   e.run();  // must not return: check_failed exits with status 3
 }
 
+// PayloadPool::alloc guarantees (payload.h): GpuExt reset and generic-payload
+// attributes reset for both data modes; Data::Zero zeroes the buffer,
+// Data::Stale leaves the previous contents.
+static void case_payload_pool() {
+  PayloadPool pool;
+  tlm::tlm_generic_payload* gp = pool.alloc();
+  std::memset(gp->get_data_ptr(), 0xa5, kLineBytes);
+  GpuExt& x = GpuExt::get(*gp);
+  x.byte_mask[1] = 7;
+  x.ea_count = 9;
+  x.cls = ReqClass::Writeback;
+  x.issue_ps = 42;
+  gp->set_address(0x1000);
+  gp->set_data_length(4);
+  gp->set_response_status(tlm::TLM_OK_RESPONSE);
+  gp->release();
+  EXPECT_EQ(pool.live(), 0);
+  for (int mode = 0; mode < 2; ++mode) {
+    tlm::tlm_generic_payload* g = pool.alloc(mode ? PayloadPool::Data::Stale : PayloadPool::Data::Zero);
+    EXPECT(g == gp);  // recycled
+    const GpuExt& y = GpuExt::get(*g);
+    EXPECT(y.byte_mask[0] == 0 && y.byte_mask[1] == 0 && y.ea_count == 0 && y.cls == ReqClass::Demand && y.issue_ps == 0);
+    EXPECT(g->get_address() == 0 && g->get_data_length() == kLineBytes && g->get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE);
+    EXPECT_EQ(g->get_data_ptr()[77], mode ? 0xa5 : 0);
+    std::memset(g->get_data_ptr(), 0xa5, kLineBytes);
+    g->release();
+  }
+  EXPECT_EQ(pool.capacity(), 1);
+}
+
 // Every built-in workload runs to completion on 3 SMs + the fake L2 with the
 // checker on, its host-side verify() passes, and the instruction count equals
 // the functional driver's (timing never changes the program).
@@ -792,6 +822,23 @@ static void case_builtin_workloads(const char* name, std::map<std::string, int64
   e.sm.issue_width = 2;
   e.sm.sched = WarpSched::GreedyThenOldest;
   e.l1.mshrs = 16;
+  // Poison the pool: SM requests use PayloadPool::Data::Stale, so a byte the
+  // SM or the memory side read without anyone having written it would be
+  // 0xa5 garbage, which the checker and verify(device) catch; poisoned
+  // GpuExt fields must be reset by alloc().
+  {
+    std::vector<tlm::tlm_generic_payload*> v;
+    for (int i = 0; i < 600; ++i) {
+      tlm::tlm_generic_payload* gp = e.pool.alloc();
+      std::memset(gp->get_data_ptr(), 0xa5, kLineBytes);
+      GpuExt& x = GpuExt::get(*gp);
+      x.byte_mask[0] = x.byte_mask[1] = ~0ull;
+      x.sector_mask = 0xf;
+      x.tag = x.warp_id = 0xdead;
+      v.push_back(gp);
+    }
+    for (tlm::tlm_generic_payload* gp : v) gp->release();
+  }
   auto prog = find_workload(name)->make(knobs, 3);
   prog->init(&e.golden, &e.device);
   e.gpu.reset(new Gpu("gpu", 3, e.sm, e.l1, &e.map, e.pool, &e.golden, true, e.stats));
@@ -845,6 +892,7 @@ int sc_main(int, char**) {
       {"workload_stencil2d", [] { case_builtin_workloads("stencil2d", {{"nx", 100}, {"ny", 60}, {"iters", 3}}, true); }, 0, nullptr},
       {"workload_random", [] { case_builtin_workloads("random", {{"table_words", 1 << 14}, {"updates", 5000}}, false); }, 0, nullptr},
       {"workload_bfs", [] { case_builtin_workloads("bfs", {{"scale", 10}, {"edge_factor", 8}}, true); }, 0, nullptr},
+      {"payload_pool", case_payload_pool, 0, nullptr},
       {"check_catches_corruption", case_check_catches_corruption, 3,
        "strata: check failed: SM 0 warp 0 addr 0x0 cycle 100: expected 04030201 got 5e030201"},
   };
