@@ -31,17 +31,31 @@ static void lru_init(void *st, uint32_t sets, uint32_t ways) {
     for (uint32_t w = 0; w < ways; ++w) s->age[(size_t)set * ways + w] = (uint8_t)w;
 }
 
-/* Move `way` to age `to` (0 = MRU, ways-1 = LRU), shifting the ways between. */
+/* Per-byte ">= c" for bytes < 128 (ages are < 32): setting each byte's top
+ * bit before subtracting c keeps borrows inside the byte, and the top bit
+ * survives exactly when the byte is >= c. Returns 0x80 in those bytes. */
+#define LRU_H 0x8080808080808080ull
+#define LRU_L 0x0101010101010101ull
+static inline uint64_t lru_ge(uint64_t x, uint8_t c) { return ((x | LRU_H) - LRU_L * c) & LRU_H; }
+
+/* Move `way` to age `to` (0 = MRU, ways-1 = LRU), shifting the ways between:
+ * ages in [to, from) grow by one (to < from), ages in (from, to] shrink by one
+ * (to > from). Eight ages at a time (SWAR), the ways % 8 rest one by one. */
 static void lru_move(lru_state *s, uint32_t set, uint32_t way, uint8_t to) {
   uint8_t *a = s->age + (size_t)set * s->ways;
   const uint8_t from = a[way];
-  if (to < from) {
-    for (uint32_t w = 0; w < s->ways; ++w)
-      if (a[w] >= to && a[w] < from) a[w] = (uint8_t)(a[w] + 1);
-  } else if (to > from) {
-    for (uint32_t w = 0; w < s->ways; ++w)
-      if (a[w] > from && a[w] <= to) a[w] = (uint8_t)(a[w] - 1);
+  if (to == from) return;
+  const uint8_t lo = to < from ? to : (uint8_t)(from + 1), hi = to < from ? from : (uint8_t)(to + 1);
+  uint32_t w = 0;
+  for (; w + 8 <= s->ways; w += 8) {
+    uint64_t x;
+    memcpy(&x, a + w, 8);
+    const uint64_t in = (lru_ge(x, lo) & ~lru_ge(x, hi)) >> 7; /* 0x01 in bytes with lo <= age < hi */
+    x = to < from ? x + in : x - in;                           /* no carry/borrow: ages stay in 0..31 */
+    memcpy(a + w, &x, 8);
   }
+  for (; w < s->ways; ++w)
+    if (a[w] >= lo && a[w] < hi) a[w] = (uint8_t)(to < from ? a[w] + 1 : a[w] - 1);
   a[way] = to;
 }
 
