@@ -190,6 +190,7 @@ void Sm::launch_cta(const Kernel* k, uint32_t cta) {
 
 void Sm::kernel_boundary() {
   if (l1_on_) cache_invalidate_all(&l1_);
+  ++l1_epoch_;
   kernel_ = nullptr;
 }
 
@@ -716,6 +717,7 @@ void Sm::l1_stage(uint64_t c) {
     return;
   }
   l1_blocked_ = false;
+  ++l1_epoch_;
   if (++m.next == m.n) {  // the freed queue slot is usable from the next cycle
     memq_head_ = (memq_head_ + 1) % kMemQ;
     --memq_count_;
@@ -725,6 +727,14 @@ void Sm::l1_stage(uint64_t c) {
 }
 
 bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
+  const unsigned port_level = outq_count_ + sent_c_;
+  if (l1_memo_.m == &m && l1_memo_.next == m.next && l1_memo_.epoch == l1_epoch_ && l1_memo_.port == port_level)
+    return ++(l1_memo_.mshr ? l1_fail_mshr_ : l1_fail_port_), false;
+  auto refuse = [&](bool mshr) {
+    ++(mshr ? l1_fail_mshr_ : l1_fail_port_);
+    l1_memo_ = {l1_epoch_, &m, m.next, mshr, port_level};
+    return false;
+  };
   LdRec& rec = ldrecs_[m.ldrec];
   const uint8_t need = r.sector_mask;
   uint8_t hit_sect = 0;
@@ -742,13 +752,13 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
   if (miss_sect) {  // check resources before changing any state
     ms = l1_on_ ? find_mshr(r.line_addr) : -1;
     if (ms >= 0) {
-      if (mshrs_[ms].nwait >= l1cfg_.mshr_merge) return ++l1_fail_mshr_, false;
+      if (mshrs_[ms].nwait >= l1cfg_.mshr_merge) return refuse(true);
       extra = static_cast<uint8_t>(miss_sect & ~mshrs_[ms].pending);
-      if (extra && (outq_count_ + sent_c_ >= kOutQ || mshrs_[ms].outstanding == 255)) return ++l1_fail_port_, false;
+      if (extra && (port_level >= kOutQ || mshrs_[ms].outstanding == 255)) return refuse(false);
     } else if (mshr_free_.empty()) {
-      return ++l1_fail_mshr_, false;
-    } else if (outq_count_ + sent_c_ >= kOutQ) {
-      return ++l1_fail_port_, false;
+      return refuse(true);
+    } else if (port_level >= kOutQ) {
+      return refuse(false);
     }
   }
   ++l1_acc_;
@@ -938,6 +948,7 @@ void Sm::process_response(tlm::tlm_generic_payload* gp, uint64_t c) {
   }
   const unsigned ms = x.tag;
   Mshr& e = mshrs_[ms];
+  ++l1_epoch_;  // L1 contents and MSHRs change
   const uint8_t sect = x.sector_mask;
   const unsigned char* d = gp->get_data_ptr();
   if (l1_on_ && !e.no_install) {

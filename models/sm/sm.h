@@ -305,6 +305,20 @@ class Sm : public sc_core::sc_module {
 
   std::vector<IssueRec>* issue_log_ = nullptr;
 
+  // Memo of the last refused L1 load attempt: the same request (queue entry
+  // and line index) tried again while nothing its refusal depends on changed
+  // — L1 tags and valid sectors and the MSHRs (l1_epoch_, bumped by every
+  // accepted L1 request, load response and invalidation) and the L2-port
+  // queue level — is refused the same way (same counter) without the lookups.
+  uint64_t l1_epoch_ = 0;
+  struct L1Memo {
+    uint64_t epoch = ~0ull;
+    const MemInst* m = nullptr;
+    uint8_t next = 0;
+    bool mshr = false;
+    unsigned port = 0;
+  } l1_memo_;
+
   // stats
   uint64_t thread_insts_ = 0, warp_insts_ = 0, mem_insts_ = 0, mem_requests_ = 0, ctas_done_ = 0, wakeups_ = 0;
   uint64_t stores_out_ = 0;
