@@ -14,7 +14,11 @@ using tlm::tlm_phase;
 using tlm::tlm_sync_enum;
 
 namespace {
-inline unsigned popcount8(uint8_t v) { return static_cast<unsigned>(__builtin_popcount(v)); }
+// Sector masks have 4 bits; a table avoids the libgcc popcount call.
+inline unsigned popcount8(uint8_t v) {
+  static constexpr uint8_t k[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  return k[v & 0xf] + k[v >> 4];
+}
 }  // namespace
 
 MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cfg, const amap* map,
@@ -197,6 +201,8 @@ tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
     }
     p.waiting = &gp;
     p.waiting_delay = sc_core::sc_time_stamp() + d;  // absolute arrival time
+    p.waiting_write = gp.is_write();
+    p.waiting_atoms = static_cast<uint8_t>(popcount8(sectors_of(gp, p.waiting_write)));
     wait_order_.push_back(port);
     return tlm::TLM_ACCEPTED;
   }
@@ -217,10 +223,18 @@ void MemCtrl::accept_waiting() {
   for (size_t i = 0; i < wait_order_.size();) {
     const unsigned port = wait_order_[i];
     tlm_generic_payload* gp = ports_[port].waiting;
-    const unsigned q = gp->is_write() ? 1 : 0;
+    const unsigned q = ports_[port].waiting_write ? 1 : 0;
+    // Cheap pre-check (the same room test as try_accept): a queue still too
+    // full for this request blocks it without building the request.
+    const unsigned occ = (q ? mc_wq_occupancy(&mc_) : mc_rq_occupancy(&mc_)) + reserved_[q];
+    if (blocked[q] || occ + ports_[port].waiting_atoms > (q ? cfg_.write_queue : cfg_.read_queue)) {
+      blocked[q] = true;
+      ++i;
+      continue;
+    }
     const sc_time now = sc_core::sc_time_stamp();
     const sc_time at = ports_[port].waiting_delay;
-    if (blocked[q] || !try_accept(port, *gp, at > now ? at - now : SC_ZERO_TIME)) {
+    if (!try_accept(port, *gp, at > now ? at - now : SC_ZERO_TIME)) {
       blocked[q] = true;
       ++i;
       continue;

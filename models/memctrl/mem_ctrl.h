@@ -99,6 +99,8 @@ class MemCtrl : public sc_core::sc_module {
   struct Port {
     tlm::tlm_generic_payload* waiting = nullptr;  // BEGIN_REQ not yet accepted
     sc_core::sc_time waiting_delay;
+    bool waiting_write = false;                   // of the waiting request
+    uint8_t waiting_atoms = 0;                    // its 32 B atoms (queue entries it needs)
     uint32_t resp_head = kNil, resp_tail = kNil;  // responses waiting for END_RESP of an earlier one
     uint32_t resp_busy = kNil;                    // slot whose BEGIN_RESP awaits END_RESP
   };
