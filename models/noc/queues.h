@@ -49,53 +49,60 @@ class Ring {
   size_t head_ = 0, n_ = 0;
 };
 
-// Items ordered by ready time (ties in insertion order), backed by a binary
-// heap in a vector reserved at construction: push/pop never allocate while the
-// size stays within the reserved capacity. `ev` is notified for the earliest
+// Items ordered by ready time (ties in insertion order). Kept as a sorted
+// array with a moving head: a push goes to the back and slides forward past
+// the items due strictly later, so the pushes of L2 ports and links, which come
+// in (almost) non-decreasing time order, cost O(1) and a pop is O(1). The
+// vector is reserved at construction; push/pop never allocate while the
+// number of queued items stays within that capacity (the popped prefix is
+// reclaimed before the vector would grow). `ev` is notified for the earliest
 // ready time whenever that changes.
 template <typename T>
 class TimedQueue {
  public:
-  explicit TimedQueue(size_t reserve = 64) { heap_.reserve(reserve); }
-  void reserve(size_t n) { heap_.reserve(n); }
+  explicit TimedQueue(size_t reserve = 64) { buf_.reserve(reserve); }
+  void reserve(size_t n) { buf_.reserve(n); }
   // Ready at absolute time `at` (>= now).
   void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev) { push(at, v, ev, sc_core::sc_time_stamp()); }
   // As above with the caller's current time `now` (saves a kernel call in loops).
   void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev, const sc_core::sc_time& now) {
-    heap_.push_back(Item{at, seq_++, v});
-    std::push_heap(heap_.begin(), heap_.end(), Later());
-    if (heap_.front().seq == seq_ - 1) ev.notify(at - now);
+    if (head_ == buf_.size()) {  // drained: start over at the front
+      buf_.clear();
+      head_ = 0;
+    } else if (buf_.size() == buf_.capacity() && head_ > 0) {  // reclaim popped slots instead of growing
+      buf_.erase(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+    buf_.push_back(Item{at, v});
+    size_t i = buf_.size() - 1;
+    while (i > head_ && buf_[i - 1].at > at) {  // earlier pushes stay first on equal times
+      buf_[i] = buf_[i - 1];
+      --i;
+    }
+    if (i != buf_.size() - 1) buf_[i] = Item{at, v};
+    if (i == head_) ev.notify(at - now);
   }
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
+  bool empty() const { return head_ == buf_.size(); }
+  size_t size() const { return buf_.size() - head_; }
   // True if the earliest item is ready at the current time.
   bool ready() const { return ready(sc_core::sc_time_stamp()); }
-  bool ready(const sc_core::sc_time& now) const { return !heap_.empty() && heap_.front().at <= now; }
-  const T& top() const { return heap_.front().v; }
-  const sc_core::sc_time& top_time() const { return heap_.front().at; }
-  T pop() {
-    std::pop_heap(heap_.begin(), heap_.end(), Later());
-    T v = heap_.back().v;
-    heap_.pop_back();
-    return v;
-  }
+  bool ready(const sc_core::sc_time& now) const { return head_ != buf_.size() && buf_[head_].at <= now; }
+  const T& top() const { return buf_[head_].v; }
+  const sc_core::sc_time& top_time() const { return buf_[head_].at; }
+  T pop() { return buf_[head_++].v; }
   // Re-arm `ev` for the earliest remaining item (call after draining ready ones).
   void rearm(sc_core::sc_event& ev) const { rearm(ev, sc_core::sc_time_stamp()); }
   void rearm(sc_core::sc_event& ev, const sc_core::sc_time& now) const {
-    if (!heap_.empty()) ev.notify(heap_.front().at - now);
+    if (head_ != buf_.size()) ev.notify(buf_[head_].at - now);
   }
 
  private:
   struct Item {
     sc_core::sc_time at;
-    uint64_t seq;
     T v;
   };
-  struct Later {
-    bool operator()(const Item& a, const Item& b) const { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
-  };
-  std::vector<Item> heap_;
-  uint64_t seq_ = 0;
+  std::vector<Item> buf_;
+  size_t head_ = 0;
 };
 
 }  // namespace strata
