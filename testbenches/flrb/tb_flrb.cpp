@@ -41,6 +41,7 @@ struct Opts {
   std::string trace;
   std::string cov;
   bool quiet = false;
+  bool require_cov = false;  // random mode: fail on functional-coverage holes
 };
 
 // splitmix64: deterministic per seed, independent of the C library.
@@ -546,7 +547,12 @@ int run(const Opts &o, const flrb_cfg &cfg) {
   }
   if (o.mode == "random" || o.mode == "all") {
     h.random(o.count);
-    if (o.count >= 20000) {  // enough traffic to reach these from random stimulus alone
+    // Random stimulus reaches these only with enough traffic, and how much
+    // depends on the seed and the structure size (the full 4K-descriptor
+    // configuration fills up only after tens of thousands of transactions):
+    // CTest asks for them with --require-coverage at seeds and counts that
+    // reach them; any other seed and count reports holes without failing.
+    if (o.require_cov) {
       // tiny (4 descriptors, direct mapped): descriptors rarely live long enough to
       // expire exactly across the single 2^31 wrap; the directed suite covers it.
       if (o.config != "tiny") ok &= h.require({C_WRAP_EXPIRE});
@@ -595,9 +601,11 @@ int main(int argc, char **argv) {
     else if (a == "--config") o.config = val("--config");
     else if (a == "--mode") o.mode = val("--mode");
     else if (a == "--quiet") o.quiet = true;
+    else if (a == "--require-coverage") o.require_cov = true;
     else if (a == "--help" || a == "-h") {
       std::printf("usage: tb_flrb [--config full|small|tiny] [--mode directed|random|all] [--seed N]\n"
-                  "               [--count N] [--trace FILE.fst] [--cov coverage.dat] [--quiet]\n");
+                  "               [--count N] [--trace FILE.fst] [--cov coverage.dat] [--quiet]\n"
+                  "               [--require-coverage]   (random mode: fail on functional-coverage holes)\n");
       return 0;
     } else {
       std::fprintf(stderr, "tb_flrb: unknown option '%s' (see --help)\n", a.c_str());
