@@ -55,7 +55,7 @@ static std::vector<KeySpec> build_schema() {
       {"mem.write_queue", T::Int, "128", 1, 4096, {}, "write queue entries per channel"},
       {"mem.wq_high", T::Int, "112", 1, 4096, {}, "write-drain high watermark"},
       {"mem.wq_low", T::Int, "48", 0, 4096, {}, "write-drain low watermark"},
-      {"mem.page_policy", T::Enum, "open", 1, 0, {"open"}, "row-buffer policy (closed page comes with the memory-technology work)"},
+      {"mem.page_policy", T::Enum, "open", 1, 0, {"open", "closed"}, "row-buffer policy: open (keep rows open) or closed (precharge a row once no queued request hits it)"},
       {"mem.refresh", T::Bool, "true", 1, 0, {}, "DRAM refresh"},
       {"addrmap.layout", T::String, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 1, 0, {},
        "address layout, least significant field first (models/ref/addrmap.h)"},

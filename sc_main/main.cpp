@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include "platform/config.h"
+#include "platform/memtrace.h"
 #include "platform/platform.h"
 #include "platform/version.h"
 #include "workloads/registry.h"
@@ -55,6 +56,22 @@ static int cli_main(int argc, char** argv) {
   app.add_flag("--list-workloads", list_wl, "list built-in workloads and their knobs");
   app.add_flag("--list-configs", list_cfg, "list shipped platform configs");
   app.add_flag("--list-keys", list_keys, "list every config key with its default and meaning");
+  // `strata memtrace`: the DRAM-level trace player. Options not its own
+  // (--config, --trace, --set, --out, --quiet) are the main command's.
+  CLI::App* memtrace = app.add_subcommand(
+      "memtrace", "replay a DRAM request trace (--trace FILE) straight into the memory controllers");
+  memtrace->fallthrough();
+  std::string mt_format = "auto";
+  unsigned mt_bytes = 64;
+  double mt_clock = 0;
+  memtrace->add_option("--format", mt_format, "trace format: stl (DRAMSys), addr (Ramulator '0xADDR R|W'), "
+                                              "dramsim3 ('0xADDR READ|WRITE CYCLE'), auto (from the first line)")
+      ->check(CLI::IsMember({"auto", "stl", "addr", "dramsim3"}));
+  memtrace->add_option("--request-bytes", mt_bytes, "bytes per request when the trace gives no length (default 64)")
+      ->check(CLI::Range(1u, 4096u));
+  memtrace->add_option("--trace-clock-mhz", mt_clock,
+                       "clock of the trace's cycle numbers (default: the memory command clock)")
+      ->check(CLI::PositiveNumber);
   app.footer(
       "Exit status: 0 ok, 1 simulation failed, 2 bad input, 3 golden-memory check failed.\n"
       "Docs: docs/user_guide.md");
@@ -85,6 +102,28 @@ static int cli_main(int argc, char** argv) {
     for (const KeySpec& k : Config::schema())
       std::printf("%-34s default %-12s %s\n", k.name.c_str(), k.def.c_str(), k.desc.c_str());
     return 0;
+  }
+  if (memtrace->parsed()) {
+    if (trace.empty()) {
+      std::fprintf(stderr, "strata memtrace: --trace FILE is required (see strata memtrace --help)\n");
+      return kExitBadInput;
+    }
+    try {
+      const std::string path = Config::resolve(config.empty() ? "baseline_hbm2" : config);
+      Config cfg;
+      cfg.load(path, sets);
+      MemTraceOptions mo;
+      mo.trace = trace;
+      TraceReader::parse_format(mt_format, &mo.format);
+      mo.request_bytes = mt_bytes;
+      mo.trace_clock_mhz = mt_clock;
+      mo.out_dir = out.empty() ? default_out_dir(path, "memtrace") : out;
+      mo.quiet = quiet;
+      return run_memtrace(cfg, mo);
+    } catch (const ConfigError& e) {
+      std::fprintf(stderr, "strata: %s\n", e.what());
+      return kExitBadInput;
+    }
   }
   if (!trace.empty()) {
     std::fprintf(stderr, "strata: --trace %s: GPU trace input is not available in this version; use --workload\n",

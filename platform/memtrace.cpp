@@ -1,0 +1,604 @@
+// strata memtrace: DRAM-level trace player (see memtrace.h).
+//
+// Event loop without SystemC: the engines are pure C and tell when they can
+// next do something (mc_next_event), so the player jumps from event to event:
+// feed every request that may enter now, then advance to the earliest of the
+// engines' next events and the next timestamp. Nothing is allocated per
+// request: parsed lines go straight into the engines, in-flight requests live
+// in a fixed slot table, latencies in a fixed histogram.
+#include "platform/memtrace.h"
+
+#include <zlib.h>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <memory>
+
+#include "common/stats.h"
+#include "platform/platform.h"
+
+extern "C" {
+#include "addrmap.h"
+#include "dram.h"
+#include "mc.h"
+}
+
+namespace strata {
+
+namespace fs = std::filesystem;
+
+// ------------------------------------------------------------------ reader
+
+namespace {
+
+constexpr size_t kBufBytes = 1u << 20;
+constexpr uint32_t kMaxRequestBytes = 4096;
+
+inline const char* skip_ws(const char* p, const char* e) {
+  while (p < e && (*p == ' ' || *p == '\t' || *p == '\r')) ++p;
+  return p;
+}
+inline const char* token_end(const char* p, const char* e) {
+  while (p < e && *p != ' ' && *p != '\t' && *p != '\r') ++p;
+  return p;
+}
+inline int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+// Unsigned number: 0x-prefixed hex or decimal, the whole token [b, e). False
+// when malformed or above 2^64 - 1.
+bool parse_u64(const char* b, const char* e, uint64_t* out) {
+  if (b >= e) return false;
+  uint64_t v = 0;
+  if (e - b > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X')) {
+    if (e - b > 18) return false;
+    for (const char* p = b + 2; p < e; ++p) {
+      const int h = hexval(*p);
+      if (h < 0) return false;
+      v = v << 4 | static_cast<uint64_t>(h);
+    }
+  } else {
+    for (const char* p = b; p < e; ++p) {
+      if (*p < '0' || *p > '9') return false;
+      const uint64_t d = static_cast<uint64_t>(*p - '0');
+      if (v > (UINT64_MAX - d) / 10) return false;
+      v = v * 10 + d;
+    }
+  }
+  *out = v;
+  return true;
+}
+bool token_is(const char* b, const char* e, const char* word) {
+  const size_t n = std::strlen(word);
+  return static_cast<size_t>(e - b) == n && std::memcmp(b, word, n) == 0;
+}
+
+}  // namespace
+
+const char* TraceReader::format_name(TraceFormat f) {
+  switch (f) {
+    case TraceFormat::Stl: return "stl";
+    case TraceFormat::Addr: return "addr";
+    case TraceFormat::DramSim3: return "dramsim3";
+    default: return "auto";
+  }
+}
+
+bool TraceReader::parse_format(const std::string& s, TraceFormat* f) {
+  if (s == "stl") *f = TraceFormat::Stl;
+  else if (s == "addr") *f = TraceFormat::Addr;
+  else if (s == "dramsim3") *f = TraceFormat::DramSim3;
+  else if (s == "auto") *f = TraceFormat::Auto;
+  else return false;
+  return true;
+}
+
+TraceReader::TraceReader(const std::string& path, TraceFormat fmt, unsigned default_bytes)
+    : path_(path), fmt_(fmt), default_bytes_(default_bytes) {
+  if (!fs::is_regular_file(path)) throw ConfigError(path + ": cannot open trace file (no such file)");
+  gzFile g = gzopen(path.c_str(), "rb");  // reads plain files as they are
+  if (!g) throw ConfigError(path + ": cannot open trace file");
+  gzbuffer(g, 256 * 1024);
+  gz_ = g;
+  buf_.resize(kBufBytes);
+}
+
+TraceReader::~TraceReader() {
+  if (gz_) gzclose(static_cast<gzFile>(gz_));
+}
+
+void TraceReader::fail(const std::string& what, const char* b, const char* e) const {
+  std::string got(b, static_cast<size_t>(std::min<ptrdiff_t>(e - b, 80)));
+  throw ConfigError(path_ + ":" + std::to_string(line_) + ": " + what + ", got '" + got + "'");
+}
+
+// Next line as [*b, *e) without the newline; false at the end of the file.
+// The view stays valid until the next call.
+bool TraceReader::next_line(const char** b, const char** e) {
+  for (;;) {
+    if (pos_ < len_) {
+      char* s = buf_.data() + pos_;
+      const char* nl = static_cast<const char*>(std::memchr(s, '\n', len_ - pos_));
+      if (nl) {
+        *b = s;
+        *e = nl;
+        pos_ = static_cast<size_t>(nl - buf_.data()) + 1;
+        ++line_;
+        return true;
+      }
+    }
+    if (eof_) {
+      if (pos_ >= len_) return false;
+      *b = buf_.data() + pos_;  // last line without a newline
+      *e = buf_.data() + len_;
+      pos_ = len_;
+      ++line_;
+      return true;
+    }
+    // Keep the partial line, refill behind it.
+    const size_t rem = len_ - pos_;
+    std::memmove(buf_.data(), buf_.data() + pos_, rem);
+    pos_ = 0;
+    len_ = rem;
+    if (len_ == buf_.size()) {
+      ++line_;
+      fail("a line shorter than 1 MiB", buf_.data(), buf_.data() + 80);
+    }
+    const int n = gzread(static_cast<gzFile>(gz_), buf_.data() + len_, static_cast<unsigned>(buf_.size() - len_));
+    if (n < 0) throw ConfigError(path_ + ": read error (corrupt compressed trace?)");
+    if (n == 0) eof_ = true;
+    len_ += static_cast<size_t>(n);
+  }
+}
+
+void TraceReader::detect(const char* b, const char* e) {
+  // stl: first token ends with ':'; dramsim3: three tokens; addr: two.
+  const char* p = skip_ws(b, e);
+  const char* t = token_end(p, e);
+  if (t > p && t[-1] == ':') {
+    fmt_ = TraceFormat::Stl;
+    return;
+  }
+  int ntok = 0;
+  for (const char* q = skip_ws(b, e); q < e; q = skip_ws(token_end(q, e), e)) ++ntok;
+  if (ntok == 3) fmt_ = TraceFormat::DramSim3;
+  else if (ntok == 2) fmt_ = TraceFormat::Addr;
+  else
+    fail("a request line of a known format (stl 'CYCLE: read 0xADDR', addr '0xADDR R', dramsim3 "
+         "'0xADDR READ CYCLE'; or give --format)",
+         b, e);
+}
+
+bool TraceReader::next(TraceReq* r) {
+  const char *b, *e;
+  for (;;) {
+    if (!next_line(&b, &e)) return false;
+    const char* p = skip_ws(b, e);
+    if (p == e || *p == '#') continue;
+    if (fmt_ == TraceFormat::Auto) detect(p, e);
+    r->bytes = default_bytes_;
+    r->timed = false;
+    r->cycle = 0;
+    switch (fmt_) {
+      case TraceFormat::Stl: parse_stl(p, e, r); break;
+      case TraceFormat::Addr: parse_addr(p, e, r); break;
+      default: parse_dramsim3(p, e, r); break;
+    }
+    return true;
+  }
+}
+
+void TraceReader::parse_stl(const char* b, const char* e, TraceReq* r) {
+  // CYCLE: read|write [(LEN)] 0xADDR [(LEN)] [DATA]   ('#' starts a comment)
+  const char* end = static_cast<const char*>(std::memchr(b, '#', static_cast<size_t>(e - b)));
+  if (end) e = end;
+  const char* colon = static_cast<const char*>(std::memchr(b, ':', static_cast<size_t>(e - b)));
+  if (!colon) fail("'CYCLE: read|write 0xADDR' (DRAMSys .stl)", b, e);
+  const char* te = colon;
+  while (te > b && (te[-1] == ' ' || te[-1] == '\t')) --te;
+  if (!parse_u64(b, te, &r->cycle)) fail("a cycle number before ':'", b, e);
+  r->timed = true;
+  const char* p = skip_ws(colon + 1, e);
+  const char* t = token_end(p, e);
+  if (token_is(p, t, "read")) r->write = false;
+  else if (token_is(p, t, "write")) r->write = true;
+  else fail("command 'read' or 'write' after the cycle", p, e);
+  bool have_addr = false, have_len = false;
+  for (p = skip_ws(t, e); p < e; p = skip_ws(t, e)) {
+    t = token_end(p, e);
+    if (*p == '(') {
+      uint64_t len;
+      if (have_len || t - p < 3 || t[-1] != ')' || !parse_u64(p + 1, t - 1, &len) || len == 0 ||
+          len > kMaxRequestBytes)
+        fail("one length '(BYTES)' of 1.." + std::to_string(kMaxRequestBytes) + " bytes", p, e);
+      r->bytes = static_cast<uint32_t>(len);
+      have_len = true;
+    } else if (!have_addr) {
+      if (!parse_u64(p, t, &r->addr)) fail("an address (0x-prefixed hex or decimal)", p, e);
+      have_addr = true;
+    } else {  // write data: hex digits, checked but not used (the player models timing)
+      const char* q = p;
+      if (t - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) q += 2;
+      for (; q < t; ++q)
+        if (hexval(*q) < 0) fail("data as hex digits after the address", p, e);
+    }
+  }
+  if (!have_addr) fail("an address after the command", b, e);
+}
+
+void TraceReader::parse_addr(const char* b, const char* e, TraceReq* r) {
+  // 0xADDR R|W
+  const char* t = token_end(b, e);
+  if (!parse_u64(b, t, &r->addr)) fail("'0xADDR R|W' (address first)", b, e);
+  const char* p = skip_ws(t, e);
+  const char* t2 = token_end(p, e);
+  if (token_is(p, t2, "R")) r->write = false;
+  else if (token_is(p, t2, "W")) r->write = true;
+  else fail("'R' or 'W' after the address", p, e);
+  if (skip_ws(t2, e) != e) fail("nothing after 'R'/'W'", b, e);
+}
+
+void TraceReader::parse_dramsim3(const char* b, const char* e, TraceReq* r) {
+  // 0xADDR READ|WRITE CYCLE
+  const char* t = token_end(b, e);
+  if (!parse_u64(b, t, &r->addr)) fail("'0xADDR READ|WRITE CYCLE' (address first)", b, e);
+  const char* p = skip_ws(t, e);
+  const char* t2 = token_end(p, e);
+  if (token_is(p, t2, "READ")) r->write = false;
+  else if (token_is(p, t2, "WRITE")) r->write = true;
+  else fail("'READ' or 'WRITE' after the address", p, e);
+  p = skip_ws(t2, e);
+  const char* t3 = token_end(p, e);
+  if (!parse_u64(p, t3, &r->cycle)) fail("a cycle number after READ/WRITE", p, e);
+  if (skip_ws(t3, e) != e) fail("nothing after the cycle", b, e);
+  r->timed = true;
+}
+
+// ------------------------------------------------------------------ player
+
+namespace {
+
+double host_seconds_now() {
+  using clk = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clk::now().time_since_epoch()).count();
+}
+
+struct Slot {
+  uint64_t enter = 0;     // cycle the request entered the controllers
+  uint64_t done = 0;      // latest completion among its parts
+  uint32_t parts = 0;     // channel parts still in flight
+  uint32_t next = 0;      // free list
+  bool write = false;
+};
+
+// Exact latency percentiles without per-request storage: a count per cycle
+// up to kLatCycles, and the rare longer ones in log2 buckets (their
+// percentile is then the bucket's lower bound, flagged in the docs).
+constexpr uint32_t kLatCycles = 1u << 16;
+
+struct Player {
+  const dram_preset* dev = nullptr;
+  amap map{};
+  std::vector<mc> mcs;
+  std::vector<Slot> slots;
+  uint32_t free_slot = 0;
+  std::vector<uint64_t> lat_hist = std::vector<uint64_t>(kLatCycles, 0);
+  uint64_t lat_big[64] = {};
+  uint64_t lat_sum = 0, lat_n = 0;
+  uint64_t last_done = 0;
+  uint64_t reads = 0, writes = 0;
+  uint64_t inflight = 0;
+
+  static void on_done(void* ctx, uint64_t user, int, uint64_t cycle) {
+    Player* P = static_cast<Player*>(ctx);
+    Slot& s = P->slots[user];
+    if (cycle > s.done) s.done = cycle;
+    if (--s.parts) return;
+    if (!s.write) {
+      const uint64_t l = s.done - s.enter;
+      P->lat_sum += l;
+      ++P->lat_n;
+      if (l < kLatCycles) ++P->lat_hist[l];
+      else ++P->lat_big[63 - __builtin_clzll(l)];
+    }
+    if (s.done > P->last_done) P->last_done = s.done;
+    s.next = P->free_slot;
+    P->free_slot = static_cast<uint32_t>(user);
+    --P->inflight;
+  }
+
+  // Cycle below which `q` of the read latencies lie (q in (0, 1]).
+  double percentile(double q) const {
+    if (!lat_n) return 0;
+    const uint64_t want = static_cast<uint64_t>(std::ceil(q * static_cast<double>(lat_n)));
+    uint64_t acc = 0;
+    for (uint32_t l = 0; l < kLatCycles; ++l)
+      if ((acc += lat_hist[l]) >= want) return l;
+    for (int k = 16; k < 64; ++k)
+      if ((acc += lat_big[k]) >= want) return static_cast<double>(1ull << k);
+    return static_cast<double>(kLatCycles);
+  }
+};
+
+// A request split into per-channel parts (atoms in address order).
+struct Split {
+  uint32_t nparts = 0;
+  uint32_t ch[kMaxRequestBytes / 16];
+  uint32_t first[kMaxRequestBytes / 16], count[kMaxRequestBytes / 16];
+  mc_addr atoms[kMaxRequestBytes / 16 + 1];
+};
+
+}  // namespace
+
+int run_memtrace(const Config& C, const MemTraceOptions& opt) {
+  const double t_start = host_seconds_now();
+  Player P;
+  P.dev = dram_find(C.s("mem.device").c_str());
+  if (!P.dev) C.fail("mem.device", std::string("expected one of ") + dram_names() + ", got '" + C.s("mem.device") + "'");
+  const dram_preset* dev = P.dev;
+  const unsigned nch = static_cast<unsigned>(C.i("mem.channels"));
+  char err[256];
+  if (amap_init(&P.map, C.s("addrmap.layout").c_str(), nch, static_cast<uint32_t>(C.i("mem.ranks")), dev->bankgroups,
+                dev->banks_per_group, dev->row_bytes, static_cast<uint32_t>(C.i("l2.banks")) / nch,
+                C.b("addrmap.hash") ? 1 : 0, err, sizeof err) != 0)
+    C.fail("addrmap.layout", err);
+  if (P.map.atom_bytes != dev->atom_bytes)
+    C.fail("addrmap.layout", "expected off:" + std::to_string(dev->atom_bytes) + " (bytes per column access of " +
+                                 C.s("mem.device") + "), got off:" + std::to_string(P.map.atom_bytes));
+  if (opt.request_bytes == 0 || opt.request_bytes > kMaxRequestBytes)
+    throw ConfigError("--request-bytes: expected 1.." + std::to_string(kMaxRequestBytes) + ", got " +
+                      std::to_string(opt.request_bytes));
+  mc_cfg mcfg{};
+  mcfg.dev = dev;
+  mcfg.ranks = static_cast<uint32_t>(C.i("mem.ranks"));
+  mcfg.rq_size = static_cast<uint32_t>(C.i("mem.read_queue"));
+  mcfg.wq_size = static_cast<uint32_t>(C.i("mem.write_queue"));
+  mcfg.wq_high = static_cast<uint32_t>(C.i("mem.wq_high"));
+  mcfg.wq_low = static_cast<uint32_t>(C.i("mem.wq_low"));
+  mcfg.open_page = C.s("mem.page_policy") == "open" ? 1 : 0;
+  mcfg.refresh = C.b("mem.refresh") ? 1 : 0;
+  const uint32_t max_atoms = (kMaxRequestBytes + dev->atom_bytes - 1) / dev->atom_bytes + 1;
+  if (std::min(mcfg.rq_size, mcfg.wq_size) < std::min<uint32_t>(max_atoms, (opt.request_bytes + dev->atom_bytes - 1) / dev->atom_bytes + 1))
+    C.fail("mem.read_queue", "expected room for one request of --request-bytes");
+  P.mcs.resize(nch);
+  for (unsigned c = 0; c < nch; ++c) {
+    if (mc_init(&P.mcs[c], &mcfg, err, sizeof err) != 0) C.fail("mem.device", err);
+    mc_set_done(&P.mcs[c], &Player::on_done, &P);
+  }
+  size_t nslots = 0;
+  for (unsigned c = 0; c < nch; ++c) nslots += P.mcs[c].nparents;
+  P.slots.resize(nslots + 1);
+  for (size_t i = 0; i < P.slots.size(); ++i)
+    P.slots[i].next = i + 1 < P.slots.size() ? static_cast<uint32_t>(i + 1) : UINT32_MAX;
+  P.free_slot = 0;
+
+  const double mem_mhz = dev->clk_mhz;
+  const double trace_mhz = opt.trace_clock_mhz > 0 ? opt.trace_clock_mhz : mem_mhz;
+  const bool same_clock = std::fabs(trace_mhz - mem_mhz) < 1e-9;
+  TraceReader rd(opt.trace, opt.format, opt.request_bytes);
+  const double t_setup = host_seconds_now();
+
+  // The request waiting to enter, split by channel.
+  TraceReq req;
+  Split sp;
+  bool have = false;
+  uint64_t req_cycle = 0;  // memory cycle at which it may enter
+  uint64_t nreq = 0, req_bytes = 0;
+  const uint32_t ab = dev->atom_bytes;
+  auto load_next = [&]() {
+    have = rd.next(&req);
+    if (!have) return;
+    req_cycle = !req.timed ? 0
+                : same_clock ? req.cycle
+                             : static_cast<uint64_t>(std::ceil(static_cast<double>(req.cycle) * mem_mhz / trace_mhz - 1e-9));
+    const uint64_t a0 = req.addr / ab * ab;
+    const uint64_t a1 = req.addr + req.bytes;
+    sp.nparts = 0;
+    uint32_t n = 0;
+    for (uint64_t a = a0; a < a1; a += ab, ++n) {
+      amap_loc l;
+      amap_decode(&P.map, a, &l);
+      sp.atoms[n] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
+      if (sp.nparts && sp.ch[sp.nparts - 1] == l.ch) {
+        ++sp.count[sp.nparts - 1];
+      } else {
+        sp.ch[sp.nparts] = l.ch;
+        sp.first[sp.nparts] = n;
+        sp.count[sp.nparts] = 1;
+        ++sp.nparts;
+      }
+    }
+  };
+  // A request split into several parts of one channel (an address range that
+  // leaves and re-enters it) must fit as a whole: count atoms per channel.
+  auto fits = [&]() {
+    if (P.free_slot == UINT32_MAX) return false;
+    for (uint32_t i = 0; i < sp.nparts; ++i) {
+      uint32_t need = 0;
+      for (uint32_t j = 0; j < sp.nparts; ++j)
+        if (sp.ch[j] == sp.ch[i]) need += sp.count[j];
+      const mc& m = P.mcs[sp.ch[i]];
+      if (!mc_can_accept(&m, req.write, need) || m.parent_free == UINT32_MAX) return false;
+    }
+    return true;
+  };
+
+  // Feed every request that may enter at `now`, in trace order; returns how many.
+  auto feed = [&](uint64_t now) {
+    uint64_t fed = 0;
+    while (have && req_cycle <= now && fits()) {
+      const uint32_t s = P.free_slot;
+      Slot& sl = P.slots[s];
+      P.free_slot = sl.next;
+      sl.enter = now;
+      sl.done = 0;
+      sl.parts = sp.nparts;
+      sl.write = req.write;
+      ++P.inflight;
+      for (uint32_t i = 0; i < sp.nparts; ++i)
+        if (mc_submit(&P.mcs[sp.ch[i]], now, req.write, &sp.atoms[sp.first[i]], sp.count[i], s) != 0) {
+          char h[24];
+          std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req.addr));
+          throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": address 0x" + h +
+                            " is outside the device");
+        }
+      ++nreq;
+      ++fed;
+      req_bytes += req.bytes;
+      if (req.write) ++P.writes; else ++P.reads;
+      load_next();
+    }
+    return fed;
+  };
+
+  load_next();
+  uint64_t now = 0;
+  for (;;) {
+    // 1. Everything that happens at `now`: requests enter, engines issue what
+    //    is legal; a command that frees queue room lets more requests enter in
+    //    the same cycle, which the engines then see in the same cycle too.
+    for (;;) {
+      const uint64_t fed = feed(now);
+      for (unsigned c = 0; c < nch; ++c)
+        if (mc_next_event(&P.mcs[c]) <= now) mc_advance(&P.mcs[c], now);
+      if (!fed) break;
+    }
+    if (!have && P.inflight == 0) break;
+    // 2. Next event: the engines' (a command becomes legal, a completion, a
+    //    refresh) and the next timestamp. All of them lie after `now`.
+    uint64_t next = MC_NEVER;
+    for (unsigned c = 0; c < nch; ++c) next = std::min(next, mc_next_event(&P.mcs[c]));
+    if (have && req_cycle > now) next = std::min(next, req_cycle);
+    if (next == MC_NEVER) throw ConfigError(opt.trace + ": the player stalled (no event left with requests pending)");
+    now = std::max(next, now + 1);
+  }
+  const uint64_t end = std::max(P.last_done, now);
+  const double t_end = host_seconds_now();
+
+  // ---------------------------------------------------------------- stats
+  StatsRegistry S;
+  const double sim_s = static_cast<double>(end) / (mem_mhz * 1e6);
+  const double host_s = t_end - t_start;
+  const double period_ns = 1e3 / mem_mhz;
+  struct ChStats {
+    mc_stats st;
+    mc_energy_j en;
+  };
+  std::vector<ChStats> cs(nch);
+  for (unsigned c = 0; c < nch; ++c) {
+    // Bring idle engines' refreshes up to the end of the run.
+    for (uint64_t e = mc_next_event(&P.mcs[c]); e <= end && e != MC_NEVER; e = mc_next_event(&P.mcs[c]))
+      mc_advance(&P.mcs[c], e);
+    cs[c].st = *mc_get_stats(&P.mcs[c], end);
+    mc_energy(&P.mcs[c], end, &cs[c].en);
+  }
+  auto sum = [&](uint64_t mc_stats::*f) {
+    double v = 0;
+    for (auto& x : cs) v += static_cast<double>(x.st.*f);
+    return v;
+  };
+  auto esum = [&](double mc_energy_j::*f) {
+    double v = 0;
+    for (auto& x : cs) v += x.en.*f;
+    return v;
+  };
+  const double rd_b = sum(&mc_stats::rd_bytes), wr_b = sum(&mc_stats::wr_bytes);
+  const double atoms = sum(&mc_stats::rd_atoms) + sum(&mc_stats::wr_atoms);
+  std::deque<double> vals;  // stable addresses for the registry
+  auto val = [&](const std::string& n, const std::string& d, Unit u, double v) {
+    vals.push_back(v);
+    S.value(n, d, u, &vals.back());
+  };
+  val("sim.seconds", "simulated time: trace start to last completion", Unit::Second, sim_s);
+  val("sim.mem_cycles", "memory command-clock cycles simulated", Unit::Cycle, static_cast<double>(end));
+  val("memtrace.requests", "trace requests replayed", Unit::Count, static_cast<double>(nreq));
+  val("memtrace.reads", "read requests", Unit::Count, static_cast<double>(P.reads));
+  val("memtrace.writes", "write requests", Unit::Count, static_cast<double>(P.writes));
+  val("memtrace.request_bytes", "bytes asked for by the trace requests", Unit::Byte, static_cast<double>(req_bytes));
+  val("mem.reads", "column reads issued, all channels", Unit::Count, sum(&mc_stats::rd_atoms));
+  val("mem.writes", "column writes issued, all channels", Unit::Count, sum(&mc_stats::wr_atoms));
+  val("mem.read_bytes", "bytes read, all channels", Unit::Byte, rd_b);
+  val("mem.write_bytes", "bytes written, all channels", Unit::Byte, wr_b);
+  val("mem.bandwidth_gbps", "(read + write bytes) / simulated seconds / 1e9", Unit::GigabytePerSecond,
+      sim_s > 0 ? (rd_b + wr_b) / sim_s / 1e9 : 0);
+  val("mem.peak_bandwidth_gbps", "channels x bus bytes x data rate x clock", Unit::GigabytePerSecond,
+      nch * dram_peak_bytes_per_s(dev) / 1e9);
+  val("mem.avg_read_latency_ns", "read request entry into the controller to last data beat", Unit::Nanosecond,
+      P.lat_n ? static_cast<double>(P.lat_sum) / static_cast<double>(P.lat_n) * period_ns : 0);
+  val("mem.read_latency_p50_ns", "median read latency", Unit::Nanosecond, P.percentile(0.50) * period_ns);
+  val("mem.read_latency_p95_ns", "95th percentile read latency", Unit::Nanosecond, P.percentile(0.95) * period_ns);
+  val("mem.read_latency_p99_ns", "99th percentile read latency", Unit::Nanosecond, P.percentile(0.99) * period_ns);
+  val("mem.row_hit_rate", "row hits / column accesses, all channels", Unit::Ratio,
+      atoms > 0 ? sum(&mc_stats::row_hits) / atoms : 0);
+  val("mem.activations", "ACT commands, all channels", Unit::Count, sum(&mc_stats::acts));
+  val("mem.precharges", "PRE commands, all channels", Unit::Count, sum(&mc_stats::pres));
+  val("mem.refreshes", "REF commands, all channels", Unit::Count, sum(&mc_stats::refs));
+  val("mem.energy_j", "memory device energy, all channels", Unit::Joule, esum(&mc_energy_j::total));
+  val("mem.energy_per_bit_pj", "device energy / bits transferred", Unit::Joule,
+      atoms > 0 ? esum(&mc_energy_j::total) * 1e12 / ((rd_b + wr_b) * 8) : 0);
+  val("mem.power_w", "average device power", Unit::Watt, sim_s > 0 ? esum(&mc_energy_j::total) / sim_s : 0);
+  for (unsigned c = 0; c < nch; ++c) {
+    const std::string p = "mem.ch" + std::to_string(c);
+    const mc_stats& s = cs[c].st;
+    const double ca = static_cast<double>(s.rd_atoms + s.wr_atoms);
+    val(p + ".reads", "column reads", Unit::Count, static_cast<double>(s.rd_atoms));
+    val(p + ".writes", "column writes", Unit::Count, static_cast<double>(s.wr_atoms));
+    val(p + ".row_hits", "column accesses to an already open row", Unit::Count, static_cast<double>(s.row_hits));
+    val(p + ".row_hit_rate", "row hits / column accesses", Unit::Ratio, ca > 0 ? static_cast<double>(s.row_hits) / ca : 0);
+    val(p + ".activations", "ACT commands", Unit::Count, static_cast<double>(s.acts));
+    val(p + ".bandwidth_gbps", "(read + write bytes) / simulated time", Unit::GigabytePerSecond,
+        sim_s > 0 ? static_cast<double>(s.rd_bytes + s.wr_bytes) / sim_s / 1e9 : 0);
+    val(p + ".bus_utilization", "data-bus cycles carrying data / cycles", Unit::Ratio,
+        end ? static_cast<double>(s.bus_busy) / static_cast<double>(end) : 0);
+    val(p + ".energy.act_j", "activation energy", Unit::Joule, cs[c].en.act);
+    val(p + ".energy.pre_j", "precharge energy", Unit::Joule, cs[c].en.pre);
+    val(p + ".energy.rd_j", "column read energy", Unit::Joule, cs[c].en.rd);
+    val(p + ".energy.wr_j", "column write energy", Unit::Joule, cs[c].en.wr);
+    val(p + ".energy.ref_j", "refresh energy", Unit::Joule, cs[c].en.ref);
+    val(p + ".energy.bg_j", "background energy", Unit::Joule, cs[c].en.bg);
+    val(p + ".energy_j", "device energy", Unit::Joule, cs[c].en.total);
+  }
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  val("host.seconds", "host wall-clock seconds of the replay (trace reading included)", Unit::Second, t_end - t_setup);
+  val("host.setup_seconds", "host seconds before the replay", Unit::Second, t_setup - t_start);
+  val("host.mem_requests_per_second", "trace requests replayed per host second", Unit::PerSecond,
+      t_end > t_setup ? static_cast<double>(nreq) / (t_end - t_setup) : 0);
+  val("host.peak_rss_bytes", "peak resident memory of the process", Unit::Byte, static_cast<double>(ru.ru_maxrss) * 1024.0);
+  (void)host_s;
+
+  std::error_code ec;
+  fs::create_directories(opt.out_dir, ec);
+  if (ec) throw ConfigError("--out " + opt.out_dir + ": cannot create directory (" + ec.message() + ")");
+  if (!S.write_json(opt.out_dir + "/stats.json") || !S.write_txt(opt.out_dir + "/stats.txt"))
+    throw ConfigError("--out " + opt.out_dir + ": cannot write stats files");
+  if (!opt.quiet) {
+    std::printf("strata memtrace finished on %s (%s, %s format)\n", opt.trace.c_str(), C.s("mem.device").c_str(),
+                TraceReader::format_name(rd.format()));
+    std::printf("  requests    %llu (%llu reads, %llu writes) in %.3f us simulated\n",
+                static_cast<unsigned long long>(nreq), static_cast<unsigned long long>(P.reads),
+                static_cast<unsigned long long>(P.writes), sim_s * 1e6);
+    std::printf("  bandwidth   %.1f GB/s of %.1f GB/s peak, row hits %.1f%%\n", S.get("mem.bandwidth_gbps"),
+                S.get("mem.peak_bandwidth_gbps"), 100 * S.get("mem.row_hit_rate"));
+    std::printf("  read lat.   mean %.1f ns, p50 %.1f, p95 %.1f, p99 %.1f ns\n", S.get("mem.avg_read_latency_ns"),
+                S.get("mem.read_latency_p50_ns"), S.get("mem.read_latency_p95_ns"), S.get("mem.read_latency_p99_ns"));
+    std::printf("  energy      %.3g J (%.2f pJ/bit)\n", S.get("mem.energy_j"), S.get("mem.energy_per_bit_pj"));
+    std::printf("  host        %.3f s, %.3g requests/s, peak RSS %.0f MiB\n", S.get("host.seconds"),
+                S.get("host.mem_requests_per_second"), S.get("host.peak_rss_bytes") / 1048576.0);
+    std::printf("  output      %s/{stats.txt,stats.json}\n", opt.out_dir.c_str());
+  }
+  for (auto& m : P.mcs) mc_free(&m);
+  return kExitOk;
+}
+
+}  // namespace strata

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""CTest driver for `strata memtrace` (the DRAM-level trace player).
+
+  memtrace_test.py CASE STRATA GEN WORKDIR [ARGS...]
+
+CASE is one of: external, formats, idle-latency, malformed, deterministic, bandwidth, random-rowhit.
+STRATA is the executable, GEN is tools/gen_memtrace.py, WORKDIR a scratch folder.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+EXTERNAL = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "testdata", "external", "dramsys",
+                        "example.stl")
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def memtrace(strata, out, args):
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [strata, "memtrace", "--quiet", "--out", out, *args]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"{' '.join(cmd)} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
+    if p.stdout.strip() or p.stderr.strip():
+        fail(f"{' '.join(cmd)}: --quiet run printed output:\n{p.stdout[:2000]}\n{p.stderr[:2000]}")
+    with open(os.path.join(out, "stats.json")) as f:
+        return json.load(f)
+
+
+def gen(genpy, path, *args):
+    subprocess.run([sys.executable, genpy, path, *args], check=True)
+
+
+def common_checks(s, where):
+    if s["mem.bandwidth_gbps"] > s["mem.peak_bandwidth_gbps"] * 1.0000001:
+        fail(f"{where}: bandwidth above peak")
+    if not (0 <= s["mem.row_hit_rate"] <= 1):
+        fail(f"{where}: row hit rate out of [0,1]")
+    if not (s["mem.read_latency_p50_ns"] <= s["mem.read_latency_p95_ns"] <= s["mem.read_latency_p99_ns"]):
+        fail(f"{where}: percentiles not ordered")
+    if s["mem.energy_j"] <= 0:
+        fail(f"{where}: energy not > 0")
+
+
+def no_host(s):
+    return {k: v for k, v in s.items() if not k.startswith("host.")}
+
+
+def main():
+    case, strata, genpy, work = sys.argv[1:5]
+    extra = sys.argv[5:]
+    os.makedirs(work, exist_ok=True)
+    if case == "external":
+        # DRAMSys's example trace (1,876 lines, 768 reads, 1,108 writes, 64 B-aligned addresses).
+        s = memtrace(strata, f"{work}/ext", ["--trace", EXTERNAL, *extra])
+        common_checks(s, "example.stl")
+        want = {"memtrace.requests": 1876, "memtrace.reads": 768, "memtrace.writes": 1108,
+                "mem.read_bytes": 768 * 64, "mem.write_bytes": 1108 * 64}
+        for k, v in want.items():
+            if s[k] != v:
+                fail(f"example.stl: {k} = {s[k]}, expected {v}")
+        with open(EXTERNAL) as f:
+            last = max(int(l.split(":")[0]) for l in f if l.strip() and not l.startswith("#"))
+        if s["sim.mem_cycles"] <= last:  # timestamps are honoured: nothing enters before its cycle
+            fail(f"example.stl: finished at cycle {s['sim.mem_cycles']}, not after its last timestamp {last}")
+    elif case == "formats":
+        # The same requests in the three formats (no timing: stl/dramsim3 at cycle 0) give identical stats.
+        res = {}
+        for fmt in ("addr", "stl", "dramsim3"):
+            gen(genpy, f"{work}/t.{fmt}", "--pattern", "random", "--count", "5000", "--format", fmt,
+                "--seed", "7", "--footprint", str(1 << 26))
+            res[fmt] = no_host(memtrace(strata, f"{work}/{fmt}", ["--trace", f"{work}/t.{fmt}", "--format", fmt]))
+            common_checks(res[fmt], fmt)
+        for fmt in ("stl", "dramsim3"):
+            if res[fmt] != res["addr"]:
+                diff = [k for k in res["addr"] if res["addr"][k] != res[fmt].get(k)]
+                fail(f"{fmt} and addr formats of the same requests differ in {diff[:8]}")
+        # auto-detection picks the same
+        s = no_host(memtrace(strata, f"{work}/auto", ["--trace", f"{work}/t.dramsim3"]))
+        if s != res["addr"]:
+            fail("auto-detected dramsim3 differs from --format dramsim3")
+    elif case == "idle-latency":
+        # 64 B reads 1000 cycles apart, closed page: every read finds its bank closed and the
+        # controller idle. hbm2: ACT at t, RD at t+tRCD (14), second 32 B sector at t+tRCD+tCCD_L
+        # (16, same bank group), its last data beat CL (14) + tBURST (1) later: 31 cycles = 31 ns.
+        with open(f"{work}/idle.stl", "w") as f:
+            f.write("# hand-written: reads spaced 1000 cycles\n")
+            for i in range(200):
+                f.write(f"{i * 1000}:\tread\t0x{i * 0x10000 + 0x40:x}\n")
+        s = memtrace(strata, f"{work}/idle", ["--trace", f"{work}/idle.stl", "--set", "mem.page_policy=closed",
+                                              "--set", "mem.refresh=false"])
+        for k in ("mem.read_latency_p50_ns", "mem.read_latency_p99_ns", "mem.avg_read_latency_ns"):
+            if abs(s[k] - 31.0) > 1e-9:
+                fail(f"idle reads: {k} = {s[k]}, expected tRCD + tCCD_L + CL + tBURST = 31 ns")
+    elif case == "malformed":
+        bad = {
+            "stl_cmd": ("0:\tfetch\t0x40\n", "stl", r"bad\.trc:1: command 'read' or 'write'"),
+            "stl_addr": ("# c\n0:\tread\t0xZZ\n", "stl", r"bad\.trc:2: an address"),
+            "stl_len": ("5:\tread\t(0)\t0x40\n", "stl", r"bad\.trc:1: one length"),
+            "stl_cycle": ("x:\tread\t0x40\n", "stl", r"bad\.trc:1: a cycle number"),
+            "addr_rw": ("0x40 R\n0x80 X\n", "addr", r"bad\.trc:2: 'R' or 'W'"),
+            "addr_extra": ("0x40 R 5\n", "addr", r"bad\.trc:1: nothing after"),
+            "dramsim3_cycle": ("0x40 READ\n", "dramsim3", r"bad\.trc:1: a cycle number"),
+            "dramsim3_cmd": ("0x40 LOAD 3\n", "dramsim3", r"bad\.trc:1: 'READ' or 'WRITE'"),
+            "auto_unknown": ("hello\n", "auto", r"bad\.trc:1: a request line of a known format"),
+            "overflow": ("0x1ffffffffffffffff R\n", "addr", r"bad\.trc:1: '0xADDR R\|W'"),
+        }
+        for name, (text, fmt, regex) in bad.items():
+            path = f"{work}/bad.trc"
+            with open(path, "w") as f:
+                f.write(text)
+            p = subprocess.run([strata, "memtrace", "--quiet", "--out", f"{work}/bad", "--trace", path,
+                                "--format", fmt], capture_output=True, text=True)
+            lines = p.stderr.strip().splitlines()
+            if p.returncode != 2 or len(lines) != 1 or not re.search(regex, lines[0]):
+                fail(f"{name}: exit {p.returncode}, stderr {p.stderr!r}; expected exit 2 and one line matching {regex}")
+        p = subprocess.run([strata, "memtrace", "--quiet", "--trace", f"{work}/missing.trc"], capture_output=True,
+                           text=True)
+        if p.returncode != 2 or "missing.trc: cannot open trace file" not in p.stderr:
+            fail(f"missing trace: exit {p.returncode}, {p.stderr!r}")
+        p = subprocess.run([strata, "memtrace", "--quiet"], capture_output=True, text=True)
+        if p.returncode != 2 or "--trace FILE is required" not in p.stderr:
+            fail(f"no trace: exit {p.returncode}, {p.stderr!r}")
+    elif case == "deterministic":
+        gen(genpy, f"{work}/d.trc", "--pattern", "random", "--count", "20000", "--seed", "3")
+        a = no_host(memtrace(strata, f"{work}/d1", ["--trace", f"{work}/d.trc"]))
+        b = no_host(memtrace(strata, f"{work}/d2", ["--trace", f"{work}/d.trc"]))
+        if a != b:
+            fail("two replays of one trace differ")
+    elif case == "bandwidth":
+        # Streaming reads reach >= FRACTION of the preset's peak bus bandwidth.
+        frac = float(extra[0])
+        gen(genpy, f"{work}/seq.trc", "--pattern", "seq", "--count", "100000", "--read-frac", "1")
+        s = memtrace(strata, f"{work}/seq", ["--trace", f"{work}/seq.trc", *extra[1:]])
+        common_checks(s, "seq")
+        if s["mem.bandwidth_gbps"] < frac * s["mem.peak_bandwidth_gbps"]:
+            fail(f"streaming reads: {s['mem.bandwidth_gbps']:.1f} GB/s < {frac} x {s['mem.peak_bandwidth_gbps']}")
+        print(f"streaming reads: {s['mem.bandwidth_gbps']:.1f} of {s['mem.peak_bandwidth_gbps']:.1f} GB/s")
+    elif case == "random-rowhit":
+        # Uniformly random single-access requests: row hits under 10%.
+        gen(genpy, f"{work}/rnd.trc", "--pattern", "random", "--count", "50000", "--bytes", "32")
+        s = memtrace(strata, f"{work}/rnd", ["--trace", f"{work}/rnd.trc", "--request-bytes", "32", *extra])
+        common_checks(s, "random")
+        if s["mem.row_hit_rate"] >= 0.10:
+            fail(f"uniformly random accesses: row hit rate {s['mem.row_hit_rate']:.3f} >= 0.10")
+        print(f"random: row hit rate {s['mem.row_hit_rate']:.4f}, {s['mem.bandwidth_gbps']:.1f} GB/s")
+    else:
+        fail("unknown case " + case)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
