@@ -18,5 +18,6 @@ test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 bench: build
 	@cmake --build $(BUILD) --target bench
+	@cmake --build $(BUILD) --target bench_memtrace
 clean:
 	rm -rf $(BUILD)
