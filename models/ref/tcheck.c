@@ -1,0 +1,343 @@
+/* tcheck: DRAM/NVM command timing-constraint checker. See tcheck.h for the
+ * rules and docs/timing_checker.md for the table with formulas.
+ *
+ * Implementation notes
+ *  - Pairwise history, not next-allowed times: each scope keeps the cycle of
+ *    its last command of each kind, and every rule is evaluated as
+ *    "new - previous >= spacing" with the spacing written in the JEDEC form of
+ *    dram.h (e.g. WR -> RD same bank group = CWL + tBURST + tWTR_L). That is
+ *    deliberately a different formulation from mc.c, so one bug cannot hide in
+ *    both.
+ *  - The last command of a scope is enough for every rule because each spacing
+ *    only depends on the kinds of the two commands and the scope: an older
+ *    command of the same kind in the same scope was itself checked to precede
+ *    the last one, so it cannot impose a later bound. tFAW needs the last four.
+ *  - Per command: a constant number of comparisons. The refresh-interval rule
+ *    is one comparison against a precomputed deadline (the earliest rank's);
+ *    only a REF recomputes it (O(ranks)).
+ */
+#include "tcheck.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NEVER_ (INT64_MIN / 4) /* "no such command yet": far in the past, no overflow when adding a spacing */
+#define NOLIMIT_ INT64_MAX
+
+static const char *const k_rule_names[TCHECK_NRULES] = {
+    [TCHECK_OK] = "ok",
+    [TCHECK_ORDER] = "command order",
+    [TCHECK_CMD_BUS] = "command bus",
+    [TCHECK_ADDR] = "address",
+    [TCHECK_ACT_OPEN] = "ACT to open bank",
+    [TCHECK_COL_CLOSED] = "column command to closed bank",
+    [TCHECK_COL_ROW] = "column command to a row that is not open",
+    [TCHECK_REF_OPEN] = "REF with open bank",
+    [TCHECK_REF_NONE] = "REF on a device without refresh",
+    [TCHECK_RCD] = "tRCD",
+    [TCHECK_RP] = "tRP",
+    [TCHECK_RAS] = "tRAS",
+    [TCHECK_RC] = "tRC",
+    [TCHECK_CCD_S] = "tCCD_S",
+    [TCHECK_CCD_L] = "tCCD_L",
+    [TCHECK_RRD_S] = "tRRD_S",
+    [TCHECK_RRD_L] = "tRRD_L",
+    [TCHECK_FAW] = "tFAW",
+    [TCHECK_WTR_S] = "tWTR_S",
+    [TCHECK_WTR_L] = "tWTR_L",
+    [TCHECK_RTP] = "tRTP",
+    [TCHECK_WR] = "tWR",
+    [TCHECK_RTW] = "tRTW",
+    [TCHECK_RFC] = "tRFC",
+    [TCHECK_DATA_BUS] = "data bus",
+    [TCHECK_REFI] = "refresh interval (9 x tREFI)",
+};
+
+const char *tcheck_rule_name(tcheck_rule r) {
+  return (unsigned)r < TCHECK_NRULES ? k_rule_names[r] : "?";
+}
+
+/* ------------------------------------------------------------------ init */
+
+void tcheck_free(tcheck *c) {
+  if (!c) return;
+  free(c->banks);
+  free(c->groups);
+  free(c->rk);
+  memset(c, 0, sizeof *c);
+}
+
+static void update_deadline(tcheck *c) {
+  c->ref_deadline = NOLIMIT_;
+  if (!c->refresh || c->t.REFI == 0) return;
+  int64_t base = NOLIMIT_;
+  for (uint32_t r = 0; r < c->ranks; ++r)
+    if (c->rk[r].ref_base < base) base = c->rk[r].ref_base;
+  c->ref_deadline = base + 9 * (int64_t)c->t.REFI;
+}
+
+int tcheck_init(tcheck *c, const dram_preset *dev, uint32_t ranks, char *err, size_t errlen) {
+#define FAIL(...)                                          \
+  do {                                                     \
+    if (err && errlen) snprintf(err, errlen, __VA_ARGS__); \
+    tcheck_free(c);                                        \
+    return -1;                                             \
+  } while (0)
+  memset(c, 0, sizeof *c);
+  if (!dev) FAIL("tcheck: no device preset");
+  if (dram_validate(dev, err, errlen) != 0) {
+    tcheck_free(c);
+    return -1;
+  }
+  if (ranks < 1 || ranks > 255) FAIL("tcheck: ranks must be 1..255, got %u", ranks);
+  c->dev = dev;
+  c->t = dev->t;
+  c->ranks = ranks;
+  c->banks_per_rank = dev->bankgroups * dev->banks_per_group;
+  c->ngroups = ranks * dev->bankgroups;
+  c->banks = calloc((size_t)ranks * c->banks_per_rank, sizeof *c->banks);
+  c->groups = calloc(c->ngroups, sizeof *c->groups);
+  c->rk = calloc(ranks, sizeof *c->rk);
+  if (!c->banks || !c->groups || !c->rk) FAIL("tcheck: out of memory");
+  for (uint32_t b = 0; b < ranks * c->banks_per_rank; ++b) {
+    tcheck_bank_ *B = &c->banks[b];
+    B->act = B->pre = B->rd = B->wr = NEVER_;
+  }
+  for (uint32_t g = 0; g < c->ngroups; ++g) c->groups[g].act = c->groups[g].rd = c->groups[g].wr = NEVER_;
+  for (uint32_t r = 0; r < ranks; ++r) {
+    tcheck_rank_ *R = &c->rk[r];
+    R->act = R->rd = R->wr = R->pre = R->ref = NEVER_;
+    R->ref_base = 0;
+    for (int i = 0; i < 4; ++i) R->faw[i] = NEVER_;
+  }
+  c->last_cmd = c->last_row_cmd = c->last_col_cmd = NEVER_;
+  c->bus_end = NEVER_;
+  c->refresh = 1;
+  update_deadline(c);
+  return 0;
+#undef FAIL
+}
+
+void tcheck_expect_refresh(tcheck *c, int on) {
+  c->refresh = (uint8_t)(on != 0);
+  update_deadline(c);
+}
+
+void tcheck_set_timing(tcheck *c, const dram_timing *t) {
+  c->t = *t;
+  update_deadline(c);
+}
+
+/* ----------------------------------------------------------- violations */
+
+/* The command being checked, for messages. */
+typedef struct cur_ {
+  int64_t cycle;
+  mc_cmd cmd;
+  uint32_t rank, bg, bank;
+  int rank_only; /* refresh-interval rule: about a rank, not the command */
+} cur_;
+
+static void prefix(char *buf, size_t n, const cur_ *k) {
+  if (k->rank_only)
+    snprintf(buf, n, "cycle %lld: rank %u", (long long)k->cycle, k->rank);
+  else if (k->cmd == MC_CMD_REF)
+    snprintf(buf, n, "cycle %lld: REF rank %u", (long long)k->cycle, k->rank);
+  else
+    snprintf(buf, n, "cycle %lld: %s rank %u bg %u bank %u", (long long)k->cycle, mc_cmd_name(k->cmd), k->rank, k->bg,
+             k->bank);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void
+violation(tcheck *c, const cur_ *k, tcheck_rule rule, const char *fmt, ...) {
+  if (c->violations++) return; /* only the first one is described */
+  c->first_rule = rule;
+  c->first_cycle = (uint64_t)k->cycle;
+  char pre[96];
+  prefix(pre, sizeof pre, k);
+  char body[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(body, sizeof body, fmt, ap);
+  va_end(ap);
+  snprintf(c->msg, sizeof c->msg, "%s: %s", pre, body);
+}
+
+/* Spacing rule: the new command must come at least `need` cycles after the
+ * previous command `prev_cmd` at `prev` (nothing to check when there was none). */
+static inline void spacing(tcheck *c, const cur_ *k, tcheck_rule rule, const char *what, int64_t prev,
+                           mc_cmd prev_cmd, int64_t need) {
+  if (prev == NEVER_ || k->cycle - prev >= need) return;
+  violation(c, k, rule, "%s (%s) needs %lld cycles after %s at cycle %lld, got %lld", tcheck_rule_name(rule), what,
+            (long long)need, mc_cmd_name(prev_cmd), (long long)prev, (long long)(k->cycle - prev));
+}
+
+/* ------------------------------------------------------------- commands */
+
+static void refresh_interval(tcheck *c, const cur_ *k, int64_t now) {
+  if (now <= c->ref_deadline) return;
+  const int64_t limit = 9 * (int64_t)c->t.REFI;
+  for (uint32_t r = 0; r < c->ranks; ++r) {
+    tcheck_rank_ *R = &c->rk[r];
+    if (now - R->ref_base <= limit) continue;
+    cur_ kk = *k;
+    kk.rank = r;
+    kk.rank_only = 1;
+    violation(c, &kk, TCHECK_REFI, "%s: no REF since cycle %lld: needs a REF within %lld cycles (9 x tREFI %u), got %lld",
+              tcheck_rule_name(TCHECK_REFI), (long long)R->ref_base, (long long)limit, c->t.REFI,
+              (long long)(now - R->ref_base));
+    R->ref_base = now; /* reported once per overdue interval */
+  }
+  update_deadline(c);
+}
+
+static void do_act(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, tcheck_rank_ *R, uint64_t row) {
+  const dram_timing *t = &c->t;
+  if (B->open)
+    violation(c, k, TCHECK_ACT_OPEN, "%s: row %llu is open (ACT to row %llu)", tcheck_rule_name(TCHECK_ACT_OPEN),
+              (unsigned long long)B->row, (unsigned long long)row);
+  if (t->RC) spacing(c, k, TCHECK_RC, "ACT -> ACT same bank", B->act, MC_CMD_ACT, t->RC);
+  spacing(c, k, TCHECK_RP, "PRE -> ACT same bank", B->pre, MC_CMD_PRE, t->RP);
+  spacing(c, k, TCHECK_RFC, "REF -> ACT same rank", R->ref, MC_CMD_REF, t->RFC);
+  spacing(c, k, TCHECK_RRD_L, "ACT -> ACT same bank group", G->act, MC_CMD_ACT, t->RRD_L);
+  spacing(c, k, TCHECK_RRD_S, "ACT -> ACT same rank", R->act, MC_CMD_ACT, t->RRD_S);
+  /* faw[faw_i] is the oldest of the last four ACTs of the rank */
+  if (t->FAW) spacing(c, k, TCHECK_FAW, "fifth ACT in a window, same rank", R->faw[R->faw_i], MC_CMD_ACT, t->FAW);
+  if (!B->open) R->nopen++;
+  B->open = 1;
+  B->row = row;
+  B->act = G->act = R->act = k->cycle;
+  B->rd = B->wr = NEVER_; /* column history of the new row */
+  R->faw[R->faw_i] = k->cycle;
+  R->faw_i = (R->faw_i + 1) & 3u;
+}
+
+static void do_pre(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_rank_ *R) {
+  const dram_timing *t = &c->t;
+  if (!B->open) { /* PRE of an idle bank: a no-op (JEDEC), no timing, no state */
+    c->pre_idle++;
+    return;
+  }
+  spacing(c, k, TCHECK_RAS, "ACT -> PRE same bank", B->act, MC_CMD_ACT, t->RAS);
+  spacing(c, k, TCHECK_RTP, "RD -> PRE same bank", B->rd, MC_CMD_RD, t->RTP);
+  spacing(c, k, TCHECK_WR, "WR -> PRE same bank: CWL + tBURST + tWR", B->wr, MC_CMD_WR,
+          (int64_t)t->CWL + t->BURST + t->WR);
+  B->open = 0;
+  R->nopen--;
+  B->pre = k->cycle;
+  if (k->cycle > R->pre) R->pre = k->cycle;
+}
+
+static void do_col(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, tcheck_rank_ *R, uint64_t row,
+                   int rd) {
+  const dram_timing *t = &c->t;
+  if (!B->open)
+    violation(c, k, TCHECK_COL_CLOSED, "%s (row %llu)", tcheck_rule_name(TCHECK_COL_CLOSED), (unsigned long long)row);
+  else if (B->row != row)
+    violation(c, k, TCHECK_COL_ROW, "%s: row %llu, open row %llu", tcheck_rule_name(TCHECK_COL_ROW),
+              (unsigned long long)row, (unsigned long long)B->row);
+  spacing(c, k, TCHECK_RCD, "ACT -> RD/WR same bank", B->act, MC_CMD_ACT, t->RCD);
+  int64_t start;
+  if (rd) {
+    spacing(c, k, TCHECK_CCD_L, "RD -> RD same bank group", G->rd, MC_CMD_RD, t->CCD_L);
+    spacing(c, k, TCHECK_CCD_S, "RD -> RD same rank", R->rd, MC_CMD_RD, t->CCD_S);
+    spacing(c, k, TCHECK_WTR_L, "WR -> RD same bank group: CWL + tBURST + tWTR_L", G->wr, MC_CMD_WR,
+            (int64_t)t->CWL + t->BURST + t->WTR_L);
+    spacing(c, k, TCHECK_WTR_S, "WR -> RD same rank: CWL + tBURST + tWTR_S", R->wr, MC_CMD_WR,
+            (int64_t)t->CWL + t->BURST + t->WTR_S);
+    start = k->cycle + t->CL;
+    B->rd = G->rd = R->rd = k->cycle;
+  } else {
+    spacing(c, k, TCHECK_CCD_L, "WR -> WR same bank group", G->wr, MC_CMD_WR, t->CCD_L);
+    spacing(c, k, TCHECK_CCD_S, "WR -> WR same rank", R->wr, MC_CMD_WR, t->CCD_S);
+    spacing(c, k, TCHECK_RTW, "RD -> WR same rank", R->rd, MC_CMD_RD, t->RTW);
+    start = k->cycle + t->CWL;
+    B->wr = G->wr = R->wr = k->cycle;
+  }
+  if (c->bus_end != NEVER_ && start < c->bus_end)
+    violation(c, k, TCHECK_DATA_BUS, "%s: burst starts at cycle %lld, the previous burst ends at cycle %lld",
+              tcheck_rule_name(TCHECK_DATA_BUS), (long long)start, (long long)c->bus_end);
+  const int64_t end = start + t->BURST;
+  if (end > c->bus_end) c->bus_end = end;
+}
+
+static void do_ref(tcheck *c, const cur_ *k, tcheck_rank_ *R) {
+  const dram_timing *t = &c->t;
+  if (t->REFI == 0) violation(c, k, TCHECK_REF_NONE, "%s", tcheck_rule_name(TCHECK_REF_NONE));
+  if (R->nopen) violation(c, k, TCHECK_REF_OPEN, "%s: %u bank(s) open", tcheck_rule_name(TCHECK_REF_OPEN), R->nopen);
+  spacing(c, k, TCHECK_RP, "PRE -> REF same rank", R->pre, MC_CMD_PRE, t->RP);
+  if (t->RC) spacing(c, k, TCHECK_RC, "ACT -> REF same rank", R->act, MC_CMD_ACT, t->RC);
+  spacing(c, k, TCHECK_RFC, "REF -> REF same rank", R->ref, MC_CMD_REF, t->RFC);
+  R->ref = R->ref_base = k->cycle;
+  update_deadline(c);
+}
+
+void tcheck_cmd(void *ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row,
+                uint32_t col) {
+  tcheck *c = ctx;
+  (void)col;
+  c->checked++;
+  cur_ k = {(int64_t)cycle, cmd, rank, bg, bank, 0};
+  const dram_preset *d = c->dev;
+  if ((unsigned)cmd > MC_CMD_REF || rank >= c->ranks ||
+      (cmd != MC_CMD_REF && (bg >= d->bankgroups || bank >= d->banks_per_group))) {
+    k.cmd = (unsigned)cmd > MC_CMD_REF ? MC_CMD_ACT : cmd;
+    violation(c, &k, TCHECK_ADDR, "%s out of range (command %d, %u ranks, %u bank groups x %u banks)",
+              tcheck_rule_name(TCHECK_ADDR), (int)cmd, c->ranks, d->bankgroups, d->banks_per_group);
+    return;
+  }
+  c->cmds[cmd]++;
+  /* command order and command-bus slots */
+  const int row_cmd = cmd == MC_CMD_ACT || cmd == MC_CMD_PRE || cmd == MC_CMD_REF;
+  if (k.cycle < c->last_cmd) {
+    violation(c, &k, TCHECK_ORDER, "%s: issued after a command at cycle %lld", tcheck_rule_name(TCHECK_ORDER),
+              (long long)c->last_cmd);
+  } else if (d->dual_cmd_bus) {
+    const int64_t prev = row_cmd ? c->last_row_cmd : c->last_col_cmd;
+    if (k.cycle == prev)
+      violation(c, &k, TCHECK_CMD_BUS, "%s: second %s command in cycle %lld (one row + one column command per cycle)",
+                tcheck_rule_name(TCHECK_CMD_BUS), row_cmd ? "row" : "column", (long long)prev);
+  } else if (k.cycle == c->last_cmd) {
+    violation(c, &k, TCHECK_CMD_BUS, "%s: second command in cycle %lld (one command per cycle)",
+              tcheck_rule_name(TCHECK_CMD_BUS), (long long)c->last_cmd);
+  }
+  if (k.cycle > c->last_cmd) c->last_cmd = k.cycle;
+  if (row_cmd) c->last_row_cmd = k.cycle;
+  else c->last_col_cmd = k.cycle;
+  if (k.cycle > c->ref_deadline) refresh_interval(c, &k, k.cycle);
+
+  tcheck_rank_ *R = &c->rk[rank];
+  if (cmd == MC_CMD_REF) {
+    do_ref(c, &k, R);
+    return;
+  }
+  const uint32_t gi = rank * d->bankgroups + bg;
+  tcheck_bank_ *B = &c->banks[rank * c->banks_per_rank + bg * d->banks_per_group + bank];
+  tcheck_group_ *G = &c->groups[gi];
+  switch (cmd) {
+    case MC_CMD_ACT: do_act(c, &k, B, G, R, row); break;
+    case MC_CMD_PRE: do_pre(c, &k, B, R); break;
+    case MC_CMD_RD: do_col(c, &k, B, G, R, row, 1); break;
+    case MC_CMD_WR: do_col(c, &k, B, G, R, row, 0); break;
+    default: break;
+  }
+}
+
+void tcheck_finish(tcheck *c, uint64_t now) {
+  if ((int64_t)now <= c->ref_deadline) return;
+  cur_ k = {(int64_t)now, MC_CMD_REF, 0, 0, 0, 1};
+  refresh_interval(c, &k, (int64_t)now);
+}
+
+/* ---------------------------------------------------------------- query */
+
+int tcheck_ok(const tcheck *c) { return c->violations == 0; }
+const char *tcheck_error(const tcheck *c) { return c->violations ? c->msg : ""; }
+tcheck_rule tcheck_first_rule(const tcheck *c) { return c->violations ? c->first_rule : TCHECK_OK; }
+uint64_t tcheck_first_cycle(const tcheck *c) { return c->violations ? c->first_cycle : 0; }
+uint64_t tcheck_checked(const tcheck *c) { return c->checked; }

@@ -1,0 +1,166 @@
+/* tcheck: DRAM/NVM command timing-constraint checker (pure C11).
+ *
+ * An independent observer of one channel's command stream. It keeps its own
+ * command history -- last ACT/PRE/RD/WR per bank, last ACT/RD/WR per bank
+ * group and per rank, the last four ACTs per rank, last REF per rank, the end
+ * of the last data burst -- and checks every new command against the device
+ * preset with the JEDEC-form rules of dram.h, pairwise ({scope, previous
+ * command, next command, spacing}), not with the engine's folded
+ * "next-allowed" times (mc.c). docs/timing_checker.md has the rule table.
+ *
+ * Rules (spacing in command-clock cycles, "c" = the new command's cycle)
+ *   ACT  bank closed; tRP after the bank's PRE; tRC after the bank's ACT;
+ *        tRRD_L after an ACT in the same bank group; tRRD_S after an ACT in
+ *        the rank; tFAW after the fourth-last ACT of the rank; tRFC after the
+ *        rank's REF.
+ *   PRE  tRAS after the bank's ACT; tRTP after a RD to the bank; CWL + tBURST
+ *        + tWR after a WR to the bank. PRE of a closed bank is allowed as a
+ *        no-op (JEDEC: "treated as a NOP" for an idle bank): it changes no
+ *        state, is checked only for the command bus and is counted in
+ *        `pre_idle` (the Strata engine never issues one; its tests assert 0).
+ *   RD   bank open on the same row; tRCD after the bank's ACT; tCCD_L / tCCD_S
+ *        after a RD in the same bank group / the rank; CWL + tBURST + tWTR_L /
+ *        tWTR_S after a WR in the same bank group / the rank; data bus free at
+ *        c + CL.
+ *   WR   bank open on the same row; tRCD; tCCD_L / tCCD_S after a WR in the
+ *        same bank group / the rank; tRTW after a RD in the rank; data bus free
+ *        at c + CWL.
+ *   REF  all banks of the rank closed; tRP after the rank's last PRE; tRC after
+ *        its last ACT; tRFC after its previous REF; only on devices with
+ *        tREFI > 0.
+ *   all  one command per cycle on the command bus (one row command -- ACT,
+ *        PRE, REF -- plus one column command per cycle with dual_cmd_bus);
+ *        cycles never go backwards; refresh interval: with refresh expected
+ *        (devices with tREFI > 0, see tcheck_expect_refresh) no rank goes longer
+ *        than 9 x tREFI (JEDEC: up to 8 postponed refreshes) without a REF,
+ *        counted from cycle 0; checked at every command and by tcheck_finish.
+ * A timing of 0 means "no such constraint" (tFAW, tRC; see dram.h).
+ * Data-bus rule: bursts never overlap; there is no rank-to-rank switch gap
+ * (the engine models none either).
+ *
+ * Timing scaling: the checker checks against its own copy of the preset's
+ * dram_timing. tcheck_set_timing replaces it (for a controller that derates
+ * or scales timings at run time); each rule uses the timing in force when the
+ * NEW command is checked.
+ *
+ * Memory: tcheck_init allocates the per-bank, per-group and per-rank arrays;
+ * nothing is allocated afterwards. No printing, no globals.
+ */
+#ifndef STRATA_TCHECK_H
+#define STRATA_TCHECK_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dram.h"
+#include "mc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The rules, for tests and tools (tcheck_rule_name gives the text). */
+typedef enum tcheck_rule {
+  TCHECK_OK = 0,
+  TCHECK_ORDER,        /* command cycle earlier than the previous command's */
+  TCHECK_CMD_BUS,      /* two commands in one command-bus slot */
+  TCHECK_ADDR,         /* rank / bank group / bank out of range, unknown command */
+  TCHECK_ACT_OPEN,     /* ACT to a bank that has an open row */
+  TCHECK_COL_CLOSED,   /* RD/WR to a bank without an open row */
+  TCHECK_COL_ROW,      /* RD/WR to a row other than the open one */
+  TCHECK_REF_OPEN,     /* REF while a bank of the rank is open */
+  TCHECK_REF_NONE,     /* REF on a device without refresh (tREFI = 0) */
+  TCHECK_RCD, TCHECK_RP, TCHECK_RAS, TCHECK_RC,
+  TCHECK_CCD_S, TCHECK_CCD_L, TCHECK_RRD_S, TCHECK_RRD_L, TCHECK_FAW,
+  TCHECK_WTR_S, TCHECK_WTR_L, TCHECK_RTP, TCHECK_WR, TCHECK_RTW, TCHECK_RFC,
+  TCHECK_DATA_BUS,     /* data burst overlapping the previous one */
+  TCHECK_REFI,         /* a rank went longer than 9 x tREFI without REF */
+  TCHECK_NRULES
+} tcheck_rule;
+
+/* Name of a rule ("tRCD", "data bus", "ACT to open bank", ...). */
+const char *tcheck_rule_name(tcheck_rule r);
+
+/* Internal state (opaque to callers; fields may change). Times are signed
+ * cycles; TCHECK_NEVER_ marks "no such command yet". */
+typedef struct tcheck_bank_ {
+  int64_t act, pre, rd, wr;
+  uint64_t row;
+  uint8_t open;
+} tcheck_bank_;
+typedef struct tcheck_group_ {
+  int64_t act, rd, wr;
+} tcheck_group_;
+typedef struct tcheck_rank_ {
+  int64_t act, rd, wr, pre, ref;
+  int64_t ref_base;        /* last REF, or 0: start of the refresh interval */
+  int64_t faw[4];          /* last four ACTs, ring */
+  uint32_t faw_i, nopen;
+} tcheck_rank_;
+
+typedef struct tcheck {
+  const dram_preset *dev;
+  dram_timing t;           /* timing in force (preset's, or tcheck_set_timing) */
+  uint32_t ranks, banks_per_rank, ngroups;
+  tcheck_bank_ *banks;
+  tcheck_group_ *groups;
+  tcheck_rank_ *rk;
+  int64_t last_cmd, last_row_cmd, last_col_cmd, bus_end;
+  int64_t ref_deadline;    /* min over ranks of ref_base + 9 tREFI (INT64_MAX: off) */
+  uint8_t refresh;         /* 1: refresh-interval rule checked */
+  /* counters */
+  uint64_t checked;        /* commands checked */
+  uint64_t cmds[5];        /* per mc_cmd */
+  uint64_t pre_idle;       /* PRE of a closed bank (allowed no-op) */
+  uint64_t violations;     /* all violations seen (only the first is described) */
+  /* first violation */
+  tcheck_rule first_rule;
+  uint64_t first_cycle;
+  char msg[320];
+} tcheck;
+
+/* Validate the preset (dram_validate) and ranks (1..255), allocate the
+ * history. The preset is not copied and must outlive the checker; its timing
+ * is copied (see tcheck_set_timing). Starts at cycle 0, all banks closed,
+ * refresh-interval rule on iff dev->t.REFI > 0. Returns 0, or -1 with a
+ * one-line reason in err (nothing allocated). */
+int tcheck_init(tcheck *c, const dram_preset *dev, uint32_t ranks, char *err, size_t errlen);
+/* Free the arrays (the checker can be re-initialised afterwards). */
+void tcheck_free(tcheck *c);
+
+/* Check one command issued at `cycle` and record it. Same signature as
+ * mc_cmd_fn (ctx = the tcheck), so mc_set_cmd_log(&m, tcheck_cmd, &c) attaches
+ * it to an engine. For REF, bg/bank/row/col are ignored. A violating command
+ * is still recorded (later commands are checked against what really
+ * happened). Never allocates, never prints. */
+void tcheck_cmd(void *ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row,
+                uint32_t col);
+
+/* End-of-run check at cycle `now`: no rank without REF for more than
+ * 9 x tREFI up to now. Call after the controller has issued every command due
+ * before now. */
+void tcheck_finish(tcheck *c, uint64_t now);
+
+/* 1 if no violation so far. */
+int tcheck_ok(const tcheck *c);
+/* The first violation in one line ("cycle 1234: RD rank 0 bg 1 bank 2: tCCD_L
+ * (RD -> RD same bank group) needs 2 cycles after RD at cycle 1233, got 1"),
+ * or "" when there is none. Owned by the checker. */
+const char *tcheck_error(const tcheck *c);
+/* Rule and cycle of the first violation (TCHECK_OK / 0 when none). */
+tcheck_rule tcheck_first_rule(const tcheck *c);
+uint64_t tcheck_first_cycle(const tcheck *c);
+/* Commands checked so far. */
+uint64_t tcheck_checked(const tcheck *c);
+
+/* Refresh-interval rule on (1) or off (0), e.g. off when the controller runs
+ * without refresh. Ignored (off) for devices with tREFI = 0. */
+void tcheck_expect_refresh(tcheck *c, int on);
+/* Replace the timing in force (e.g. a controller scaling its timings; call it
+ * with the same values at the same point of the command stream as the
+ * controller). Counters and history are kept. */
+void tcheck_set_timing(tcheck *c, const dram_timing *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
