@@ -253,6 +253,8 @@ void Platform::build() {
   mc.wq_low = static_cast<unsigned>(C.i("mem.wq_low"));
   mc.open_page = C.s("mem.page_policy") == "open";
   mc.refresh = C.b("mem.refresh");
+  mc.timing_check = C.b("mem.timing_check");
+  mc.timing_check_device = C.s("mem.timing_check_device");
   for (unsigned c = 0; c < nch; ++c)
     P.mcs.emplace_back(new MemCtrl(("mem_ch" + std::to_string(c)).c_str(), c, mc, &P.map, &P.device, P.pool, P.stats));
   for (unsigned b = 0; b < nbanks; ++b) {
@@ -316,6 +318,8 @@ int Platform::run() {
     sc_core::sc_start();
   P.host_seconds = host_now() - t0;
   if (P.sampler->printed_) std::fprintf(stderr, "\n");
+  // End-of-run timing check (refresh interval); a violation exits with status 3.
+  for (auto& m : P.mcs) m->finish_timing_check();
   P.sim_seconds = sc_core::sc_time_stamp().to_seconds();
   const double reqs = P.stats.get("mem.reads") + P.stats.get("mem.writes");
   P.mem_req_rate = P.host_seconds > 0 ? reqs / P.host_seconds : 0;
@@ -367,6 +371,8 @@ int Platform::run() {
                 g("mem.avg_read_latency_ns"), 100 * g("mem.row_hit_rate"));
     std::printf("  energy      %.3g J (memory)\n", g("mem.energy_j"));
     if (C.b("sim.check")) std::printf("  check       %.0f loads compared, all equal\n", g("check.loads"));
+    if (C.b("mem.timing_check"))
+      std::printf("  timing      %.0f DRAM commands checked, no violation\n", g("mem.timing_checked_commands"));
     std::printf("  host        %.2f s, %.3g memory requests/s, peak RSS %.0f MiB\n", g("host.seconds"),
                 g("host.mem_requests_per_second"), g("host.peak_rss_bytes") / 1048576.0);
     std::printf("  output      %s/{stats.txt,stats.json,timeseries.csv}%s\n", P.opt.out_dir.c_str(),

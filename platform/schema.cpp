@@ -7,6 +7,7 @@
 #include "workloads/registry.h"
 
 extern "C" {
+#include "dram.h"
 #include "repl.h"
 }
 
@@ -57,6 +58,11 @@ static std::vector<KeySpec> build_schema() {
       {"mem.wq_low", T::Int, "48", 0, 4096, {}, "write-drain low watermark"},
       {"mem.page_policy", T::Enum, "open", 1, 0, {"open", "closed"}, "row-buffer policy: open (keep rows open) or closed (precharge a row once no queued request hits it)"},
       {"mem.refresh", T::Bool, "true", 1, 0, {}, "DRAM refresh"},
+      {"mem.timing_check", T::Bool, "true", 1, 0, {},
+       "check every DRAM/NVM command against the device timing rules (models/ref/tcheck.h, docs/timing_checker.md); "
+       "the first violation stops the run with exit status 3"},
+      {"mem.timing_check_device", T::String, "", 1, 0, {},
+       "device preset the timing checker checks against (empty = mem.device; same bank geometry required)"},
       {"addrmap.layout", T::String, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 1, 0, {},
        "address layout, least significant field first (models/ref/addrmap.h)"},
       {"addrmap.hash", T::Bool, "true", 1, 0, {}, "permute channel/bank-group/bank by low row bits"},
@@ -91,6 +97,16 @@ void Config::check_consistency() const {
                         " bytes), got " + std::to_string(size("l2.size")));
   if (size("l1.size") % (static_cast<uint64_t>(i("l1.assoc")) * 128) != 0)
     fail("l1.size", "expected a multiple of l1.assoc x 128 B lines");
+  if (!s("mem.timing_check_device").empty()) {
+    const dram_preset* dev = dram_find(s("mem.device").c_str());
+    const dram_preset* chk = dram_find(s("mem.timing_check_device").c_str());
+    if (!chk)
+      fail("mem.timing_check_device",
+           std::string("expected one of ") + dram_names() + ", got '" + s("mem.timing_check_device") + "'");
+    if (dev && (chk->bankgroups != dev->bankgroups || chk->banks_per_group != dev->banks_per_group))
+      fail("mem.timing_check_device", "expected a preset with the bank geometry of mem.device (" + s("mem.device") +
+                                          "), got '" + s("mem.timing_check_device") + "'");
+  }
   if (i("mem.wq_high") > i("mem.write_queue"))
     fail("mem.wq_high", "expected <= mem.write_queue (" + std::to_string(i("mem.write_queue")) + ")");
   if (i("mem.wq_low") >= i("mem.wq_high"))

@@ -69,6 +69,11 @@ struct McCfg {
   unsigned wq_low = 16;        // stop write drain here
   bool open_page = true;
   bool refresh = true;
+  // Command timing checker (models/ref/tcheck.h) on every issued command; the
+  // first violation ends the run (exit status 3). timing_check_device: the
+  // preset the commands are checked against (empty = `device`).
+  bool timing_check = true;
+  std::string timing_check_device;
 };
 
 }  // namespace strata

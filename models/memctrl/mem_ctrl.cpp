@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace strata {
@@ -40,6 +42,17 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   char err[256];
   if (mc_init(&mc_, &c, err, sizeof err) != 0) fatal(err);
   mc_set_done(&mc_, &MemCtrl::on_done, this);
+  mc_set_cmd_log(&mc_, &MemCtrl::on_cmd, this);
+  if (cfg.timing_check) {
+    const std::string& cn = cfg.timing_check_device.empty() ? cfg.device : cfg.timing_check_device;
+    const dram_preset* cd = dram_find(cn.c_str());
+    if (!cd) fatal("unknown timing-check device '" + cn + "' (expected one of " + dram_names() + ")");
+    if (cd->bankgroups != dev_->bankgroups || cd->banks_per_group != dev_->banks_per_group)
+      fatal("timing-check device '" + cn + "' has another bank geometry than '" + cfg.device + "'");
+    if (tcheck_init(&tc_, cd, cfg.ranks, err, sizeof err) != 0) fatal(err);
+    tcheck_expect_refresh(&tc_, cfg.refresh ? 1 : 0);
+    tc_on_ = true;
+  }
   period_ps_ = 1e6 / dev_->clk_mhz;
   sector_is_col_ = sectors_are_low_column(map_);
 
@@ -64,7 +77,10 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   register_stats(stats);
 }
 
-MemCtrl::~MemCtrl() { mc_free(&mc_); }
+MemCtrl::~MemCtrl() {
+  mc_free(&mc_);
+  tcheck_free(&tc_);
+}
 
 void MemCtrl::fatal(const std::string& msg) const {
   SC_REPORT_FATAL(name(), msg.c_str());
@@ -247,6 +263,33 @@ void MemCtrl::accept_waiting() {
   }
 }
 
+// ---------------------------------------------------------- timing check
+
+void MemCtrl::on_cmd(void* ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row,
+                     uint32_t col) {
+  MemCtrl* self = static_cast<MemCtrl*>(ctx);
+  if (self->tc_on_) {
+    tcheck_cmd(&self->tc_, cycle, cmd, rank, bg, bank, row, col);
+    if (self->tc_.violations) self->timing_failed();
+  }
+  if (self->log_fn_) self->log_fn_(self->log_ctx_, cycle, cmd, rank, bg, bank, row, col);
+}
+
+void MemCtrl::timing_failed() const {
+  std::fprintf(stderr, "strata: timing check failed: mem.ch%u (%s, checked against %s): %s\n", ch_, cfg_.device.c_str(),
+               tc_.dev->name, tcheck_error(&tc_));
+  std::fflush(stderr);
+  std::fflush(stdout);
+  std::_Exit(3);
+}
+
+void MemCtrl::finish_timing_check() {
+  if (!tc_on_) return;
+  counters();  // replays the refreshes of an idle engine up to now
+  tcheck_finish(&tc_, cycle_of(sc_core::sc_time_stamp()));
+  if (tc_.violations) timing_failed();
+}
+
 // ------------------------------------------------------------- responses
 
 void MemCtrl::on_done(void* ctx, uint64_t user, int, uint64_t) {
@@ -390,6 +433,8 @@ void MemCtrl::register_stats(StatsRegistry& S) {
   S.counter(join(p, "precharges"), "PRE commands", Unit::Count, &st.pres);
   S.counter(join(p, "refreshes"), "all-bank REF commands", Unit::Count, &st.refs);
   S.counter(join(p, "write_drains"), "switches from read to write mode", Unit::Count, &st.write_drains);
+  S.counter(join(p, "timing_checked_commands"), "commands checked by the timing checker (0 when mem.timing_check is off)",
+            Unit::Count, &tc_.checked);
   S.formula(join(p, "row_hit_rate"), "row hits / column accesses", Unit::Ratio, [&st] {
     return static_cast<double>(st.row_hits) / static_cast<double>(st.rd_atoms + st.wr_atoms);
   });
@@ -438,6 +483,12 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
     for (MemCtrl* m : mcs) v += static_cast<double>(m->counters().refs);
     return v;
   });
+  S.formula("mem.timing_checked_commands", "DRAM/NVM commands checked by the timing checker, all channels",
+            Unit::Count, [mcs] {
+              double v = 0;
+              for (MemCtrl* m : mcs) v += static_cast<double>(m->tc_.checked);
+              return v;
+            });
   S.formula("mem.bandwidth_gbps", "(read + write bytes) / simulated seconds / 1e9", Unit::GigabytePerSecond, [sum] {
     return (sum(&mc_stats::rd_bytes) + sum(&mc_stats::wr_bytes)) / sc_core::sc_time_stamp().to_seconds() / 1e9;
   });

@@ -22,6 +22,11 @@
 // timing, no stats).
 // Scheduling: one SC_METHOD woken by one sc_event at the engine's next event
 // (mc_next_event) or the next delayed arrival; no per-cycle process.
+// Timing check (McCfg::timing_check, on by default): every command the engine
+// issues goes through an independent checker (models/ref/tcheck.h) before any
+// user command log; the first violation prints one line naming the channel,
+// cycle, command and rule and ends the process with exit status 3, as the
+// golden-memory checker does (models/common/check.h).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -40,6 +45,7 @@ extern "C" {
 #include "bstore.h"
 #include "dram.h"
 #include "mc.h"
+#include "tcheck.h"
 }
 
 namespace strata {
@@ -78,8 +84,18 @@ class MemCtrl : public sc_core::sc_module {
   // Engine counters (cumulative) and energy so far.
   const mc_stats& counters();
   mc_energy_j energy();
-  // Command log hook (timing checkers, traces); see mc_set_cmd_log.
-  void set_cmd_log(mc_cmd_fn fn, void* ctx) { mc_set_cmd_log(&mc_, fn, ctx); }
+  // Command log hook (traces, extra checkers); see mc_set_cmd_log. Called
+  // after the built-in timing checker.
+  void set_cmd_log(mc_cmd_fn fn, void* ctx) {
+    log_fn_ = fn;
+    log_ctx_ = ctx;
+  }
+  // The built-in timing checker (nullptr when McCfg::timing_check is off).
+  const tcheck* timing_checker() const { return tc_on_ ? &tc_ : nullptr; }
+  // End-of-run timing check at the current time (refresh interval of a
+  // controller that went idle): brings the idle engine's refreshes up to date
+  // first. Exits with status 3 on a violation, like a violating command.
+  void finish_timing_check();
   uint64_t read_latency_ps_sum() const { return lat_ps_sum_; }
 
  private:
@@ -127,6 +143,9 @@ class MemCtrl : public sc_core::sc_module {
   void register_stats(StatsRegistry& stats);
   [[noreturn]] void fatal(const std::string& msg) const;
   static void on_done(void* ctx, uint64_t user, int is_write, uint64_t cycle);
+  static void on_cmd(void* ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row,
+                     uint32_t col);
+  [[noreturn]] void timing_failed() const;
 
   unsigned ch_;
   McCfg cfg_;
@@ -135,6 +154,10 @@ class MemCtrl : public sc_core::sc_module {
   const dram_preset* dev_ = nullptr;
   double period_ps_ = 1000.0;
   mc mc_{};
+  tcheck tc_{};
+  bool tc_on_ = false;
+  mc_cmd_fn log_fn_ = nullptr;  // user command log (set_cmd_log)
+  void* log_ctx_ = nullptr;
   std::vector<Slot> slots_;
   uint32_t free_slot_ = kNil;
   std::vector<Arrival> arrivals_;     // accepted, entering the engine later (sorted by cycle)

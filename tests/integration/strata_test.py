@@ -6,6 +6,8 @@
   strata_test.py expect-exit CODE REGEX STRATA -- ARGS...  exit status CODE and one stderr line matching REGEX
   strata_test.py vcd STRATA OUTDIR -- ARGS...              run with --vcd and validate the VCD by parsing it
   strata_test.py min-bandwidth FRACTION STRATA OUTDIR -- ARGS...   mem.bandwidth_gbps >= FRACTION x peak
+  strata_test.py timing-check STRATA OUTDIR -- ARGS...      checker on (default): every command checked;
+                                                           off: 0 checked, every other non-host stat identical
 """
 import json
 import os
@@ -61,6 +63,26 @@ def invariants(s, where):
                 fail(f"{where}: {k} = {v} outside [0, 1]")
     if "check.loads" in s and s.get("check.loads", 0) <= 0 and "--check" in sys.argv:
         fail(f"{where}: --check compared no loads")
+    timing_checked(s, where)
+
+
+def channel_commands(s):
+    """DRAM commands the controllers issued, from their per-channel counters."""
+    n, ch = 0, 0
+    while f"mem.ch{ch}.activations" in s:
+        p = f"mem.ch{ch}."
+        n += s[p + "activations"] + s[p + "precharges"] + s[p + "read_atoms"] + s[p + "write_atoms"] + s[p + "refreshes"]
+        ch += 1
+    return n
+
+
+def timing_checked(s, where):
+    # The command timing checker is on unless a test turns it off: then it saw every command.
+    if "mem.timing_check=false" in " ".join(sys.argv):
+        return
+    if s.get("mem.timing_checked_commands", 0) != channel_commands(s) or channel_commands(s) <= 0:
+        fail(f"{where}: mem.timing_checked_commands {s.get('mem.timing_checked_commands')} != "
+             f"{channel_commands(s)} commands issued")
 
 
 def split_args(argv):
@@ -131,6 +153,19 @@ def main():
         if got < float(frac):
             fail(f"bandwidth {s['mem.bandwidth_gbps']:.1f} GB/s is {got:.3f} of peak, expected >= {frac}")
         print(f"ok: {s['mem.bandwidth_gbps']:.1f} GB/s = {got:.3f} of peak")
+    elif mode == "timing-check":
+        strata, outdir = head
+        on = run(strata, outdir + ".on", args)
+        timing_checked(on, "timing check on")
+        off = run(strata, outdir + ".off", args, ["--set", "mem.timing_check=false"])
+        if off.get("mem.timing_checked_commands") != 0:
+            fail(f"mem.timing_check=false still checked {off.get('mem.timing_checked_commands')} commands")
+        skip = lambda k: k.startswith("host.") or k.endswith("timing_checked_commands")
+        diff = [k for k in sorted(set(on) | set(off)) if not skip(k) and on.get(k) != off.get(k)]
+        if diff:
+            fail(f"the checker changed the simulation: {len(diff)} stats differ, e.g. {diff[:5]}")
+        print(f"ok: {on['mem.timing_checked_commands']:.0f} commands checked, no violation; "
+              f"stats identical with the checker off; host {on['host.seconds']:.3f} s on, {off['host.seconds']:.3f} s off")
     else:
         fail("unknown mode " + mode)
 

@@ -4,7 +4,8 @@
 // tables (hbm2: 1 ns cycle, CL 14, CWL 8, tRCD 14, tRP 14, tRAS 33, tCCD_L 2,
 // tRFC 260, tREFI 3900, tBURST 1; gddr5_gtx480: 924 MHz, tRCD 12, CL 12,
 // tCCD_L 3, tBURST 2). Also: data written and read back, partial byte masks,
-// annotated delays, backpressure (END_REQ later), idle refresh, stats.
+// annotated delays, backpressure (END_REQ later), idle refresh, stats, and
+// the built-in command timing checker (every command checked, no violation).
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -195,6 +196,11 @@ int sc_main(int, char*[]) {
   // full line hit at edge 200: RD 200, 203, 206, 209 (tCCD_L 3), done 209 + 14 = 223
   add(i2, mc2.time_of(200), make(pool, false, line_addr(2, 0, 1, 0, 0), 0xf));
 
+  // A user command log sees every command after the built-in timing checker.
+  static uint64_t user_cmds = 0;
+  mc0.set_cmd_log([](void*, uint64_t, mc_cmd, uint32_t, uint32_t, uint32_t, uint64_t, uint32_t) { ++user_cmds; },
+                  nullptr);
+
   sc_core::sc_start();
 
   expect_resp(i0.reqs[0], 129 * ns, "closed-bank read");
@@ -270,6 +276,29 @@ int sc_main(int, char*[]) {
         static_cast<unsigned long long>(mc0.bytes_transferred()));
   CHECK(mc0.read_queue_occupancy() == 0 && mc0.write_queue_occupancy() == 0, "queues empty");
   CHECK(pool.live() == 10, "payloads: controllers released their references (live %zu)", pool.live());
+
+  // timing checker: on by default, every command checked, no violation
+  // (a violation would already have ended the process with exit status 3)
+  uint64_t checked_all = 0;
+  for (MemCtrl* m : {&mc0, &mc1, &mc2}) {
+    m->finish_timing_check();
+    const tcheck* tc = m->timing_checker();
+    CHECK(tc != nullptr, "%s: timing checker attached", m->name());
+    if (!tc) continue;
+    CHECK(tcheck_ok(tc), "%s: timing violation: %s", m->name(), tcheck_error(tc));
+    const mc_stats& st = m->counters();
+    const uint64_t cmds = st.acts + st.pres + st.rd_atoms + st.wr_atoms + st.refs;
+    CHECK(tcheck_checked(tc) == cmds && cmds > 0, "%s: %llu commands checked, engine issued %llu", m->name(),
+          static_cast<unsigned long long>(tcheck_checked(tc)), static_cast<unsigned long long>(cmds));
+    CHECK(tc->pre_idle == 0, "%s: PRE of an idle bank", m->name());
+    checked_all += tcheck_checked(tc);
+  }
+  CHECK(user_cmds == tcheck_checked(mc0.timing_checker()), "user command log saw %llu commands",
+        static_cast<unsigned long long>(user_cmds));
+  CHECK(stats.get("mem.timing_checked_commands") == static_cast<double>(checked_all), "mem.timing_checked_commands %g",
+        stats.get("mem.timing_checked_commands"));
+  CHECK(stats.get("mem.ch0.timing_checked_commands") == static_cast<double>(tcheck_checked(mc0.timing_checker())),
+        "mem.ch0.timing_checked_commands");
 
   bstore_free(&mem);
   return strata_test::report();
