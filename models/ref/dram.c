@@ -138,6 +138,454 @@ static const dram_preset k_presets[] = {
             .bg_mw = 200.0,     /* estimate: IDD2N-class ~130 mA x 1.5 V per 32-bit device */
         },
     },
+    /* ==================================================================
+     * Rows added for issue 3 ("Memory technologies"). Conventions shared by
+     * the rows below:
+     *  - Every Strata preset moves one 32 B L2 sector per column access
+     *    (the platform's atoms are sectors), so DDR3 channels are 32 bits
+     *    wide: four x8 devices, BL8 (Strata choice).
+     *  - DDR3 and GDDR5 energies are estimates built like gddr5_gtx480's:
+     *    HMS Table I DRAM core energies scaled by (1.5 V / 1.2 V)^2 for the
+     *    1.5 V VDD, plus ~4.5 pJ/bit of terminated off-chip I/O on reads and
+     *    writes (E_* macros below).
+     *  - NVM rows: tech NVM, no refresh, a clean PRE only precharges the
+     *    bit lines / row buffer (no array write; hybrid-dram-pcm-flrb Sec.
+     *    II-B: "only the dirty lines in a row buffer need to be written back
+     *    to the PCM cell array"), a dirty PRE writes the array: tRP_DIRTY and
+     *    e.pre_dirty_pj. Reads are non-destructive, so tRAS = tRCD (nothing to
+     *    restore after sensing; Strata estimate) unless the paper gives tRAS.
+     *  - PCM array energies: HMS Table I SCM ACT 2.47 pJ/bit (array read) and
+     *    PRE (WR) 16.82 pJ/bit (array write) -- PCM-class values; the PCM papers
+     *    (FLRB, HAC) give none. Charged per bit of the 32 B access that causes
+     *    the command, as the hbm2 row does; a dirty PRE is charged once per
+     *    precharge, not per written sector (documented limitation).
+     * ================================================================== */
+#define VSCALE_15 1.5625                                  /* (1.5 V / 1.2 V)^2 */
+#define E_CORE(pjbit) ((pjbit) * VSCALE_15 * BITS32B)     /* HMS DRAM core energy at 1.5 V */
+#define E_IO(pjbit) (((pjbit) * VSCALE_15 + 4.5) * BITS32B) /* + off-chip I/O */
+#define E_REF32 (32.0 * (1.17 + 0.39) * VSCALE_15 * BITS32B) /* 32 ACT+PRE pairs per REF (as hbm2) */
+    /* ------------------------------------------------------------------
+     * DDR3-800 channel of the hybrid DRAM+PCM GPU (FLRB paper).
+     * Source: shared/papers/hybrid-dram-pcm-flrb-placement.txt Table II
+     * ("Global Memory DDR3-800Mhz, x8, 1.5V"; "Timing (cycles) DRAM - tRCD:
+     * 11, tRP: 11, tRRDact: 5, tRRDpre: 5, tRFC/tREFI: 64/7.8us"). The cycles
+     * are read as 400 MHz command-clock cycles (DDR3-800: 800 MT/s, tCK
+     * 2.5 ns): tRFC 64 = 160 ns is then the JEDEC 2 Gb value. tRCD/tRP 11
+     * (27.5 ns) are slower than the JEDEC DDR3-800 bins (5-6 cycles); we keep
+     * the paper's values, they are what it simulated. The values Table II
+     * does not list are JEDEC JESD79-3 DDR3-800 (tCK 2.5 ns, x8 1 KiB page).
+     * tRRDact -> tRRD (ACT->ACT), tRRDpre -> tRRD_PRE (PRE->PRE; every DRAM
+     * PRE restores the row, see dram.h).
+     * ------------------------------------------------------------------ */
+    {
+        .name = "ddr3_800",
+        .desc = "DDR3-800 channel, 400 MHz, 32-bit (4 x8) BL8 (hybrid DRAM+PCM Table II)",
+        .tech = DRAM_TECH_DRAM,
+        .dual_cmd_bus = 0,      /* DDR3: one command bus */
+        .clk_mhz = 400.0,       /* Table II: DDR3-800 -> 400 MHz clock, DDR */
+        .data_rate = 2,         /* DDR */
+        .bus_bits = 32,         /* Strata choice: four x8 devices (Table II x8), one 32 B sector per BL8 */
+        .burst_len = 8,         /* DDR3 BL8 */
+        .atom_bytes = 32,       /* 32/8 * 8 */
+        .bankgroups = 1,        /* DDR3 has no bank groups */
+        .banks_per_group = 8,   /* DDR3: 8 banks */
+        .row_bytes = 4096,      /* JEDEC x8 page 1 KiB x 4 devices */
+        .t = {
+            .CL = 6, .CWL = 5,  /* JEDEC DDR3-800E (6-6-6): CL 6; CWL 5 at tCK 2.5 ns */
+            .RCD = 11,          /* Table II tRCD */
+            .RP = 11,           /* Table II tRP */
+            .RAS = 15,          /* JEDEC tRAS 37.5 ns */
+            .RC = 26,           /* tRAS + tRP (JEDEC 52.5 ns = 21 < tRAS + Table II tRP) */
+            .CCD_S = 4, .CCD_L = 4, /* JEDEC tCCD 4 nCK */
+            .RRD_S = 5, .RRD_L = 5, /* Table II tRRDact 5 */
+            .FAW = 16,          /* JEDEC x8 (1 KiB page) tFAW 40 ns */
+            .WTR_S = 4, .WTR_L = 4, /* JEDEC max(4 nCK, 7.5 ns) */
+            .RTP = 4,           /* JEDEC max(4 nCK, 7.5 ns) */
+            .WR = 6,            /* JEDEC tWR 15 ns */
+            .RTW = 7,           /* CL + tBURST + 2 - CWL */
+            .RFC = 64,          /* Table II tRFC 64 */
+            .REFI = 3120,       /* Table II tREFI 7.8 us x 400 MHz */
+            .BURST = 4,         /* BL8 / DDR */
+            .RP_DIRTY = 0,      /* DRAM: a written row precharges like any other */
+            .RRD_PRE = 5,       /* Table II tRRDpre 5 */
+        },
+        .e = {
+            .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* estimate, see above */
+            .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02),
+            .ref_pj = E_REF32,
+            .bg_mw = 210.0,     /* estimate: 4 devices x IDD2N-class ~35 mA x 1.5 V */
+        },
+    },
+    /* ------------------------------------------------------------------
+     * DDR3-1600 timing of the TOM memory-stack vaults.
+     * Source: shared/papers/tom-ndp-offload-and-mapping.txt system table
+     * ("DRAM Timing DDR3-1600 [35]", "16 banks/vault"). The table gives no
+     * numbers: JEDEC JESD79-3 DDR3-1600K (11-11-11, tCK 1.25 ns, x8 1 KiB
+     * page, 2 Gb) values, the standard speed bin of the DDR3 datasheet it
+     * cites. Vault bandwidth (64 TSVs x 1.25 Gb/s) is a platform matter
+     * (channels per vault); this row is one 32-bit DDR3-1600 channel.
+     * ------------------------------------------------------------------ */
+    {
+        .name = "ddr3_1600",
+        .desc = "DDR3-1600 channel, 800 MHz, 32-bit BL8, 16 banks (TOM vault timing)",
+        .tech = DRAM_TECH_DRAM,
+        .dual_cmd_bus = 0,      /* DDR3: one command bus */
+        .clk_mhz = 800.0,       /* DDR3-1600: 800 MHz clock */
+        .data_rate = 2,         /* DDR */
+        .bus_bits = 32,         /* Strata choice: four x8 devices, one 32 B sector per BL8 */
+        .burst_len = 8,         /* DDR3 BL8 */
+        .atom_bytes = 32,       /* 32/8 * 8 */
+        .bankgroups = 1,        /* DDR3 has no bank groups */
+        .banks_per_group = 16,  /* TOM: 16 banks/vault */
+        .row_bytes = 4096,      /* JEDEC x8 page 1 KiB x 4 devices */
+        .t = {
+            .CL = 11, .CWL = 8, /* JEDEC DDR3-1600K: CL 11; CWL 8 at tCK 1.25 ns */
+            .RCD = 11, .RP = 11, /* JEDEC DDR3-1600K 13.75 ns */
+            .RAS = 28,          /* JEDEC tRAS 35 ns */
+            .RC = 39,           /* JEDEC tRC 48.75 ns = tRAS + tRP */
+            .CCD_S = 4, .CCD_L = 4, /* JEDEC tCCD 4 nCK */
+            .RRD_S = 5, .RRD_L = 5, /* JEDEC x8: max(4 nCK, 6 ns) */
+            .FAW = 24,          /* JEDEC x8 (1 KiB page) tFAW 30 ns */
+            .WTR_S = 6, .WTR_L = 6, /* JEDEC max(4 nCK, 7.5 ns) */
+            .RTP = 6,           /* JEDEC max(4 nCK, 7.5 ns) */
+            .WR = 12,           /* JEDEC tWR 15 ns */
+            .RTW = 9,           /* CL + tBURST + 2 - CWL */
+            .RFC = 128,         /* JEDEC 2 Gb tRFC 160 ns */
+            .REFI = 6240,       /* JEDEC tREFI 7.8 us */
+            .BURST = 4,         /* BL8 / DDR */
+            .RP_DIRTY = 0, .RRD_PRE = 0, /* JEDEC DDR3 has neither */
+        },
+        .e = {
+            .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* estimate, see above */
+            .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02),
+            .ref_pj = E_REF32,
+            .bg_mw = 210.0,     /* estimate: as ddr3_800 */
+        },
+    },
+    /* ------------------------------------------------------------------
+     * GDDR5 of the hybrid graphics memory paper: baseline at 1 GHz and the
+     * hybrid's DRAM part at 1.25 GHz.
+     * Source: shared/papers/hybrid-graphics-memory-dram-sttram-rram.txt
+     * Table 1 ("Baseline Graphics Memory GDDR5, 1GHz"; "Hybrid ... 128MB
+     * GDDR5, 1.25GHz"; "DRAM Request Queue 32", FR-FCFS) and Sec. 5.1 ("The
+     * DRAM configuration and timing are based on Hynix GDDR5 datasheet").
+     * The paper lists no timings: the Hynix H5GQ1H24AFR timings GPGPU-Sim's
+     * GTX480 file uses (the gddr5_gtx480 row, cycles at 924 MHz) are taken
+     * as nanoseconds (cycles / 0.924 GHz) and re-expressed at 1 GHz and
+     * 1.25 GHz, rounded up (a datasheet gives minimum times). tCCD_S/L stay
+     * 2/3 (given in tCK), interface as gddr5_gtx480 (32-bit, BL8, WCK 4x).
+     * ------------------------------------------------------------------ */
+    {
+        .name = "gddr5_1000",
+        .desc = "GDDR5 channel, 1 GHz command clock, 32-bit, BL8 (hybrid graphics memory Table 1 baseline)",
+        .tech = DRAM_TECH_DRAM,
+        .dual_cmd_bus = 0,      /* as gddr5_gtx480 */
+        .clk_mhz = 1000.0,      /* Table 1: GDDR5, 1 GHz */
+        .data_rate = 4,         /* GDDR5 WCK = 2 x CK, DDR */
+        .bus_bits = 32,         /* one x32 device per channel (as gddr5_gtx480) */
+        .burst_len = 8,         /* GDDR5 BL8 */
+        .atom_bytes = 32,       /* 32/8 * 8 */
+        .bankgroups = 4, .banks_per_group = 4, /* Hynix GDDR5: 16 banks, 4 bank groups */
+        .row_bytes = 2048,      /* Strata choice (2 KiB page), as gddr5_gtx480 */
+        .t = {                  /* gddr5_gtx480 cycles / 0.924 GHz x 1 GHz, rounded up */
+            .CL = 13, .CWL = 5, /* 12, 4 */
+            .RCD = 13, .RP = 13, /* 12, 12 */
+            .RAS = 31, .RC = 44, /* 28, 40 */
+            .CCD_S = 2, .CCD_L = 3, /* tCK values, unchanged */
+            .RRD_S = 7, .RRD_L = 7, /* 6 */
+            .FAW = 0,           /* not modelled, as gddr5_gtx480 */
+            .WTR_S = 6, .WTR_L = 6, /* CDLR 5 */
+            .RTP = 3,           /* 2 */
+            .WR = 13,           /* 12 */
+            .RTW = 12,          /* CL + tBURST + 2 - CWL */
+            .RFC = 110,         /* estimate as gddr5_gtx480: ~110 ns */
+            .REFI = 3900,       /* estimate: 3.9 us */
+            .BURST = 2,         /* BL8 / 4 */
+            .RP_DIRTY = 0, .RRD_PRE = 0,
+        },
+        .e = {
+            .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* as gddr5_gtx480 */
+            .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02),
+            .ref_pj = E_REF32,
+            .bg_mw = 200.0,     /* estimate as gddr5_gtx480 */
+        },
+    },
+    {
+        .name = "gddr5_1250",
+        .desc = "GDDR5 channel, 1.25 GHz command clock, 32-bit, BL8 (hybrid graphics memory Table 1 DRAM part)",
+        .tech = DRAM_TECH_DRAM,
+        .dual_cmd_bus = 0,
+        .clk_mhz = 1250.0,      /* Table 1: hybrid's GDDR5 at 1.25 GHz */
+        .data_rate = 4,
+        .bus_bits = 32,
+        .burst_len = 8,
+        .atom_bytes = 32,
+        .bankgroups = 4, .banks_per_group = 4,
+        .row_bytes = 2048,
+        .t = {                  /* gddr5_gtx480 cycles / 0.924 GHz x 1.25 GHz, rounded up */
+            .CL = 17, .CWL = 6,
+            .RCD = 17, .RP = 17,
+            .RAS = 38, .RC = 55,
+            .CCD_S = 2, .CCD_L = 3,
+            .RRD_S = 9, .RRD_L = 9,
+            .FAW = 0,
+            .WTR_S = 7, .WTR_L = 7,
+            .RTP = 3,
+            .WR = 17,
+            .RTW = 15,          /* CL + tBURST + 2 - CWL */
+            .RFC = 138,         /* 110 ns */
+            .REFI = 4875,       /* 3.9 us */
+            .BURST = 2,
+            .RP_DIRTY = 0, .RRD_PRE = 0,
+        },
+        .e = {
+            .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39),
+            .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02),
+            .ref_pj = E_REF32,
+            .bg_mw = 200.0,
+        },
+    },
+    /* ------------------------------------------------------------------
+     * PCM of the hybrid DRAM+PCM GPU (FLRB paper), on the ddr3_800 interface.
+     * Source: hybrid-dram-pcm-flrb-placement.txt Table II ("PCM - tRCD: 34,
+     * tRP: 138, tRRDact: 3, tRRDpre: 18, Refresh time: N/A") and Sec. II-B /
+     * VI (only dirty row buffers are written back). Mapping: Table II's tRP
+     * is the array write of a dirty row buffer -> tRP_DIRTY 138; a clean PRE
+     * costs the DRAM tRP of the same table (Strata estimate: it only
+     * precharges the row buffer); tRRDact -> tRRD, tRRDpre -> tRRD_PRE between
+     * dirty PREs (array writes). Interface values as ddr3_800 (the paper's
+     * PCM sits on the same DDR3 channels).
+     * ------------------------------------------------------------------ */
+    {
+        .name = "pcm_flrb",
+        .desc = "PCM on a DDR3-800 channel, 400 MHz, 32-bit BL8 (hybrid DRAM+PCM Table II)",
+        .tech = DRAM_TECH_NVM,
+        .dual_cmd_bus = 0,
+        .clk_mhz = 400.0,       /* as ddr3_800 */
+        .data_rate = 2,
+        .bus_bits = 32,
+        .burst_len = 8,
+        .atom_bytes = 32,
+        .bankgroups = 1, .banks_per_group = 8, /* as ddr3_800 */
+        .row_bytes = 4096,      /* as ddr3_800 */
+        .t = {
+            .CL = 6, .CWL = 5,  /* as ddr3_800 */
+            .RCD = 34,          /* Table II PCM tRCD */
+            .RP = 11,           /* clean PRE: Table II DRAM tRP (Strata estimate) */
+            .RAS = 34,          /* = tRCD: non-destructive read (Strata estimate) */
+            .RC = 45,           /* tRAS + tRP */
+            .CCD_S = 4, .CCD_L = 4,
+            .RRD_S = 3, .RRD_L = 3, /* Table II PCM tRRDact 3 */
+            .FAW = 0,           /* Strata choice: Table II's tRRD values are the power limit */
+            .WTR_S = 4, .WTR_L = 4,
+            .RTP = 4,
+            .WR = 6,            /* write into the row buffer, as ddr3_800; the array write is tRP_DIRTY */
+            .RTW = 7,
+            .RFC = 0, .REFI = 0, /* Table II: refresh N/A */
+            .BURST = 4,
+            .RP_DIRTY = 138,    /* Table II PCM tRP: dirty row-buffer write-back */
+            .RRD_PRE = 18,      /* Table II PCM tRRDpre */
+        },
+        .e = {
+            .act_pj = 2.47 * BITS32B,       /* PCM array read (HMS Table I SCM ACT) */
+            .pre_pj = E_CORE(0.39),         /* estimate: bit-line precharge as ddr3_800, no array write */
+            .pre_dirty_pj = 16.82 * BITS32B, /* PCM array write (HMS Table I SCM PRE (WR)) */
+            .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02), /* row buffer + I/O as ddr3_800 */
+            .ref_pj = 0.0,
+            .bg_mw = 105.0,     /* estimate: half of ddr3_800 (no refresh, no cell leakage, Sec. II-B) */
+        },
+    },
+    /* ------------------------------------------------------------------
+     * PCM of the HAC hybrid memory, on the gddr5_gtx480 interface.
+     * Source: hac-l2-for-hybrid-memory.txt Table I ("NVM-tRCD:55, tRP:150,
+     * tRRDact: 6, tRRDpre: 22"; 12 channels, 4 B/cycle). Mapping as
+     * pcm_flrb: tRP -> tRP_DIRTY (array write), clean PRE = the table's DRAM
+     * tRP 12, tRRDact -> tRRD, tRRDpre -> tRRD_PRE. Everything else as
+     * gddr5_gtx480 (the same channel).
+     * ------------------------------------------------------------------ */
+    {
+        .name = "pcm_hac",
+        .desc = "PCM on a GTX480 GDDR5 channel, 924 MHz, 32-bit BL8 (HAC Table I)",
+        .tech = DRAM_TECH_NVM,
+        .dual_cmd_bus = 0,
+        .clk_mhz = 924.0,       /* as gddr5_gtx480 */
+        .data_rate = 4,
+        .bus_bits = 32,         /* HAC Table I: 4 byte/cycle per channel */
+        .burst_len = 8,
+        .atom_bytes = 32,
+        .bankgroups = 4, .banks_per_group = 4,
+        .row_bytes = 2048,
+        .t = {
+            .CL = 12, .CWL = 4, /* as gddr5_gtx480 */
+            .RCD = 55,          /* HAC Table I NVM tRCD */
+            .RP = 12,           /* clean PRE: HAC Table I DRAM tRP (Strata estimate) */
+            .RAS = 55,          /* = tRCD: non-destructive read (Strata estimate) */
+            .RC = 67,           /* tRAS + tRP */
+            .CCD_S = 2, .CCD_L = 3,
+            .RRD_S = 6, .RRD_L = 6, /* HAC Table I NVM tRRDact 6 */
+            .FAW = 0,
+            .WTR_S = 5, .WTR_L = 5,
+            .RTP = 2,
+            .WR = 12,           /* row-buffer write as gddr5_gtx480; the array write is tRP_DIRTY */
+            .RTW = 12,
+            .RFC = 0, .REFI = 0, /* NVM: no refresh */
+            .BURST = 2,
+            .RP_DIRTY = 150,    /* HAC Table I NVM tRP: dirty row-buffer write-back */
+            .RRD_PRE = 22,      /* HAC Table I NVM tRRDpre */
+        },
+        .e = {
+            .act_pj = 2.47 * BITS32B,
+            .pre_pj = E_CORE(0.39),
+            .pre_dirty_pj = 16.82 * BITS32B,
+            .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02), /* row buffer + I/O as gddr5_gtx480 */
+            .ref_pj = 0.0,
+            .bg_mw = 100.0,     /* estimate: half of gddr5_gtx480 (no refresh, no cell leakage) */
+        },
+    },
+    /* ------------------------------------------------------------------
+     * STT-RAM and RRAM of the hybrid graphics memory, on the gddr5_1000
+     * interface (Strata choice: the baseline channel of Table 1).
+     * Source: hybrid-graphics-memory-dram-sttram-rram.txt Sec. 3.1, which
+     * gives only relative numbers (NVSim, 40 % write intensity):
+     *   (a) RRAM read latency = DRAM + 2 ns (at 128 MB, the RRAM size per
+     *       channel of Table 1); STT-RAM reads slower than RRAM, writes
+     *       faster than RRAM;
+     *   (b) provided bandwidth: RRAM 50 %, STT-RAM 30 % of DRAM;
+     *   (c) dynamic power: RRAM 17 % below DRAM (STT-RAM not quantified);
+     *   (d) leakage: STT-RAM 37 %, RRAM 48 % of DRAM.
+     * Timing model (Strata): a bank serves one access per array cycle, a read
+     * cycle being tRAS + tRP and a write cycle tRAS + tRP_DIRTY; DRAM's cycle
+     * is gddr5_1000's tRC = 44 for both. At 40 % writes the provided bandwidth
+     * ratio is then 44 / (0.6 (tRAS + tRP) + 0.4 (tRAS + tRP_DIRTY)).
+     *   RRAM: tRCD = 13 + 2 = 15 and tRAS = 31 + 2 = 33 (a), tRP 13: read cycle
+     *     46; (b) 50 % -> mix 88 -> write cycle (88 - 0.6 x 46) / 0.4 = 151
+     *     -> tRP_DIRTY = 151 - 33 = 118.
+     *   STT-RAM: (b) 30 % -> mix 44 / 0.3 = 146.7 -> 147. With (a) (read
+     *     slower than RRAM's 46, write faster than RRAM's 151) the single
+     *     split that needs no further number is read cycle = write cycle =
+     *     147: tRAS = tRCD = 147 - 13 = 134, tRP = tRP_DIRTY = 13.
+     * Energy: core (array) energies = gddr5_1000's x (c) (RRAM 0.83, STT-RAM
+     * 1.0, estimate: not quantified), I/O unchanged (same GDDR5 interface);
+     * (c) is a 40 %-write average, so no separate write energy is derivable:
+     * pre_dirty_pj = pre_pj. Background = gddr5_1000's x (d).
+     * ------------------------------------------------------------------ */
+    {
+        .name = "sttram",
+        .desc = "STT-RAM on a 1 GHz GDDR5 channel, 32-bit BL8 (hybrid graphics memory Sec. 3.1, relative)",
+        .tech = DRAM_TECH_NVM,
+        .dual_cmd_bus = 0,
+        .clk_mhz = 1000.0,      /* as gddr5_1000 */
+        .data_rate = 4,
+        .bus_bits = 32,
+        .burst_len = 8,
+        .atom_bytes = 32,
+        .bankgroups = 4, .banks_per_group = 4,
+        .row_bytes = 2048,
+        .t = {
+            .CL = 13, .CWL = 5, /* as gddr5_1000 */
+            .RCD = 134,         /* Sec. 3.1 (a)+(b): read cycle 147 - tRP 13 */
+            .RP = 13,           /* as gddr5_1000 */
+            .RAS = 134,         /* = tRCD (non-destructive read) */
+            .RC = 147,          /* tRAS + tRP = 44 / 0.3 */
+            .CCD_S = 2, .CCD_L = 3,
+            .RRD_S = 7, .RRD_L = 7, /* as gddr5_1000 (paper gives none) */
+            .FAW = 0,
+            .WTR_S = 6, .WTR_L = 6,
+            .RTP = 3,
+            .WR = 13,           /* row-buffer write as gddr5_1000 */
+            .RTW = 12,
+            .RFC = 0, .REFI = 0, /* NVM: no refresh */
+            .BURST = 2,
+            .RP_DIRTY = 13,     /* Sec. 3.1 (a)+(b): write cycle = read cycle 147 */
+            .RRD_PRE = 0,       /* paper gives none */
+        },
+        .e = {
+            .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* x 1.0 (estimate) */
+            .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02),
+            .ref_pj = 0.0,
+            .bg_mw = 200.0 * 0.37, /* Sec. 3.1 (d): 37 % of DRAM leakage */
+        },
+    },
+    {
+        .name = "rram",
+        .desc = "RRAM on a 1 GHz GDDR5 channel, 32-bit BL8 (hybrid graphics memory Sec. 3.1, relative)",
+        .tech = DRAM_TECH_NVM,
+        .dual_cmd_bus = 0,
+        .clk_mhz = 1000.0,      /* as gddr5_1000 */
+        .data_rate = 4,
+        .bus_bits = 32,
+        .burst_len = 8,
+        .atom_bytes = 32,
+        .bankgroups = 4, .banks_per_group = 4,
+        .row_bytes = 2048,
+        .t = {
+            .CL = 13, .CWL = 5, /* as gddr5_1000 */
+            .RCD = 15,          /* Sec. 3.1 (a): DRAM 13 + 2 ns */
+            .RP = 13,           /* as gddr5_1000 */
+            .RAS = 33,          /* DRAM 31 + 2 ns: read cycle 46 */
+            .RC = 46,           /* tRAS + tRP */
+            .CCD_S = 2, .CCD_L = 3,
+            .RRD_S = 7, .RRD_L = 7, /* as gddr5_1000 (paper gives none) */
+            .FAW = 0,
+            .WTR_S = 6, .WTR_L = 6,
+            .RTP = 3,
+            .WR = 13,           /* row-buffer write as gddr5_1000 */
+            .RTW = 12,
+            .RFC = 0, .REFI = 0, /* NVM: no refresh */
+            .BURST = 2,
+            .RP_DIRTY = 118,    /* Sec. 3.1 (b): write cycle 151 - tRAS 33 */
+            .RRD_PRE = 0,       /* paper gives none */
+        },
+        .e = {
+            .act_pj = E_CORE(1.17) * 0.83, .pre_pj = E_CORE(0.39) * 0.83, /* Sec. 3.1 (c): -17 % */
+            .pre_dirty_pj = E_CORE(0.39) * 0.83,
+            .rd_pj = E_IO(0.93) - E_CORE(0.93) * 0.17, /* core part -17 %, I/O unchanged */
+            .wr_pj = E_IO(1.02) - E_CORE(1.02) * 0.17,
+            .ref_pj = 0.0,
+            .bg_mw = 200.0 * 0.48, /* Sec. 3.1 (d): 48 % of DRAM leakage */
+        },
+    },
+    /* ------------------------------------------------------------------
+     * SCM of HMS in SLC, MLC and TLC modes: one HBM2-like channel of the SCM
+     * dies (Table I: "Memory organization (for both DRAM and SCM)").
+     * Source: hms-dram-cache-over-scm.txt Table I ("SCM CL: 14, RCD: 120,
+     * RAS: 120, WR: 1000, RP: 14", row miss (closed page) 149 ns = tRP +
+     * tRCD + CL + tBURST; "SCM ACT: 2.47, PRE (WR): 16.82, RD: 0.93, WR:
+     * 1.02" pJ/bit) and footnote 4 (SLC: RCD = RAS = 60, WR = 150; TLC: RCD
+     * = RAS = 250, WR = 2350). HMS (via Ramulator) puts the array write in
+     * tWR (WR -> PRE), so tRP_DIRTY = 0 (a dirty PRE takes tRP) and the array
+     * write energy is PRE (WR). Values Table I does not give (CWL, tRRD,
+     * tFAW, tWTR, tRTP, tCCD, tRTW): as hbm2 (same interface). Energies are
+     * Table I's for every mode (the paper gives one set).
+     * ------------------------------------------------------------------ */
+#define SCM_ROW(NAME, DESC, RCDV, WRV)                                                          \
+    {                                                                                           \
+        .name = NAME, .desc = DESC, .tech = DRAM_TECH_NVM, .dual_cmd_bus = 1,                   \
+        .clk_mhz = 1000.0, .data_rate = 2, .bus_bits = 128, .burst_len = 2, .atom_bytes = 32,   \
+        .bankgroups = 4, .banks_per_group = 4, .row_bytes = 2048, /* HMS Table I, as hbm2 */    \
+        .t = {                                                                                  \
+            .CL = 14, .CWL = 8, .RCD = (RCDV), .RP = 14, .RAS = (RCDV), .RC = (RCDV) + 14,      \
+            .CCD_S = 1, .CCD_L = 2, .RRD_S = 8, .RRD_L = 10, .FAW = 40, .WTR_S = 4, .WTR_L = 8, \
+            .RTP = 14, .WR = (WRV), .RTW = 9, .RFC = 0, .REFI = 0, .BURST = 1,                  \
+            .RP_DIRTY = 0, .RRD_PRE = 0,                                                        \
+        },                                                                                      \
+        .e = {                                                                                  \
+            .act_pj = 2.47 * BITS32B,        /* HMS Table I SCM ACT */                          \
+            .pre_pj = 0.39 * BITS32B,        /* estimate: clean PRE as hbm2 (no array write) */ \
+            .pre_dirty_pj = 16.82 * BITS32B, /* HMS Table I SCM PRE (WR) */                     \
+            .rd_pj = 0.93 * BITS32B,         /* HMS Table I SCM RD */                           \
+            .wr_pj = 1.02 * BITS32B,         /* HMS Table I SCM WR */                           \
+            .ref_pj = 0.0,                                                                      \
+            .bg_mw = 40.0,                   /* estimate: hbm2's peripheral power */            \
+        },                                                                                      \
+    }
+    /* HMS footnote 4: SLC RCD = RAS = 60, WR = 150 */
+    SCM_ROW("scm_slc", "SCM (SLC) channel, HBM2-like 1 GHz 128-bit (HMS Table I, footnote 4)", 60, 150),
+    /* HMS Table I: MLC CL 14, RCD 120, RAS 120, WR 1000, RP 14 */
+    SCM_ROW("scm_mlc", "SCM (MLC) channel, HBM2-like 1 GHz 128-bit (HMS Table I)", 120, 1000),
+    /* HMS footnote 4: TLC RCD = RAS = 250, WR = 2350 */
+    SCM_ROW("scm_tlc", "SCM (TLC) channel, HBM2-like 1 GHz 128-bit (HMS Table I, footnote 4)", 250, 2350),
+#undef SCM_ROW
 };
 
 #define N_PRESETS (sizeof k_presets / sizeof k_presets[0])
@@ -191,6 +639,9 @@ int dram_validate(const dram_preset *p, char *err, size_t errlen) {
   if (!p->t.RCD || !p->t.CL) FAIL("%s: tRCD and CL must be > 0", p->name);
   if ((p->t.REFI == 0) != (p->t.RFC == 0)) FAIL("%s: tREFI and tRFC must both be set or both be 0", p->name);
   if (p->t.REFI && p->t.REFI <= p->t.RFC) FAIL("%s: tREFI must exceed tRFC", p->name);
+  if (p->tech != DRAM_TECH_DRAM && p->tech != DRAM_TECH_NVM) FAIL("%s: unknown technology %u", p->name, p->tech);
+  if (p->tech == DRAM_TECH_NVM && p->t.REFI) FAIL("%s: NVM rows do not refresh (tREFI must be 0)", p->name);
+  if (p->t.RP_DIRTY && p->t.RP_DIRTY < p->t.RP) FAIL("%s: tRP_DIRTY %u < tRP %u", p->name, p->t.RP_DIRTY, p->t.RP);
   if (p->e.act_pj < 0 || p->e.pre_pj < 0 || p->e.rd_pj < 0 || p->e.wr_pj < 0 || p->e.ref_pj < 0 || p->e.bg_mw < 0 ||
       p->e.pre_dirty_pj < 0)
     FAIL("%s: negative energy", p->name);

@@ -18,6 +18,18 @@
  *      RD -> WR  (rank)              tRTW (stored directly, typically CL + tBURST + 2 - CWL)
  *      WR -> PRE (bank)              CWL + tBURST + tWR
  *      RD -> PRE (bank)              tRTP
+ *  - Precharge of a written row buffer (hybrid-dram-pcm-flrb-placement Sec.
+ *    II-B: an NVM row buffer writes back to the cell array only when it holds
+ *    written data, a DRAM precharge always restores the row):
+ *      PRE -> ACT (bank)             tRP, or tRP_DIRTY when the row buffer is
+ *                                    dirty and tRP_DIRTY != 0 (the array write)
+ *      PRE -> PRE (rank)             tRRD_PRE between two precharges that write
+ *                                    the array: every PRE of a DRAM row, the
+ *                                    dirty PREs of an NVM row (the "tRRDpre" of
+ *                                    the PCM literature: array writes draw the
+ *                                    most current, so they are spaced apart)
+ *    Presets that put the NVM array write in tWR instead (HMS Table I: SCM
+ *    WR 1000) leave tRP_DIRTY 0.
  *  - Energy: per-command energies in pJ per channel (one rank), background
  *    power in mW per rank. The controller turns them into joules.
  *
@@ -50,6 +62,8 @@ typedef struct dram_timing {
   uint32_t RFC;               /* REF -> next ACT / REF (all-bank refresh) */
   uint32_t REFI;              /* average refresh interval (0 = no refresh) */
   uint32_t BURST;             /* data-bus cycles per column access */
+  uint32_t RP_DIRTY;          /* PRE of a dirty row buffer -> next ACT, same bank (0 = tRP) */
+  uint32_t RRD_PRE;           /* array-writing PRE -> array-writing PRE, rank (0 = none) */
 } dram_timing;
 
 typedef struct dram_energy {
@@ -92,7 +106,8 @@ const dram_preset *dram_at(size_t i);
 
 /* Check a preset for internal consistency (atom_bytes, tBURST, tRC >= tRAS + tRP
  * when tRC is given, CCD_L >= CCD_S, RRD_L >= RRD_S, nonzero clock and sizes,
- * refresh both-or-neither). Returns 0, or -1 with a one-line reason in err. */
+ * refresh both-or-neither, NVM rows without refresh, tRP_DIRTY 0 or >= tRP).
+ * Returns 0, or -1 with a one-line reason in err. */
 int dram_validate(const dram_preset *p, char *err, size_t errlen);
 
 /* Peak data bandwidth of one channel in bytes per second. */

@@ -121,6 +121,7 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     m->live[b >> 6] |= 1ull << (b & 63);
   }
   m->refresh_on = (uint8_t)(cfg->refresh && m->t.REFI > 0);
+  m->pre_writes_all = (uint8_t)(d->tech == DRAM_TECH_DRAM);
   for (uint32_t r = 0; r < cfg->ranks; ++r)  /* ranks staggered across one tREFI */
     m->ranks[r].ref_due = m->t.REFI + (uint64_t)r * (m->t.REFI / cfg->ranks);
   return 0;
@@ -304,7 +305,11 @@ static void group_floors(mc *m) {
 static inline uint64_t cand_earliest(const mc *m, const mc_bank_ *B) {
   switch (B->cand) {
     case C_ACT: return max64(B->act_ok, m->floor[B->gi]);
-    case C_PRE: return max64(B->pre_ok, m->row_bus_ok);
+    case C_PRE: {
+      const uint64_t e = max64(B->pre_ok, m->row_bus_ok);
+      if (m->t.RRD_PRE && (B->dirty || m->pre_writes_all)) return max64(e, m->ranks[B->rank].wpre_ok);
+      return e;
+    }
     case C_COL: return max64(B->col_ok, m->floor[m->ngroups + B->gi]);
     default: return MC_NEVER;
   }
@@ -391,10 +396,14 @@ static void issue_act(mc *m, mc_bank_ *B, uint64_t now) {
 
 static void issue_pre(mc *m, mc_bank_ *B, uint64_t now, int conflict) {
   B->open = 0;
+  /* A dirty row buffer writes back to the array (tRP_DIRTY, when the preset
+   * models the write there); array writes are spaced tRRD_PRE per rank. */
+  const uint32_t rp = B->dirty && m->t.RP_DIRTY ? m->t.RP_DIRTY : m->t.RP;
+  if (m->t.RRD_PRE && (B->dirty || m->pre_writes_all)) m->ranks[B->rank].wpre_ok = now + m->t.RRD_PRE;
   if (B->dirty) m->st.pres_dirty++;
   B->dirty = 0;
   B->pre_conflict = (uint8_t)conflict; /* the next ACT opens the row a conflict asked for */
-  B->act_ok = max64(B->act_ok, now + m->t.RP);
+  B->act_ok = max64(B->act_ok, now + rp);
   m->ranks[B->rank].nopen--;
   use_row_bus(m, now);
   m->st.pres++;
@@ -618,6 +627,22 @@ uint64_t mc_next_event(mc *m) {
   m->next_cache = next_from(m, e);
   m->next_valid = 1;
   return m->next_cache;
+}
+
+int mc_scale_timing(mc *m, unsigned rcd_mult, unsigned wr_mult) {
+  const dram_timing *base = &m->cfg.dev->t;
+  if (!rcd_mult || !wr_mult) return -1;
+  const uint64_t rcd = (uint64_t)base->RCD * rcd_mult, wr = (uint64_t)base->WR * wr_mult,
+                 rpd = (uint64_t)base->RP_DIRTY * wr_mult;
+  if (rcd > UINT32_MAX || wr > UINT32_MAX || rpd > UINT32_MAX) return -1;
+  /* Every constraint is folded into an earliest cycle when its command issues
+   * (issue_act/issue_col/issue_pre read m->t), so the new values apply to the
+   * commands issued from now on; the cached next event may now be wrong. */
+  m->t.RCD = (uint32_t)rcd;
+  m->t.WR = (uint32_t)wr;
+  m->t.RP_DIRTY = (uint32_t)rpd;
+  m->next_valid = 0;
+  return 0;
 }
 
 uint32_t mc_rq_occupancy(const mc *m) { return m->rq_n; }

@@ -22,6 +22,12 @@
  *    one row + one column command per cycle with dual_cmd_bus), and all-bank
  *    refresh every tREFI blocking the rank for tRFC (open banks are
  *    precharged first).
+ *  - Row-buffer write-back (NVM): a PRE of a dirty row buffer holds the bank
+ *    for tRP_DIRTY instead of tRP when the preset sets it, and precharges that
+ *    write the cell array (every DRAM PRE, dirty NVM PREs) are spaced tRRD_PRE
+ *    apart per rank (dram.h). Clean and dirty precharges are counted apart.
+ *  - Runtime throttling (HMS Sec. III-E): mc_scale_timing() multiplies tRCD and
+ *    the write-recovery times for the commands issued afterwards.
  *
  * Time and events
  *  - Time is in memory command-clock cycles. The engine never ticks: the caller
@@ -126,6 +132,7 @@ typedef struct mc_rank_ {
   uint64_t act_ok, rd_ok, wr_ok;
   uint64_t faw[4];
   uint64_t ref_due;
+  uint64_t wpre_ok;                /* earliest array-writing PRE (tRRD_PRE) */
   uint32_t faw_n, faw_i, nopen;
   uint8_t ref_pending;
 } mc_rank_;
@@ -157,6 +164,7 @@ typedef struct mc {
   uint64_t next_cache;
   uint32_t rq_n, wq_n, drain_extra;
   uint8_t write_mode, forced_drain, next_valid, refresh_on;
+  uint8_t pre_writes_all;         /* DRAM: every PRE restores the row (counts for tRRD_PRE) */
   mc_done_fn done;
   void *done_ctx;
   mc_cmd_fn cmd_log;
@@ -193,6 +201,16 @@ void mc_advance(mc *m, uint64_t now);
 /* Earliest cycle >= the last cycle used at which mc_advance can do something,
  * or MC_NEVER when the engine is idle for good (empty and no refresh). */
 uint64_t mc_next_event(mc *m);
+
+/* Scale timing for commands issued from now on (HMS Sec. III-E SCM power
+ * throttling: "the timing parameters for SCM activation (tRCD) and/or write
+ * recovery (tWR) are doubled"). tRCD becomes rcd_mult x the preset's tRCD;
+ * tWR and tRP_DIRTY (the array write, wherever the preset puts it) become
+ * wr_mult x the preset's. Always relative to the preset, so (1, 1) restores
+ * it. Constraints already implied by issued commands keep their old values.
+ * Returns 0, or -1 (nothing changed) when a multiplier is 0 or a scaled value
+ * would not fit in 32 bits. */
+int mc_scale_timing(mc *m, unsigned rcd_mult, unsigned wr_mult);
 
 /* Queue occupancy (atoms waiting for their column command). */
 uint32_t mc_rq_occupancy(const mc *m);

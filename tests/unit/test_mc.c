@@ -138,7 +138,8 @@ static void presets_valid(void **state) {
   }
   assert_null(dram_at(dram_count()));
   assert_null(dram_find("ddr9"));
-  assert_string_equal(dram_names(), "hbm2, gddr5_gtx480");
+  /* the first rows are the pinned baselines; technology rows follow (test_dram_presets.c) */
+  assert_int_equal(strncmp(dram_names(), "hbm2, gddr5_gtx480, ", 20), 0);
 
   const dram_preset *h = dram_find("hbm2");
   assert_int_equal(h->atom_bytes, 32);
