@@ -51,6 +51,8 @@ static const char *const k_rule_names[TCHECK_NRULES] = {
     [TCHECK_WR] = "tWR",
     [TCHECK_RTW] = "tRTW",
     [TCHECK_RFC] = "tRFC",
+    [TCHECK_RP_DIRTY] = "tRP_DIRTY",
+    [TCHECK_RRD_PRE] = "tRRD_PRE",
     [TCHECK_DATA_BUS] = "data bus",
     [TCHECK_REFI] = "refresh interval (9 x tREFI)",
 };
@@ -104,17 +106,20 @@ int tcheck_init(tcheck *c, const dram_preset *dev, uint32_t ranks, char *err, si
   for (uint32_t b = 0; b < ranks * c->banks_per_rank; ++b) {
     tcheck_bank_ *B = &c->banks[b];
     B->act = B->pre = B->rd = B->wr = NEVER_;
+    B->rcd = dev->t.RCD;
+    B->rp_need = dev->t.RP;
   }
   for (uint32_t g = 0; g < c->ngroups; ++g) c->groups[g].act = c->groups[g].rd = c->groups[g].wr = NEVER_;
   for (uint32_t r = 0; r < ranks; ++r) {
     tcheck_rank_ *R = &c->rk[r];
-    R->act = R->rd = R->wr = R->pre = R->ref = NEVER_;
+    R->act = R->rd = R->wr = R->pre = R->ref = R->wpre = NEVER_;
     R->ref_base = 0;
     for (int i = 0; i < 4; ++i) R->faw[i] = NEVER_;
   }
   c->last_cmd = c->last_row_cmd = c->last_col_cmd = NEVER_;
   c->bus_end = NEVER_;
   c->refresh = 1;
+  c->pre_writes_all = (uint8_t)(dev->tech == DRAM_TECH_DRAM);
   update_deadline(c);
   return 0;
 #undef FAIL
@@ -125,9 +130,16 @@ void tcheck_expect_refresh(tcheck *c, int on) {
   update_deadline(c);
 }
 
-void tcheck_set_timing(tcheck *c, const dram_timing *t) {
-  c->t = *t;
-  update_deadline(c);
+int tcheck_scale(tcheck *c, unsigned rcd_mult, unsigned wr_mult) {
+  const dram_timing *base = &c->dev->t;
+  if (!rcd_mult || !wr_mult) return -1;
+  const uint64_t rcd = (uint64_t)base->RCD * rcd_mult, wr = (uint64_t)base->WR * wr_mult,
+                 rpd = (uint64_t)base->RP_DIRTY * wr_mult;
+  if (rcd > UINT32_MAX || wr > UINT32_MAX || rpd > UINT32_MAX) return -1;
+  c->t.RCD = (uint32_t)rcd;
+  c->t.WR = (uint32_t)wr;
+  c->t.RP_DIRTY = (uint32_t)rpd;
+  return 0;
 }
 
 /* ----------------------------------------------------------- violations */
@@ -202,7 +214,10 @@ static void do_act(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, 
     violation(c, k, TCHECK_ACT_OPEN, "%s: row %llu is open (ACT to row %llu)", tcheck_rule_name(TCHECK_ACT_OPEN),
               (unsigned long long)B->row, (unsigned long long)row);
   if (t->RC) spacing(c, k, TCHECK_RC, "ACT -> ACT same bank", B->act, MC_CMD_ACT, t->RC);
-  spacing(c, k, TCHECK_RP, "PRE -> ACT same bank", B->pre, MC_CMD_PRE, t->RP);
+  if (B->pre_dirty && t->RP_DIRTY)
+    spacing(c, k, TCHECK_RP_DIRTY, "dirty PRE -> ACT same bank", B->pre, MC_CMD_PRE, B->rp_need);
+  else
+    spacing(c, k, TCHECK_RP, "PRE -> ACT same bank", B->pre, MC_CMD_PRE, B->rp_need);
   spacing(c, k, TCHECK_RFC, "REF -> ACT same rank", R->ref, MC_CMD_REF, t->RFC);
   spacing(c, k, TCHECK_RRD_L, "ACT -> ACT same bank group", G->act, MC_CMD_ACT, t->RRD_L);
   spacing(c, k, TCHECK_RRD_S, "ACT -> ACT same rank", R->act, MC_CMD_ACT, t->RRD_S);
@@ -210,7 +225,9 @@ static void do_act(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, 
   if (t->FAW) spacing(c, k, TCHECK_FAW, "fifth ACT in a window, same rank", R->faw[R->faw_i], MC_CMD_ACT, t->FAW);
   if (!B->open) R->nopen++;
   B->open = 1;
+  B->dirty = 0;
   B->row = row;
+  B->rcd = t->RCD;
   B->act = G->act = R->act = k->cycle;
   B->rd = B->wr = NEVER_; /* column history of the new row */
   R->faw[R->faw_i] = k->cycle;
@@ -225,12 +242,23 @@ static void do_pre(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_rank_ *R) {
   }
   spacing(c, k, TCHECK_RAS, "ACT -> PRE same bank", B->act, MC_CMD_ACT, t->RAS);
   spacing(c, k, TCHECK_RTP, "RD -> PRE same bank", B->rd, MC_CMD_RD, t->RTP);
-  spacing(c, k, TCHECK_WR, "WR -> PRE same bank: CWL + tBURST + tWR", B->wr, MC_CMD_WR,
-          (int64_t)t->CWL + t->BURST + t->WR);
+  spacing(c, k, TCHECK_WR, "WR -> PRE same bank: CWL + tBURST + tWR", B->wr, MC_CMD_WR, B->wr_need);
+  if (t->RRD_PRE && (B->dirty || c->pre_writes_all)) {
+    spacing(c, k, TCHECK_RRD_PRE, "array-writing PRE -> array-writing PRE same rank", R->wpre, MC_CMD_PRE,
+            t->RRD_PRE);
+    R->wpre = k->cycle;
+  }
+  B->pre_dirty = B->dirty;
+  B->rp_need = B->dirty && t->RP_DIRTY ? t->RP_DIRTY : t->RP;
   B->open = 0;
+  B->dirty = 0;
   R->nopen--;
   B->pre = k->cycle;
-  if (k->cycle > R->pre) R->pre = k->cycle;
+  if (R->pre == NEVER_ || k->cycle + B->rp_need > R->pre + R->pre_need) {
+    R->pre = k->cycle;
+    R->pre_need = B->rp_need;
+    R->pre_dirty = B->pre_dirty && t->RP_DIRTY;
+  }
 }
 
 static void do_col(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, tcheck_rank_ *R, uint64_t row,
@@ -241,7 +269,7 @@ static void do_col(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, 
   else if (B->row != row)
     violation(c, k, TCHECK_COL_ROW, "%s: row %llu, open row %llu", tcheck_rule_name(TCHECK_COL_ROW),
               (unsigned long long)row, (unsigned long long)B->row);
-  spacing(c, k, TCHECK_RCD, "ACT -> RD/WR same bank", B->act, MC_CMD_ACT, t->RCD);
+  spacing(c, k, TCHECK_RCD, "ACT -> RD/WR same bank", B->act, MC_CMD_ACT, B->rcd);
   int64_t start;
   if (rd) {
     spacing(c, k, TCHECK_CCD_L, "RD -> RD same bank group", G->rd, MC_CMD_RD, t->CCD_L);
@@ -258,6 +286,8 @@ static void do_col(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, 
     spacing(c, k, TCHECK_RTW, "RD -> WR same rank", R->rd, MC_CMD_RD, t->RTW);
     start = k->cycle + t->CWL;
     B->wr = G->wr = R->wr = k->cycle;
+    B->wr_need = (int64_t)t->CWL + t->BURST + t->WR;
+    B->dirty = 1;
   }
   if (c->bus_end != NEVER_ && start < c->bus_end)
     violation(c, k, TCHECK_DATA_BUS, "%s: burst starts at cycle %lld, the previous burst ends at cycle %lld",
@@ -270,7 +300,10 @@ static void do_ref(tcheck *c, const cur_ *k, tcheck_rank_ *R) {
   const dram_timing *t = &c->t;
   if (t->REFI == 0) violation(c, k, TCHECK_REF_NONE, "%s", tcheck_rule_name(TCHECK_REF_NONE));
   if (R->nopen) violation(c, k, TCHECK_REF_OPEN, "%s: %u bank(s) open", tcheck_rule_name(TCHECK_REF_OPEN), R->nopen);
-  spacing(c, k, TCHECK_RP, "PRE -> REF same rank", R->pre, MC_CMD_PRE, t->RP);
+  if (R->pre_dirty)
+    spacing(c, k, TCHECK_RP_DIRTY, "dirty PRE -> REF same rank", R->pre, MC_CMD_PRE, R->pre_need);
+  else
+    spacing(c, k, TCHECK_RP, "PRE -> REF same rank", R->pre, MC_CMD_PRE, R->pre_need);
   if (t->RC) spacing(c, k, TCHECK_RC, "ACT -> REF same rank", R->act, MC_CMD_ACT, t->RC);
   spacing(c, k, TCHECK_RFC, "REF -> REF same rank", R->ref, MC_CMD_REF, t->RFC);
   R->ref = R->ref_base = k->cycle;

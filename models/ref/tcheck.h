@@ -9,12 +9,17 @@
  * "next-allowed" times (mc.c). docs/timing_checker.md has the rule table.
  *
  * Rules (spacing in command-clock cycles, "c" = the new command's cycle)
- *   ACT  bank closed; tRP after the bank's PRE; tRC after the bank's ACT;
+ *   ACT  bank closed; tRP after the bank's PRE (tRP_DIRTY instead when that
+ *        PRE closed a row buffer holding written data and the preset sets
+ *        tRP_DIRTY: the NVM array write); tRC after the bank's ACT;
  *        tRRD_L after an ACT in the same bank group; tRRD_S after an ACT in
  *        the rank; tFAW after the fourth-last ACT of the rank; tRFC after the
  *        rank's REF.
  *   PRE  tRAS after the bank's ACT; tRTP after a RD to the bank; CWL + tBURST
- *        + tWR after a WR to the bank. PRE of a closed bank is allowed as a
+ *        + tWR after a WR to the bank; tRRD_PRE after the rank's previous
+ *        array-writing PRE, if this one writes the array (every PRE of a DRAM
+ *        device, a PRE of a written row buffer on an NVM device; dram.h).
+ *        PRE of a closed bank is allowed as a
  *        no-op (JEDEC: "treated as a NOP" for an idle bank): it changes no
  *        state, is checked only for the command bus and is counted in
  *        `pre_idle` (the Strata engine never issues one; its tests assert 0).
@@ -25,7 +30,8 @@
  *   WR   bank open on the same row; tRCD; tCCD_L / tCCD_S after a WR in the
  *        same bank group / the rank; tRTW after a RD in the rank; data bus free
  *        at c + CWL.
- *   REF  all banks of the rank closed; tRP after the rank's last PRE; tRC after
+ *   REF  all banks of the rank closed; tRP (or tRP_DIRTY, as for ACT) after
+ *        every PRE of the rank; tRC after
  *        its last ACT; tRFC after its previous REF; only on devices with
  *        tREFI > 0.
  *   all  one command per cycle on the command bus (one row command -- ACT,
@@ -38,10 +44,11 @@
  * Data-bus rule: bursts never overlap; there is no rank-to-rank switch gap
  * (the engine models none either).
  *
- * Timing scaling: the checker checks against its own copy of the preset's
- * dram_timing. tcheck_set_timing replaces it (for a controller that derates
- * or scales timings at run time); each rule uses the timing in force when the
- * NEW command is checked.
+ * Timing scaling: tcheck_scale mirrors mc_scale_timing (HMS Sec. III-E SCM
+ * throttling): tRCD, tWR and tRP_DIRTY become multiples of the preset's. As
+ * in the engine, a scaled value applies to the constraints started by
+ * commands issued after the call (tRCD from the ACT, tWR from the WR,
+ * tRP_DIRTY from the PRE); the checker records the value with the command.
  *
  * Memory: tcheck_init allocates the per-bank, per-group and per-rank arrays;
  * nothing is allocated afterwards. No printing, no globals.
@@ -72,6 +79,8 @@ typedef enum tcheck_rule {
   TCHECK_RCD, TCHECK_RP, TCHECK_RAS, TCHECK_RC,
   TCHECK_CCD_S, TCHECK_CCD_L, TCHECK_RRD_S, TCHECK_RRD_L, TCHECK_FAW,
   TCHECK_WTR_S, TCHECK_WTR_L, TCHECK_RTP, TCHECK_WR, TCHECK_RTW, TCHECK_RFC,
+  TCHECK_RP_DIRTY,     /* PRE of a written row buffer -> ACT/REF (NVM array write) */
+  TCHECK_RRD_PRE,      /* array-writing PRE -> array-writing PRE, rank */
   TCHECK_DATA_BUS,     /* data burst overlapping the previous one */
   TCHECK_REFI,         /* a rank went longer than 9 x tREFI without REF */
   TCHECK_NRULES
@@ -84,14 +93,21 @@ const char *tcheck_rule_name(tcheck_rule r);
  * cycles; TCHECK_NEVER_ marks "no such command yet". */
 typedef struct tcheck_bank_ {
   int64_t act, pre, rd, wr;
+  int64_t wr_need;         /* WR -> PRE spacing in force at the last WR (CWL + tBURST + tWR) */
   uint64_t row;
-  uint8_t open;
+  uint32_t rcd;            /* tRCD in force at the last ACT */
+  uint32_t rp_need;        /* tRP or tRP_DIRTY in force at the last PRE */
+  uint8_t open, dirty;     /* dirty: a WR since the ACT */
+  uint8_t pre_dirty;       /* the last PRE closed a written row buffer */
 } tcheck_bank_;
 typedef struct tcheck_group_ {
   int64_t act, rd, wr;
 } tcheck_group_;
 typedef struct tcheck_rank_ {
-  int64_t act, rd, wr, pre, ref;
+  int64_t act, rd, wr, ref;
+  int64_t wpre;            /* last array-writing PRE (tRRD_PRE) */
+  int64_t pre, pre_need;   /* the PRE whose tRP / tRP_DIRTY ends last, and that spacing */
+  uint8_t pre_dirty;       /* ... and whether it was a dirty one */
   int64_t ref_base;        /* last REF, or 0: start of the refresh interval */
   int64_t faw[4];          /* last four ACTs, ring */
   uint32_t faw_i, nopen;
@@ -99,7 +115,7 @@ typedef struct tcheck_rank_ {
 
 typedef struct tcheck {
   const dram_preset *dev;
-  dram_timing t;           /* timing in force (preset's, or tcheck_set_timing) */
+  dram_timing t;           /* timing in force (the preset's, scaled by tcheck_scale) */
   uint32_t ranks, banks_per_rank, ngroups;
   tcheck_bank_ *banks;
   tcheck_group_ *groups;
@@ -107,6 +123,7 @@ typedef struct tcheck {
   int64_t last_cmd, last_row_cmd, last_col_cmd, bus_end;
   int64_t ref_deadline;    /* min over ranks of ref_base + 9 tREFI (INT64_MAX: off) */
   uint8_t refresh;         /* 1: refresh-interval rule checked */
+  uint8_t pre_writes_all;  /* DRAM: every PRE writes the array (tRRD_PRE) */
   /* counters */
   uint64_t checked;        /* commands checked */
   uint64_t cmds[5];        /* per mc_cmd */
@@ -155,10 +172,12 @@ uint64_t tcheck_checked(const tcheck *c);
 /* Refresh-interval rule on (1) or off (0), e.g. off when the controller runs
  * without refresh. Ignored (off) for devices with tREFI = 0. */
 void tcheck_expect_refresh(tcheck *c, int on);
-/* Replace the timing in force (e.g. a controller scaling its timings; call it
- * with the same values at the same point of the command stream as the
- * controller). Counters and history are kept. */
-void tcheck_set_timing(tcheck *c, const dram_timing *t);
+/* Mirror of mc_scale_timing: tRCD = rcd_mult x the preset's, tWR and
+ * tRP_DIRTY = wr_mult x the preset's, for constraints started by commands
+ * checked from now on. Call it at the same point of the command stream as the
+ * engine's call. Returns 0, or -1 (nothing changed) when a multiplier is 0 or
+ * a value would not fit in 32 bits. */
+int tcheck_scale(tcheck *c, unsigned rcd_mult, unsigned wr_mult);
 
 #ifdef __cplusplus
 }

@@ -47,6 +47,12 @@ static void X(uint64_t cyc, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t ban
 
 static uint32_t umax(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
+/* Geometry of the preset under test; FB/FG map a flat bank index of a rank
+ * to (bank group, bank). */
+static uint32_t NBG = 4, NBPG = 4;
+#define FG(k) ((uint32_t)(k) / NBPG)
+#define FB(k) ((uint32_t)(k) % NBPG)
+
 /* A copy of preset p whose rules can each be violated alone (see the file
  * comment). Still a valid preset (dram_validate). */
 static dram_preset spread(const dram_preset *p) {
@@ -64,7 +70,8 @@ static dram_preset spread(const dram_preset *p) {
   t->RAS = umax(t->RAS, t->RCD + 2);
   if (t->RCD + t->CWL + t->BURST + t->WR < t->RAS + 1) t->WR = t->RAS + 1 - t->RCD - t->CWL - t->BURST;
   t->RC = t->RAS + t->RP + 5;
-  if (!t->REFI) t->RFC = 100, t->REFI = 4000; /* refresh rules need a refreshing device */
+  t->RP_DIRTY = umax(t->RP_DIRTY, t->RP + 3);
+  t->RRD_PRE = umax(t->RRD_PRE, 3);
   char err[256];
   if (dram_validate(&d, err, sizeof err) != 0) fail_msg("spread(%s): %s", p->name, err);
   return d;
@@ -79,7 +86,9 @@ typedef struct scen {
   tcheck_rule rule;
   unsigned ranks;
   void (*run)(const dram_timing *t, int dual, int64_t dl);
+  int needs; /* NEED_* below: skipped on presets without it */
 } scen;
+enum { NEED_REF = 1, NEED_2BG = 2, NEED_2BPG = 4 }; /* refresh (not NVM), >= 2 bank groups, >= 2 banks per group */
 
 static void s_rcd(const dram_timing *t, int dual, int64_t dl) {
   (void)dual;
@@ -121,8 +130,8 @@ static void s_rrd_s(const dram_timing *t, int dual, int64_t dl) {
 }
 static void s_faw(const dram_timing *t, int dual, int64_t dl) {
   (void)dual;
-  for (uint32_t i = 0; i < 4; ++i) ACT(i * t->RRD_L, 0, 0, i, 1); /* four banks of bank group 0, tRRD_L apart */
-  ACT(t->FAW + dl, 0, 1, 0, 1);
+  for (uint32_t i = 0; i < 4; ++i) ACT(i * t->RRD_L, 0, FG(i), FB(i), 1); /* four banks, tRRD_L apart */
+  ACT(t->FAW + dl, 0, FG(4), FB(4), 1);
 }
 static void s_ccd_l(const dram_timing *t, int dual, int64_t dl) {
   (void)dual;
@@ -213,6 +222,36 @@ static void s_rc_ref(const dram_timing *t, int dual, int64_t dl) {
   PRE(t->RAS, 0, 0, 0);
   REF(t->RC + dl, 0);
 }
+/* A written row buffer is precharged: the next ACT / REF waits tRP_DIRTY. */
+static int64_t dirty_pre(const dram_timing *t) {
+  ACT(0, 0, 0, 0, 1);
+  WR(t->RCD, 0, 0, 0, 1);
+  int64_t p = t->RCD + t->CWL + t->BURST + t->WR;
+  if (p < t->RC) p = t->RC;
+  PRE(p, 0, 0, 0);
+  return p;
+}
+static void s_rp_dirty(const dram_timing *t, int dual, int64_t dl) {
+  (void)dual;
+  ACT(dirty_pre(t) + t->RP_DIRTY + dl, 0, 0, 0, 2);
+}
+static void s_rp_dirty_ref(const dram_timing *t, int dual, int64_t dl) {
+  (void)dual;
+  REF(dirty_pre(t) + t->RP_DIRTY + dl, 0);
+}
+/* Two precharges of written row buffers (array writes on DRAM and NVM). */
+static void s_rrd_pre(const dram_timing *t, int dual, int64_t dl) {
+  (void)dual;
+  ACT(0, 0, 0, 0, 1);
+  ACT(t->RRD_L, 0, FG(1), FB(1), 1);
+  const int64_t w0 = t->RRD_L + t->RCD, w1 = w0 + t->CCD_L;
+  WR(w0, 0, 0, 0, 1);
+  WR(w1, 0, FG(1), FB(1), 1);
+  int64_t p = w1 + t->CWL + t->BURST + t->WR;
+  if (p < t->RRD_L + t->RAS) p = t->RRD_L + t->RAS;
+  PRE(p, 0, 0, 0);
+  PRE(p + t->RRD_PRE + dl, 0, FG(1), FB(1));
+}
 /* Two ranks: a WR of rank 1 whose burst would start before rank 0's read
  * burst ends (no rank-scoped rule applies across ranks). */
 static void s_data_bus(const dram_timing *t, int dual, int64_t dl) {
@@ -231,22 +270,36 @@ static void s_cmd_bus(const dram_timing *t, int dual, int64_t dl) {
   const int64_t c = t->RCD + 1;
   WR(c, 0, 0, 0, 1);
   if (dual) RD(c + 1 + dl, 1, 0, 0, 1);
-  else ACT(c + 1 + dl, 1, 1, 0, 1);
+  else ACT(c + 1 + dl, 1, FG(1), FB(1), 1);
 }
 
 static const scen k_scen[] = {
-    {"tRCD (RD)", TCHECK_RCD, 1, s_rcd},         {"tRCD (WR)", TCHECK_RCD, 1, s_rcd_wr},
-    {"tRAS", TCHECK_RAS, 1, s_ras},              {"tRP", TCHECK_RP, 1, s_rp},
-    {"tRC", TCHECK_RC, 1, s_rc},                 {"tRRD_L", TCHECK_RRD_L, 1, s_rrd_l},
-    {"tRRD_S", TCHECK_RRD_S, 1, s_rrd_s},        {"tFAW", TCHECK_FAW, 1, s_faw},
-    {"tCCD_L (RD)", TCHECK_CCD_L, 1, s_ccd_l},   {"tCCD_L (WR)", TCHECK_CCD_L, 1, s_ccd_l_wr},
-    {"tCCD_S (RD)", TCHECK_CCD_S, 1, s_ccd_s},   {"tCCD_S (WR)", TCHECK_CCD_S, 1, s_ccd_s_wr},
-    {"tWTR_L", TCHECK_WTR_L, 1, s_wtr_l},        {"tWTR_S", TCHECK_WTR_S, 1, s_wtr_s},
-    {"tRTW", TCHECK_RTW, 1, s_rtw},              {"tRTP", TCHECK_RTP, 1, s_rtp},
-    {"tWR", TCHECK_WR, 1, s_wr},                 {"tRFC (ACT)", TCHECK_RFC, 1, s_rfc_act},
-    {"tRFC (REF)", TCHECK_RFC, 1, s_rfc_ref},    {"tRP (REF)", TCHECK_RP, 1, s_rp_ref},
-    {"tRC (REF)", TCHECK_RC, 1, s_rc_ref},       {"data bus", TCHECK_DATA_BUS, 2, s_data_bus},
-    {"command bus", TCHECK_CMD_BUS, 2, s_cmd_bus},
+    {"tRCD (RD)", TCHECK_RCD, 1, s_rcd, 0},
+    {"tRCD (WR)", TCHECK_RCD, 1, s_rcd_wr, 0},
+    {"tRAS", TCHECK_RAS, 1, s_ras, 0},
+    {"tRP", TCHECK_RP, 1, s_rp, 0},
+    {"tRC", TCHECK_RC, 1, s_rc, 0},
+    {"tRRD_L", TCHECK_RRD_L, 1, s_rrd_l, NEED_2BPG},
+    {"tRRD_S", TCHECK_RRD_S, 1, s_rrd_s, NEED_2BG},
+    {"tFAW", TCHECK_FAW, 1, s_faw, 0},
+    {"tCCD_L (RD)", TCHECK_CCD_L, 1, s_ccd_l, NEED_2BPG},
+    {"tCCD_L (WR)", TCHECK_CCD_L, 1, s_ccd_l_wr, NEED_2BPG},
+    {"tCCD_S (RD)", TCHECK_CCD_S, 1, s_ccd_s, NEED_2BG},
+    {"tCCD_S (WR)", TCHECK_CCD_S, 1, s_ccd_s_wr, NEED_2BG},
+    {"tWTR_L", TCHECK_WTR_L, 1, s_wtr_l, NEED_2BPG},
+    {"tWTR_S", TCHECK_WTR_S, 1, s_wtr_s, NEED_2BG},
+    {"tRTW", TCHECK_RTW, 1, s_rtw, 0},
+    {"tRTP", TCHECK_RTP, 1, s_rtp, 0},
+    {"tWR", TCHECK_WR, 1, s_wr, 0},
+    {"tRFC (ACT)", TCHECK_RFC, 1, s_rfc_act, NEED_REF},
+    {"tRFC (REF)", TCHECK_RFC, 1, s_rfc_ref, NEED_REF},
+    {"tRP (REF)", TCHECK_RP, 1, s_rp_ref, NEED_REF},
+    {"tRC (REF)", TCHECK_RC, 1, s_rc_ref, NEED_REF},
+    {"data bus", TCHECK_DATA_BUS, 2, s_data_bus, 0},
+    {"command bus", TCHECK_CMD_BUS, 2, s_cmd_bus, 0},
+    {"tRP_DIRTY", TCHECK_RP_DIRTY, 1, s_rp_dirty, 0},
+    {"tRP_DIRTY (REF)", TCHECK_RP_DIRTY, 1, s_rp_dirty_ref, NEED_REF},
+    {"tRRD_PRE", TCHECK_RRD_PRE, 1, s_rrd_pre, 0},
 };
 
 static void each_rule_at_limit(void **state) {
@@ -254,8 +307,13 @@ static void each_rule_at_limit(void **state) {
   unsigned cases = 0;
   for (size_t pi = 0; pi < dram_count(); ++pi) {
     const dram_preset d = spread(dram_at(pi));
+    NBG = d.bankgroups;
+    NBPG = d.banks_per_group;
     for (size_t s = 0; s < sizeof k_scen / sizeof k_scen[0]; ++s) {
       const scen *S = &k_scen[s];
+      if (((S->needs & NEED_REF) && !d.t.REFI) || ((S->needs & NEED_2BG) && NBG < 2) ||
+          ((S->needs & NEED_2BPG) && NBPG < 2))
+        continue;
       /* exactly at the limit: legal */
       tc_init(&d, S->ranks);
       S->run(&d.t, d.dual_cmd_bus, 0);
@@ -422,21 +480,41 @@ static void refresh_interval(void **state) {
   tcheck_free(&C);
 }
 
-/* tcheck_set_timing: rules use the timing in force for the new command. */
-static void timing_replacement(void **state) {
+/* tcheck_scale (mirror of mc_scale_timing): a scaled value applies to the
+ * constraints started by commands issued after the call. */
+static void timing_scaling(void **state) {
   (void)state;
-  const dram_preset *h = dram_find("hbm2");
-  dram_timing slow = h->t;
-  slow.RCD += 6;
-  tc_init(h, 1);
-  ACT(0, 0, 0, 0, 1);
-  RD(14, 0, 0, 0, 1);
-  tcheck_set_timing(&C, &slow);
-  ACT(100, 0, 1, 0, 1);
-  RD(119, 0, 1, 0, 1);
-  assert_int_equal(tcheck_first_rule(&C), TCHECK_RCD);
-  tcheck_set_timing(&C, &h->t);
+  dram_preset h = *dram_find("hbm2");
+  h.t.RP_DIRTY = 20;
+  for (int64_t dl = -1; dl <= 0; ++dl) {
+    tc_init(&h, 1);
+    ACT(0, 0, 0, 0, 1);
+    assert_int_equal(tcheck_scale(&C, 2, 3), 0);
+    RD(14, 0, 0, 0, 1);       /* tRCD of the ACT before the call: 14 */
+    ACT(100, 0, 1, 0, 1);
+    RD(100 + 28 + dl, 0, 1, 0, 1); /* tRCD 2 x 14 */
+    assert_int_equal(tcheck_ok(&C), dl == 0);
+    if (dl) assert_int_equal(tcheck_first_rule(&C), TCHECK_RCD);
+    tcheck_free(&C);
+    tc_init(&h, 1);
+    ACT(0, 0, 0, 0, 1);
+    WR(14, 0, 0, 0, 1);
+    assert_int_equal(tcheck_scale(&C, 1, 3), 0);
+    WR(16, 0, 0, 0, 1);
+    PRE(16 + 8 + 1 + 48 + dl, 0, 0, 0); /* CWL + tBURST + 3 x tWR 16 after the last WR */
+    ACT(16 + 8 + 1 + 48 + 60 + 1, 0, 0, 0, 2); /* dirty: 3 x tRP_DIRTY 20 */
+    assert_int_equal(tcheck_ok(&C), dl == 0);
+    if (dl) assert_int_equal(tcheck_first_rule(&C), TCHECK_WR);
+    tcheck_free(&C);
+  }
+  tc_init(&h, 1);
+  assert_int_equal(tcheck_scale(&C, 0, 1), -1);
+  assert_int_equal(tcheck_scale(&C, 1, 0x80000000u), -1);
+  assert_int_equal(C.t.WR, 16);
+  assert_int_equal(tcheck_scale(&C, 2, 2), 0);
+  assert_int_equal(tcheck_scale(&C, 1, 1), 0);
   assert_int_equal(C.t.RCD, 14);
+  assert_int_equal(C.t.RP_DIRTY, 20);
   tcheck_free(&C);
 }
 
@@ -463,6 +541,10 @@ typedef struct traffic {
   unsigned wr_pct;    /* percentage of writes */
   uint64_t seed;
   int stop_on_violation;
+  /* timing scaling (mc_scale_timing / tcheck_scale) at cycle scale_at (0 = none), back to 1 x at unscale_at */
+  uint64_t scale_at, unscale_at;
+  unsigned rcd_mult, wr_mult;
+  int scale_engine, scale_checker;
 } traffic;
 
 /* Random traffic on an engine running `eng` with the checker on `truth`.
@@ -487,8 +569,15 @@ static uint64_t run_traffic(const dram_preset *eng, const dram_preset *truth, co
   n_done = 0;
   uint64_t seed = tr->seed, now = 0;
   unsigned submitted = 0;
+  int scaled = 0;
   while (n_done < tr->want) {
     if (tr->stop_on_violation && !tcheck_ok(&C)) break;
+    if (tr->scale_at && scaled < 2 && now >= (scaled ? tr->unscale_at : tr->scale_at)) {
+      const unsigned rm = scaled ? 1 : tr->rcd_mult, wm = scaled ? 1 : tr->wr_mult;
+      if (tr->scale_engine) assert_int_equal(mc_scale_timing(&M, rm, wm), 0);
+      if (tr->scale_checker) assert_int_equal(tcheck_scale(&C, rm, wm), 0);
+      scaled++;
+    }
     if (submitted < tr->want && (lcg(&seed) & 3) != 0) {
       const int w = lcg(&seed) % 100 < tr->wr_pct;
       const unsigned n = 1 + (unsigned)(lcg(&seed) % 4);
@@ -523,6 +612,10 @@ static void engine_random_all_presets(void **state) {
       for (int open = 0; open <= 1; ++open) {
         traffic tr = {.ranks = ranks, .open_page = open, .refresh = 1, .rows = 8, .want = 4000, .wr_pct = 33,
                       .seed = 1000 + pi * 31 + ranks * 7 + (unsigned)open, .stop_on_violation = 0};
+        if (ranks == 2) { /* SCM-style throttling mid-run, mirrored in the checker */
+          tr.scale_at = 3000, tr.unscale_at = 9000, tr.rcd_mult = 2, tr.wr_mult = 2;
+          tr.scale_engine = tr.scale_checker = 1;
+        }
         run_traffic(d, d, &tr);
         if (!tcheck_ok(&C))
           fail_msg("%s, %u rank(s), %s page: %s", d->name, ranks, open ? "open" : "closed", tcheck_error(&C));
@@ -552,6 +645,7 @@ typedef struct broken {
   void (*truth)(dram_preset *);  /* optional: the true device differs from the base (NULL: base) */
   void (*engine)(dram_preset *); /* the engine's wrong copy */
   int refresh_off;        /* engine runs without refresh */
+  unsigned rcd_mult, wr_mult; /* != 0: the device is throttled (checker scaled), the engine forgot */
 } broken;
 
 static void e_rcd(dram_preset *d) { d->t.RCD -= 4; }
@@ -571,29 +665,39 @@ static void e_rtw(dram_preset *d) { d->t.RTW = 1; }
 static void e_rfc(dram_preset *d) { d->t.RFC /= 3; }
 static void e_refi(dram_preset *d) { d->t.REFI *= 10; }
 static void e_dual(dram_preset *d) { d->dual_cmd_bus = 1; }
+static void t_rp_dirty(dram_preset *d) { d->t.RP_DIRTY = d->t.RP + 30; }
+static void t_rrd_pre(dram_preset *d) { d->t.RRD_PRE = 20; }
+static void e_rp_dirty(dram_preset *d) { d->t.RP_DIRTY = 0; }
+static void e_rrd_pre(dram_preset *d) { d->t.RRD_PRE /= 3; }
 
 static const broken k_broken[] = {
-    {"tRCD shrunk", "hbm2", TCHECK_RCD, NULL, e_rcd, 0},
-    {"tRP shrunk", "hbm2", TCHECK_RP, NULL, e_rp, 0},
-    {"tRAS shrunk", "hbm2", TCHECK_RAS, NULL, e_ras, 0},
-    {"tRC shorter than the device's", "hbm2", TCHECK_RC, t_rc, NULL, 0},
-    {"tCCD_S shorter than the device's", "hbm2", TCHECK_CCD_S, t_ccd_s, NULL, 0},
-    {"tCCD_L shrunk", "hbm2", TCHECK_CCD_L, NULL, e_ccd_l, 0},
-    {"tRRD_S shrunk", "hbm2", TCHECK_RRD_S, NULL, e_rrd_s, 0},
-    {"tRRD_L shrunk", "hbm2", TCHECK_RRD_L, NULL, e_rrd_l, 0},
-    {"tFAW not modelled", "hbm2", TCHECK_FAW, NULL, e_faw, 0},
-    {"tWTR_S shrunk", "hbm2", TCHECK_WTR_S, NULL, e_wtr_s, 0},
-    {"tWTR_L shrunk", "hbm2", TCHECK_WTR_L, NULL, e_wtr_l, 0},
-    {"tRTP shrunk", "hbm2", TCHECK_RTP, NULL, e_rtp, 0},
-    {"tWR shrunk", "hbm2", TCHECK_WR, NULL, e_wr, 0},
-    {"tRTW shrunk", "hbm2", TCHECK_RTW, NULL, e_rtw, 0},
-    {"tRFC shrunk", "hbm2", TCHECK_RFC, NULL, e_rfc, 0},
-    {"tREFI x 10", "hbm2", TCHECK_REFI, NULL, e_refi, 0},
-    {"refresh off", "hbm2", TCHECK_REFI, NULL, NULL, 1},
-    {"gddr5: tRCD shrunk", "gddr5_gtx480", TCHECK_RCD, NULL, e_rcd, 0},
-    {"gddr5: tCCD_L shrunk", "gddr5_gtx480", TCHECK_CCD_L, NULL, e_ccd_l, 0},
-    {"gddr5: tWTR_S shrunk", "gddr5_gtx480", TCHECK_WTR_S, NULL, e_wtr_s, 0},
-    {"gddr5: dual command bus", "gddr5_gtx480", TCHECK_CMD_BUS, NULL, e_dual, 0},
+    {"tRCD shrunk", "hbm2", TCHECK_RCD, NULL, e_rcd, 0, 0, 0},
+    {"tRP shrunk", "hbm2", TCHECK_RP, NULL, e_rp, 0, 0, 0},
+    {"tRAS shrunk", "hbm2", TCHECK_RAS, NULL, e_ras, 0, 0, 0},
+    {"tRC shorter than the device's", "hbm2", TCHECK_RC, t_rc, NULL, 0, 0, 0},
+    {"tCCD_S shorter than the device's", "hbm2", TCHECK_CCD_S, t_ccd_s, NULL, 0, 0, 0},
+    {"tCCD_L shrunk", "hbm2", TCHECK_CCD_L, NULL, e_ccd_l, 0, 0, 0},
+    {"tRRD_S shrunk", "hbm2", TCHECK_RRD_S, NULL, e_rrd_s, 0, 0, 0},
+    {"tRRD_L shrunk", "hbm2", TCHECK_RRD_L, NULL, e_rrd_l, 0, 0, 0},
+    {"tFAW not modelled", "hbm2", TCHECK_FAW, NULL, e_faw, 0, 0, 0},
+    {"tWTR_S shrunk", "hbm2", TCHECK_WTR_S, NULL, e_wtr_s, 0, 0, 0},
+    {"tWTR_L shrunk", "hbm2", TCHECK_WTR_L, NULL, e_wtr_l, 0, 0, 0},
+    {"tRTP shrunk", "hbm2", TCHECK_RTP, NULL, e_rtp, 0, 0, 0},
+    {"tWR shrunk", "hbm2", TCHECK_WR, NULL, e_wr, 0, 0, 0},
+    {"tRTW shrunk", "hbm2", TCHECK_RTW, NULL, e_rtw, 0, 0, 0},
+    {"tRFC shrunk", "hbm2", TCHECK_RFC, NULL, e_rfc, 0, 0, 0},
+    {"tREFI x 10", "hbm2", TCHECK_REFI, NULL, e_refi, 0, 0, 0},
+    {"refresh off", "hbm2", TCHECK_REFI, NULL, NULL, 1, 0, 0},
+    {"gddr5: tRCD shrunk", "gddr5_gtx480", TCHECK_RCD, NULL, e_rcd, 0, 0, 0},
+    {"gddr5: tCCD_L shrunk", "gddr5_gtx480", TCHECK_CCD_L, NULL, e_ccd_l, 0, 0, 0},
+    {"gddr5: tWTR_S shrunk", "gddr5_gtx480", TCHECK_WTR_S, NULL, e_wtr_s, 0, 0, 0},
+    {"gddr5: dual command bus", "gddr5_gtx480", TCHECK_CMD_BUS, NULL, e_dual, 0, 0, 0},
+    {"tRP_DIRTY ignored", "hbm2", TCHECK_RP_DIRTY, t_rp_dirty, NULL, 0, 0, 0},
+    {"tRRD_PRE ignored", "hbm2", TCHECK_RRD_PRE, t_rrd_pre, NULL, 0, 0, 0},
+    {"pcm_flrb: tRP_DIRTY ignored", "pcm_flrb", TCHECK_RP_DIRTY, NULL, e_rp_dirty, 0, 0, 0},
+    {"pcm_flrb: tRRD_PRE shrunk", "pcm_flrb", TCHECK_RRD_PRE, NULL, e_rrd_pre, 0, 0, 0},
+    {"throttle x2 tRCD forgotten", "hbm2", TCHECK_RCD, NULL, NULL, 0, 2, 1},
+    {"throttle x4 tWR forgotten", "scm_slc", TCHECK_WR, NULL, NULL, 0, 1, 4},
 };
 
 static void broken_engine_caught(void **state) {
@@ -601,7 +705,10 @@ static void broken_engine_caught(void **state) {
   for (size_t i = 0; i < sizeof k_broken / sizeof k_broken[0]; ++i) {
     const broken *B = &k_broken[i];
     const dram_preset *base = dram_find(B->base);
-    assert_non_null(base);
+    if (!base) { /* presets come and go; the hbm2-based cases always run */
+      printf("  %-34s skipped: no preset %s\n", B->what, B->base);
+      continue;
+    }
     dram_preset truth = *base, eng = *base;
     if (B->truth) B->truth(&truth);
     if (B->engine) B->engine(&eng);
@@ -617,6 +724,10 @@ static void broken_engine_caught(void **state) {
     mc_free(&M);
     /* the broken one is caught, with the rule of the broken parameter */
     tr.refresh = !B->refresh_off;
+    if (B->rcd_mult) {
+      tr.scale_at = 500, tr.unscale_at = UINT64_MAX, tr.rcd_mult = B->rcd_mult, tr.wr_mult = B->wr_mult;
+      tr.scale_checker = 1;
+    }
     run_traffic(&eng, &truth, &tr);
     if (tcheck_ok(&C)) fail_msg("%s: not caught (%llu commands checked)", B->what,
                                 (unsigned long long)tcheck_checked(&C));
@@ -634,7 +745,7 @@ int main(void) {
       cmocka_unit_test(message_format),
       cmocka_unit_test(state_rules),
       cmocka_unit_test(refresh_interval),
-      cmocka_unit_test(timing_replacement),
+      cmocka_unit_test(timing_scaling),
       cmocka_unit_test(engine_random_all_presets),
       cmocka_unit_test(broken_engine_caught),
   };
