@@ -90,11 +90,20 @@ class MemCtrl : public sc_core::sc_module {
     log_fn_ = fn;
     log_ctx_ = ctx;
   }
+  // Run-time timing scaling (SCM throttling, HMS Sec. III-E): mc_scale_timing
+  // on the engine and the same tcheck_scale on the timing checker, so the
+  // checker follows the throttled device. Returns false (nothing changed) on
+  // invalid multipliers.
+  bool scale_timing(unsigned rcd_mult, unsigned wr_mult) {
+    if (mc_scale_timing(&mc_, rcd_mult, wr_mult) != 0) return false;
+    if (tc_on_) tcheck_scale(&tc_, rcd_mult, wr_mult);
+    return true;
+  }
   // The built-in timing checker (nullptr when McCfg::timing_check is off).
   const tcheck* timing_checker() const { return tc_on_ ? &tc_ : nullptr; }
-  // End-of-run timing check at the current time (refresh interval of a
-  // controller that went idle): brings the idle engine's refreshes up to date
-  // first. Exits with status 3 on a violation, like a violating command.
+  // End of run: brings an idle engine's refreshes up to the current time
+  // (also with the checker off), then the end-of-run timing check (refresh
+  // interval). Exits with status 3 on a violation, like a violating command.
   void finish_timing_check();
   uint64_t read_latency_ps_sum() const { return lat_ps_sum_; }
 
