@@ -54,6 +54,10 @@ void mc_free(mc *m) {
   free(m->ranks);
   free(m->live);
   free(m->floor);
+  free(m->c_own);
+  free(m->c_seq);
+  free(m->c_floor);
+  free(m->c_kind);
   for (int q = 0; q < 2; ++q) {
     free(m->ring[q].t);
     free(m->ring[q].parent);
@@ -96,14 +100,19 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
   m->nwords = (m->nbanks + 63) / 64;
   m->live = calloc(m->nwords, sizeof *m->live);
   m->ngroups = cfg->ranks * d->bankgroups;
-  m->floor = calloc(2 * (size_t)m->ngroups, sizeof *m->floor);
+  m->floor = calloc(2 * (size_t)m->ngroups + 1 + cfg->ranks, sizeof *m->floor);
+  m->c_own = calloc(m->nbanks, sizeof *m->c_own);
+  m->c_seq = calloc(m->nbanks, sizeof *m->c_seq);
+  m->c_floor = calloc(m->nbanks, sizeof *m->c_floor);
+  m->c_kind = calloc(m->nbanks, sizeof *m->c_kind);
   for (int q = 0; q < 2; ++q) {
     m->ring[q].cap = ringcap;
     m->ring[q].t = calloc(ringcap, sizeof *m->ring[q].t);
     m->ring[q].parent = calloc(ringcap, sizeof *m->ring[q].parent);
     if (!m->ring[q].t || !m->ring[q].parent) FAIL("mc: out of memory");
   }
-  if (!m->atoms || !m->parents || !m->banks || !m->groups || !m->ranks || !m->live || !m->floor)
+  if (!m->atoms || !m->parents || !m->banks || !m->groups || !m->ranks || !m->live || !m->floor || !m->c_own ||
+      !m->c_seq || !m->c_floor || !m->c_kind)
     FAIL("mc: out of memory");
   for (uint32_t i = 0; i < m->natoms; ++i) m->atoms[i].next = i + 1 < m->natoms ? i + 1 : NIL;
   m->atom_free = 0;
@@ -161,6 +170,7 @@ static void occ_touch(mc *m, uint64_t now) {
 static inline void stale_bank(mc *m, mc_bank_ *B) {
   const uint32_t b = (uint32_t)(B - m->banks);
   B->stale = 1;
+  m->cand_valid = 0;
   m->live[b >> 6] |= 1ull << (b & 63);
 }
 
@@ -222,6 +232,14 @@ static void update_mode(mc *m) {
   }
 }
 
+/* 1 when update_mode() would change anything now (conservative: a forced
+ * drain that would continue for write row hits counts as a change). */
+static int mode_change_pending(const mc *m) {
+  if (!m->write_mode) return m->wq_n >= m->cfg.wq_high || (m->rq_n == 0 && m->wq_n > 0);
+  if (m->wq_n >= m->cfg.wq_high && !m->forced_drain) return 1;
+  return m->wq_n == 0 || (m->rq_n > 0 && (!m->forced_drain || m->wq_n <= m->cfg.wq_low));
+}
+
 static int queue_has_row(const mc *m, const mc_bank_ *B, int q, uint64_t row) {
   for (uint32_t i = B->head[q]; i != NIL; i = m->atoms[i].next)
     if (m->atoms[i].row == row) return 1;
@@ -234,9 +252,17 @@ static void compute_cand_(mc *m, mc_bank_ *B);
  * one leaves the live set until it is marked stale again. */
 static void compute_cand(mc *m, mc_bank_ *B) {
   compute_cand_(m, B);
-  if (B->cand == C_NONE) {
-    const uint32_t b = (uint32_t)(B - m->banks);
-    m->live[b >> 6] &= ~(1ull << (b & 63));
+  const uint32_t b = (uint32_t)(B - m->banks);
+  m->c_kind[b] = B->cand;
+  m->c_seq[b] = B->cand_seq;
+  switch (B->cand) {
+    case C_ACT: m->c_own[b] = B->act_ok; m->c_floor[b] = B->gi; break;
+    case C_COL: m->c_own[b] = B->col_ok; m->c_floor[b] = m->ngroups + B->gi; break;
+    case C_PRE: /* a PRE that writes the array also waits for the rank's tRRD_PRE */
+      m->c_own[b] = B->pre_ok;
+      m->c_floor[b] = 2 * m->ngroups + (m->t.RRD_PRE && (B->dirty || m->pre_writes_all) ? 1 + B->rank : 0);
+      break;
+    default: m->live[b >> 6] &= ~(1ull << (b & 63)); break;
   }
 }
 
@@ -284,33 +310,46 @@ static void compute_cand_(mc *m, mc_bank_ *B) {
  * slot; a column command of the current mode the group's and rank's
  * tCCD/tWTR/tRTW, a column-command slot and the data bus (its burst starts CL
  * or CWL after the command). The bank's own term is added in scan(). */
-static void group_floors(mc *m) {
-  const uint32_t ng = m->cfg.dev->bankgroups;
+static inline uint64_t rank_act_floor(const mc *m, const mc_rank_ *R) {
+  uint64_t ra = max64(R->act_ok, m->row_bus_ok);
+  if (m->t.FAW && R->faw_n == 4) ra = max64(ra, R->faw[R->faw_i] + m->t.FAW);
+  return ra;
+}
+static inline uint64_t rank_col_floor(const mc *m, const mc_rank_ *R) {
   const uint64_t lat = m->write_mode ? m->t.CWL : m->t.CL;
   const uint64_t colfloor = max64(m->col_bus_ok, m->bus_free > lat ? m->bus_free - lat : 0);
+  return max64(m->write_mode ? R->wr_ok : R->rd_ok, colfloor);
+}
+
+static void group_floors(mc *m) {
+  const uint32_t ng = m->cfg.dev->bankgroups;
   for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
     const mc_rank_ *R = &m->ranks[r];
-    uint64_t ra = max64(R->act_ok, m->row_bus_ok);
-    if (m->t.FAW && R->faw_n == 4) ra = max64(ra, R->faw[R->faw_i] + m->t.FAW);
-    const uint64_t rc = max64(m->write_mode ? R->wr_ok : R->rd_ok, colfloor);
+    const uint64_t ra = rank_act_floor(m, R), rc = rank_col_floor(m, R);
     for (uint32_t g = r * ng; g < (r + 1) * ng; ++g) {
       const mc_group_ *G = &m->groups[g];
       m->floor[g] = max64(G->act_ok, ra);
       m->floor[m->ngroups + g] = max64(m->write_mode ? G->wr_ok : G->rd_ok, rc);
     }
   }
+  m->floor[2 * m->ngroups] = m->row_bus_ok;  /* PRE */
+  for (uint32_t r = 0; r < m->cfg.ranks; ++r)  /* PRE writing the array (tRRD_PRE) */
+    m->floor[2 * m->ngroups + 1 + r] = max64(m->row_bus_ok, m->ranks[r].wpre_ok);
 }
 
-/* Earliest cycle at which the bank's candidate is legal (floors current). */
-static inline uint64_t cand_earliest(const mc *m, const mc_bank_ *B) {
+/* Earliest cycle of one bank's candidate, floors computed for its group only
+ * (same terms as group_floors + the bank's own term). */
+static uint64_t bank_earliest(const mc *m, const mc_bank_ *B) {
+  const mc_rank_ *R = &m->ranks[B->rank];
+  const mc_group_ *G = &m->groups[B->gi];
   switch (B->cand) {
-    case C_ACT: return max64(B->act_ok, m->floor[B->gi]);
+    case C_ACT: return max64(B->act_ok, max64(G->act_ok, rank_act_floor(m, R)));
     case C_PRE: {
       const uint64_t e = max64(B->pre_ok, m->row_bus_ok);
-      if (m->t.RRD_PRE && (B->dirty || m->pre_writes_all)) return max64(e, m->ranks[B->rank].wpre_ok);
+      if (m->t.RRD_PRE && (B->dirty || m->pre_writes_all)) return max64(e, R->wpre_ok);
       return e;
     }
-    case C_COL: return max64(B->col_ok, m->floor[m->ngroups + B->gi]);
+    case C_COL: return max64(B->col_ok, max64(m->write_mode ? G->wr_ok : G->rd_ok, rank_col_floor(m, R)));
     default: return MC_NEVER;
   }
 }
@@ -322,25 +361,29 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
   uint32_t bc = NIL, br = NIL;
   uint64_t col_seq = UINT64_MAX, row_seq = UINT64_MAX, emin = MC_NEVER;
   group_floors(m);
+  const uint64_t *own = m->c_own, *seq = m->c_seq, *fl = m->floor;
+  const uint32_t *fi = m->c_floor;
+  const uint8_t *kind = m->c_kind;
   for (uint32_t w = 0; w < m->nwords; ++w)
     for (uint64_t bits = m->live[w]; bits; bits &= bits - 1) {
       const uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits);
-      mc_bank_ *B = &m->banks[b];
-      if (B->stale) {
-        compute_cand(m, B);
-        if (B->cand == C_NONE) continue;
+      if (m->banks[b].stale) {
+        compute_cand(m, &m->banks[b]);
+        if (kind[b] == C_NONE) continue;
       }
-      const uint64_t e = cand_earliest(m, B);
+      const uint64_t e = max64(own[b], fl[fi[b]]);
       emin = min64(emin, e);
       if (e > now) continue;
-      if (B->cand == C_COL) {
-        if (bc == NIL || B->cand_seq < col_seq) bc = b, col_seq = B->cand_seq;
-      } else if (br == NIL || B->cand_seq < row_seq) {
-        br = b, row_seq = B->cand_seq;
+      if (kind[b] == C_COL) {
+        if (seq[b] < col_seq) bc = b, col_seq = seq[b];
+      } else if (seq[b] < row_seq || br == NIL) {
+        br = b, row_seq = seq[b];
       }
     }
   *best_col = bc == NIL ? NULL : &m->banks[bc];
   *best_row = br == NIL ? NULL : &m->banks[br];
+  m->cand_emin = emin;  /* exact until the next state change (stale_bank) */
+  m->cand_valid = 1;
   return emin;
 }
 
@@ -503,7 +546,8 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
   if (now < m->now) now = m->now;
   occ_touch(m, now);
   m->now = now;
-  m->next_valid = 0;
+  const int was_valid = m->next_valid, emin_valid = m->cand_valid;
+  const uint64_t old_emin = m->cand_emin;
   const uint32_t p = m->parent_free;
   mc_parent_ *P = &m->parents[p];
   m->parent_free = P->remaining;
@@ -529,6 +573,26 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
     stale_bank(m, B);
   }
   if (q) m->wq_n += n; else m->rq_n += n;
+  /* Keep the cached next event when this submission cannot change the
+   * read/write mode: only the touched banks' candidates changed, so the next
+   * event is at most the earliest of theirs (an early estimate is harmless:
+   * mc_advance then simply finds nothing to do). cand_emin stays a lower
+   * bound the same way. */
+  if (was_valid && !mode_change_pending(m)) {
+    uint64_t e = MC_NEVER;
+    for (unsigned i = 0; i < n; ++i) {
+      mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
+      if (B->stale) compute_cand(m, B);
+      e = min64(e, bank_earliest(m, B));
+    }
+    m->next_cache = max64(min64(m->next_cache, e), now);
+    if (emin_valid) {
+      m->cand_emin = min64(old_emin, e);
+      m->cand_valid = 1;
+    }
+  } else {
+    m->next_valid = 0;
+  }
   return 0;
 }
 
@@ -590,12 +654,36 @@ void mc_advance(mc *m, uint64_t now) {
         }
       if (done_ref) continue;
     }
+    if (m->cand_valid && m->cand_emin > now) {
+      /* Nothing changed since a pass that found every candidate in the
+       * future (e.g. this wake-up only completes requests): no pass needed. */
+      m->next_cache = next_from(m, m->cand_emin);
+      m->next_valid = 1;
+      break;
+    }
     mc_bank_ *best_col, *best_row;
     const uint64_t future = scan(m, now, &best_col, &best_row);
-    if (best_col) issue_col(m, best_col, now);
-    else if (best_row && best_row->cand == C_ACT) issue_act(m, best_row, now);
-    else if (best_row) issue_pre(m, best_row, now, best_row->conflict);
-    else {
+    if (best_col) {
+      issue_col(m, best_col, now);
+      /* Dual command bus: the row command this pass chose is still legal and
+       * still the oldest one unless the column command changed the mode or
+       * gave its own bank a row command that is legal now; then issue it
+       * without another pass. */
+      if (best_row && m->cfg.dev->dual_cmd_bus) {
+        const uint8_t wm = m->write_mode;
+        update_mode(m);
+        compute_cand(m, best_col);
+        if (m->write_mode == wm && !(best_col->cand != C_COL && best_col->cand != C_NONE &&
+                                     bank_earliest(m, best_col) <= now)) {
+          if (best_row->cand == C_ACT) issue_act(m, best_row, now);
+          else issue_pre(m, best_row, now, best_row->conflict);
+        }
+      }
+    } else if (best_row && best_row->cand == C_ACT) {
+      issue_act(m, best_row, now);
+    } else if (best_row) {
+      issue_pre(m, best_row, now, best_row->conflict);
+    } else {
       /* Nothing legal now: this scan saw the final state, so the next event
        * is known without another pass (same terms as mc_next_event). */
       m->next_cache = next_from(m, future);

@@ -155,15 +155,23 @@ typedef struct mc {
   mc_rank_ *ranks;
   mc_ring_ ring[2]; /* completions in order: [0] reads, [1] writes */
   uint64_t *live;   /* bit b: bank b is stale or has a candidate (the banks a scan visits) */
-  uint64_t *floor;  /* per-pass floors: [0,ng) ACT per bank group, [ng,2ng) column command per bank group */
+  uint64_t *floor;  /* per-pass floors: [0,ng) ACT per bank group, [ng,2ng) column command per bank group,
+                     [2ng] PRE, [2ng+1+r] PRE writing the array in rank r (tRRD_PRE) */
+  /* Per-bank copy of the candidate for the scheduling pass (contiguous, so a
+   * pass over the banks touches a few small arrays): its kind, FR-FCFS
+   * priority, the bank's own earliest cycle for it, and the floor it needs. */
+  uint64_t *c_own, *c_seq;
+  uint32_t *c_floor;
+  uint8_t *c_kind;
   uint32_t nwords;  /* words in live */
   uint32_t ngroups; /* ranks x bank groups */
   uint64_t now, seq, occ_t;
   uint64_t bus_free;              /* end of the last data burst */
   uint64_t row_bus_ok, col_bus_ok;
   uint64_t next_cache;
+  uint64_t cand_emin;             /* lower bound of every candidate's earliest cycle (valid with cand_valid) */
   uint32_t rq_n, wq_n, drain_extra;
-  uint8_t write_mode, forced_drain, next_valid, refresh_on;
+  uint8_t write_mode, forced_drain, next_valid, refresh_on, cand_valid;
   uint8_t pre_writes_all;         /* DRAM: every PRE restores the row (counts for tRRD_PRE) */
   mc_done_fn done;
   void *done_ctx;
