@@ -58,6 +58,7 @@ void mc_free(mc *m) {
   free(m->c_seq);
   free(m->c_floor);
   free(m->c_kind);
+  free(m->stale_w);
   for (int q = 0; q < 2; ++q) {
     free(m->ring[q].t);
     free(m->ring[q].parent);
@@ -105,6 +106,7 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
   m->c_seq = calloc(m->nbanks, sizeof *m->c_seq);
   m->c_floor = calloc(m->nbanks, sizeof *m->c_floor);
   m->c_kind = calloc(m->nbanks, sizeof *m->c_kind);
+  m->stale_w = calloc(m->nwords, sizeof *m->stale_w);
   for (int q = 0; q < 2; ++q) {
     m->ring[q].cap = ringcap;
     m->ring[q].t = calloc(ringcap, sizeof *m->ring[q].t);
@@ -112,7 +114,7 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     if (!m->ring[q].t || !m->ring[q].parent) FAIL("mc: out of memory");
   }
   if (!m->atoms || !m->parents || !m->banks || !m->groups || !m->ranks || !m->live || !m->floor || !m->c_own ||
-      !m->c_seq || !m->c_floor || !m->c_kind)
+      !m->c_seq || !m->c_floor || !m->c_kind || !m->stale_w)
     FAIL("mc: out of memory");
   for (uint32_t i = 0; i < m->natoms; ++i) m->atoms[i].next = i + 1 < m->natoms ? i + 1 : NIL;
   m->atom_free = 0;
@@ -128,7 +130,9 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     B->gi = (uint32_t)B->rank * d->bankgroups + B->bg;
     B->stale = 1;
     m->live[b >> 6] |= 1ull << (b & 63);
+    m->stale_w[b >> 6] |= 1ull << (b & 63);
   }
+
   m->refresh_on = (uint8_t)(cfg->refresh && m->t.REFI > 0);
   m->pre_writes_all = (uint8_t)(d->tech == DRAM_TECH_DRAM);
   for (uint32_t r = 0; r < cfg->ranks; ++r)  /* ranks staggered across one tREFI */
@@ -170,11 +174,13 @@ static void occ_touch(mc *m, uint64_t now) {
 static inline void stale_bank(mc *m, mc_bank_ *B) {
   const uint32_t b = (uint32_t)(B - m->banks);
   B->stale = 1;
+  m->stale_w[b >> 6] |= 1ull << (b & 63);
   m->cand_valid = 0;
   m->live[b >> 6] |= 1ull << (b & 63);
 }
 
 static void stale_all(mc *m) {
+  m->floors_valid = 0; /* called on read/write mode switches: the column floors change */
   for (uint32_t b = 0; b < m->nbanks; ++b) stale_bank(m, &m->banks[b]);
 }
 
@@ -253,6 +259,7 @@ static void compute_cand_(mc *m, mc_bank_ *B);
 static void compute_cand(mc *m, mc_bank_ *B) {
   compute_cand_(m, B);
   const uint32_t b = (uint32_t)(B - m->banks);
+  m->stale_w[b >> 6] &= ~(1ull << (b & 63));
   m->c_kind[b] = B->cand;
   m->c_seq[b] = B->cand_seq;
   switch (B->cand) {
@@ -262,7 +269,7 @@ static void compute_cand(mc *m, mc_bank_ *B) {
       m->c_own[b] = B->pre_ok;
       m->c_floor[b] = 2 * m->ngroups + (m->t.RRD_PRE && (B->dirty || m->pre_writes_all) ? 1 + B->rank : 0);
       break;
-    default: m->live[b >> 6] &= ~(1ull << (b & 63)); break;
+    default: m->live[b >> 6] &= ~(1ull << (b & 63)); m->c_own[b] = MC_NEVER; m->c_floor[b] = 0; break;
   }
 }
 
@@ -322,6 +329,8 @@ static inline uint64_t rank_col_floor(const mc *m, const mc_rank_ *R) {
 }
 
 static void group_floors(mc *m) {
+  if (m->floors_valid) return;
+  m->floors_valid = 1;
   const uint32_t ng = m->cfg.dev->bankgroups;
   for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
     const mc_rank_ *R = &m->ranks[r];
@@ -360,26 +369,37 @@ static uint64_t bank_earliest(const mc *m, const mc_bank_ *B) {
 static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_row) {
   uint32_t bc = NIL, br = NIL;
   uint64_t col_seq = UINT64_MAX, row_seq = UINT64_MAX, emin = MC_NEVER;
+  /* candidates of the banks whose queue or state changed (a bank left
+   * without one leaves the live set) */
+  for (uint32_t w = 0; w < m->nwords; ++w)
+    for (uint64_t bits = m->stale_w[w]; bits; bits &= bits - 1)
+      compute_cand(m, &m->banks[w * 64 + (uint32_t)__builtin_ctzll(bits)]);
   group_floors(m);
   const uint64_t *own = m->c_own, *seq = m->c_seq, *fl = m->floor;
   const uint32_t *fi = m->c_floor;
   const uint8_t *kind = m->c_kind;
-  for (uint32_t w = 0; w < m->nwords; ++w)
-    for (uint64_t bits = m->live[w]; bits; bits &= bits - 1) {
-      const uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits);
-      if (m->banks[b].stale) {
-        compute_cand(m, &m->banks[b]);
-        if (kind[b] == C_NONE) continue;
+#define SCAN_BANK_(b)                                                 \
+  do {                                                                \
+    const uint64_t e = max64(own[b], fl[fi[b]]);                      \
+    emin = min64(emin, e);                                            \
+    if (e <= now) {                                                   \
+      if (kind[b] == C_COL) {                                         \
+        if (seq[b] < col_seq) bc = b, col_seq = seq[b];               \
+      } else if (seq[b] < row_seq || br == NIL) {                     \
+        br = b, row_seq = seq[b];                                     \
+      }                                                               \
+    }                                                                 \
+  } while (0)
+  if (m->nbanks <= 64) { /* a bank without a candidate has own = MC_NEVER */
+    for (uint32_t b = 0; b < m->nbanks; ++b) SCAN_BANK_(b);
+  } else {
+    for (uint32_t w = 0; w < m->nwords; ++w)
+      for (uint64_t bits = m->live[w]; bits; bits &= bits - 1) {
+        const uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits);
+        SCAN_BANK_(b);
       }
-      const uint64_t e = max64(own[b], fl[fi[b]]);
-      emin = min64(emin, e);
-      if (e > now) continue;
-      if (kind[b] == C_COL) {
-        if (seq[b] < col_seq) bc = b, col_seq = seq[b];
-      } else if (seq[b] < row_seq || br == NIL) {
-        br = b, row_seq = seq[b];
-      }
-    }
+  }
+#undef SCAN_BANK_
   *best_col = bc == NIL ? NULL : &m->banks[bc];
   *best_row = br == NIL ? NULL : &m->banks[br];
   m->cand_emin = emin;  /* exact until the next state change (stale_bank) */
@@ -400,12 +420,16 @@ static inline void log_cmd(mc *m, uint64_t now, mc_cmd c, const mc_bank_ *B, uin
   if (m->cmd_log) m->cmd_log(m->cmd_ctx, now, c, B->rank, B->bg, B->ba, row, col);
 }
 
+/* Every command goes through one of these two, so they also mark the
+ * scheduling floors (rank, group and bus terms) for recomputation. */
 static inline void use_row_bus(mc *m, uint64_t now) {
+  m->floors_valid = 0;
   m->row_bus_ok = now + 1;
   if (!m->cfg.dev->dual_cmd_bus) m->col_bus_ok = now + 1;
 }
 
 static inline void use_col_bus(mc *m, uint64_t now) {
+  m->floors_valid = 0;
   m->col_bus_ok = now + 1;
   if (!m->cfg.dev->dual_cmd_bus) m->row_bus_ok = now + 1;
 }
@@ -663,6 +687,13 @@ void mc_advance(mc *m, uint64_t now) {
     }
     mc_bank_ *best_col, *best_row;
     const uint64_t future = scan(m, now, &best_col, &best_row);
+    if (!best_col && !best_row) {
+      /* Nothing legal now: this scan saw the final state, so the next event
+       * is known without another pass (same terms as mc_next_event). */
+      m->next_cache = next_from(m, future);
+      m->next_valid = 1;
+      break;
+    }
     if (best_col) {
       issue_col(m, best_col, now);
       /* Dual command bus: the row command this pass chose is still legal and
@@ -679,16 +710,10 @@ void mc_advance(mc *m, uint64_t now) {
           else issue_pre(m, best_row, now, best_row->conflict);
         }
       }
-    } else if (best_row && best_row->cand == C_ACT) {
+    } else if (best_row->cand == C_ACT) {
       issue_act(m, best_row, now);
-    } else if (best_row) {
-      issue_pre(m, best_row, now, best_row->conflict);
     } else {
-      /* Nothing legal now: this scan saw the final state, so the next event
-       * is known without another pass (same terms as mc_next_event). */
-      m->next_cache = next_from(m, future);
-      m->next_valid = 1;
-      break;
+      issue_pre(m, best_row, now, best_row->conflict);
     }
   }
 }
@@ -730,6 +755,8 @@ int mc_scale_timing(mc *m, unsigned rcd_mult, unsigned wr_mult) {
   m->t.WR = (uint32_t)wr;
   m->t.RP_DIRTY = (uint32_t)rpd;
   m->next_valid = 0;
+  m->cand_valid = 0;
+  m->floors_valid = 0;
   return 0;
 }
 

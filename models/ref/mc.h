@@ -163,6 +163,7 @@ typedef struct mc {
   uint64_t *c_own, *c_seq;
   uint32_t *c_floor;
   uint8_t *c_kind;
+  uint64_t *stale_w;  /* bit per bank: candidate to recompute */
   uint32_t nwords;  /* words in live */
   uint32_t ngroups; /* ranks x bank groups */
   uint64_t now, seq, occ_t;
@@ -173,6 +174,7 @@ typedef struct mc {
   uint32_t rq_n, wq_n, drain_extra;
   uint8_t write_mode, forced_drain, next_valid, refresh_on, cand_valid;
   uint8_t pre_writes_all;         /* DRAM: every PRE restores the row (counts for tRRD_PRE) */
+  uint8_t floors_valid;           /* floor[] matches the rank/group/bus state (cleared by every command and mode switch) */
   mc_done_fn done;
   void *done_ctx;
   mc_cmd_fn cmd_log;
