@@ -570,8 +570,14 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
   if (now < m->now) now = m->now;
   occ_touch(m, now);
   m->now = now;
-  const int was_valid = m->next_valid, emin_valid = m->cand_valid;
+  /* The cached next event stays exact if no touched bank's current
+   * candidate may be the one defining the earliest cycle (see below). */
+  int keep = m->next_valid && m->cand_valid;
   const uint64_t old_emin = m->cand_emin;
+  for (unsigned i = 0; i < n && keep; ++i) {
+    const mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
+    if (B->stale || (B->cand != C_NONE && bank_earliest(m, B) <= old_emin)) keep = 0;
+  }
   const uint32_t p = m->parent_free;
   mc_parent_ *P = &m->parents[p];
   m->parent_free = P->remaining;
@@ -598,11 +604,12 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
   }
   if (q) m->wq_n += n; else m->rq_n += n;
   /* Keep the cached next event when this submission cannot change the
-   * read/write mode: only the touched banks' candidates changed, so the next
-   * event is at most the earliest of theirs (an early estimate is harmless:
-   * mc_advance then simply finds nothing to do). cand_emin stays a lower
-   * bound the same way. */
-  if (was_valid && !mode_change_pending(m)) {
+   * read/write mode and none of the touched banks held the earliest
+   * candidate: the earliest cycle over the other banks is unchanged, so the
+   * new minimum is exactly min(old minimum, the touched banks' new
+   * candidates). The cache stays exact (never early), so callers see the same
+   * wake-ups as with a full pass. Otherwise the next query does the pass. */
+  if (keep && !mode_change_pending(m)) {
     uint64_t e = MC_NEVER;
     for (unsigned i = 0; i < n; ++i) {
       mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
@@ -610,10 +617,8 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
       e = min64(e, bank_earliest(m, B));
     }
     m->next_cache = max64(min64(m->next_cache, e), now);
-    if (emin_valid) {
-      m->cand_emin = min64(old_emin, e);
-      m->cand_valid = 1;
-    }
+    m->cand_emin = min64(old_emin, e);
+    m->cand_valid = 1;
   } else {
     m->next_valid = 0;
   }
