@@ -28,6 +28,7 @@ extern "C" {
 #include "addrmap.h"
 #include "dram.h"
 #include "mc.h"
+#include "tcheck.h"
 }
 
 namespace strata {
@@ -290,6 +291,8 @@ struct Player {
   const dram_preset* dev = nullptr;
   amap map{};
   std::vector<mc> mcs;
+  std::vector<tcheck> tcs;       // one command-timing checker per channel (mem.timing_check)
+  std::vector<uint64_t> next;    // per channel: mc_next_event, refreshed after each submit/advance
   std::vector<Slot> slots;
   uint32_t free_slot = 0;
   std::vector<uint64_t> lat_hist = std::vector<uint64_t>(kLatCycles, 0);
@@ -371,10 +374,20 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   if (std::min(mcfg.rq_size, mcfg.wq_size) < std::min<uint32_t>(max_atoms, (opt.request_bytes + dev->atom_bytes - 1) / dev->atom_bytes + 1))
     C.fail("mem.read_queue", "expected room for one request of --request-bytes");
   P.mcs.resize(nch);
+  const bool check = C.b("mem.timing_check");
+  const dram_preset* chk_dev = dev;
+  if (!C.s("mem.timing_check_device").empty()) chk_dev = dram_find(C.s("mem.timing_check_device").c_str());
+  if (check) P.tcs.resize(nch);
   for (unsigned c = 0; c < nch; ++c) {
     if (mc_init(&P.mcs[c], &mcfg, err, sizeof err) != 0) C.fail("mem.device", err);
     mc_set_done(&P.mcs[c], &Player::on_done, &P);
+    if (check) {
+      if (tcheck_init(&P.tcs[c], chk_dev, mcfg.ranks, err, sizeof err) != 0) C.fail("mem.timing_check_device", err);
+      tcheck_expect_refresh(&P.tcs[c], mcfg.refresh);
+      mc_set_cmd_log(&P.mcs[c], tcheck_cmd, &P.tcs[c]);
+    }
   }
+  P.next.assign(nch, MC_NEVER);
   size_t nslots = 0;
   for (unsigned c = 0; c < nch; ++c) nslots += P.mcs[c].nparents;
   P.slots.resize(nslots + 1);
@@ -445,13 +458,16 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
       sl.parts = sp.nparts;
       sl.write = req.write;
       ++P.inflight;
-      for (uint32_t i = 0; i < sp.nparts; ++i)
-        if (mc_submit(&P.mcs[sp.ch[i]], now, req.write, &sp.atoms[sp.first[i]], sp.count[i], s) != 0) {
+      for (uint32_t i = 0; i < sp.nparts; ++i) {
+        mc* m = &P.mcs[sp.ch[i]];
+        if (mc_submit(m, now, req.write, &sp.atoms[sp.first[i]], sp.count[i], s) != 0) {
           char h[24];
           std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req.addr));
           throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": address 0x" + h +
                             " is outside the device");
         }
+        P.next[sp.ch[i]] = mc_next_event(m);
+      }
       ++nreq;
       ++fed;
       req_bytes += req.bytes;
@@ -469,15 +485,29 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     //    the same cycle, which the engines then see in the same cycle too.
     for (;;) {
       const uint64_t fed = feed(now);
+      bool advanced = false;
       for (unsigned c = 0; c < nch; ++c)
-        if (mc_next_event(&P.mcs[c]) <= now) mc_advance(&P.mcs[c], now);
-      if (!fed) break;
+        if (P.next[c] <= now) {
+          mc_advance(&P.mcs[c], now);
+          P.next[c] = mc_next_event(&P.mcs[c]);
+          advanced = true;
+        }
+      if (!fed && !advanced) break;
     }
+    if (check)
+      for (unsigned c = 0; c < nch; ++c)
+        if (!tcheck_ok(&P.tcs[c])) {
+          std::fprintf(stderr, "strata: timing check failed: mem.ch%u (%s, checked against %s): %s\n", c, dev->name,
+                       chk_dev->name, tcheck_error(&P.tcs[c]));
+          for (auto& m : P.mcs) mc_free(&m);
+          for (auto& t : P.tcs) tcheck_free(&t);
+          return kExitCheckFailed;
+        }
     if (!have && P.inflight == 0) break;
     // 2. Next event: the engines' (a command becomes legal, a completion, a
     //    refresh) and the next timestamp. All of them lie after `now`.
     uint64_t next = MC_NEVER;
-    for (unsigned c = 0; c < nch; ++c) next = std::min(next, mc_next_event(&P.mcs[c]));
+    for (unsigned c = 0; c < nch; ++c) next = std::min(next, P.next[c]);
     if (have && req_cycle > now) next = std::min(next, req_cycle);
     if (next == MC_NEVER) throw ConfigError(opt.trace + ": the player stalled (no event left with requests pending)");
     now = std::max(next, now + 1);
@@ -500,6 +530,14 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     for (uint64_t e = mc_next_event(&P.mcs[c]); e <= end && e != MC_NEVER; e = mc_next_event(&P.mcs[c]))
       mc_advance(&P.mcs[c], e);
     cs[c].st = *mc_get_stats(&P.mcs[c], end);
+    if (check) {
+      tcheck_finish(&P.tcs[c], end);
+      if (!tcheck_ok(&P.tcs[c])) {
+        std::fprintf(stderr, "strata: timing check failed: mem.ch%u (%s): %s\n", c, dev->name,
+                     tcheck_error(&P.tcs[c]));
+        return kExitCheckFailed;
+      }
+    }
     mc_energy(&P.mcs[c], end, &cs[c].en);
   }
   auto sum = [&](uint64_t mc_stats::*f) {
@@ -543,6 +581,10 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   val("mem.activations", "ACT commands, all channels", Unit::Count, sum(&mc_stats::acts));
   val("mem.precharges", "PRE commands, all channels", Unit::Count, sum(&mc_stats::pres));
   val("mem.refreshes", "REF commands, all channels", Unit::Count, sum(&mc_stats::refs));
+  double checked = 0;
+  for (auto& t : P.tcs) checked += static_cast<double>(tcheck_checked(&t));
+  val("mem.timing_checked_commands", "commands checked by the timing checker (0 with mem.timing_check=false)",
+      Unit::Count, checked);
   val("mem.energy_j", "memory device energy, all channels", Unit::Joule, esum(&mc_energy_j::total));
   val("mem.energy_per_bit_pj", "device energy / bits transferred", Unit::Joule,
       atoms > 0 ? esum(&mc_energy_j::total) * 1e12 / ((rd_b + wr_b) * 8) : 0);
@@ -598,6 +640,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     std::printf("  output      %s/{stats.txt,stats.json}\n", opt.out_dir.c_str());
   }
   for (auto& m : P.mcs) mc_free(&m);
+  for (auto& t : P.tcs) tcheck_free(&t);
   return kExitOk;
 }
 

@@ -3,7 +3,8 @@
 
   memtrace_test.py CASE STRATA GEN WORKDIR [ARGS...]
 
-CASE is one of: external, formats, idle-latency, malformed, deterministic, bandwidth, random-rowhit.
+CASE is one of: external, formats, idle-latency, malformed, timing-violation, deterministic, bandwidth,
+random-rowhit.
 STRATA is the executable, GEN is tools/gen_memtrace.py, WORKDIR a scratch folder.
 """
 import json
@@ -49,6 +50,13 @@ def common_checks(s, where):
         fail(f"{where}: energy not > 0")
 
 
+def checked_all(s, where):
+    # the timing checker (mem.timing_check, on by default) saw every command the engines issued
+    cmds = s["mem.activations"] + s["mem.precharges"] + s["mem.reads"] + s["mem.writes"] + s["mem.refreshes"]
+    if s["mem.timing_checked_commands"] != cmds or cmds <= 0:
+        fail(f"{where}: timing checker saw {s['mem.timing_checked_commands']} commands, engines issued {cmds}")
+
+
 def no_host(s):
     return {k: v for k, v in s.items() if not k.startswith("host.")}
 
@@ -61,6 +69,7 @@ def main():
         # DRAMSys's example trace (1,876 lines, 768 reads, 1,108 writes, 64 B-aligned addresses).
         s = memtrace(strata, f"{work}/ext", ["--trace", EXTERNAL, *extra])
         common_checks(s, "example.stl")
+        checked_all(s, "example.stl")
         want = {"memtrace.requests": 1876, "memtrace.reads": 768, "memtrace.writes": 1108,
                 "mem.read_bytes": 768 * 64, "mem.write_bytes": 1108 * 64}
         for k, v in want.items():
@@ -128,6 +137,22 @@ def main():
         p = subprocess.run([strata, "memtrace", "--quiet"], capture_output=True, text=True)
         if p.returncode != 2 or "--trace FILE is required" not in p.stderr:
             fail(f"no trace: exit {p.returncode}, {p.stderr!r}")
+    elif case == "timing-violation":
+        # hbm2 schedules checked against gddr5 rules (same bank geometry, longer tCCD): exit 3, one line
+        gen(genpy, f"{work}/v.trc", "--pattern", "seq", "--count", "2000")
+        p = subprocess.run([strata, "memtrace", "--quiet", "--out", f"{work}/v", "--trace", f"{work}/v.trc",
+                            "--set", "mem.timing_check_device=gddr5_gtx480"], capture_output=True, text=True)
+        lines = p.stderr.strip().splitlines()
+        if p.returncode != 3 or len(lines) != 1 or not re.search(r"timing check failed: mem\.ch\d+ .*cycle \d+: ", lines[0]):
+            fail(f"timing violation: exit {p.returncode}, stderr {p.stderr!r}")
+        s = memtrace(strata, f"{work}/off", ["--trace", f"{work}/v.trc", "--set", "mem.timing_check=false"])
+        if s["mem.timing_checked_commands"] != 0:
+            fail("mem.timing_check=false still checked commands")
+        on = memtrace(strata, f"{work}/on", ["--trace", f"{work}/v.trc"])
+        checked_all(on, "seq")
+        if no_host({k: v for k, v in on.items() if k != "mem.timing_checked_commands"}) != \
+                no_host({k: v for k, v in s.items() if k != "mem.timing_checked_commands"}):
+            fail("the timing checker changed the results")
     elif case == "deterministic":
         gen(genpy, f"{work}/d.trc", "--pattern", "random", "--count", "20000", "--seed", "3")
         a = no_host(memtrace(strata, f"{work}/d1", ["--trace", f"{work}/d.trc"]))
@@ -140,6 +165,7 @@ def main():
         gen(genpy, f"{work}/seq.trc", "--pattern", "seq", "--count", "100000", "--read-frac", "1")
         s = memtrace(strata, f"{work}/seq", ["--trace", f"{work}/seq.trc", *extra[1:]])
         common_checks(s, "seq")
+        checked_all(s, "seq")
         if s["mem.bandwidth_gbps"] < frac * s["mem.peak_bandwidth_gbps"]:
             fail(f"streaming reads: {s['mem.bandwidth_gbps']:.1f} GB/s < {frac} x {s['mem.peak_bandwidth_gbps']}")
         print(f"streaming reads: {s['mem.bandwidth_gbps']:.1f} of {s['mem.peak_bandwidth_gbps']:.1f} GB/s")
