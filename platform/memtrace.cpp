@@ -351,13 +351,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   const dram_preset* dev = P.dev;
   const unsigned nch = static_cast<unsigned>(C.i("mem.channels"));
   char err[256];
-  if (amap_init(&P.map, C.s("addrmap.layout").c_str(), nch, static_cast<uint32_t>(C.i("mem.ranks")), dev->bankgroups,
-                dev->banks_per_group, dev->row_bytes, static_cast<uint32_t>(C.i("l2.banks")) / nch,
-                C.b("addrmap.hash") ? 1 : 0, err, sizeof err) != 0)
-    C.fail("addrmap.layout", err);
-  if (P.map.atom_bytes != dev->atom_bytes)
-    C.fail("addrmap.layout", "expected off:" + std::to_string(dev->atom_bytes) + " (bytes per column access of " +
-                                 C.s("mem.device") + "), got off:" + std::to_string(P.map.atom_bytes));
+  init_address_map(C, dev, &P.map);
   if (opt.request_bytes == 0 || opt.request_bytes > kMaxRequestBytes)
     throw ConfigError("--request-bytes: expected 1.." + std::to_string(kMaxRequestBytes) + ", got " +
                       std::to_string(opt.request_bytes));

@@ -178,6 +178,25 @@ struct Platform::Impl {
 Platform::Platform(const Config& cfg, const RunOptions& opt) : p_(new Impl(cfg, opt)) {}
 Platform::~Platform() = default;
 
+void init_address_map(const Config& C, const dram_preset* dev, amap* out) {
+  const unsigned nch = static_cast<unsigned>(C.i("mem.channels"));
+  const uint32_t ranks = static_cast<uint32_t>(C.i("mem.ranks"));
+  std::string layout = C.s("addrmap.layout");
+  char buf[256], err[256];
+  if (layout == "auto") {
+    if (amap_default_layout(buf, sizeof buf, dev->atom_bytes, dev->row_bytes, nch, ranks, dev->bankgroups,
+                            dev->banks_per_group) != 0)
+      C.fail("addrmap.layout", "cannot derive a layout for " + C.s("mem.device"));
+    layout = buf;
+  }
+  if (amap_init(out, layout.c_str(), nch, ranks, dev->bankgroups, dev->banks_per_group, dev->row_bytes,
+                static_cast<uint32_t>(C.i("l2.banks")) / nch, C.b("addrmap.hash") ? 1 : 0, err, sizeof err) != 0)
+    C.fail("addrmap.layout", err);
+  if (out->atom_bytes != dev->atom_bytes)
+    C.fail("addrmap.layout", "expected off:" + std::to_string(dev->atom_bytes) + " (bytes per column access of " +
+                                 C.s("mem.device") + "), got off:" + std::to_string(out->atom_bytes));
+}
+
 void Platform::build() {
   Impl& P = *p_;
   const Config& C = P.cfg;
@@ -188,14 +207,7 @@ void Platform::build() {
   if (!dev) C.fail("mem.device", std::string("expected one of ") + dram_names() + ", got '" + C.s("mem.device") + "'");
   const unsigned nch = static_cast<unsigned>(C.i("mem.channels"));
   const unsigned nbanks = static_cast<unsigned>(C.i("l2.banks"));
-  char err[256];
-  if (amap_init(&P.map, C.s("addrmap.layout").c_str(), nch, static_cast<uint32_t>(C.i("mem.ranks")),
-                dev->bankgroups, dev->banks_per_group, dev->row_bytes, nbanks / nch, C.b("addrmap.hash") ? 1 : 0,
-                err, sizeof err) != 0)
-    C.fail("addrmap.layout", err);
-  if (P.map.atom_bytes != dev->atom_bytes)
-    C.fail("addrmap.layout", "expected off:" + std::to_string(dev->atom_bytes) + " (bytes per column access of " +
-                                 C.s("mem.device") + "), got off:" + std::to_string(P.map.atom_bytes));
+  init_address_map(C, dev, &P.map);
 
   // Workload program (arrays, kernels, initial data into device + golden memory).
   const WorkloadInfo* wi = find_workload(C.s("workload.name"));

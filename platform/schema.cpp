@@ -64,7 +64,8 @@ static std::vector<KeySpec> build_schema() {
       {"mem.timing_check_device", T::String, "", 1, 0, {},
        "device preset the timing checker checks against (empty = mem.device; same bank geometry required)"},
       {"addrmap.layout", T::String, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 1, 0, {},
-       "address layout, least significant field first (models/ref/addrmap.h)"},
+       "address layout, least significant field first (models/ref/addrmap.h); \"auto\" derives one from the "
+       "device geometry (one 128 B line per channel chunk, channel, bank group, columns, bank, rank, row)"},
       {"addrmap.hash", T::Bool, "true", 1, 0, {}, "permute channel/bank-group/bank by low row bits"},
       {"workload.name", T::String, "stream", 1, 0, {}, "built-in workload (strata --list-workloads)"},
   };

@@ -178,6 +178,38 @@ int amap_init(amap *m, const char *layout, uint32_t channels, uint32_t ranks, ui
   return 0;
 }
 
+int amap_default_layout(char *buf, size_t len, uint32_t atom_bytes, uint32_t row_bytes, uint32_t channels,
+                        uint32_t ranks, uint32_t bankgroups, uint32_t banks_per_group) {
+  if (!buf || !len || !atom_bytes || !row_bytes || row_bytes % atom_bytes || !channels || !ranks || !bankgroups ||
+      !banks_per_group)
+    return -1;
+  const uint32_t cols = row_bytes / atom_bytes;
+  uint32_t low = atom_bytes >= 128 ? 1 : 128 / atom_bytes; /* columns of one 128 B line */
+  while (low > 1 && cols % low) low /= 2;
+  const uint32_t high = cols / low;
+  int n = snprintf(buf, len, "off:%u", atom_bytes);
+  size_t used = n > 0 ? (size_t)n : len;
+#define ADD_(name, count)                                                          \
+  do {                                                                             \
+    if ((count) > 1 && used < len) {                                               \
+      n = snprintf(buf + used, len - used, " %s:%u", name, (unsigned)(count));     \
+      used += n > 0 ? (size_t)n : len;                                             \
+    }                                                                              \
+  } while (0)
+  ADD_("col", low);
+  ADD_("ch", channels);
+  ADD_("bg", bankgroups);
+  ADD_("col", high);
+  ADD_("ba", banks_per_group);
+  ADD_("ra", ranks);
+#undef ADD_
+  if (used < len) {
+    n = snprintf(buf + used, len - used, " row");
+    used += n > 0 ? (size_t)n : len;
+  }
+  return used < len ? 0 : -1;
+}
+
 int amap_add_region(amap *m, uint64_t base, uint64_t size, unsigned mem) {
   if (m->nregions == AMAP_MAX_REGIONS) return -1;
   m->region[m->nregions].base = base;

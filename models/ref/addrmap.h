@@ -82,6 +82,16 @@ int amap_init(amap *m, const char *layout, uint32_t channels, uint32_t ranks, ui
               uint32_t banks_per_group, uint32_t row_bytes, uint32_t l2_per_channel, int hash,
               char *err, size_t errlen);
 
+/* The default layout for a geometry, written into buf (NUL-terminated; -1
+ * when it does not fit or the geometry is unusable): one 128 B line (or one
+ * atom, if larger) of columns per channel chunk, then the channel, the bank
+ * group (consecutive lines of a channel alternate groups, so tCCD_S
+ * applies), the rest of the row's columns, the bank, the rank, then the row,
+ * e.g. "off:32 col:4 ch:8 bg:4 col:16 ba:4 row" for 8 HBM2 channels. Fields
+ * of count 1 are left out. Used for `addrmap.layout = "auto"`. */
+int amap_default_layout(char *buf, size_t len, uint32_t atom_bytes, uint32_t row_bytes, uint32_t channels,
+                        uint32_t ranks, uint32_t bankgroups, uint32_t banks_per_group);
+
 /* Declare [base, base+size) as memory technology `mem` (enum amap_mem);
  * addresses in no region are DRAM. Returns -1 when the table is full. */
 int amap_add_region(amap *m, uint64_t base, uint64_t size, unsigned mem);

@@ -4,7 +4,7 @@
   memtrace_test.py CASE STRATA GEN WORKDIR [ARGS...]
 
 CASE is one of: external, formats, idle-latency, malformed, timing-violation, deterministic, bandwidth,
-random-rowhit.
+scm-vs-dram, random-rowhit.
 STRATA is the executable, GEN is tools/gen_memtrace.py, WORKDIR a scratch folder.
 """
 import json
@@ -169,6 +169,20 @@ def main():
         if s["mem.bandwidth_gbps"] < frac * s["mem.peak_bandwidth_gbps"]:
             fail(f"streaming reads: {s['mem.bandwidth_gbps']:.1f} GB/s < {frac} x {s['mem.peak_bandwidth_gbps']}")
         print(f"streaming reads: {s['mem.bandwidth_gbps']:.1f} of {s['mem.peak_bandwidth_gbps']:.1f} GB/s")
+    elif case == "scm-vs-dram":
+        # HMS paper Fig. 4 / Sec. II-D: streaming reads from SCM come within 10% of DRAM's bandwidth (same
+        # bus, row hits hide tRCD), streaming writes are clearly lower (tWR of the array write).
+        res = {}
+        for rw, frac in (("read", "1"), ("write", "0")):
+            gen(genpy, f"{work}/{rw}.trc", "--pattern", "seq", "--count", "100000", "--read-frac", frac)
+            for dev in ("hbm2", "scm_mlc"):
+                res[(rw, dev)] = memtrace(strata, f"{work}/{rw}_{dev}", ["--trace", f"{work}/{rw}.trc", "--set",
+                                                                          f"mem.device={dev}"])["mem.bandwidth_gbps"]
+        print(res)
+        if abs(res[("read", "scm_mlc")] - res[("read", "hbm2")]) > 0.10 * res[("read", "hbm2")]:
+            fail(f"streaming reads: SCM {res[('read', 'scm_mlc')]:.1f} vs DRAM {res[('read', 'hbm2')]:.1f} GB/s, not within 10%")
+        if res[("write", "scm_mlc")] > 0.8 * res[("write", "hbm2")]:
+            fail(f"streaming writes: SCM {res[('write', 'scm_mlc')]:.1f} not clearly below DRAM {res[('write', 'hbm2')]:.1f} GB/s")
     elif case == "random-rowhit":
         # Uniformly random single-access requests: row hits under 10%.
         gen(genpy, f"{work}/rnd.trc", "--pattern", "random", "--count", "50000", "--bytes", "32")

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "addrmap.h"
+#include "dram.h"
 
 static void hbm2_layout(void **state) {
   (void)state;
@@ -76,8 +77,35 @@ static void regions(void **state) {
   assert_int_equal(amap_mem_type(&m, (2ull << 30)), AMAP_MEM_DRAM);
 }
 
+/* addrmap.layout = "auto": the derived layout of the HBM2 baseline is the
+ * baseline's own, a DDR3 geometry (one bank group, 8 banks, 4 KiB rows) drops
+ * the bg field, and every preset's derived layout is accepted by amap_init
+ * and maps the whole row of one channel chunk into one bank. */
+static void default_layouts(void **state) {
+  (void)state;
+  char buf[128];
+  assert_int_equal(amap_default_layout(buf, sizeof buf, 32, 2048, 8, 1, 4, 4), 0);
+  assert_string_equal(buf, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row");
+  assert_int_equal(amap_default_layout(buf, sizeof buf, 32, 4096, 8, 2, 1, 8), 0);
+  assert_string_equal(buf, "off:32 col:4 ch:8 col:32 ba:8 ra:2 row");
+  assert_int_equal(amap_default_layout(buf, sizeof buf, 256, 2048, 12, 1, 1, 16), 0);
+  assert_string_equal(buf, "off:256 ch:12 col:8 ba:16 row");
+  assert_int_equal(amap_default_layout(buf, 10, 32, 2048, 8, 1, 4, 4), -1);   /* too short */
+  assert_int_equal(amap_default_layout(buf, sizeof buf, 48, 2048, 8, 1, 4, 4), -1); /* row not whole atoms */
+  for (size_t i = 0; i < dram_count(); ++i) {
+    const dram_preset *d = dram_at(i);
+    char err[256];
+    amap m;
+    assert_int_equal(amap_default_layout(buf, sizeof buf, d->atom_bytes, d->row_bytes, 8, 2, d->bankgroups,
+                                         d->banks_per_group), 0);
+    assert_int_equal(amap_init(&m, buf, 8, 2, d->bankgroups, d->banks_per_group, d->row_bytes, 1, 1, err, sizeof err), 0);
+    assert_int_equal(m.atom_bytes, d->atom_bytes);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(hbm2_layout), cmocka_unit_test(non_pow2_channels),
-                                     cmocka_unit_test(errors), cmocka_unit_test(regions)};
+                                     cmocka_unit_test(errors), cmocka_unit_test(regions),
+                                     cmocka_unit_test(default_layouts)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
