@@ -402,6 +402,14 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   uint64_t req_cycle = 0;  // memory cycle at which it may enter
   uint64_t nreq = 0, req_bytes = 0;
   const uint32_t ab = dev->atom_bytes;
+  // Layouts "off:A col:R ...": the R atoms of an A*R-byte chunk differ only in
+  // the lowest column digit (no carry into other fields, row and hash
+  // unchanged; the column index is built low piece first), so one decode per
+  // chunk serves its atoms (addrmap.h).
+  const uint64_t col_chunk = P.map.ndigits >= 2 && P.map.digit[0].field == AMAP_OFF &&
+                                     P.map.digit[1].field == AMAP_COL && P.map.digit[1].radix > 1
+                                 ? static_cast<uint64_t>(ab) * P.map.digit[1].radix
+                                 : 0;
   auto load_next = [&]() {
     have = rd.next(&req);
     if (!have) return;
@@ -412,9 +420,10 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     const uint64_t a1 = req.addr + req.bytes;
     sp.nparts = 0;
     uint32_t n = 0;
+    amap_loc l{};
     for (uint64_t a = a0; a < a1; a += ab, ++n) {
-      amap_loc l;
-      amap_decode(&P.map, a, &l);
+      if (n && col_chunk && a % col_chunk) ++l.col;  // same chunk: only the low column digit moves
+      else amap_decode(&P.map, a, &l);
       sp.atoms[n] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
       if (sp.nparts && sp.ch[sp.nparts - 1] == l.ch) {
         ++sp.count[sp.nparts - 1];
