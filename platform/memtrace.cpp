@@ -364,6 +364,8 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   mcfg.wq_low = static_cast<uint32_t>(C.i("mem.wq_low"));
   mcfg.open_page = C.s("mem.page_policy") == "open" ? 1 : 0;
   mcfg.refresh = C.b("mem.refresh") ? 1 : 0;
+  mcfg.pd_idle = static_cast<uint32_t>(C.i("mem.powerdown_idle_cycles"));
+  mcfg.nvm_gating = C.b("mem.nvm_power_gating") ? 1 : 0;
   const uint32_t max_atoms = (kMaxRequestBytes + dev->atom_bytes - 1) / dev->atom_bytes + 1;
   if (std::min(mcfg.rq_size, mcfg.wq_size) < std::min<uint32_t>(max_atoms, (opt.request_bytes + dev->atom_bytes - 1) / dev->atom_bytes + 1))
     C.fail("mem.read_queue", "expected room for one request of --request-bytes");
@@ -592,6 +594,14 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   val("mem.energy_per_bit_pj", "device energy / bits transferred", Unit::Joule,
       atoms > 0 ? esum(&mc_energy_j::total) * 1e12 / ((rd_b + wr_b) * 8) : 0);
   val("mem.power_w", "average device power", Unit::Watt, sim_s > 0 ? esum(&mc_energy_j::total) / sim_s : 0);
+  val("mem.energy.act_j", "activation energy, all channels", Unit::Joule, esum(&mc_energy_j::act));
+  val("mem.energy.pre_j", "precharge energy, all channels", Unit::Joule, esum(&mc_energy_j::pre));
+  val("mem.energy.rd_j", "column read energy, all channels", Unit::Joule, esum(&mc_energy_j::rd));
+  val("mem.energy.wr_j", "column write energy, all channels", Unit::Joule, esum(&mc_energy_j::wr));
+  val("mem.energy.ref_j", "refresh energy, all channels", Unit::Joule, esum(&mc_energy_j::ref));
+  val("mem.energy.bg_j", "background (power-state) energy, all channels", Unit::Joule, esum(&mc_energy_j::bg));
+  val("mem.powerdowns", "precharge power-down exits, all channels", Unit::Count, sum(&mc_stats::powerdowns));
+  val("mem.gate_wakeups", "NVM power-gating wake-ups, all channels", Unit::Count, sum(&mc_stats::gate_wakeups));
   for (unsigned c = 0; c < nch; ++c) {
     const std::string p = "mem.ch" + std::to_string(c);
     const mc_stats& s = cs[c].st;
@@ -612,6 +622,29 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     val(p + ".energy.ref_j", "refresh energy", Unit::Joule, cs[c].en.ref);
     val(p + ".energy.bg_j", "background energy", Unit::Joule, cs[c].en.bg);
     val(p + ".energy_j", "device energy", Unit::Joule, cs[c].en.total);
+    val(p + ".powerdowns", "precharge power-down exits", Unit::Count, static_cast<double>(s.powerdowns));
+    val(p + ".gate_wakeups", "NVM power-gating wake-ups", Unit::Count, static_cast<double>(s.gate_wakeups));
+    for (uint32_t r = 0; r < mcfg.ranks; ++r) {  // per rank: energy and time in each power state
+      const std::string q = p + ".rank" + std::to_string(r);
+      mc_energy_j re;
+      mc_power pw;
+      mc_rank_energy(&P.mcs[c], r, end, &re);
+      mc_rank_power(&P.mcs[c], r, end, &pw);
+      val(q + ".energy.act_j", "activation energy", Unit::Joule, re.act);
+      val(q + ".energy.pre_j", "precharge energy", Unit::Joule, re.pre);
+      val(q + ".energy.rd_j", "column read energy", Unit::Joule, re.rd);
+      val(q + ".energy.wr_j", "column write energy", Unit::Joule, re.wr);
+      val(q + ".energy.ref_j", "refresh energy", Unit::Joule, re.ref);
+      val(q + ".energy.bg_j", "background energy (power state x time)", Unit::Joule, re.bg);
+      val(q + ".energy_j", "rank energy", Unit::Joule, re.total);
+      val(q + ".act_standby_cycles", "cycles with some bank open", Unit::Cycle, static_cast<double>(pw.act_standby));
+      val(q + ".pre_standby_cycles", "cycles with all banks closed, clock enabled", Unit::Cycle,
+          static_cast<double>(pw.pre_standby));
+      val(q + ".power_down_cycles", "cycles in precharge power-down", Unit::Cycle, static_cast<double>(pw.power_down));
+      val(q + ".gated_cycles", "cycles power-gated (NVM)", Unit::Cycle, static_cast<double>(pw.gated));
+      val(q + ".powerdowns", "precharge power-down exits", Unit::Count, static_cast<double>(pw.powerdowns));
+      val(q + ".gate_wakeups", "power-gating wake-ups", Unit::Count, static_cast<double>(pw.gate_wakeups));
+    }
   }
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);

@@ -58,6 +58,11 @@ static std::vector<KeySpec> build_schema() {
       {"mem.wq_low", T::Int, "48", 0, 4096, {}, "write-drain low watermark"},
       {"mem.page_policy", T::Enum, "open", 1, 0, {"open", "closed"}, "row-buffer policy: open (keep rows open) or closed (precharge a row once no queued request hits it)"},
       {"mem.refresh", T::Bool, "true", 1, 0, {}, "DRAM refresh"},
+      {"mem.powerdown_idle_cycles", T::Int, "0", 0, 1000000000, {},
+       "precharge power-down after this many memory cycles with a rank idle (all banks closed, nothing queued); "
+       "0 = never (default: timing of existing studies unchanged; docs/memctrl.md)"},
+      {"mem.nvm_power_gating", T::Bool, "false", 1, 0, {},
+       "power-gate idle NVM ranks after the preset's tGATE_IDLE, woken by the next access after tWAKE"},
       {"mem.timing_check", T::Bool, "true", 1, 0, {},
        "check every DRAM/NVM command against the device timing rules (models/ref/tcheck.h, docs/timing_checker.md); "
        "the first violation stops the run with exit status 3"},

@@ -69,6 +69,11 @@ struct McCfg {
   unsigned wq_low = 16;        // stop write drain here
   bool open_page = true;
   bool refresh = true;
+  // Power states (docs/memctrl.md "Power and energy"): precharge power-down
+  // after this many idle memory cycles (0 = never); NVM ranks power-gated
+  // after the preset's tGATE_IDLE.
+  unsigned powerdown_idle_cycles = 0;
+  bool nvm_power_gating = false;
   // Command timing checker (models/ref/tcheck.h) on every issued command; the
   // first violation ends the run (exit status 3). timing_check_device: the
   // preset the commands are checked against (empty = `device`).

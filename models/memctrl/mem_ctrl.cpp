@@ -39,6 +39,8 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   c.wq_low = cfg.wq_low;
   c.open_page = cfg.open_page ? 1 : 0;
   c.refresh = cfg.refresh ? 1 : 0;
+  c.pd_idle = cfg.powerdown_idle_cycles;
+  c.nvm_gating = cfg.nvm_power_gating ? 1 : 0;
   char err[256];
   if (mc_init(&mc_, &c, err, sizeof err) != 0) fatal(err);
   mc_set_done(&mc_, &MemCtrl::on_done, this);
@@ -418,6 +420,20 @@ mc_energy_j MemCtrl::energy() {
   return e;
 }
 
+mc_energy_j MemCtrl::rank_energy(unsigned rank) {
+  counters();
+  mc_energy_j e;
+  mc_rank_energy(&mc_, rank, cycle_of(sc_core::sc_time_stamp()), &e);
+  return e;
+}
+
+mc_power MemCtrl::rank_power(unsigned rank) {
+  counters();
+  mc_power p;
+  mc_rank_power(&mc_, rank, cycle_of(sc_core::sc_time_stamp()), &p);
+  return p;
+}
+
 void MemCtrl::register_stats(StatsRegistry& S) {
   const std::string p = "mem.ch" + std::to_string(ch_);
   const mc_stats& st = mc_.st;
@@ -464,7 +480,44 @@ void MemCtrl::register_stats(StatsRegistry& S) {
   S.formula(join(p, "energy.rd_j"), "column read energy (array + I/O)", Unit::Joule, [this] { return energy().rd; });
   S.formula(join(p, "energy.wr_j"), "column write energy (array + I/O)", Unit::Joule, [this] { return energy().wr; });
   S.formula(join(p, "energy.ref_j"), "refresh energy", Unit::Joule, [this] { return energy().ref; });
-  S.formula(join(p, "energy.bg_j"), "background (standby) energy", Unit::Joule, [this] { return energy().bg; });
+  S.formula(join(p, "energy.bg_j"), "background energy: power of each rank's power state x time in it", Unit::Joule,
+            [this] { return energy().bg; });
+  S.formula(join(p, "power_w"), "average device power: energy_j / simulated time", Unit::Watt,
+            [this] { return energy().total / sc_core::sc_time_stamp().to_seconds(); });
+  S.counter(join(p, "powerdowns"), "precharge power-down periods ended (exits, each paying tXP)", Unit::Count,
+            &st.powerdowns);
+  S.counter(join(p, "gate_wakeups"), "NVM power-gated periods ended (wake-ups, each paying tWAKE)", Unit::Count,
+            &st.gate_wakeups);
+  for (unsigned r = 0; r < cfg_.ranks; ++r) {
+    const std::string q = p + ".rank" + std::to_string(r);
+    using E = double mc_energy_j::*;
+    const struct { const char* n; E f; const char* d; } es[] = {
+        {"energy.act_j", &mc_energy_j::act, "activation energy"},
+        {"energy.pre_j", &mc_energy_j::pre, "precharge energy"},
+        {"energy.rd_j", &mc_energy_j::rd, "column read energy (array + I/O)"},
+        {"energy.wr_j", &mc_energy_j::wr, "column write energy (array + I/O)"},
+        {"energy.ref_j", &mc_energy_j::ref, "refresh energy"},
+        {"energy.bg_j", &mc_energy_j::bg, "background energy (power state x time)"},
+        {"energy_j", &mc_energy_j::total, "rank energy: act + pre + rd + wr + ref + background"},
+    };
+    for (const auto& e : es) {
+      const E f = e.f;
+      S.formula(join(q, e.n), e.d, Unit::Joule, [this, r, f] { return rank_energy(r).*f; });
+    }
+    using P = uint64_t mc_power::*;
+    const struct { const char* n; P f; const char* d; Unit u; } ps[] = {
+        {"act_standby_cycles", &mc_power::act_standby, "memory cycles with some bank open", Unit::Cycle},
+        {"pre_standby_cycles", &mc_power::pre_standby, "memory cycles with all banks closed, clock enabled", Unit::Cycle},
+        {"power_down_cycles", &mc_power::power_down, "memory cycles in precharge power-down", Unit::Cycle},
+        {"gated_cycles", &mc_power::gated, "memory cycles power-gated (NVM)", Unit::Cycle},
+        {"powerdowns", &mc_power::powerdowns, "precharge power-down exits", Unit::Count},
+        {"gate_wakeups", &mc_power::gate_wakeups, "power-gating wake-ups", Unit::Count},
+    };
+    for (const auto& e : ps) {
+      const P f = e.f;
+      S.formula(join(q, e.n), e.d, e.u, [this, r, f] { return static_cast<double>(rank_power(r).*f); });
+    }
+  }
 }
 
 void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs) {
@@ -513,6 +566,32 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
     for (MemCtrl* m : mcs) v += m->energy().total;
     return v;
   });
+  using E = double mc_energy_j::*;
+  const struct { const char* n; E f; const char* d; } es[] = {
+      {"mem.energy.act_j", &mc_energy_j::act, "activation energy, all channels"},
+      {"mem.energy.pre_j", &mc_energy_j::pre, "precharge energy, all channels"},
+      {"mem.energy.rd_j", &mc_energy_j::rd, "column read energy, all channels"},
+      {"mem.energy.wr_j", &mc_energy_j::wr, "column write energy, all channels"},
+      {"mem.energy.ref_j", &mc_energy_j::ref, "refresh energy, all channels"},
+      {"mem.energy.bg_j", &mc_energy_j::bg, "background (power-state) energy, all channels"},
+  };
+  for (const auto& e : es) {
+    const E f = e.f;
+    S.formula(e.n, e.d, Unit::Joule, [mcs, f] {
+      double v = 0;
+      for (MemCtrl* m : mcs) v += m->energy().*f;
+      return v;
+    });
+  }
+  S.formula("mem.power_w", "average memory device power: mem.energy_j / simulated time", Unit::Watt, [mcs] {
+    double v = 0;
+    for (MemCtrl* m : mcs) v += m->energy().total;
+    return v / sc_core::sc_time_stamp().to_seconds();
+  });
+  S.formula("mem.powerdowns", "precharge power-down exits, all channels", Unit::Count,
+            [sum] { return sum(&mc_stats::powerdowns); });
+  S.formula("mem.gate_wakeups", "NVM power-gating wake-ups, all channels", Unit::Count,
+            [sum] { return sum(&mc_stats::gate_wakeups); });
 }
 
 }  // namespace strata

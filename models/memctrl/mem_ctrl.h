@@ -84,6 +84,9 @@ class MemCtrl : public sc_core::sc_module {
   // Engine counters (cumulative) and energy so far.
   const mc_stats& counters();
   mc_energy_j energy();
+  // The same for one rank, and its time in each power state (mc_rank_power).
+  mc_energy_j rank_energy(unsigned rank);
+  mc_power rank_power(unsigned rank);
   // Command log hook (traces, extra checkers); see mc_set_cmd_log. Called
   // after the built-in timing checker.
   void set_cmd_log(mc_cmd_fn fn, void* ctx) {

@@ -9,6 +9,25 @@
 /* Bits moved by one 32 B column access; HMS Table I gives energy in pJ/bit. */
 #define BITS32B 256.0
 
+/* Background power per power state (dram.h, docs/memctrl.md "Power and
+ * energy"). Every row gives its precharge-standby power bg_mw (IDD2N x VDD of
+ * the devices of one rank, sources at the rows); the other two states follow
+ * from it with datasheet-class current ratios (estimate: Micron DDR3/DDR4 x8
+ * IDD tables give IDD3N ~ 1.2 x IDD2N and a fast-exit precharge power-down
+ * IDD2P between ~0.35 x (slow exit, IDD2P0) and ~0.7 x IDD2N (IDD2P1); 0.5 is
+ * the middle, with the fast-exit tXP). NVM rows use the same ratios for their
+ * peripheral circuits; a power-gated NVM rank draws nothing (hybrid graphics
+ * memory Sec. 3.1/4.2: idle NVM rows are powered off, leakage only while on).
+ *   active standby (some bank open)          IDD3N x VDD = BG_ACT(bg_mw)
+ *   precharge power-down (CKE low)           IDD2P x VDD = BG_PD(bg_mw) */
+#define BG_ACT(mw) ((mw) * 1.2)
+#define BG_PD(mw) ((mw) * 0.5)
+/* NVM_GATE (estimate: the hybrid graphics memory paper gates idle NVM rows on
+ * a per-row timer, Sec. 4.2, but gives neither the time-out nor the wake-up
+ * latency): a rank is gated after 1 us without a command and needs 30 ns
+ * (peripheral supply ramp, no array restore: the cells are non-volatile)
+ * before its first command, both rounded up to command-clock cycles. */
+
 static const dram_preset k_presets[] = {
     /* ------------------------------------------------------------------
      * HBM2, one pseudo-stack channel of the HMS baseline.
@@ -56,6 +75,7 @@ static const dram_preset k_presets[] = {
             .RFC = 260,         /* Ramulator HBM RFC_TABLE 4 Gb/channel: 130 x 2 ns */
             .REFI = 3900,       /* Ramulator HBM nREFI 1950 x 2 ns = 3.9 us */
             .BURST = 1,         /* BL2 / DDR */
+            .XP = 10, .CKE = 10, /* Ramulator HBM nXP 5, nPD 5 x 2 ns */
         },
         .e = {
             /* HMS Table I "Memory energy (pJ/bit)" DRAM: ACT 1.17, PRE 0.39,
@@ -74,6 +94,7 @@ static const dram_preset k_presets[] = {
             /* Estimate (HMS gives none): standby + peripheral power per HBM2
              * channel, ~0.3 W per 8-channel stack idle. */
             .bg_mw = 40.0,
+            .act_stby_mw = BG_ACT(40.0), .pd_mw = BG_PD(40.0), /* power states: see BG_ACT / BG_PD */
         },
     },
     /* ------------------------------------------------------------------
@@ -121,6 +142,7 @@ static const dram_preset k_presets[] = {
             .RFC = 102,         /* estimate: JESD212 class 1-2 Gb GDDR5 tRFC ~110 ns at 924 MHz (GPGPU-Sim does not refresh) */
             .REFI = 3604,       /* estimate: tREFI 3.9 us at 924 MHz */
             .BURST = 2,         /* BL8 / 4 */
+            .XP = 10, .CKE = 10, /* Ramulator GDDR5 nXPN 10, nPD 10 tCK */
         },
         .e = {
             /* Documented estimate (neither HAC nor GPGPU-Sim's timing model
@@ -135,7 +157,8 @@ static const dram_preset k_presets[] = {
             .rd_pj = (0.93 * 1.5625 + 4.5) * BITS32B,
             .wr_pj = (1.02 * 1.5625 + 4.5) * BITS32B,
             .ref_pj = 32.0 * (1.17 + 0.39) * 1.5625 * BITS32B, /* as hbm2: 32 ACT+PRE pairs per REF */
-            .bg_mw = 200.0,     /* estimate: IDD2N-class ~130 mA x 1.5 V per 32-bit device */
+            .bg_mw = 200.0, /* estimate: IDD2N-class ~130 mA x 1.5 V per 32-bit device */
+            .act_stby_mw = BG_ACT(200.0), .pd_mw = BG_PD(200.0), /* power states: see BG_ACT / BG_PD */
         },
     },
     /* ==================================================================
@@ -206,6 +229,7 @@ static const dram_preset k_presets[] = {
             .RFC = 64,          /* Table II tRFC 64 */
             .REFI = 3120,       /* Table II tREFI 7.8 us x 400 MHz */
             .BURST = 4,         /* BL8 / DDR */
+            .XP = 3, .CKE = 3, /* JESD79-3 DDR3-800: tXP, tCKE max(3 nCK, 7.5 ns) */
             .RP_DIRTY = 0,      /* DRAM: a written row precharges like any other */
             .RRD_PRE = 5,       /* Table II tRRDpre 5 */
         },
@@ -213,7 +237,8 @@ static const dram_preset k_presets[] = {
             .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* estimate, see above */
             .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02),
             .ref_pj = E_REF32,
-            .bg_mw = 210.0,     /* estimate: 4 devices x IDD2N-class ~35 mA x 1.5 V */
+            .bg_mw = 210.0, /* estimate: 4 devices x IDD2N-class ~35 mA x 1.5 V */
+            .act_stby_mw = BG_ACT(210.0), .pd_mw = BG_PD(210.0), /* power states: see BG_ACT / BG_PD */
         },
     },
     /* ------------------------------------------------------------------
@@ -253,13 +278,15 @@ static const dram_preset k_presets[] = {
             .RFC = 128,         /* JEDEC 2 Gb tRFC 160 ns */
             .REFI = 6240,       /* JEDEC tREFI 7.8 us */
             .BURST = 4,         /* BL8 / DDR */
+            .XP = 5, .CKE = 4, /* JESD79-3 DDR3-1600: tXP max(3 nCK, 6 ns), tCKE max(3 nCK, 5 ns) */
             .RP_DIRTY = 0, .RRD_PRE = 0, /* JEDEC DDR3 has neither */
         },
         .e = {
             .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* estimate, see above */
             .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02),
             .ref_pj = E_REF32,
-            .bg_mw = 210.0,     /* estimate: as ddr3_800 */
+            .bg_mw = 210.0, /* estimate: as ddr3_800 */
+            .act_stby_mw = BG_ACT(210.0), .pd_mw = BG_PD(210.0), /* power states: see BG_ACT / BG_PD */
         },
     },
     /* ------------------------------------------------------------------
@@ -301,13 +328,15 @@ static const dram_preset k_presets[] = {
             .RFC = 110,         /* estimate as gddr5_gtx480: ~110 ns */
             .REFI = 3900,       /* estimate: 3.9 us */
             .BURST = 2,         /* BL8 / 4 */
+            .XP = 10, .CKE = 10, /* as gddr5_gtx480 (tCK values) */
             .RP_DIRTY = 0, .RRD_PRE = 0,
         },
         .e = {
             .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* as gddr5_gtx480 */
             .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02),
             .ref_pj = E_REF32,
-            .bg_mw = 200.0,     /* estimate as gddr5_gtx480 */
+            .bg_mw = 200.0, /* estimate as gddr5_gtx480 */
+            .act_stby_mw = BG_ACT(200.0), .pd_mw = BG_PD(200.0), /* power states: see BG_ACT / BG_PD */
         },
     },
     {
@@ -336,6 +365,7 @@ static const dram_preset k_presets[] = {
             .RFC = 138,         /* 110 ns */
             .REFI = 4875,       /* 3.9 us */
             .BURST = 2,
+            .XP = 10, .CKE = 10, /* as gddr5_gtx480 (tCK values) */
             .RP_DIRTY = 0, .RRD_PRE = 0,
         },
         .e = {
@@ -343,6 +373,7 @@ static const dram_preset k_presets[] = {
             .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02),
             .ref_pj = E_REF32,
             .bg_mw = 200.0,
+            .act_stby_mw = BG_ACT(200.0), .pd_mw = BG_PD(200.0), /* power states: see BG_ACT / BG_PD */
         },
     },
     /* ------------------------------------------------------------------
@@ -383,6 +414,7 @@ static const dram_preset k_presets[] = {
             .RTW = 7,
             .RFC = 0, .REFI = 0, /* Table II: refresh N/A */
             .BURST = 4,
+            .XP = 3, .CKE = 3, .GATE_IDLE = 400, .WAKE = 12, /* tXP/tCKE as ddr3_800; gating: NVM_GATE estimate, 1 us / 30 ns */
             .RP_DIRTY = 138,    /* Table II PCM tRP: dirty row-buffer write-back */
             .RRD_PRE = 18,      /* Table II PCM tRRDpre */
         },
@@ -392,7 +424,8 @@ static const dram_preset k_presets[] = {
             .pre_dirty_pj = 16.82 * BITS32B, /* PCM array write (HMS Table I SCM PRE (WR)) */
             .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02), /* row buffer + I/O as ddr3_800 */
             .ref_pj = 0.0,
-            .bg_mw = 105.0,     /* estimate: half of ddr3_800 (no refresh, no cell leakage, Sec. II-B) */
+            .bg_mw = 105.0, /* estimate: half of ddr3_800 (no refresh, no cell leakage, Sec. II-B) */
+            .act_stby_mw = BG_ACT(105.0), .pd_mw = BG_PD(105.0), /* power states: see BG_ACT / BG_PD */
         },
     },
     /* ------------------------------------------------------------------
@@ -430,6 +463,7 @@ static const dram_preset k_presets[] = {
             .RTW = 12,
             .RFC = 0, .REFI = 0, /* NVM: no refresh */
             .BURST = 2,
+            .XP = 10, .CKE = 10, .GATE_IDLE = 924, .WAKE = 28, /* tXP/tCKE as gddr5_gtx480; gating: NVM_GATE estimate, 1 us / 30 ns */
             .RP_DIRTY = 150,    /* HAC Table I NVM tRP: dirty row-buffer write-back */
             .RRD_PRE = 22,      /* HAC Table I NVM tRRDpre */
         },
@@ -439,7 +473,8 @@ static const dram_preset k_presets[] = {
             .pre_dirty_pj = 16.82 * BITS32B,
             .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02), /* row buffer + I/O as gddr5_gtx480 */
             .ref_pj = 0.0,
-            .bg_mw = 100.0,     /* estimate: half of gddr5_gtx480 (no refresh, no cell leakage) */
+            .bg_mw = 100.0, /* estimate: half of gddr5_gtx480 (no refresh, no cell leakage) */
+            .act_stby_mw = BG_ACT(100.0), .pd_mw = BG_PD(100.0), /* power states: see BG_ACT / BG_PD */
         },
     },
     /* ------------------------------------------------------------------
@@ -496,6 +531,7 @@ static const dram_preset k_presets[] = {
             .RTW = 12,
             .RFC = 0, .REFI = 0, /* NVM: no refresh */
             .BURST = 2,
+            .XP = 10, .CKE = 10, .GATE_IDLE = 1000, .WAKE = 30, /* tXP/tCKE as gddr5_1000; gating: NVM_GATE estimate, 1 us / 30 ns */
             .RP_DIRTY = 13,     /* Sec. 3.1 (a)+(b): write cycle = read cycle 147 */
             .RRD_PRE = 0,       /* paper gives none */
         },
@@ -504,6 +540,7 @@ static const dram_preset k_presets[] = {
             .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02),
             .ref_pj = 0.0,
             .bg_mw = 200.0 * 0.37, /* Sec. 3.1 (d): 37 % of DRAM leakage */
+            .act_stby_mw = BG_ACT(200.0 * 0.37), .pd_mw = BG_PD(200.0 * 0.37), /* power states: see BG_ACT / BG_PD */
         },
     },
     {
@@ -533,6 +570,7 @@ static const dram_preset k_presets[] = {
             .RTW = 12,
             .RFC = 0, .REFI = 0, /* NVM: no refresh */
             .BURST = 2,
+            .XP = 10, .CKE = 10, .GATE_IDLE = 1000, .WAKE = 30, /* tXP/tCKE as gddr5_1000; gating: NVM_GATE estimate, 1 us / 30 ns */
             .RP_DIRTY = 118,    /* Sec. 3.1 (b): write cycle 151 - tRAS 33 */
             .RRD_PRE = 0,       /* paper gives none */
         },
@@ -543,6 +581,7 @@ static const dram_preset k_presets[] = {
             .wr_pj = E_IO(1.02) - E_CORE(1.02) * 0.17,
             .ref_pj = 0.0,
             .bg_mw = 200.0 * 0.48, /* Sec. 3.1 (d): 48 % of DRAM leakage */
+            .act_stby_mw = BG_ACT(200.0 * 0.48), .pd_mw = BG_PD(200.0 * 0.48), /* power states: see BG_ACT / BG_PD */
         },
     },
     /* ------------------------------------------------------------------
@@ -568,6 +607,7 @@ static const dram_preset k_presets[] = {
             .CCD_S = 1, .CCD_L = 2, .RRD_S = 8, .RRD_L = 10, .FAW = 40, .WTR_S = 4, .WTR_L = 8, \
             .RTP = 14, .WR = (WRV), .RTW = 9, .RFC = 0, .REFI = 0, .BURST = 1,                  \
             .RP_DIRTY = 0, .RRD_PRE = 0,                                                        \
+            .XP = 10, .CKE = 10, .GATE_IDLE = 1000, .WAKE = 30, /* as hbm2; gating: NVM_GATE */ \
         },                                                                                      \
         .e = {                                                                                  \
             .act_pj = 2.47 * BITS32B,        /* HMS Table I SCM ACT */                          \
@@ -576,7 +616,8 @@ static const dram_preset k_presets[] = {
             .rd_pj = 0.93 * BITS32B,         /* HMS Table I SCM RD */                           \
             .wr_pj = 1.02 * BITS32B,         /* HMS Table I SCM WR */                           \
             .ref_pj = 0.0,                                                                      \
-            .bg_mw = 40.0,                   /* estimate: hbm2's peripheral power */            \
+            .bg_mw = 40.0, /* estimate: hbm2's peripheral power */            \
+            .act_stby_mw = BG_ACT(40.0), .pd_mw = BG_PD(40.0), /* see BG_ACT / BG_PD */       \
         },                                                                                      \
     }
     /* HMS footnote 4: SLC RCD = RAS = 60, WR = 150 */
@@ -645,6 +686,10 @@ int dram_validate(const dram_preset *p, char *err, size_t errlen) {
   if (p->e.act_pj < 0 || p->e.pre_pj < 0 || p->e.rd_pj < 0 || p->e.wr_pj < 0 || p->e.ref_pj < 0 || p->e.bg_mw < 0 ||
       p->e.pre_dirty_pj < 0)
     FAIL("%s: negative energy", p->name);
+  if (!(p->e.act_stby_mw >= p->e.bg_mw && p->e.bg_mw >= p->e.pd_mw && p->e.pd_mw >= 0))
+    FAIL("%s: need active standby >= precharge standby (bg_mw) >= power-down power >= 0", p->name);
+  if (p->t.GATE_IDLE && p->tech != DRAM_TECH_NVM) FAIL("%s: only NVM rows can be power-gated (GATE_IDLE)", p->name);
+  if (p->t.GATE_IDLE && !p->t.WAKE) FAIL("%s: a power-gated row needs a wake-up time (WAKE > 0)", p->name);
   return 0;
 #undef FAIL
 }

@@ -31,7 +31,14 @@
  *    Presets that put the NVM array write in tWR instead (HMS Table I: SCM
  *    WR 1000) leave tRP_DIRTY 0.
  *  - Energy: per-command energies in pJ per channel (one rank), background
- *    power in mW per rank. The controller turns them into joules.
+ *    power in mW per rank for each power state (active standby, precharge
+ *    standby, precharge power-down; a power-gated NVM rank draws nothing).
+ *    The controller turns them into joules (mc_energy).
+ *  - Power states: a rank with all banks closed and nothing queued enters
+ *    precharge power-down after the controller's idle timer (mc_cfg); the
+ *    first command after the exit waits tXP, and the rank stays down at least
+ *    tCKE. NVM rows with GATE_IDLE != 0 are power-gated after GATE_IDLE
+ *    cycles without a command and pay WAKE before the first command.
  *
  * Adding a technology (DDR3, PCM, STT-RAM, RRAM, SCM SLC/MLC/TLC) is adding a
  * row in dram.c: NVM rows set tech = DRAM_TECH_NVM, tREFI = tRFC = 0 and use
@@ -64,6 +71,11 @@ typedef struct dram_timing {
   uint32_t BURST;             /* data-bus cycles per column access */
   uint32_t RP_DIRTY;          /* PRE of a dirty row buffer -> next ACT, same bank (0 = tRP) */
   uint32_t RRD_PRE;           /* array-writing PRE -> array-writing PRE, rank (0 = none) */
+  /* Power states (docs/memctrl.md "Power and energy"). */
+  uint32_t XP;                /* precharge power-down exit -> any command, rank (JEDEC tXP) */
+  uint32_t CKE;               /* minimum power-down residency, entry -> exit (JEDEC tCKE / tPD) */
+  uint32_t GATE_IDLE;         /* NVM power gating: cycles without a command before the rank is gated (0 = never) */
+  uint32_t WAKE;              /* NVM power gating: wake-up -> any command, rank */
 } dram_timing;
 
 typedef struct dram_energy {
@@ -73,7 +85,9 @@ typedef struct dram_energy {
   double rd_pj;         /* one column read (atom_bytes), incl. I/O */
   double wr_pj;         /* one column write (atom_bytes), incl. I/O */
   double ref_pj;        /* one all-bank REF */
-  double bg_mw;         /* background (standby + peripheral) power per rank */
+  double bg_mw;         /* precharge standby power per rank: all banks closed (IDD2N x VDD) */
+  double act_stby_mw;   /* active standby power per rank: some bank open (IDD3N x VDD) */
+  double pd_mw;         /* precharge power-down power per rank (IDD2P x VDD); a power-gated NVM rank draws 0 */
 } dram_energy;
 
 typedef struct dram_preset {

@@ -17,6 +17,17 @@
  *    per-group floor, so a bank costs one max().
  *  - Completions are two FIFOs (reads, writes): CL and CWL are constants, so
  *    data returns in column-command order within each direction.
+ *  - Power states cost no events: a rank is idle (all banks closed, nothing
+ *    queued, no refresh pending) from its last command on, so its power-down
+ *    entry is last_cmd + pd_idle (not before its last burst ends) and its
+ *    gating entry last_cmd + tGATE_IDLE. Only when the idleness ends (a
+ *    submission for the rank, its refresh falling due: rank_wake) is the exit
+ *    decided, the time accounted and tXP / tWAKE folded into the rank's
+ *    act_ok (all its banks are closed, so ACT or REF comes next; ref_earliest
+ *    reads it too) -- a rank-level timing change, so the floors are
+ *    invalidated; an idle rank has no candidates, so no cached candidate
+ *    changes. Standby time is split at every ACT opening the rank's first
+ *    bank and every PRE closing its last one.
  */
 #include "mc.h"
 
@@ -39,6 +50,7 @@ const char *mc_cmd_name(mc_cmd c) {
     case MC_CMD_RD: return "RD";
     case MC_CMD_WR: return "WR";
     case MC_CMD_REF: return "REF";
+    case MC_CMD_PDX: return "PDX";
   }
   return "?";
 }
@@ -134,6 +146,8 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
   }
 
   m->refresh_on = (uint8_t)(cfg->refresh && m->t.REFI > 0);
+  m->gate_idle = cfg->nvm_gating ? m->t.GATE_IDLE : 0;
+  m->lp_on = (uint8_t)(cfg->pd_idle || m->gate_idle);
   m->pre_writes_all = (uint8_t)(d->tech == DRAM_TECH_DRAM);
   for (uint32_t r = 0; r < cfg->ranks; ++r)  /* ranks staggered across one tREFI */
     m->ranks[r].ref_due = m->t.REFI + (uint64_t)r * (m->t.REFI / cfg->ranks);
@@ -411,7 +425,7 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
  * closed: tRP after the last PRE and tRC after the last ACT (both folded into
  * the banks' act_ok), and a row-command slot. */
 static uint64_t ref_earliest(const mc *m, uint32_t r) {
-  uint64_t e = m->row_bus_ok;
+  uint64_t e = m->lp_on ? max64(m->row_bus_ok, m->ranks[r].act_ok) : m->row_bus_ok; /* + tXP / tWAKE */
   for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) e = max64(e, m->banks[b].act_ok);
   return e;
 }
@@ -434,6 +448,53 @@ static inline void use_col_bus(mc *m, uint64_t now) {
   if (!m->cfg.dev->dual_cmd_bus) m->row_bus_ok = now + 1;
 }
 
+/* --------------------------------------------------------- power states */
+
+static inline int rank_idle(const mc_rank_ *R) { return R->nopen == 0 && R->nq == 0 && !R->ref_pending; }
+
+/* Power-down and gating entry of an idle rank (MC_NEVER: disabled). */
+static inline uint64_t pd_entry(const mc *m, const mc_rank_ *R) {
+  return m->cfg.pd_idle ? max64(R->last_cmd + m->cfg.pd_idle, R->data_end) : MC_NEVER;
+}
+static inline uint64_t gate_entry(const mc *m, const mc_rank_ *R) {
+  return m->gate_idle ? max64(R->last_cmd + m->gate_idle, R->data_end) : MC_NEVER;
+}
+
+/* Rank r stops being idle at cycle `trig` (a request for it arrives, its
+ * refresh falls due). If it powered down or was gated before trig, account
+ * that time, report the exit (MC_CMD_PDX) and hold its next command for tXP
+ * or tWAKE. A no-op for a rank that was not idle. */
+static void rank_wake(mc *m, uint32_t r, uint64_t trig) {
+  mc_rank_ *R = &m->ranks[r];
+  if (!rank_idle(R)) return;
+  const uint64_t pe = pd_entry(m, R), ge = gate_entry(m, R);
+  uint64_t exit, ok, entry;
+  uint32_t kind;
+  if (ge < trig) { /* gated (after a power-down when its timer is shorter) */
+    if (pe < ge) R->pd_cyc += ge - pe;
+    exit = trig;
+    R->gated_cyc += exit - ge;
+    R->gate_wakeups++;
+    m->st.gate_wakeups++;
+    ok = exit + m->t.WAKE;
+    entry = min64(pe, ge);
+    kind = 1;
+  } else if (pe < trig) { /* precharge power-down, at least tCKE long */
+    exit = max64(trig, pe + m->t.CKE);
+    R->pd_cyc += exit - pe;
+    R->pd_exits++;
+    m->st.powerdowns++;
+    ok = exit + m->t.XP;
+    entry = pe;
+    kind = 0;
+  } else {
+    return;
+  }
+  R->act_ok = max64(R->act_ok, ok);
+  m->floors_valid = 0;
+  if (m->cmd_log) m->cmd_log(m->cmd_ctx, exit, MC_CMD_PDX, r, kind, 0, entry, 0);
+}
+
 /* ------------------------------------------------------------- commands */
 
 static void issue_act(mc *m, mc_bank_ *B, uint64_t now) {
@@ -454,7 +515,12 @@ static void issue_act(mc *m, mc_bank_ *B, uint64_t now) {
   R->faw[R->faw_i] = now; /* overwrite the oldest of the last four */
   R->faw_i = (R->faw_i + 1) & 3u;
   if (R->faw_n < 4) R->faw_n++;
-  R->nopen++;
+  if (R->nopen++ == 0) { /* precharge standby -> active standby */
+    R->closed_cyc += now - R->since;
+    R->since = now;
+  }
+  R->last_cmd = now;
+  R->n_act++;
   use_row_bus(m, now);
   m->st.acts++;
   stale_bank(m, B);
@@ -467,11 +533,17 @@ static void issue_pre(mc *m, mc_bank_ *B, uint64_t now, int conflict) {
    * models the write there); array writes are spaced tRRD_PRE per rank. */
   const uint32_t rp = B->dirty && m->t.RP_DIRTY ? m->t.RP_DIRTY : m->t.RP;
   if (m->t.RRD_PRE && (B->dirty || m->pre_writes_all)) m->ranks[B->rank].wpre_ok = now + m->t.RRD_PRE;
-  if (B->dirty) m->st.pres_dirty++;
+  mc_rank_ *R = &m->ranks[B->rank];
+  if (B->dirty) m->st.pres_dirty++, R->n_pre_dirty++;
   B->dirty = 0;
   B->pre_conflict = (uint8_t)conflict; /* the next ACT opens the row a conflict asked for */
   B->act_ok = max64(B->act_ok, now + rp);
-  m->ranks[B->rank].nopen--;
+  if (--R->nopen == 0) { /* active standby -> precharge standby */
+    R->open_cyc += now - R->since;
+    R->since = now;
+  }
+  R->last_cmd = now;
+  R->n_pre++;
   use_row_bus(m, now);
   m->st.pres++;
   stale_bank(m, B);
@@ -505,6 +577,8 @@ static void issue_col(mc *m, mc_bank_ *B, uint64_t now) {
     default: m->st.row_hits++; break;
   }
   B->first_kind = K_HIT;
+  R->nq--;
+  R->last_cmd = now;
   const uint32_t bytes = m->cfg.dev->atom_bytes;
   if (q) {
     if (m->forced_drain && m->wq_n <= m->cfg.wq_low && m->drain_extra) m->drain_extra--;
@@ -517,6 +591,8 @@ static void issue_col(mc *m, mc_bank_ *B, uint64_t now) {
     B->pre_ok = max64(B->pre_ok, data_end + t->WR);
     B->dirty = 1;
     m->bus_free = data_end;
+    R->data_end = data_end;
+    R->n_wr++;
     m->st.wr_atoms++;
     m->st.wr_bytes += bytes;
     ring_push(m, 1, data_end, A->parent);
@@ -529,6 +605,8 @@ static void issue_col(mc *m, mc_bank_ *B, uint64_t now) {
     G->wr_ok = max64(G->wr_ok, now + t->RTW);
     B->pre_ok = max64(B->pre_ok, now + t->RTP);
     m->bus_free = data_end;
+    R->data_end = data_end;
+    R->n_rd++;
     m->st.rd_atoms++;
     m->st.rd_bytes += bytes;
     ring_push(m, 0, data_end, A->parent);
@@ -550,6 +628,8 @@ static void issue_ref(mc *m, uint32_t r, uint64_t now) {
   }
   R->ref_pending = 0;
   R->ref_due += m->t.REFI;
+  R->last_cmd = now;
+  R->n_ref++;
   use_row_bus(m, now);
   m->st.refs++;
   if (m->cmd_log) m->cmd_log(m->cmd_ctx, now, MC_CMD_REF, r, 0, 0, 0, 0);
@@ -595,6 +675,8 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
     A->seq = ++m->seq;
     A->parent = p;
     mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
+    if (m->lp_on) rank_wake(m, atoms[i].rank, now);
+    m->ranks[atoms[i].rank].nq++;
     A->next = NIL;
     A->prev = B->tail[q];
     if (B->tail[q] != NIL) m->atoms[B->tail[q]].next = a; else B->head[q] = a;
@@ -667,6 +749,7 @@ void mc_advance(mc *m, uint64_t now) {
   if (m->refresh_on)
     for (uint32_t r = 0; r < m->cfg.ranks; ++r)
       if (!m->ranks[r].ref_pending && now >= m->ranks[r].ref_due) {
+        if (m->lp_on) rank_wake(m, r, m->ranks[r].ref_due);
         m->ranks[r].ref_pending = 1;
         stale_rank(m, r);
       }
@@ -775,6 +858,53 @@ const mc_stats *mc_get_stats(mc *m, uint64_t now) {
   return &m->st;
 }
 
+void mc_rank_power(const mc *m, uint32_t r, uint64_t now, mc_power *out) {
+  const mc_rank_ *R = &m->ranks[r];
+  uint64_t open = R->open_cyc, closed = R->closed_cyc, pd = R->pd_cyc, gated = R->gated_cyc;
+  if (now > R->since) {
+    if (R->nopen) open += now - R->since;
+    else closed += now - R->since;
+  }
+  if (m->lp_on && rank_idle(R)) { /* a power-down / gating period still running at now */
+    const uint64_t pe = pd_entry(m, R), ge = gate_entry(m, R);
+    if (ge < now) {
+      if (pe < ge) pd += ge - pe;
+      gated += now - ge;
+    } else if (pe < now) {
+      pd += now - pe;
+    }
+  }
+  out->act_standby = open;
+  /* An exit held to tCKE after entry may lie a few cycles beyond `now`. */
+  out->pre_standby = closed > pd + gated ? closed - pd - gated : 0;
+  out->power_down = pd;
+  out->gated = gated;
+  out->powerdowns = R->pd_exits;
+  out->gate_wakeups = R->gate_wakeups;
+}
+
+static double rank_bg_j(const mc *m, uint32_t r, uint64_t now) {
+  const dram_energy *e = &m->cfg.dev->e;
+  mc_power p;
+  mc_rank_power(m, r, now, &p);
+  /* mW x cycles / (cycles per second) = mJ; a gated rank draws nothing */
+  const double mw_cycles = e->act_stby_mw * (double)p.act_standby + e->bg_mw * (double)p.pre_standby +
+                           e->pd_mw * (double)p.power_down;
+  return mw_cycles * 1e-3 / (m->cfg.dev->clk_mhz * 1e6);
+}
+
+void mc_rank_energy(const mc *m, uint32_t r, uint64_t now, mc_energy_j *out) {
+  const dram_energy *e = &m->cfg.dev->e;
+  const mc_rank_ *R = &m->ranks[r];
+  out->act = (double)R->n_act * e->act_pj * 1e-12;
+  out->pre = ((double)(R->n_pre - R->n_pre_dirty) * e->pre_pj + (double)R->n_pre_dirty * e->pre_dirty_pj) * 1e-12;
+  out->rd = (double)R->n_rd * e->rd_pj * 1e-12;
+  out->wr = (double)R->n_wr * e->wr_pj * 1e-12;
+  out->ref = (double)R->n_ref * e->ref_pj * 1e-12;
+  out->bg = rank_bg_j(m, r, now);
+  out->total = out->act + out->pre + out->rd + out->wr + out->ref + out->bg;
+}
+
 void mc_energy(const mc *m, uint64_t now, mc_energy_j *out) {
   const dram_energy *e = &m->cfg.dev->e;
   const mc_stats *s = &m->st;
@@ -783,6 +913,7 @@ void mc_energy(const mc *m, uint64_t now, mc_energy_j *out) {
   out->rd = (double)s->rd_atoms * e->rd_pj * 1e-12;
   out->wr = (double)s->wr_atoms * e->wr_pj * 1e-12;
   out->ref = (double)s->refs * e->ref_pj * 1e-12;
-  out->bg = e->bg_mw * 1e-3 * (double)m->cfg.ranks * (double)now / (m->cfg.dev->clk_mhz * 1e6);
+  out->bg = 0;
+  for (uint32_t r = 0; r < m->cfg.ranks; ++r) out->bg += rank_bg_j(m, r, now);
   out->total = out->act + out->pre + out->rd + out->wr + out->ref + out->bg;
 }

@@ -28,6 +28,16 @@
  *    apart per rank (dram.h). Clean and dirty precharges are counted apart.
  *  - Runtime throttling (HMS Sec. III-E): mc_scale_timing() multiplies tRCD and
  *    the write-recovery times for the commands issued afterwards.
+ *  - Power states per rank (JEDEC): active standby (some bank open), precharge
+ *    standby (all closed), precharge power-down entered cfg.pd_idle cycles
+ *    after the rank's last command (and the end of its last data burst) when
+ *    all its banks are closed, nothing is queued for it and no refresh is
+ *    pending; it leaves power-down when a request for it arrives or its
+ *    refresh falls due (at least tCKE after entry) and issues nothing for
+ *    tXP. NVM ranks with cfg.nvm_gating are power-gated tGATE_IDLE cycles
+ *    after their last command (hybrid graphics memory Sec. 4.2) and woken the
+ *    same way, paying tWAKE. Entry is never an event: the times are derived
+ *    from command timestamps when the rank wakes or at stats time.
  *
  * Time and events
  *  - Time is in memory command-clock cycles. The engine never ticks: the caller
@@ -54,9 +64,16 @@ extern "C" {
 
 #define MC_NEVER UINT64_MAX
 
-typedef enum mc_cmd { MC_CMD_ACT = 0, MC_CMD_PRE = 1, MC_CMD_RD = 2, MC_CMD_WR = 3, MC_CMD_REF = 4 } mc_cmd;
+/* MC_CMD_PDX is not a bus command: it reports that a rank left precharge
+ * power-down (bg = 0) or power gating (bg = 1) at `cycle` (CKE high / wake-up
+ * start), having entered it at cycle `row`; the rank's next command waits tXP
+ * (bg 0) or tWAKE (bg 1). Logged only with power-down or gating enabled. */
+typedef enum mc_cmd {
+  MC_CMD_ACT = 0, MC_CMD_PRE = 1, MC_CMD_RD = 2, MC_CMD_WR = 3, MC_CMD_REF = 4, MC_CMD_PDX = 5
+} mc_cmd;
+#define MC_NCMDS 6
 
-/* Name of a command ("ACT", "PRE", "RD", "WR", "REF"). */
+/* Name of a command ("ACT", "PRE", "RD", "WR", "REF", "PDX"). */
 const char *mc_cmd_name(mc_cmd c);
 
 typedef struct mc_cfg {
@@ -68,6 +85,8 @@ typedef struct mc_cfg {
   uint32_t wq_low;         /* stop a forced drain at this occupancy, < wq_high */
   int open_page;           /* 1 = open page, 0 = closed page */
   int refresh;             /* 1 = refresh every tREFI (ignored when the device has tREFI 0) */
+  uint32_t pd_idle;        /* precharge power-down after this many cycles with the rank idle (0 = never) */
+  int nvm_gating;          /* 1 = power-gate NVM ranks after the preset's tGATE_IDLE (ignored when it is 0) */
 } mc_cfg;
 
 /* Location of one atom inside the channel (from amap_decode). */
@@ -98,11 +117,22 @@ typedef struct mc_stats {
   uint64_t bus_busy;                 /* data-bus cycles carrying data */
   uint64_t write_drains;             /* switches from read mode to write mode */
   uint64_t rq_occ_sum, wq_occ_sum;   /* integral of queue occupancy over cycles (atom-cycles) */
+  uint64_t powerdowns;               /* precharge power-down periods ended (exits) */
+  uint64_t gate_wakeups;             /* power-gated periods ended (wake-ups) */
 } mc_stats;
 
 typedef struct mc_energy_j {
   double act, pre, rd, wr, ref, bg, total;  /* joules */
 } mc_energy_j;
+
+/* Cycles one rank spent in each power state, and its exits (mc_rank_power). */
+typedef struct mc_power {
+  uint64_t act_standby;   /* some bank open */
+  uint64_t pre_standby;   /* all banks closed, clock enabled (incl. the tXP / wake-up time after an exit) */
+  uint64_t power_down;    /* precharge power-down */
+  uint64_t gated;         /* NVM power gating */
+  uint64_t powerdowns, gate_wakeups;  /* exits */
+} mc_power;
 
 /* Internal state (opaque to callers; fields may change). */
 typedef struct mc_atom_ {
@@ -135,6 +165,14 @@ typedef struct mc_rank_ {
   uint64_t wpre_ok;                /* earliest array-writing PRE (tRRD_PRE) */
   uint32_t faw_n, faw_i, nopen;
   uint8_t ref_pending;
+  /* power states (see mc.c "Power states") */
+  uint32_t nq;                     /* atoms queued for the rank */
+  uint64_t last_cmd, data_end;     /* last command; end of its last data burst */
+  uint64_t since;                  /* last change of nopen between 0 and > 0 */
+  uint64_t open_cyc, closed_cyc;   /* cycles with some bank open / all closed, up to `since` */
+  uint64_t pd_cyc, gated_cyc;      /* cycles powered down / gated, up to the last exit */
+  uint64_t pd_exits, gate_wakeups;
+  uint64_t n_act, n_pre, n_pre_dirty, n_rd, n_wr, n_ref; /* commands, for per-rank energy */
 } mc_rank_;
 typedef struct mc_ring_ {
   uint64_t *t;
@@ -175,6 +213,8 @@ typedef struct mc {
   uint8_t write_mode, forced_drain, next_valid, refresh_on, cand_valid;
   uint8_t pre_writes_all;         /* DRAM: every PRE restores the row (counts for tRRD_PRE) */
   uint8_t floors_valid;           /* floor[] matches the rank/group/bus state (cleared by every command and mode switch) */
+  uint8_t lp_on;                  /* power-down or gating enabled */
+  uint32_t gate_idle;             /* tGATE_IDLE in force (0 = no gating) */
   mc_done_fn done;
   void *done_ctx;
   mc_cmd_fn cmd_log;
@@ -230,8 +270,16 @@ int mc_idle(const mc *m);
 
 /* Counters, with the occupancy integrals brought up to `now`. */
 const mc_stats *mc_get_stats(mc *m, uint64_t now);
-/* Energy by component up to cycle `now` (background = bg power x ranks x time). */
+/* Energy by component up to cycle `now`: command energies from the preset's
+ * per-command values, background = sum over ranks of (power of each power
+ * state x time in it), see mc_rank_power. `now` >= the last cycle used. */
 void mc_energy(const mc *m, uint64_t now, mc_energy_j *out);
+/* The same for rank r (< ranks); the ranks' energies add up to mc_energy. */
+void mc_rank_energy(const mc *m, uint32_t r, uint64_t now, mc_energy_j *out);
+/* Cycles rank r spent in each power state from cycle 0 up to `now` (the
+ * states sum to now), with a power-down or gating period still running at
+ * `now` counted up to now. Derived from command timestamps, no ticking. */
+void mc_rank_power(const mc *m, uint32_t r, uint64_t now, mc_power *out);
 
 #ifdef __cplusplus
 }

@@ -55,6 +55,9 @@ static const char *const k_rule_names[TCHECK_NRULES] = {
     [TCHECK_RRD_PRE] = "tRRD_PRE",
     [TCHECK_DATA_BUS] = "data bus",
     [TCHECK_REFI] = "refresh interval (9 x tREFI)",
+    [TCHECK_XP] = "tXP",
+    [TCHECK_CKE] = "tCKE",
+    [TCHECK_PD_ENTRY] = "power-down entry",
 };
 
 const char *tcheck_rule_name(tcheck_rule r) {
@@ -113,6 +116,7 @@ int tcheck_init(tcheck *c, const dram_preset *dev, uint32_t ranks, char *err, si
   for (uint32_t r = 0; r < ranks; ++r) {
     tcheck_rank_ *R = &c->rk[r];
     R->act = R->rd = R->wr = R->pre = R->ref = R->wpre = NEVER_;
+    R->last = R->burst_end = R->pdx = NEVER_;
     R->ref_base = 0;
     for (int i = 0; i < 4; ++i) R->faw[i] = NEVER_;
   }
@@ -294,6 +298,25 @@ static void do_col(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, 
               tcheck_rule_name(TCHECK_DATA_BUS), (long long)start, (long long)c->bus_end);
   const int64_t end = start + t->BURST;
   if (end > c->bus_end) c->bus_end = end;
+  R->burst_end = end;
+}
+
+/* Power-down / gating exit at k->cycle, entered at `entry` (kind 1: gated). */
+static void do_pdx(tcheck *c, const cur_ *k, tcheck_rank_ *R, int64_t entry, int gated) {
+  const dram_timing *t = &c->t;
+  if (R->nopen)
+    violation(c, k, TCHECK_PD_ENTRY, "%s: %u bank(s) open at entry (cycle %lld)", tcheck_rule_name(TCHECK_PD_ENTRY),
+              R->nopen, (long long)entry);
+  else if (entry <= R->last || entry < R->burst_end || entry > k->cycle)
+    violation(c, k, TCHECK_PD_ENTRY, "%s at cycle %lld: last command at %lld, last burst ends at %lld, exit at %lld",
+              tcheck_rule_name(TCHECK_PD_ENTRY), (long long)entry, (long long)R->last, (long long)R->burst_end,
+              (long long)k->cycle);
+  if (!gated && k->cycle - entry < (int64_t)t->CKE)
+    violation(c, k, TCHECK_CKE, "%s (power-down entry -> exit) needs %u cycles after entry at cycle %lld, got %lld",
+              tcheck_rule_name(TCHECK_CKE), t->CKE, (long long)entry, (long long)(k->cycle - entry));
+  R->pdx = k->cycle;
+  R->pdx_need = gated ? t->WAKE : t->XP;
+  R->pdx_gated = (uint8_t)gated;
 }
 
 static void do_ref(tcheck *c, const cur_ *k, tcheck_rank_ *R) {
@@ -317,14 +340,18 @@ void tcheck_cmd(void *ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t b
   c->checked++;
   cur_ k = {(int64_t)cycle, cmd, rank, bg, bank, 0};
   const dram_preset *d = c->dev;
-  if ((unsigned)cmd > MC_CMD_REF || rank >= c->ranks ||
-      (cmd != MC_CMD_REF && (bg >= d->bankgroups || bank >= d->banks_per_group))) {
-    k.cmd = (unsigned)cmd > MC_CMD_REF ? MC_CMD_ACT : cmd;
+  if ((unsigned)cmd > MC_CMD_PDX || rank >= c->ranks ||
+      (cmd != MC_CMD_REF && cmd != MC_CMD_PDX && (bg >= d->bankgroups || bank >= d->banks_per_group))) {
+    k.cmd = (unsigned)cmd > MC_CMD_PDX ? MC_CMD_ACT : cmd;
     violation(c, &k, TCHECK_ADDR, "%s out of range (command %d, %u ranks, %u bank groups x %u banks)",
               tcheck_rule_name(TCHECK_ADDR), (int)cmd, c->ranks, d->bankgroups, d->banks_per_group);
     return;
   }
   c->cmds[cmd]++;
+  if (cmd == MC_CMD_PDX) { /* on CKE, not the command bus; may be reported ahead of other ranks' commands */
+    do_pdx(c, &k, &c->rk[rank], (int64_t)row, bg != 0);
+    return;
+  }
   /* command order and command-bus slots */
   const int row_cmd = cmd == MC_CMD_ACT || cmd == MC_CMD_PRE || cmd == MC_CMD_REF;
   if (k.cycle < c->last_cmd) {
@@ -345,6 +372,11 @@ void tcheck_cmd(void *ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t b
   if (k.cycle > c->ref_deadline) refresh_interval(c, &k, k.cycle);
 
   tcheck_rank_ *R = &c->rk[rank];
+  if (R->pdx != NEVER_ && k.cycle - R->pdx < R->pdx_need)
+    violation(c, &k, TCHECK_XP, "%s (%s -> any command same rank) needs %lld cycles after the exit at cycle %lld, got %lld",
+              R->pdx_gated ? "tWAKE" : "tXP", R->pdx_gated ? "power-gating wake-up" : "power-down exit",
+              (long long)R->pdx_need, (long long)R->pdx, (long long)(k.cycle - R->pdx));
+  R->last = k.cycle;
   if (cmd == MC_CMD_REF) {
     do_ref(c, &k, R);
     return;

@@ -40,6 +40,13 @@
  *        (devices with tREFI > 0, see tcheck_expect_refresh) no rank goes longer
  *        than 9 x tREFI (JEDEC: up to 8 postponed refreshes) without a REF,
  *        counted from cycle 0; checked at every command and by tcheck_finish.
+ *   PDX  (not a bus command: a rank's power-down / gating exit reported by the
+ *        engine, mc.h MC_CMD_PDX, cycle = exit, row = entry): at entry every
+ *        bank of the rank closed and the entry after the rank's last command
+ *        and the end of its last data burst (JEDEC tPRPDEN / tRDPDEN class);
+ *        a power-down lasts at least tCKE; the rank's next command comes
+ *        tXP (power-down) or tWAKE (gating) after the exit. PDX is exempt from
+ *        the command-order and command-bus rules (it travels on CKE).
  * A timing of 0 means "no such constraint" (tFAW, tRC; see dram.h).
  * Data-bus rule: bursts never overlap; there is no rank-to-rank switch gap
  * (the engine models none either).
@@ -83,6 +90,9 @@ typedef enum tcheck_rule {
   TCHECK_RRD_PRE,      /* array-writing PRE -> array-writing PRE, rank */
   TCHECK_DATA_BUS,     /* data burst overlapping the previous one */
   TCHECK_REFI,         /* a rank went longer than 9 x tREFI without REF */
+  TCHECK_XP,           /* command to a rank within tXP (tWAKE) of its power-down (gating) exit */
+  TCHECK_CKE,          /* power-down shorter than tCKE */
+  TCHECK_PD_ENTRY,     /* power-down / gating entered with a bank open, or before the rank's last command or burst ended */
   TCHECK_NRULES
 } tcheck_rule;
 
@@ -111,6 +121,10 @@ typedef struct tcheck_rank_ {
   int64_t ref_base;        /* last REF, or 0: start of the refresh interval */
   int64_t faw[4];          /* last four ACTs, ring */
   uint32_t faw_i, nopen;
+  int64_t last;            /* last command to the rank */
+  int64_t burst_end;       /* end of its last data burst */
+  int64_t pdx, pdx_need;   /* last power-down / gating exit and the spacing it imposes (tXP / tWAKE) */
+  uint8_t pdx_gated;
 } tcheck_rank_;
 
 typedef struct tcheck {
@@ -126,7 +140,7 @@ typedef struct tcheck {
   uint8_t pre_writes_all;  /* DRAM: every PRE writes the array (tRRD_PRE) */
   /* counters */
   uint64_t checked;        /* commands checked */
-  uint64_t cmds[5];        /* per mc_cmd */
+  uint64_t cmds[MC_NCMDS]; /* per mc_cmd */
   uint64_t pre_idle;       /* PRE of a closed bank (allowed no-op) */
   uint64_t violations;     /* all violations seen (only the first is described) */
   /* first violation */

@@ -73,7 +73,7 @@ static void init_side(side *s, const mc_cfg *c) {
   mc_set_done(&s->m, on_done, s);
 }
 
-static void run_pair(const char *dev, unsigned ranks, int open_page, uint64_t seed) {
+static void run_pair(const char *dev, unsigned ranks, int open_page, uint64_t seed, uint32_t pd_idle, int gating) {
   mc_cfg c = {0};
   c.dev = dram_find(dev);
   assert_non_null(c.dev);
@@ -84,16 +84,23 @@ static void run_pair(const char *dev, unsigned ranks, int open_page, uint64_t se
   c.wq_low = 16;
   c.open_page = open_page;
   c.refresh = 1;
+  c.pd_idle = pd_idle;
+  c.nvm_gating = gating;
   init_side(&A, &c);
   init_side(&B, &c);
   const dram_preset *d = c.dev;
   const unsigned want = 3000;
-  unsigned submitted = 0, wakeups = 0;
+  unsigned submitted = 0, wakeups = 0, pause = 0;
   uint64_t now = 0;
   while (A.ndone < want || B.ndone < want) {
     int sub = 0;
     /* bursts of requests with gaps, so queues fill (write drains) and empty */
-    if (submitted < want && (lcg(&seed) % 4) == 0) {
+    /* with power states: now and then a long pause, so ranks power down */
+    if (pause) {
+      pause--;
+    } else if ((pd_idle | gating) && submitted < want && (lcg(&seed) % 512) == 0) {
+      pause = 1000 + (unsigned)(lcg(&seed) % 2000);
+    } else if (submitted < want && (lcg(&seed) % 4) == 0) {
       const int w = (lcg(&seed) % 3) == 0;
       const unsigned n = 1 + (unsigned)(lcg(&seed) % 4);
       mc_addr a[4];
@@ -132,7 +139,17 @@ static void run_pair(const char *dev, unsigned ranks, int open_page, uint64_t se
   assert_int_equal(sa->wq_occ_sum, sb->wq_occ_sum);
   assert_int_equal(sa->row_hits, sb->row_hits);
   assert_int_equal(sa->write_drains, sb->write_drains);
-  assert_true(sa->refs > 0);
+  assert_true(sa->refs > 0 || !d->t.REFI);
+  assert_int_equal(sa->powerdowns, sb->powerdowns);
+  assert_int_equal(sa->gate_wakeups, sb->gate_wakeups);
+  if (pd_idle && (!open_page || d->t.REFI)) assert_true(sa->powerdowns + sa->gate_wakeups > 0);
+  if (gating && !open_page) assert_true(sa->gate_wakeups > 0);
+  for (uint32_t r = 0; r < ranks; ++r) {
+    mc_power pa, pb;
+    mc_rank_power(&A.m, r, now, &pa);
+    mc_rank_power(&B.m, r, now, &pb);
+    assert_memory_equal(&pa, &pb, sizeof pa);
+  }
   mc_free(&A.m);
   mc_free(&B.m);
 }
@@ -142,12 +159,26 @@ static void advance_only_at_events(void **state) {
   const char *devs[] = {"hbm2", "gddr5_gtx480"};
   for (int dv = 0; dv < 2; ++dv)
     for (unsigned ranks = 1; ranks <= 5; ranks += 2)
-      for (int open = 0; open <= 1; ++open) run_pair(devs[dv], ranks, open, 99 + (uint64_t)dv * 31 + ranks * 7 + (uint64_t)open);
+      for (int open = 0; open <= 1; ++open)
+        run_pair(devs[dv], ranks, open, 99 + (uint64_t)dv * 31 + ranks * 7 + (uint64_t)open, 0, 0);
+}
+
+/* The same with precharge power-down (short time-out, so exits are frequent)
+ * and NVM power gating: wake-ups come from submissions and refreshes falling
+ * due, never from the cycles the engine is advanced at. */
+static void advance_only_at_events_powerdown(void **state) {
+  (void)state;
+  const char *devs[] = {"hbm2", "gddr5_gtx480", "sttram"};
+  for (int dv = 0; dv < 3; ++dv)
+    for (unsigned ranks = 1; ranks <= 5; ranks += 2)
+      for (int open = 0; open <= 1; ++open)
+        run_pair(devs[dv], ranks, open, 7 + (uint64_t)dv * 31 + ranks * 7 + (uint64_t)open, 12, dv == 2);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(advance_only_at_events),
+      cmocka_unit_test(advance_only_at_events_powerdown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
