@@ -627,6 +627,62 @@ static const dram_preset k_presets[] = {
     /* HMS footnote 4: TLC RCD = RAS = 250, WR = 2350 */
     SCM_ROW("scm_tlc", "SCM (TLC) channel, HBM2-like 1 GHz 128-bit (HMS Table I, footnote 4)", 250, 2350),
 #undef SCM_ROW
+    {
+        /* HBM2 in pseudo-channel mode (JESD235A): each 128-bit channel runs as
+         * two independent 64-bit pseudo-channels with their own 16 banks and
+         * their own activation window, which is how Ramulator 2.0 models HBM2
+         * (2 pseudo-channels per channel). Configs use 16 of them for the
+         * 8-channel HMS memory (configs/hbm2_pseudo_channel.toml). Core
+         * timings as hbm2 (HMS Table I); activation spacing from Ramulator
+         * 2.0's HBM2 2 Gbps preset (1 ns clock), the timing class the random
+         * trace comparison of docs/memtrace.md refers to. */
+        .name = "hbm2_pc",
+        .desc = "HBM2 pseudo-channel, 1 GHz, 64-bit BL4 DDR (HMS Table I core timings, Ramulator 2.0 tRRD/tFAW)",
+        .tech = DRAM_TECH_DRAM,
+        .dual_cmd_bus = 1,      /* JESD235: separate row and column command interfaces */
+        .clk_mhz = 1000.0,      /* HMS Table I: 1 GHz */
+        .data_rate = 2,         /* DDR */
+        .bus_bits = 64,         /* JESD235A pseudo-channel: half of the 128-bit channel */
+        .burst_len = 4,         /* pseudo-channel mode: BL4 (32 B per access, as hbm2) */
+        .atom_bytes = 32,       /* 64/8 * 4 */
+        .bankgroups = 4,        /* 4 x 4 banks per pseudo-channel (Ramulator 2.0 HBM2 organisation) */
+        .banks_per_group = 4,
+        .row_bytes = 1024,      /* JESD235A: 1 KiB page per pseudo-channel */
+        .t = {
+            .CL = 14,           /* HMS Table I */
+            .CWL = 8,           /* as hbm2 */
+            .RCD = 14,          /* HMS Table I */
+            .RP = 14,           /* HMS Table I */
+            .RAS = 33,          /* HMS Table I */
+            .RC = 47,           /* tRAS + tRP */
+            .CCD_S = 2,         /* = tBURST (BL4 at DDR): 16 GB/s per pseudo-channel */
+            .CCD_L = 3,         /* one more in the same bank group, as hbm2 */
+            .RRD_S = 2,         /* Ramulator 2.0 HBM2_2Gbps nRRDS 2 (1 ns clock) */
+            .RRD_L = 3,         /* Ramulator 2.0 HBM2_2Gbps nRRDL 3 */
+            .FAW = 15,          /* Ramulator 2.0 HBM2_2Gbps nFAW 15, per pseudo-channel */
+            .WTR_S = 4,         /* as hbm2 */
+            .WTR_L = 8,
+            .RTP = 14,
+            .WR = 16,           /* HMS Table I */
+            .RTW = 10,          /* CL + tBURST + 2 - CWL */
+            .RFC = 260,         /* as hbm2 */
+            .REFI = 3900,
+            .BURST = 2,         /* BL4 / DDR */
+            .XP = 10, .CKE = 10, /* as hbm2 */
+        },
+        .e = {
+            /* Per 32 B access as hbm2 (HMS Table I pJ/bit); background half of
+             * an hbm2 channel (estimate). */
+            .act_pj = 1.17 * BITS32B,
+            .pre_pj = 0.39 * BITS32B,
+            .pre_dirty_pj = 0.39 * BITS32B,
+            .rd_pj = 0.93 * BITS32B,
+            .wr_pj = 1.02 * BITS32B,
+            .ref_pj = 16.0 * (1.17 + 0.39) * BITS32B, /* half the rows of an hbm2 channel's REF */
+            .bg_mw = 20.0,
+            .act_stby_mw = BG_ACT(20.0), .pd_mw = BG_PD(20.0),
+        },
+    },
 };
 
 #define N_PRESETS (sizeof k_presets / sizeof k_presets[0])

@@ -67,6 +67,9 @@ static const paper k_paper[] = {
     {"scm_slc", 1, 14, 8, 60, 14, 14, 60, 14, 150, 1, 10, 0, 0, 0},
     {"scm_mlc", 1, 14, 8, 120, 14, 14, 120, 14, 1000, 1, 10, 0, 0, 0},
     {"scm_tlc", 1, 14, 8, 250, 14, 14, 250, 14, 2350, 1, 10, 0, 0, 0},
+    /* HBM2 pseudo-channel: HMS Table I core timings as hbm2; BL4 DDR -> tBURST 2; tRRD_L 3 from
+     * Ramulator 2.0's HBM2 2 Gbps preset */
+    {"hbm2_pc", 0, 14, 8, 14, 14, 14, 33, 14, 16, 2, 3, 0, 260, 3900},
 };
 #define NPAPER (sizeof k_paper / sizeof k_paper[0])
 
