@@ -364,6 +364,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   mcfg.wq_low = static_cast<uint32_t>(C.i("mem.wq_low"));
   mcfg.open_page = C.s("mem.page_policy") == "open" ? 1 : 0;
   mcfg.refresh = C.b("mem.refresh") ? 1 : 0;
+  mcfg.refresh_per_bank = C.s("mem.refresh_mode") == "per_bank" ? 1 : 0;
   mcfg.pd_idle = static_cast<uint32_t>(C.i("mem.powerdown_idle_cycles"));
   mcfg.nvm_gating = C.b("mem.nvm_power_gating") ? 1 : 0;
   const uint32_t max_atoms = (kMaxRequestBytes + dev->atom_bytes - 1) / dev->atom_bytes + 1;

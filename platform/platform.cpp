@@ -265,6 +265,7 @@ void Platform::build() {
   mc.wq_low = static_cast<unsigned>(C.i("mem.wq_low"));
   mc.open_page = C.s("mem.page_policy") == "open";
   mc.refresh = C.b("mem.refresh");
+  mc.refresh_per_bank = C.s("mem.refresh_mode") == "per_bank";
   mc.powerdown_idle_cycles = static_cast<unsigned>(C.i("mem.powerdown_idle_cycles"));
   mc.nvm_power_gating = C.b("mem.nvm_power_gating");
   mc.timing_check = C.b("mem.timing_check");

@@ -58,6 +58,9 @@ static std::vector<KeySpec> build_schema() {
       {"mem.wq_low", T::Int, "48", 0, 4096, {}, "write-drain low watermark"},
       {"mem.page_policy", T::Enum, "open", 1, 0, {"open", "closed"}, "row-buffer policy: open (keep rows open) or closed (precharge a row once no queued request hits it)"},
       {"mem.refresh", T::Bool, "true", 1, 0, {}, "DRAM refresh"},
+      {"mem.refresh_mode", T::Enum, "per_bank", 1, 0, {"per_bank", "all_bank"},
+       "per_bank: one bank every tREFI / banks, blocking only that bank for tRFC_PB, on devices whose standard has "
+       "it (hbm2: JESD235 REFSB); all_bank otherwise, or always with all_bank (a REF per rank every tREFI, tRFC)"},
       {"mem.powerdown_idle_cycles", T::Int, "0", 0, 1000000000, {},
        "precharge power-down after this many memory cycles with a rank idle (all banks closed, nothing queued); "
        "0 = never (default: timing of existing studies unchanged; docs/memctrl.md)"},

@@ -69,6 +69,7 @@ struct McCfg {
   unsigned wq_low = 16;        // stop write drain here
   bool open_page = true;
   bool refresh = true;
+  bool refresh_per_bank = true;  // per-bank refresh where the device has it (dram_timing.RFC_PB > 0)
   // Power states (docs/memctrl.md "Power and energy"): precharge power-down
   // after this many idle memory cycles (0 = never); NVM ranks power-gated
   // after the preset's tGATE_IDLE.

@@ -39,6 +39,7 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   c.wq_low = cfg.wq_low;
   c.open_page = cfg.open_page ? 1 : 0;
   c.refresh = cfg.refresh ? 1 : 0;
+  c.refresh_per_bank = cfg.refresh_per_bank ? 1 : 0;
   c.pd_idle = cfg.powerdown_idle_cycles;
   c.nvm_gating = cfg.nvm_power_gating ? 1 : 0;
   char err[256];

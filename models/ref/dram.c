@@ -74,6 +74,7 @@ static const dram_preset k_presets[] = {
             .RTW = 9,           /* CL + tBURST + 2 - CWL (Ramulator HBM RD->WR rank constraint) */
             .RFC = 260,         /* Ramulator HBM RFC_TABLE 4 Gb/channel: 130 x 2 ns */
             .REFI = 3900,       /* Ramulator HBM nREFI 1950 x 2 ns = 3.9 us */
+            .RFC_PB = 160,      /* JESD235 per-bank refresh (REFSB): Ramulator 2.0 HBM2 nRFCSB 160 ns */
             .BURST = 1,         /* BL2 / DDR */
             .XP = 10, .CKE = 10, /* Ramulator HBM nXP 5, nPD 5 x 2 ns */
         },
@@ -667,6 +668,7 @@ static const dram_preset k_presets[] = {
             .RTW = 10,          /* CL + tBURST + 2 - CWL */
             .RFC = 260,         /* as hbm2 */
             .REFI = 3900,
+            .RFC_PB = 160,      /* as hbm2 */
             .BURST = 2,         /* BL4 / DDR */
             .XP = 10, .CKE = 10, /* as hbm2 */
         },

@@ -68,6 +68,7 @@ typedef struct dram_timing {
   uint32_t RTW;               /* RD -> WR command spacing (bus turnaround), rank */
   uint32_t RFC;               /* REF -> next ACT / REF (all-bank refresh) */
   uint32_t REFI;              /* average refresh interval (0 = no refresh) */
+  uint32_t RFC_PB;            /* per-bank REF -> ACT of that bank (0 = the standard has no per-bank refresh) */
   uint32_t BURST;             /* data-bus cycles per column access */
   uint32_t RP_DIRTY;          /* PRE of a dirty row buffer -> next ACT, same bank (0 = tRP) */
   uint32_t RRD_PRE;           /* array-writing PRE -> array-writing PRE, rank (0 = none) */

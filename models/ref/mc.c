@@ -51,6 +51,7 @@ const char *mc_cmd_name(mc_cmd c) {
     case MC_CMD_WR: return "WR";
     case MC_CMD_REF: return "REF";
     case MC_CMD_PDX: return "PDX";
+    case MC_CMD_REFPB: return "REFPB";
   }
   return "?";
 }
@@ -146,11 +147,17 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
   }
 
   m->refresh_on = (uint8_t)(cfg->refresh && m->t.REFI > 0);
+  /* Per-bank refresh (JESD235 REFSB, LPDDR4 REFpb): one bank every tREFI /
+   * banks, round robin, each blocking only its bank for tRFC_PB, so the
+   * rank's banks are all refreshed once per tREFI. */
+  m->ref_pb = (uint8_t)(m->refresh_on && cfg->refresh_per_bank && m->t.RFC_PB > 0);
+  m->refi_pb = m->ref_pb ? m->t.REFI / m->banks_per_rank : m->t.REFI;
+  if (m->ref_pb && m->refi_pb == 0) m->refi_pb = 1;
   m->gate_idle = cfg->nvm_gating ? m->t.GATE_IDLE : 0;
   m->lp_on = (uint8_t)(cfg->pd_idle || m->gate_idle);
   m->pre_writes_all = (uint8_t)(d->tech == DRAM_TECH_DRAM);
-  for (uint32_t r = 0; r < cfg->ranks; ++r)  /* ranks staggered across one tREFI */
-    m->ranks[r].ref_due = m->t.REFI + (uint64_t)r * (m->t.REFI / cfg->ranks);
+  for (uint32_t r = 0; r < cfg->ranks; ++r)  /* ranks staggered across one refresh interval */
+    m->ranks[r].ref_due = m->refi_pb + (uint64_t)r * (m->refi_pb / cfg->ranks);
   return 0;
 #undef FAIL
 }
@@ -287,12 +294,23 @@ static void compute_cand(mc *m, mc_bank_ *B) {
   }
 }
 
+/* The bank a pending refresh of rank r needs closed (per-bank refresh), or
+ * NULL for an all-bank refresh. */
+static inline mc_bank_ *ref_target(mc *m, uint32_t r) {
+  return m->ref_pb ? &m->banks[r * m->banks_per_rank + m->ranks[r].ref_bank] : NULL;
+}
+/* 1 when a pending refresh holds bank B (all banks of its rank, or just B). */
+static inline int ref_blocks(const mc *m, const mc_bank_ *B) {
+  const mc_rank_ *R = &m->ranks[B->rank];
+  return R->ref_pending && (!m->ref_pb || (uint32_t)(B - m->banks) == B->rank * m->banks_per_rank + R->ref_bank);
+}
+
 static void compute_cand_(mc *m, mc_bank_ *B) {
   B->stale = 0;
   B->cand = C_NONE;
   B->cand_atom = NIL;
   B->conflict = 0;
-  if (m->ranks[B->rank].ref_pending) {  /* refresh due: close the bank, nothing else */
+  if (ref_blocks(m, B)) {  /* refresh due: close the bank, nothing else */
     if (B->open) {
       B->cand = C_PRE;
       B->cand_seq = 0;
@@ -426,8 +444,14 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
  * the banks' act_ok), and a row-command slot. */
 static uint64_t ref_earliest(const mc *m, uint32_t r) {
   uint64_t e = m->lp_on ? max64(m->row_bus_ok, m->ranks[r].act_ok) : m->row_bus_ok; /* + tXP / tWAKE */
+  if (m->ref_pb) return max64(e, m->banks[r * m->banks_per_rank + m->ranks[r].ref_bank].act_ok);
   for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) e = max64(e, m->banks[b].act_ok);
   return e;
+}
+/* The pending refresh of rank r could issue now that the banks it needs are
+ * closed (all of them, or its target bank). */
+static inline int ref_closed(const mc *m, uint32_t r) {
+  return m->ref_pb ? !m->banks[r * m->banks_per_rank + m->ranks[r].ref_bank].open : m->ranks[r].nopen == 0;
 }
 
 static inline void log_cmd(mc *m, uint64_t now, mc_cmd c, const mc_bank_ *B, uint64_t row, uint32_t col) {
@@ -622,6 +646,21 @@ static void issue_col(mc *m, mc_bank_ *B, uint64_t now) {
 
 static void issue_ref(mc *m, uint32_t r, uint64_t now) {
   mc_rank_ *R = &m->ranks[r];
+  mc_bank_ *T = ref_target(m, r);
+  if (T) { /* per-bank: only the target bank, next bank next time */
+    T->act_ok = now + m->t.RFC_PB;
+    stale_bank(m, T);
+    R->ref_pending = 0;
+    R->ref_due += m->refi_pb;
+    R->ref_bank = R->ref_bank + 1 == m->banks_per_rank ? 0 : R->ref_bank + 1;
+    R->last_cmd = now;
+    R->n_refpb++;
+    use_row_bus(m, now);
+    m->st.refs++;
+    m->st.refs_pb++;
+    log_cmd(m, now, MC_CMD_REFPB, T, 0, 0);
+    return;
+  }
   for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) {
     m->banks[b].act_ok = now + m->t.RFC;
     stale_bank(m, &m->banks[b]);
@@ -751,7 +790,8 @@ void mc_advance(mc *m, uint64_t now) {
       if (!m->ranks[r].ref_pending && now >= m->ranks[r].ref_due) {
         if (m->lp_on) rank_wake(m, r, m->ranks[r].ref_due);
         m->ranks[r].ref_pending = 1;
-        stale_rank(m, r);
+        if (m->ref_pb) stale_bank(m, ref_target(m, r));
+        else stale_rank(m, r);
       }
   /* 3. issue every legal command, best first (one per command bus per cycle) */
   for (;;) {
@@ -759,7 +799,7 @@ void mc_advance(mc *m, uint64_t now) {
     if (m->refresh_on) {
       int done_ref = 0;
       for (uint32_t r = 0; r < m->cfg.ranks; ++r)
-        if (m->ranks[r].ref_pending && m->ranks[r].nopen == 0 && ref_earliest(m, r) <= now) {
+        if (m->ranks[r].ref_pending && ref_closed(m, r) && ref_earliest(m, r) <= now) {
           issue_ref(m, r, now);
           done_ref = 1;
           break;
@@ -814,7 +854,7 @@ static uint64_t next_from(const mc *m, uint64_t e) {
     for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
       const mc_rank_ *R = &m->ranks[r];
       if (!R->ref_pending) e = min64(e, R->ref_due);
-      else if (R->nopen == 0) e = min64(e, ref_earliest(m, r));
+      else if (ref_closed(m, r)) e = min64(e, ref_earliest(m, r));
     }
   if (e != MC_NEVER && e < m->now) e = m->now;
   return e;
@@ -900,7 +940,7 @@ void mc_rank_energy(const mc *m, uint32_t r, uint64_t now, mc_energy_j *out) {
   out->pre = ((double)(R->n_pre - R->n_pre_dirty) * e->pre_pj + (double)R->n_pre_dirty * e->pre_dirty_pj) * 1e-12;
   out->rd = (double)R->n_rd * e->rd_pj * 1e-12;
   out->wr = (double)R->n_wr * e->wr_pj * 1e-12;
-  out->ref = (double)R->n_ref * e->ref_pj * 1e-12;
+  out->ref = ((double)R->n_ref + (double)R->n_refpb / m->banks_per_rank) * e->ref_pj * 1e-12; /* REFPB: one bank's share */
   out->bg = rank_bg_j(m, r, now);
   out->total = out->act + out->pre + out->rd + out->wr + out->ref + out->bg;
 }
@@ -912,7 +952,7 @@ void mc_energy(const mc *m, uint64_t now, mc_energy_j *out) {
   out->pre = ((double)(s->pres - s->pres_dirty) * e->pre_pj + (double)s->pres_dirty * e->pre_dirty_pj) * 1e-12;
   out->rd = (double)s->rd_atoms * e->rd_pj * 1e-12;
   out->wr = (double)s->wr_atoms * e->wr_pj * 1e-12;
-  out->ref = (double)s->refs * e->ref_pj * 1e-12;
+  out->ref = ((double)(s->refs - s->refs_pb) + (double)s->refs_pb / m->banks_per_rank) * e->ref_pj * 1e-12;
   out->bg = 0;
   for (uint32_t r = 0; r < m->cfg.ranks; ++r) out->bg += rank_bg_j(m, r, now);
   out->total = out->act + out->pre + out->rd + out->wr + out->ref + out->bg;

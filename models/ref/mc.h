@@ -69,9 +69,10 @@ extern "C" {
  * start), having entered it at cycle `row`; the rank's next command waits tXP
  * (bg 0) or tWAKE (bg 1). Logged only with power-down or gating enabled. */
 typedef enum mc_cmd {
-  MC_CMD_ACT = 0, MC_CMD_PRE = 1, MC_CMD_RD = 2, MC_CMD_WR = 3, MC_CMD_REF = 4, MC_CMD_PDX = 5
+  MC_CMD_ACT = 0, MC_CMD_PRE = 1, MC_CMD_RD = 2, MC_CMD_WR = 3, MC_CMD_REF = 4, MC_CMD_PDX = 5,
+  MC_CMD_REFPB = 6 /* per-bank refresh of (rank, bg, bank) */
 } mc_cmd;
-#define MC_NCMDS 6
+#define MC_NCMDS 7
 
 /* Name of a command ("ACT", "PRE", "RD", "WR", "REF", "PDX"). */
 const char *mc_cmd_name(mc_cmd c);
@@ -85,6 +86,8 @@ typedef struct mc_cfg {
   uint32_t wq_low;         /* stop a forced drain at this occupancy, < wq_high */
   int open_page;           /* 1 = open page, 0 = closed page */
   int refresh;             /* 1 = refresh every tREFI (ignored when the device has tREFI 0) */
+  int refresh_per_bank;    /* 1 = per-bank refresh (one bank every tREFI / banks, blocking only that bank for
+                              tRFC_PB) when the device has it (RFC_PB > 0); else all-bank */
   uint32_t pd_idle;        /* precharge power-down after this many cycles with the rank idle (0 = never) */
   int nvm_gating;          /* 1 = power-gate NVM ranks after the preset's tGATE_IDLE (ignored when it is 0) */
 } mc_cfg;
@@ -111,7 +114,8 @@ typedef struct mc_stats {
   uint64_t row_hits;                 /* column access to a row opened earlier for another access */
   uint64_t row_misses;               /* first access after an ACT to a closed (idle) bank */
   uint64_t row_conflicts;            /* first access after PRE of another row + ACT */
-  uint64_t acts, pres, pres_dirty, refs;
+  uint64_t acts, pres, pres_dirty, refs; /* refs: all-bank and per-bank REF commands */
+  uint64_t refs_pb;                       /* per-bank REF commands (among refs) */
   uint64_t rd_lat_sum, rd_lat_count; /* parent reads: arrival -> completion, cycles */
   uint64_t rd_bytes, wr_bytes;
   uint64_t bus_busy;                 /* data-bus cycles carrying data */
@@ -173,6 +177,8 @@ typedef struct mc_rank_ {
   uint64_t pd_cyc, gated_cyc;      /* cycles powered down / gated, up to the last exit */
   uint64_t pd_exits, gate_wakeups;
   uint64_t n_act, n_pre, n_pre_dirty, n_rd, n_wr, n_ref; /* commands, for per-rank energy */
+  uint64_t n_refpb;                                      /* per-bank REFs */
+  uint32_t ref_bank;                                     /* per-bank refresh: next bank (index in the rank) */
 } mc_rank_;
 typedef struct mc_ring_ {
   uint64_t *t;
@@ -212,6 +218,8 @@ typedef struct mc {
   uint32_t rq_n, wq_n, drain_extra;
   uint8_t write_mode, forced_drain, next_valid, refresh_on, cand_valid;
   uint8_t pre_writes_all;         /* DRAM: every PRE restores the row (counts for tRRD_PRE) */
+  uint8_t ref_pb;                 /* per-bank refresh in use */
+  uint32_t refi_pb;               /* per-bank refresh interval: tREFI / banks per rank */
   uint8_t floors_valid;           /* floor[] matches the rank/group/bus state (cleared by every command and mode switch) */
   uint8_t lp_on;                  /* power-down or gating enabled */
   uint32_t gate_idle;             /* tGATE_IDLE in force (0 = no gating) */

@@ -108,14 +108,15 @@ int tcheck_init(tcheck *c, const dram_preset *dev, uint32_t ranks, char *err, si
   if (!c->banks || !c->groups || !c->rk) FAIL("tcheck: out of memory");
   for (uint32_t b = 0; b < ranks * c->banks_per_rank; ++b) {
     tcheck_bank_ *B = &c->banks[b];
-    B->act = B->pre = B->rd = B->wr = NEVER_;
+    B->act = B->pre = B->rd = B->wr = B->refpb = NEVER_;
+    B->refd = 0;
     B->rcd = dev->t.RCD;
     B->rp_need = dev->t.RP;
   }
   for (uint32_t g = 0; g < c->ngroups; ++g) c->groups[g].act = c->groups[g].rd = c->groups[g].wr = NEVER_;
   for (uint32_t r = 0; r < ranks; ++r) {
     tcheck_rank_ *R = &c->rk[r];
-    R->act = R->rd = R->wr = R->pre = R->ref = R->wpre = NEVER_;
+    R->act = R->rd = R->wr = R->pre = R->ref = R->refpb = R->wpre = NEVER_;
     R->last = R->burst_end = R->pdx = NEVER_;
     R->ref_base = 0;
     for (int i = 0; i < 4; ++i) R->faw[i] = NEVER_;
@@ -223,6 +224,7 @@ static void do_act(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, 
   else
     spacing(c, k, TCHECK_RP, "PRE -> ACT same bank", B->pre, MC_CMD_PRE, B->rp_need);
   spacing(c, k, TCHECK_RFC, "REF -> ACT same rank", R->ref, MC_CMD_REF, t->RFC);
+  spacing(c, k, TCHECK_RFC, "REFPB -> ACT same bank", B->refpb, MC_CMD_REFPB, t->RFC_PB);
   spacing(c, k, TCHECK_RRD_L, "ACT -> ACT same bank group", G->act, MC_CMD_ACT, t->RRD_L);
   spacing(c, k, TCHECK_RRD_S, "ACT -> ACT same rank", R->act, MC_CMD_ACT, t->RRD_S);
   /* faw[faw_i] is the oldest of the last four ACTs of the rank */
@@ -329,7 +331,37 @@ static void do_ref(tcheck *c, const cur_ *k, tcheck_rank_ *R) {
     spacing(c, k, TCHECK_RP, "PRE -> REF same rank", R->pre, MC_CMD_PRE, R->pre_need);
   if (t->RC) spacing(c, k, TCHECK_RC, "ACT -> REF same rank", R->act, MC_CMD_ACT, t->RC);
   spacing(c, k, TCHECK_RFC, "REF -> REF same rank", R->ref, MC_CMD_REF, t->RFC);
+  spacing(c, k, TCHECK_RFC, "REFPB -> REF same rank", R->refpb, MC_CMD_REFPB, t->RFC_PB);
   R->ref = R->ref_base = k->cycle;
+  const uint32_t r = (uint32_t)(R - c->rk);
+  for (uint32_t b = r * c->banks_per_rank; b < (r + 1) * c->banks_per_rank; ++b) c->banks[b].refd = k->cycle;
+  update_deadline(c);
+}
+
+/* Per-bank refresh (JESD235 REFSB, LPDDR4 REFpb): the bank must be closed,
+ * tRP / tRC after its PRE / ACT, tRFC after an all-bank REF, tRFC_PB after
+ * its previous per-bank REF; it refreshes only that bank (the interval rule
+ * then runs on the oldest refresh of the rank's banks). */
+static void do_refpb(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_rank_ *R) {
+  const dram_timing *t = &c->t;
+  if (t->REFI == 0 || t->RFC_PB == 0)
+    violation(c, k, TCHECK_REF_NONE, "%s (per-bank)", tcheck_rule_name(TCHECK_REF_NONE));
+  if (B->open)
+    violation(c, k, TCHECK_REF_OPEN, "%s: row %llu of the bank is open", tcheck_rule_name(TCHECK_REF_OPEN),
+              (unsigned long long)B->row);
+  if (B->pre_dirty && t->RP_DIRTY)
+    spacing(c, k, TCHECK_RP_DIRTY, "dirty PRE -> REFPB same bank", B->pre, MC_CMD_PRE, B->rp_need);
+  else
+    spacing(c, k, TCHECK_RP, "PRE -> REFPB same bank", B->pre, MC_CMD_PRE, B->rp_need);
+  if (t->RC) spacing(c, k, TCHECK_RC, "ACT -> REFPB same bank", B->act, MC_CMD_ACT, t->RC);
+  spacing(c, k, TCHECK_RFC, "REF -> REFPB same rank", R->ref, MC_CMD_REF, t->RFC);
+  spacing(c, k, TCHECK_RFC, "REFPB -> REFPB same bank", B->refpb, MC_CMD_REFPB, t->RFC_PB);
+  B->refpb = B->refd = R->refpb = k->cycle;
+  const uint32_t r = (uint32_t)(R - c->rk);
+  int64_t base = k->cycle;
+  for (uint32_t b = r * c->banks_per_rank; b < (r + 1) * c->banks_per_rank; ++b)
+    if (c->banks[b].refd < base) base = c->banks[b].refd;
+  R->ref_base = base;
   update_deadline(c);
 }
 
@@ -340,9 +372,9 @@ void tcheck_cmd(void *ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t b
   c->checked++;
   cur_ k = {(int64_t)cycle, cmd, rank, bg, bank, 0};
   const dram_preset *d = c->dev;
-  if ((unsigned)cmd > MC_CMD_PDX || rank >= c->ranks ||
+  if ((unsigned)cmd >= MC_NCMDS || rank >= c->ranks ||
       (cmd != MC_CMD_REF && cmd != MC_CMD_PDX && (bg >= d->bankgroups || bank >= d->banks_per_group))) {
-    k.cmd = (unsigned)cmd > MC_CMD_PDX ? MC_CMD_ACT : cmd;
+    k.cmd = (unsigned)cmd >= MC_NCMDS ? MC_CMD_ACT : cmd;
     violation(c, &k, TCHECK_ADDR, "%s out of range (command %d, %u ranks, %u bank groups x %u banks)",
               tcheck_rule_name(TCHECK_ADDR), (int)cmd, c->ranks, d->bankgroups, d->banks_per_group);
     return;
@@ -353,7 +385,7 @@ void tcheck_cmd(void *ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t b
     return;
   }
   /* command order and command-bus slots */
-  const int row_cmd = cmd == MC_CMD_ACT || cmd == MC_CMD_PRE || cmd == MC_CMD_REF;
+  const int row_cmd = cmd == MC_CMD_ACT || cmd == MC_CMD_PRE || cmd == MC_CMD_REF || cmd == MC_CMD_REFPB;
   if (k.cycle < c->last_cmd) {
     violation(c, &k, TCHECK_ORDER, "%s: issued after a command at cycle %lld", tcheck_rule_name(TCHECK_ORDER),
               (long long)c->last_cmd);
@@ -389,6 +421,7 @@ void tcheck_cmd(void *ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t b
     case MC_CMD_PRE: do_pre(c, &k, B, R); break;
     case MC_CMD_RD: do_col(c, &k, B, G, R, row, 1); break;
     case MC_CMD_WR: do_col(c, &k, B, G, R, row, 0); break;
+    case MC_CMD_REFPB: do_refpb(c, &k, B, R); break;
     default: break;
   }
 }

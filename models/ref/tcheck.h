@@ -108,6 +108,8 @@ typedef struct tcheck_bank_ {
   uint32_t rcd;            /* tRCD in force at the last ACT */
   uint32_t rp_need;        /* tRP or tRP_DIRTY in force at the last PRE */
   uint8_t open, dirty;     /* dirty: a WR since the ACT */
+  int64_t refpb;           /* last per-bank REF of this bank */
+  int64_t refd;            /* last refresh of this bank (REF or REFPB), or 0 */
   uint8_t pre_dirty;       /* the last PRE closed a written row buffer */
 } tcheck_bank_;
 typedef struct tcheck_group_ {
@@ -115,10 +117,11 @@ typedef struct tcheck_group_ {
 } tcheck_group_;
 typedef struct tcheck_rank_ {
   int64_t act, rd, wr, ref;
+  int64_t refpb;           /* last per-bank REF in the rank */
   int64_t wpre;            /* last array-writing PRE (tRRD_PRE) */
   int64_t pre, pre_need;   /* the PRE whose tRP / tRP_DIRTY ends last, and that spacing */
   uint8_t pre_dirty;       /* ... and whether it was a dirty one */
-  int64_t ref_base;        /* last REF, or 0: start of the refresh interval */
+  int64_t ref_base;        /* oldest last refresh of its banks, or 0: start of the refresh interval */
   int64_t faw[4];          /* last four ACTs, ring */
   uint32_t faw_i, nopen;
   int64_t last;            /* last command to the rank */

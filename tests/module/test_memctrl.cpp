@@ -139,6 +139,7 @@ int sc_main(int, char*[]) {
 
   McCfg hbm;
   hbm.device = "hbm2";
+  hbm.refresh_per_bank = false;  // the hand-computed times below use all-bank refresh (per-bank: tests/unit/test_mc_refpb.c)
   McCfg small = hbm;  // backpressure: a read queue of one line
   small.read_queue = 4;
   small.write_queue = 4;

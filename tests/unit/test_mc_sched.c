@@ -73,6 +73,8 @@ static void init_side(side *s, const mc_cfg *c) {
   mc_set_done(&s->m, on_done, s);
 }
 
+static int g_refresh_per_bank; /* per-bank refresh in run_pair (hbm2: JESD235 REFSB) */
+
 static void run_pair(const char *dev, unsigned ranks, int open_page, uint64_t seed, uint32_t pd_idle, int gating) {
   mc_cfg c = {0};
   c.dev = dram_find(dev);
@@ -84,6 +86,7 @@ static void run_pair(const char *dev, unsigned ranks, int open_page, uint64_t se
   c.wq_low = 16;
   c.open_page = open_page;
   c.refresh = 1;
+  c.refresh_per_bank = g_refresh_per_bank;
   c.pd_idle = pd_idle;
   c.nvm_gating = gating;
   init_side(&A, &c);
@@ -175,10 +178,24 @@ static void advance_only_at_events_powerdown(void **state) {
         run_pair(devs[dv], ranks, open, 7 + (uint64_t)dv * 31 + ranks * 7 + (uint64_t)open, 12, dv == 2);
 }
 
+/* The same with per-bank refresh (one bank every tREFI / 16 on hbm2), with
+ * and without power-down. */
+static void advance_only_at_events_refresh_per_bank(void **state) {
+  (void)state;
+  g_refresh_per_bank = 1;
+  for (unsigned ranks = 1; ranks <= 3; ranks += 2)
+    for (int open = 0; open <= 1; ++open) {
+      run_pair("hbm2", ranks, open, 501 + ranks * 7 + (uint64_t)open, 0, 0);
+      run_pair("hbm2", ranks, open, 601 + ranks * 7 + (uint64_t)open, 12, 0);
+    }
+  g_refresh_per_bank = 0;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(advance_only_at_events),
       cmocka_unit_test(advance_only_at_events_powerdown),
+      cmocka_unit_test(advance_only_at_events_refresh_per_bank),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
