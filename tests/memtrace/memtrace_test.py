@@ -159,26 +159,19 @@ def main():
         b = no_host(memtrace(strata, f"{work}/d2", ["--trace", f"{work}/d.trc"]))
         if a != b:
             fail("two replays of one trace differ")
-    elif case == "bandwidth":
-        # Streaming reads reach >= FRACTION of the preset's peak bus bandwidth.
+    elif case in ("bandwidth", "random-bandwidth"):
+        # bandwidth: streaming reads reach >= FRACTION of the preset's peak bus bandwidth;
+        # random-bandwidth: uniformly random 64 B requests (2/3 reads, as fast as accepted) do.
         frac = float(extra[0])
-        gen(genpy, f"{work}/seq.trc", "--pattern", "seq", "--count", "100000", "--read-frac", "1")
-        s = memtrace(strata, f"{work}/seq", ["--trace", f"{work}/seq.trc", *extra[1:]])
-        common_checks(s, "seq")
-        checked_all(s, "seq")
+        what, pattern, count, mix = (("streaming reads", "seq", "100000", "1") if case == "bandwidth"
+                                     else ("random 64 B", "random", "200000", str(2 / 3)))
+        gen(genpy, f"{work}/t.trc", "--pattern", pattern, "--count", count, "--read-frac", mix)
+        s = memtrace(strata, f"{work}/t", ["--trace", f"{work}/t.trc", *extra[1:]])
+        common_checks(s, what)
+        checked_all(s, what)
         if s["mem.bandwidth_gbps"] < frac * s["mem.peak_bandwidth_gbps"]:
-            fail(f"streaming reads: {s['mem.bandwidth_gbps']:.1f} GB/s < {frac} x {s['mem.peak_bandwidth_gbps']}")
-        print(f"streaming reads: {s['mem.bandwidth_gbps']:.1f} of {s['mem.peak_bandwidth_gbps']:.1f} GB/s")
-    elif case == "random-bandwidth":
-        # Uniformly random 64 B requests (2/3 reads, as fast as accepted) reach >= FRACTION of peak.
-        frac = float(extra[0])
-        gen(genpy, f"{work}/rnd.trc", "--pattern", "random", "--count", "200000")
-        s = memtrace(strata, f"{work}/rnd", ["--trace", f"{work}/rnd.trc", *extra[1:]])
-        common_checks(s, "random")
-        checked_all(s, "random")
-        if s["mem.bandwidth_gbps"] < frac * s["mem.peak_bandwidth_gbps"]:
-            fail(f"random 64 B: {s['mem.bandwidth_gbps']:.1f} GB/s < {frac} x {s['mem.peak_bandwidth_gbps']}")
-        print(f"random 64 B: {s['mem.bandwidth_gbps']:.1f} of {s['mem.peak_bandwidth_gbps']:.1f} GB/s")
+            fail(f"{what}: {s['mem.bandwidth_gbps']:.1f} GB/s < {frac} x {s['mem.peak_bandwidth_gbps']}")
+        print(f"{what}: {s['mem.bandwidth_gbps']:.1f} of {s['mem.peak_bandwidth_gbps']:.1f} GB/s")
     elif case == "scm-vs-dram":
         # HMS paper Fig. 4 / Sec. II-D: streaming reads from SCM come within 10% of DRAM's bandwidth (same
         # bus, row hits hide tRCD), streaming writes are clearly lower (tWR of the array write).
