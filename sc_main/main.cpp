@@ -16,6 +16,7 @@
 #include "platform/memtrace.h"
 #include "platform/platform.h"
 #include "platform/version.h"
+#include "workloads/accelsim.h"
 #include "workloads/registry.h"
 
 namespace fs = std::filesystem;
@@ -46,7 +47,10 @@ static int cli_main(int argc, char** argv) {
   bool quiet = false, check = false, list_wl = false, list_cfg = false, list_keys = false;
   app.add_option("-c,--config", config, "platform config: a file, or a name from configs/ (default baseline_hbm2)");
   app.add_option("-w,--workload", workload, "built-in workload (see --list-workloads); same as --set workload.name=");
-  app.add_option("--trace", trace, "run a GPU trace instead of a built-in workload (reserved: not yet available)");
+  app.add_option("--trace", trace,
+                 "run an Accel-Sim SASS trace (a directory with kernelslist.g, or the kernelslist file; kernel files "
+                 "may be gzip/xz/zstd compressed) instead of a built-in workload (docs/accelsim_traces.md); with "
+                 "`memtrace`: the DRAM request trace");
   app.add_option("-s,--set", sets, "override any config key, e.g. --set l2.size=4MiB (repeatable)")->take_all();
   app.add_option("-o,--out", out, "output directory for stats.json, stats.txt, timeseries.csv (default runs/<time>-...)");
   app.add_option("--vcd", vcd, "write a VCD of the time series (bandwidth, queues, L2 hit rate, IPC)");
@@ -125,10 +129,14 @@ static int cli_main(int argc, char** argv) {
       return kExitBadInput;
     }
   }
-  if (!trace.empty()) {
-    std::fprintf(stderr, "strata: --trace %s: GPU trace input is not available in this version; use --workload\n",
-                 trace.c_str());
-    return kExitBadInput;
+  if (!trace.empty()) {  // GPU trace: the `accelsim` workload reads it (workloads/accelsim.cpp)
+    if (!workload.empty() && workload != "accelsim") {
+      std::fprintf(stderr, "strata: --trace %s: expected either --trace or --workload, got both (--workload %s)\n",
+                   trace.c_str(), workload.c_str());
+      return kExitBadInput;
+    }
+    set_accelsim_trace(trace);
+    workload = "accelsim";
   }
   if (!workload.empty()) sets.insert(sets.begin(), "workload.name=" + workload);
   if (seed >= 0) sets.push_back("sim.seed=" + std::to_string(seed));

@@ -10,6 +10,7 @@ const std::vector<WorkloadInfo>& workload_registry() {
       workload_stencil2d(),
       workload_random(),
       workload_bfs(),
+      workload_accelsim(),
   };
   return reg;
 }

@@ -39,6 +39,8 @@ WorkloadInfo workload_stream();
 WorkloadInfo workload_stencil2d();
 WorkloadInfo workload_random();
 WorkloadInfo workload_bfs();
+// Accel-Sim SASS trace (workloads/accelsim.cpp; the trace comes from --trace).
+WorkloadInfo workload_accelsim();
 
 }  // namespace strata
 
