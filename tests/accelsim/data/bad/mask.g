@@ -1,0 +1,2 @@
+MemcpyHtoD,0x1000,128
+mask.traceg

@@ -1,0 +1,1 @@
+noimm.traceg
