@@ -11,6 +11,7 @@ PKGS=(
   libcli11-dev              # command line
   libcmocka-dev             # C unit tests
   zlib1g-dev liblzma-dev libzstd-dev   # compressed traces
+  xz-utils zstd                        # .xz / .zst Accel-Sim traces are read through these tools
 )
 missing=()
 for p in "${PKGS[@]}"; do
