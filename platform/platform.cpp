@@ -213,6 +213,7 @@ void Platform::build() {
   const WorkloadInfo* wi = find_workload(C.s("workload.name"));
   std::map<std::string, int64_t> knobs;
   for (const KnobSpec& k : wi->knobs) knobs[k.name] = C.i("workload." + wi->name + "." + k.name);
+  knobs[kFootprintKnob] = static_cast<int64_t>(C.size("workload.footprint"));
   P.program = wi->make(knobs, static_cast<uint64_t>(C.i("sim.seed")));
   P.program->init(&P.golden, &P.device);
 

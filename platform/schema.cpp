@@ -76,6 +76,9 @@ static std::vector<KeySpec> build_schema() {
        "device geometry (one 128 B line per channel chunk, channel, bank group, columns, bank, rank, row)"},
       {"addrmap.hash", T::Bool, "true", 1, 0, {}, "permute channel/bank-group/bank by low row bits"},
       {"workload.name", T::String, "stream", 1, 0, {}, "built-in workload (strata --list-workloads)"},
+      {"workload.footprint", T::Size, "0", 0, 1ull << 40, {},
+       "total array bytes of a kernel-library workload (docs/workload_library.md): its size knob is set to the "
+       "largest value that fits; 0 = the workload's own size knobs"},
   };
   for (const WorkloadInfo& w : workload_registry())
     for (const KnobSpec& k : w.knobs)

@@ -41,6 +41,19 @@ WorkloadInfo workload_random();
 WorkloadInfo workload_bfs();
 // Accel-Sim SASS trace (workloads/accelsim.cpp; the trace comes from --trace).
 WorkloadInfo workload_accelsim();
+// Kernel library: synthetic analogues of the papers' benchmarks, one file per
+// access pattern, one table row per analogue (docs/workload_library.md).
+std::vector<WorkloadInfo> workloads_pattern_streaming();
+std::vector<WorkloadInfo> workloads_pattern_stencil();
+std::vector<WorkloadInfo> workloads_pattern_dp_wavefront();
+std::vector<WorkloadInfo> workloads_pattern_butterfly();
+std::vector<WorkloadInfo> workloads_pattern_gather();
+std::vector<WorkloadInfo> workloads_pattern_graph();
+std::vector<WorkloadInfo> workloads_pattern_dense();
+// Reserved knob name: the platform passes `workload.footprint` (bytes, 0 = the
+// workload's default size) to every make() under this name; library analogues
+// scale their size knob to it, the other workloads ignore it.
+constexpr const char* kFootprintKnob = "footprint";
 
 }  // namespace strata
 

@@ -1,0 +1,203 @@
+// Kernel-library tests (docs/workload_library.md), untimed (functional driver):
+// for every analogue, at small sizes,
+//   - footprint_bytes equals the analytic footprint formula,
+//   - the functional load/store bytes and the kernel count equal the analytic
+//     read/write formulas (written here independently of the generators),
+//   - verify() passes, and a corrupted output word makes it fail,
+//   - the reserved `footprint` knob scales the size knob to fit the request,
+// and same seed -> identical memory image, another seed -> a different one.
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "workloads/functional.h"
+#include "workloads/registry.h"
+
+using namespace strata;
+using Knobs = std::map<std::string, int64_t>;
+
+static int failures = 0;
+#define EXPECT(cond)                                                                \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::fprintf(stderr, "%s:%d: %s: EXPECT failed: %s\n", __FILE__, __LINE__, cur, #cond); \
+      ++failures;                                                                   \
+    }                                                                               \
+  } while (0)
+#define EXPECT_EQ(a, b)                                                                                   \
+  do {                                                                                                    \
+    const unsigned long long _a = (a), _b = (b);                                                          \
+    if (_a != _b) {                                                                                       \
+      std::fprintf(stderr, "%s:%d: %s: EXPECT_EQ failed: %s = %llu, %s = %llu\n", __FILE__, __LINE__, cur, #a, \
+                   _a, #b, _b);                                                                           \
+      ++failures;                                                                                         \
+    }                                                                                                     \
+  } while (0)
+
+static const char* cur = "";
+
+struct Run {
+  std::unique_ptr<Program> prog;
+  bstore golden{}, device{};
+  FuncCounts fc;
+  Run(const std::string& name, const Knobs& knobs, uint64_t seed) {
+    bstore_init(&golden);
+    bstore_init(&device);
+    prog = find_workload(name)->make(knobs, seed);
+    prog->init(&golden, &device);
+  }
+  ~Run() {
+    bstore_free(&golden);
+    bstore_free(&device);
+  }
+  uint64_t hash_arrays() {
+    uint64_t h = 0;
+    std::vector<unsigned char> buf;
+    for (const ArrayInfo& a : prog->arrays()) {
+      buf.resize(a.bytes);
+      bstore_read(&golden, a.base, buf.data(), a.bytes);
+      for (unsigned char c : buf) h = mix64(h ^ c);
+    }
+    return h;
+  }
+};
+
+static uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// Expected counts of one analogue at given knobs.
+struct Expect {
+  uint64_t footprint = 0, rd = 0, wr = 0, kernels = 0;
+  std::string out;  // an array the program writes (corrupted to test verify)
+};
+struct Case {
+  std::string name;
+  Knobs knobs;
+  std::function<Expect(const Knobs&)> formula;
+};
+
+static std::vector<Case> cases() {
+  std::vector<Case> c;
+  // ---- streaming
+  c.push_back({"scalarprod", {{"pairs", 5}, {"len", 1000}}, [](const Knobs& k) {
+                 const uint64_t V = k.at("pairs"), L = k.at("len");
+                 return Expect{8 * V * L + 4 * V, 8 * V * L, 4 * V, 1, "c"};
+               }});
+  c.push_back({"blackscholes", {{"n", 3000}, {"iters", 2}}, [](const Knobs& k) {
+                 const uint64_t n = k.at("n"), it = k.at("iters");
+                 return Expect{20 * n, 12 * n * it, 8 * n * it, it, "put_result"};
+               }});
+  c.push_back({"nn", {{"n", 3001}}, [](const Knobs& k) {
+                 const uint64_t n = k.at("n");
+                 return Expect{12 * n, 8 * n, 4 * n, 1, "distances"};
+               }});
+  c.push_back({"reduction", {{"n", 10000}}, [](const Knobs& k) {
+                 const uint64_t n = k.at("n"), G = cdiv(n, 256 * 16);
+                 return Expect{4 * n + 4 * G + 4, 4 * n + 4 * G, 4 * G + 4, 2, "out"};
+               }});
+  c.push_back({"kmeans", {{"n", 1000}, {"iters", 2}}, [](const Knobs& k) {
+                 const uint64_t n = k.at("n"), it = k.at("iters"), F = 8, K = 5;
+                 return Expect{4 * F * n + 4 * n + 4 * it * K * F, it * (4 * F * n + 4 * K * F * n), it * 4 * n, it,
+                               "membership"};
+               }});
+  c.push_back({"mersenne", {{"n", 4100}}, [](const Knobs& k) {
+                 const uint64_t n = k.at("n") / 32 * 32;
+                 return Expect{4 * n, 4 * n, 8 * n, 2, "random"};
+               }});
+  c.push_back({"libor", {{"paths", 500}}, [](const Knobs& k) {
+                 const uint64_t P = k.at("paths"), N = 12, M = 6, Pp = cdiv(P, 32) * 32;
+                 uint64_t upd = 0;
+                 for (uint64_t j = 0; j < M; ++j) upd += N - 1 - j;
+                 return Expect{4 * P * (M + 1) + 4 * N * Pp, 4 * P * (M + upd + (N - M)), 4 * P * (N + upd + 1), 1, "payoff"};
+               }});
+  c.push_back({"scan", {{"n", 5000}}, [](const Knobs& k) {
+                 const uint64_t n = k.at("n"), B = cdiv(n, 1024);
+                 return Expect{8 * n + 8 * B, 4 * n + 4 * B + 4 * 256 * B + 4 * n, 8 * n + 8 * B, 3, "out"};
+               }});
+  return c;
+}
+
+static void test_case(const Case& c) {
+  cur = c.name.c_str();
+  const WorkloadInfo* wi = find_workload(c.name);
+  EXPECT(wi != nullptr);
+  if (!wi) return;
+  Knobs k;
+  for (const KnobSpec& s : wi->knobs) k[s.name] = s.def;
+  for (const auto& kv : c.knobs) k[kv.first] = kv.second;
+  const Expect e = c.formula(k);
+  Run r(c.name, k, 7);
+  EXPECT_EQ(r.prog->footprint_bytes(), e.footprint);
+  r.fc = run_functional(*r.prog);
+  EXPECT_EQ(r.fc.kernels, e.kernels);
+  EXPECT_EQ(r.fc.load_bytes, e.rd);
+  EXPECT_EQ(r.fc.store_bytes, e.wr);
+  std::string why;
+  EXPECT(r.prog->verify(&r.golden, &why));
+  if (!why.empty()) std::fprintf(stderr, "  %s\n", why.c_str());
+  // a wrong word in an output array is caught
+  const int a = r.prog->find_array(e.out);
+  EXPECT(a >= 0);
+  if (a >= 0) {
+    const ArrayInfo& ai = r.prog->array(static_cast<unsigned>(a));
+    const uint64_t addr = ai.base + 4 * (ai.bytes / 4 / 2);
+    const uint32_t v = gold_u32(&r.golden, addr) ^ 0x40u;
+    bstore_write(&r.golden, addr, &v, 4);
+    why.clear();
+    EXPECT(!r.prog->verify(&r.golden, &why));
+    EXPECT(why.find(e.out) != std::string::npos);
+  }
+  // the footprint knob: largest size that fits, monotonic in the request
+  uint64_t prev = 0;
+  for (uint64_t want : {uint64_t(256) << 10, uint64_t(1) << 20, uint64_t(4) << 20}) {
+    Knobs kf = k;
+    kf[kFootprintKnob] = static_cast<int64_t>(want);
+    auto p = wi->make(kf, 1);
+    const uint64_t fp = p->footprint_bytes();
+    EXPECT(fp <= want);
+    EXPECT(fp >= want / 4);
+    EXPECT(fp > prev);
+    prev = fp;
+  }
+}
+
+static void test_determinism(const std::string& name, const Knobs& k) {
+  cur = name.c_str();
+  Run a(name, k, 5), b(name, k, 5), c(name, k, 6);
+  a.fc = run_functional(*a.prog);
+  b.fc = run_functional(*b.prog);
+  c.fc = run_functional(*c.prog);
+  EXPECT_EQ(a.hash_arrays(), b.hash_arrays());
+  EXPECT_EQ(a.fc.thread_insts, b.fc.thread_insts);
+  EXPECT_EQ(a.fc.warp_insts, b.fc.warp_insts);
+  EXPECT(a.hash_arrays() != c.hash_arrays());
+}
+
+int sc_main(int argc, char** argv) {
+  const std::string only = argc > 1 ? argv[1] : "";
+  std::set<std::string> tested;
+  for (const Case& c : cases()) {
+    if (!only.empty() && c.name != only) continue;
+    test_case(c);
+    tested.insert(c.name);
+    test_determinism(c.name, c.knobs);
+  }
+  if (only.empty()) {
+    cur = "registry";
+    const std::set<std::string> builtin = {"stream", "stencil2d", "random", "bfs", "accelsim"};
+    for (const WorkloadInfo& w : workload_registry())
+      if (!builtin.count(w.name) && !tested.count(w.name)) {
+        std::fprintf(stderr, "analogue %s has no formula case\n", w.name.c_str());
+        ++failures;
+      }
+  }
+  if (failures) {
+    std::fprintf(stderr, "test_workload_library: %d failure(s)\n", failures);
+    return 1;
+  }
+  std::printf("test_workload_library: %zu analogues passed\n", tested.size());
+  return 0;
+}
