@@ -1,5 +1,6 @@
 # The kernel-library analogues, by pattern (docs/workload_library.md).
 set(STRATA_ANALOGUES
   scalarprod blackscholes nn reduction kmeans mersenne libor scan
+  hotspot3d laplace stencil conv2d convsep srad heartwall
 )
 set(STRATA_ANALOGUES_DETERMINISM)

@@ -117,6 +117,41 @@ static std::vector<Case> cases() {
                  const uint64_t n = k.at("n"), B = cdiv(n, 1024);
                  return Expect{8 * n + 8 * B, 4 * n + 4 * B + 4 * 256 * B + 4 * n, 8 * n + 8 * B, 3, "out"};
                }});
+  // ---- stencil: per pass, interior points I load every tap (+ power), border points copy
+  auto st = [](uint64_t nx, uint64_t ny, uint64_t nz, uint64_t rx, uint64_t ry, uint64_t rz, uint64_t taps) {
+    const uint64_t n = nx * ny * nz, I = (nx - 2 * rx) * (ny - 2 * ry) * (nz - 2 * rz);
+    return std::make_pair(4 * (n - I) + 4 * I * taps, 4 * n);
+  };
+  c.push_back({"hotspot3d", {{"nx", 40}, {"ny", 21}, {"nz", 5}, {"iters", 3}}, [st](const Knobs& k) {
+                 const uint64_t nx = k.at("nx"), ny = k.at("ny"), nz = k.at("nz"), it = k.at("iters");
+                 const auto rw = st(nx, ny, nz, 1, 1, 1, 8);
+                 return Expect{12 * nx * ny * nz, it * rw.first, it * rw.second, it, "temp1"};
+               }});
+  for (const char* nm : {"laplace", "stencil"})
+    c.push_back({nm, {{"nx", 33}, {"ny", 18}, {"nz", 6}, {"iters", 2}}, [st](const Knobs& k) {
+                   const uint64_t nx = k.at("nx"), ny = k.at("ny"), nz = k.at("nz"), it = k.at("iters");
+                   const auto rw = st(nx, ny, nz, 1, 1, 1, 7);
+                   return Expect{8 * nx * ny * nz, it * rw.first, it * rw.second, it, "grid0"};
+                 }});
+  c.push_back({"conv2d", {{"nx", 70}, {"ny", 33}}, [st](const Knobs& k) {
+                 const uint64_t nx = k.at("nx"), ny = k.at("ny");
+                 const auto rw = st(nx, ny, 1, 1, 1, 0, 9);
+                 return Expect{8 * nx * ny, rw.first, rw.second, 1, "B"};
+               }});
+  c.push_back({"convsep", {{"nx", 70}, {"ny", 40}}, [st](const Knobs& k) {
+                 const uint64_t nx = k.at("nx"), ny = k.at("ny");
+                 const auto r1 = st(nx, ny, 1, 8, 0, 0, 17), r2 = st(nx, ny, 1, 0, 8, 0, 17);
+                 return Expect{12 * nx * ny, r1.first + r2.first, r1.second + r2.second, 2, "output"};
+               }});
+  c.push_back({"srad", {{"nx", 50}, {"ny", 30}, {"iters", 2}}, [](const Knobs& k) {
+                 const uint64_t n = k.at("nx") * k.at("ny"), it = k.at("iters");
+                 return Expect{24 * n, it * 4 * n * (5 + 8), it * 4 * n * (5 + 1), 2 * it, "J"};
+               }});
+  c.push_back({"heartwall", {{"frames", 3}, {"height", 30}, {"points", 5}}, [](const Knobs& k) {
+                 const uint64_t F = k.at("frames"), P = k.at("points");
+                 return Expect{4 * (F * 640 * k.at("height") + 256 * P + 4 * P), F * 4 * P * 256 * (2 + 1 + 16), F * 8 * P, F,
+                               "pos1"};
+               }});
   return c;
 }
 
@@ -152,7 +187,7 @@ static void test_case(const Case& c) {
   }
   // the footprint knob: largest size that fits, monotonic in the request
   uint64_t prev = 0;
-  for (uint64_t want : {uint64_t(256) << 10, uint64_t(1) << 20, uint64_t(4) << 20}) {
+  for (uint64_t want : {uint64_t(1) << 20, uint64_t(2) << 20, uint64_t(4) << 20}) {
     Knobs kf = k;
     kf[kFootprintKnob] = static_cast<int64_t>(want);
     auto p = wi->make(kf, 1);
