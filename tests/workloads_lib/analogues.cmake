@@ -2,5 +2,6 @@
 set(STRATA_ANALOGUES
   scalarprod blackscholes nn reduction kmeans mersenne libor scan
   hotspot3d laplace stencil conv2d convsep srad heartwall
+  pathfinder nw fwt bitonic dct8x8
 )
 set(STRATA_ANALOGUES_DETERMINISM)

@@ -152,6 +152,32 @@ static std::vector<Case> cases() {
                  return Expect{4 * (F * 640 * k.at("height") + 256 * P + 4 * P), F * 4 * P * 256 * (2 + 1 + 16), F * 8 * P, F,
                                "pos1"};
                }});
+  // ---- dp_wavefront
+  c.push_back({"pathfinder", {{"cols", 300}, {"rows", 11}}, [](const Knobs& k) {
+                 const uint64_t C = k.at("cols"), R = k.at("rows"), nk = cdiv(R - 1, 4);
+                 return Expect{4 * R * C + 8 * C, 4 * C * nk + 4 * C * (R - 1), 4 * C * nk, nk,
+                               nk % 2 ? "result1" : "result0"};
+               }});
+  c.push_back({"nw", {{"blocks", 5}}, [](const Knobs& k) {
+                 const uint64_t B = k.at("blocks"), n = 16 * B;
+                 return Expect{4 * n * n + 4 * (n + 1) * (n + 1), 4 * B * B * (256 + 16 + 16 + 1), 4 * B * B * 256,
+                               2 * B - 1, "score"};
+               }});
+  // ---- butterfly
+  c.push_back({"fwt", {{"log2n", 13}}, [](const Knobs& k) {
+                 const uint64_t N = uint64_t(1) << k.at("log2n"), nk = cdiv(k.at("log2n"), 3);
+                 return Expect{4 * N, 4 * N * nk, 4 * N * nk, nk, "data"};
+               }});
+  c.push_back({"bitonic", {{"log2n", 13}}, [](const Knobs& k) {
+                 const uint64_t lg = k.at("log2n"), N = uint64_t(1) << lg;
+                 uint64_t nk = 1;
+                 for (uint64_t s = 11; s <= lg; ++s) nk += (s - 10) + 1;
+                 return Expect{16 * N, 8 * N * nk, 8 * N * nk, nk, nk % 2 ? "keys1" : "keys0"};
+               }});
+  c.push_back({"dct8x8", {{"width", 96}, {"height", 40}}, [](const Knobs& k) {
+                 const uint64_t n = k.at("width") * k.at("height");
+                 return Expect{12 * n, 8 * n, 8 * n, 2, "dst"};
+               }});
   return c;
 }
 
