@@ -178,6 +178,25 @@ static std::vector<Case> cases() {
                  const uint64_t n = k.at("width") * k.at("height");
                  return Expect{12 * n, 8 * n, 8 * n, 2, "dst"};
                }});
+  // ---- gather
+  c.push_back({"histogram", {{"n", 10000}}, [](const Knobs& k) {
+                 const uint64_t n = k.at("n"), G = cdiv(n, 4096);
+                 return Expect{4 * n + 1024 * G + 1024, 4 * n + 1024 * G, 1024 * G + 1024, 2, "hist"};
+               }});
+  c.push_back({"mummer", {{"log2ref", 12}}, [](const Knobs& k) {
+                 const uint64_t lg = k.at("log2ref"), R = uint64_t(1) << lg, Q = R / 4;
+                 return Expect{6 * R, 4 * Q * (1 + lg), 4 * Q, 1, "match"};
+               }});
+  c.push_back({"lavamd", {{"boxdim", 3}}, [](const Knobs& k) {
+                 const uint64_t D = k.at("boxdim"), NB = D * D * D;
+                 auto in = [D](uint64_t x) { return uint64_t(1) + (x > 0) + (x + 1 < D); };
+                 uint64_t nbrs = 0;  // existing neighbour boxes, summed over boxes
+                 for (uint64_t z = 0; z < D; ++z)
+                   for (uint64_t y = 0; y < D; ++y)
+                     for (uint64_t x = 0; x < D; ++x) nbrs += in(x) * in(y) * in(z);
+                 return Expect{4 * 27 * NB + NB * 64 * 36, NB * 64 * (16 + 27 * 4) + nbrs * 64 * 20, NB * 64 * 16, 1,
+                               "fv"};
+               }});
   return c;
 }
 
