@@ -7,8 +7,7 @@ namespace strata {
 // The built-ins followed by the kernel library's rows, pattern by pattern.
 static std::vector<WorkloadInfo> with_library(std::vector<WorkloadInfo> reg) {
   for (auto rows : {workloads_pattern_streaming, workloads_pattern_stencil, workloads_pattern_dp_wavefront,
-                    workloads_pattern_butterfly, workloads_pattern_gather, workloads_pattern_graph,
-                    workloads_pattern_dense})
+                    workloads_pattern_butterfly, workloads_pattern_gather})
     for (WorkloadInfo& w : rows()) reg.push_back(std::move(w));
   return reg;
 }
