@@ -20,24 +20,7 @@
 using namespace strata;
 namespace fs = std::filesystem;
 
-static int failures = 0;
-#define EXPECT(c)                                                              \
-  do {                                                                         \
-    if (!(c)) {                                                                \
-      std::fprintf(stderr, "%s:%d: EXPECT failed: %s\n", __FILE__, __LINE__, #c); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-#define EXPECT_EQ(a, b)                                                                                       \
-  do {                                                                                                        \
-    const auto _a = (a);                                                                                      \
-    const auto _b = (b);                                                                                      \
-    if (!(_a == _b)) {                                                                                        \
-      std::fprintf(stderr, "%s:%d: EXPECT_EQ failed: %s = %llu, %s = %llu\n", __FILE__, __LINE__, #a,        \
-                   static_cast<unsigned long long>(_a), #b, static_cast<unsigned long long>(_b));             \
-      ++failures;                                                                                             \
-    }                                                                                                         \
-  } while (0)
+#include "tests/common/expect.h"
 
 static std::string parse(const std::string& line, unsigned ver, bool li, SassInst* si) {
   return sass_parse_inst(line.data(), line.data() + line.size(), ver, li, si);

@@ -16,24 +16,7 @@
 
 using namespace strata;
 
-static int failures = 0;
-#define EXPECT(cond)                                                              \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      std::fprintf(stderr, "%s:%d: EXPECT failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                                 \
-    }                                                                             \
-  } while (0)
-#define EXPECT_EQ(a, b)                                                                                   \
-  do {                                                                                                    \
-    const auto _a = (a);                                                                                  \
-    const auto _b = (b);                                                                                  \
-    if (!(_a == _b)) {                                                                                    \
-      std::fprintf(stderr, "%s:%d: EXPECT_EQ failed: %s = %llu, %s = %llu\n", __FILE__, __LINE__, #a,      \
-                   (unsigned long long)_a, #b, (unsigned long long)_b);                                   \
-      ++failures;                                                                                         \
-    }                                                                                                     \
-  } while (0)
+#include "tests/common/expect.h"
 
 struct Run {
   std::unique_ptr<Program> prog;
