@@ -9,6 +9,9 @@ static std::vector<WorkloadInfo> with_library(std::vector<WorkloadInfo> reg) {
   for (auto rows : {workloads_pattern_streaming, workloads_pattern_stencil, workloads_pattern_dp_wavefront,
                     workloads_pattern_butterfly, workloads_pattern_gather})
     for (WorkloadInfo& w : rows()) reg.push_back(std::move(w));
+  // Dense and irregular analogues (docs/workload_library.md).
+  for (auto rows : {workloads_pattern_dense})
+    for (WorkloadInfo& w : rows()) reg.push_back(std::move(w));
   return reg;
 }
 

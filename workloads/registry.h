@@ -53,6 +53,10 @@ std::vector<WorkloadInfo> workloads_pattern_gather();
 // scale their size knob to it, the other workloads ignore it.
 constexpr const char* kFootprintKnob = "footprint";
 
+// Kernel library, dense and irregular analogues (pattern_dense.cpp: backprop,
+// neuralnet, ...; pattern_tree.cpp: ray, barneshut; rows in other patterns).
+std::vector<WorkloadInfo> workloads_pattern_dense();
+
 }  // namespace strata
 
 namespace strata {

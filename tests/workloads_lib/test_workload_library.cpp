@@ -79,6 +79,21 @@ struct Case {
   std::function<Expect(const Knobs&)> formula;
 };
 
+// Dense and irregular analogues: formulas written from the benchmarks'
+// thread layouts (docs/workload_library.md), independent of the generators.
+static void dense_irregular_cases(std::vector<Case>& c) {
+  // backprop: layerforward loads input (tx == 0) + weight, stores product + partial
+  // (tx == 0); hidden step loads every partial once, stores 17 deltas; adjust loads
+  // 4 and stores 2 per thread, plus 2 + 2 for each of the 16 bias-row threads.
+  c.push_back({"backprop", {{"blocks", 5}}, [](const Knobs& k) {
+                 const uint64_t B = k.at("blocks"), n = 16 * B, thr = 256 * B;
+                 const uint64_t fp = 4 * (n + 1) * 17 * 2 + 4 * (n + 1) + 4 * 16 * B + 4 * 17;
+                 const uint64_t rd = 4 * (n + thr) + 4 * 16 * B + 4 * (4 * thr + 2 * 16);
+                 const uint64_t wr = 4 * (thr + n) + 4 * 17 + 4 * (2 * thr + 2 * 16);
+                 return Expect{fp, rd, wr, 3, "input_weights"};
+               }});
+}
+
 static std::vector<Case> cases() {
   std::vector<Case> c;
   // ---- streaming
@@ -197,6 +212,8 @@ static std::vector<Case> cases() {
                  return Expect{4 * 27 * NB + NB * 64 * 36, NB * 64 * (16 + 27 * 4) + nbrs * 64 * 20, NB * 64 * 16, 1,
                                "fv"};
                }});
+  // ---- dense and irregular analogues (pattern_dense.cpp, pattern_tree.cpp, rows in stencil/gather)
+  dense_irregular_cases(c);
   return c;
 }
 
