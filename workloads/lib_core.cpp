@@ -66,8 +66,9 @@ LibKernel::LibKernel() = default;
 LibKernel::~LibKernel() = default;
 
 void LibKernel::warp_begin(WarpCtx& w) const {
-  const uint64_t t0 = (static_cast<uint64_t>(w.cta) * warps_per_cta + w.warp) * kWarpSize;
-  w.mask = lanes_below(t0, threads);
+  const uint64_t per_cta = cta_threads ? cta_threads : uint64_t(warps_per_cta) * kWarpSize;
+  const uint64_t local = uint64_t(w.warp) * kWarpSize, t0 = w.cta * per_cta + local;
+  w.mask = lanes_below(t0, threads) & lanes_below(local, per_cta);
   Plan* p;
   if (free_.empty()) {
     all_.emplace_back(new Plan);
@@ -208,8 +209,9 @@ Kernel* LibProgram::next_kernel() {
   kern_.name = l.name;
   kern_.golden = golden_;
   kern_.threads = l.threads;
-  kern_.warps_per_cta = l.cta_warps;
-  kern_.ctas = static_cast<uint32_t>(ceil_div(l.threads, uint64_t(l.cta_warps) * kWarpSize));
+  kern_.cta_threads = l.cta_threads;
+  kern_.warps_per_cta = l.cta_threads ? static_cast<uint32_t>(ceil_div(l.cta_threads, kWarpSize)) : l.cta_warps;
+  kern_.ctas = static_cast<uint32_t>(ceil_div(l.threads, l.cta_threads ? l.cta_threads : uint64_t(l.cta_warps) * kWarpSize));
   kern_.reads = l.reads;
   kern_.writes = l.writes;
   kern_.body = std::move(l.body);

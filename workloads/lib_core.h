@@ -81,6 +81,7 @@ class LibKernel : public Kernel {
   LibKernel();
   ~LibKernel() override;
   uint64_t threads = 0;
+  uint32_t cta_threads = 0;  // threads per CTA if fewer than warps_per_cta * 32 (0: all)
   Body body;
   void warp_begin(WarpCtx& w) const override;
   void warp_next(WarpCtx& w, WarpInst& o) const override;
@@ -115,6 +116,11 @@ struct Launch {
   unsigned cta_warps = 8;
   std::vector<unsigned> reads, writes;
   Body body;
+  // Threads per CTA when a CTA is not a whole number of warps (0: cta_warps * 32;
+  // else cta_warps is ignored): thread tid is thread tid % cta_threads of CTA
+  // tid / cta_threads, and the CTA's last warp has only the remaining lanes
+  // (the originals' 13x13, 5x5 or 1-thread blocks).
+  unsigned cta_threads = 0;
 };
 
 // A program of 32-bit-word arrays and a schedule of launches.

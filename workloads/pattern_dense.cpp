@@ -8,6 +8,9 @@
 //   backprop   Rodinia backprop: one training step of an n-16-1 network, 16x16
 //              CTAs over the 17-word-wide weight matrix, layer-forward (reads
 //              and writes the weights), hidden step, weight adjust   HMS (bckprp); TOM Table 2 (BP)
+//   neuralnet  GPGPU-Sim ISPASS'09 "NN" convolutional network: 4 layer kernels
+//              per image batch, 13x13 / 5x5 / 1-thread CTAs, weights shared
+//              by all images (broadcast loads)                   HAC Table II (NN)
 // Arithmetic is 32-bit unsigned and wraps: only the memory behaviour is the
 // benchmark's; the values are real, seeded, and checked against host loops.
 #include <algorithm>
@@ -168,8 +171,117 @@ Row row_backprop() {
   return r;
 }
 
+// ---------------------------------------------------------------- neuralnet
+// GPGPU-Sim ISPASS'09 NN (handwritten-digit convolutional network), I images
+// per batch, 4 kernels, each thread a neuron: bias + sum of input x weight.
+//   layer1: grid 6 maps x I, 13x13 threads; 5x5 window, stride 2, of the 29x29
+//           image (lanes 2 words apart), weights w1[26 map] (broadcast).
+//   layer2: grid 50 maps x I, 5x5 threads; 5x5 windows of all 6 13x13 maps,
+//           weights w2[156 map + 1 + 6 i + m] (broadcast).
+//   layer3: grid 100 x I, 1 thread: 1250 inputs x 1250 weights (w3 row of
+//           1251), a single lane walking two arrays.
+//   layer4: grid 10 x I, 1 thread: 100 inputs x 100 weights.
+// Loads per thread: 1 + 2 x inputs (input then weight per term); 1 store.
+constexpr uint64_t kNnIn = 841, kNnL2 = 1014, kNnL3 = 1250, kNnL4 = 100, kNnOut = 10;
+constexpr uint64_t kNnW1 = 156, kNnW2 = 7800, kNnW3 = 125100, kNnW4 = 1010;
+inline uint32_t nn_act(uint32_t x) { return (x ^ (x >> 15)) & 0xffff; }  // the tanh squashing
+// Input index (into the layer's per-image array) of term i of neuron `o`, and
+// its weight index, for layers 1..4 (shared by the kernels and the host check).
+struct NnTerm {
+  uint64_t in, w;
+};
+inline uint64_t nn_terms(int layer) { return layer == 1 ? 25 : layer == 2 ? 150 : layer == 3 ? kNnL3 : kNnL4; }
+inline uint64_t nn_bias(int layer, uint64_t map) {
+  return layer == 1 ? 26 * map : layer == 2 ? 156 * map : layer == 3 ? 1251 * map : 101 * map;
+}
+inline NnTerm nn_term(int layer, uint64_t map, uint64_t px, uint64_t py, uint64_t i) {
+  switch (layer) {
+    case 1: return {(2 * py + i / 5) * 29 + 2 * px + i % 5, 26 * map + 1 + i};
+    case 2: {
+      const uint64_t m = i % 6, j = i / 6;
+      return {169 * m + (2 * py + j / 5) * 13 + 2 * px + j % 5, 156 * map + 1 + 6 * j + m};
+    }
+    case 3: return {i, 1251 * map + 1 + i};
+    default: return {i, 101 * map + 1 + i};
+  }
+}
+Row row_neuralnet() {
+  Row r;
+  r.name = "neuralnet";
+  r.desc = "4-layer convolutional network over I images, 13x13/5x5/1-thread CTAs, shared weights (GPGPU-Sim NN; HAC Table II NN)";
+  r.knobs = {{"images", "images per batch I", 6, 1, 1 << 20}};
+  r.size_knob = "images";
+  r.footprint = [](const Knobs& k) {
+    return 4 * (K(k, "images") * (kNnIn + kNnL2 + kNnL3 + kNnL4 + kNnOut) + kNnW1 + kNnW2 + kNnW3 + kNnW4);
+  };
+  r.build = [](const Knobs& k, uint64_t seed) -> std::unique_ptr<Program> {
+    const uint64_t I = K(k, "images");
+    auto p = std::make_unique<LibProgram>("neuralnet", seed);
+    const uint64_t per[5] = {kNnIn, kNnL2, kNnL3, kNnL4, kNnOut};
+    const uint64_t wsz[4] = {kNnW1, kNnW2, kNnW3, kNnW4};
+    unsigned act[5], wts[4];
+    act[0] = p->words("layer1_neurons", I * kNnIn, [seed](uint64_t i) { return hash32(seed, 62, i) & 0xff; });
+    for (int l = 0; l < 4; ++l)
+      wts[l] = p->words("layer" + std::to_string(l + 1) + "_weights", wsz[l],
+                        [seed, l](uint64_t i) { return hash32(seed, 63 + l, i) & 0x3ff; });
+    for (int l = 1; l < 5; ++l) act[l] = p->words("layer" + std::to_string(l + 1) + "_neurons", I * per[l]);
+    LibProgram* P = p.get();
+    p->estimate = 4;
+    // grid (maps x I), CTA side (13, 5, 1, 1)
+    const uint64_t maps[4] = {6, 50, 100, 10}, side[4] = {13, 5, 1, 1};
+    p->schedule = [=](unsigned kk, Launch& l) {
+      if (kk >= 4) return false;
+      const int L = static_cast<int>(kk) + 1;
+      const uint64_t ba = P->base(act[kk]), bw = P->base(wts[kk]), bo = P->base(act[kk + 1]);
+      const uint64_t nm = maps[kk], sd = side[kk], cta = sd * sd, pin = per[kk], pout = per[kk + 1];
+      l.name = "execute_layer" + std::to_string(L);
+      l.threads = nm * I * cta;
+      l.cta_threads = static_cast<unsigned>(cta);
+      l.reads = {act[kk], wts[kk]};
+      l.writes = {act[kk + 1]};
+      l.body = [=](uint64_t tid, Thread& t) {
+        const uint64_t c = tid / cta, map = c % nm, img = c / nm, loc = tid % cta, px = loc % sd, py = loc / sd;
+        uint32_t s = t.ld(bw + 4 * nn_bias(L, map));
+        for (uint64_t i = 0; i < nn_terms(L); ++i) {
+          const NnTerm tm = nn_term(L, map, px, py, i);
+          const uint32_t a = t.ld(ba + 4 * (img * pin + tm.in));
+          s += a * t.ld(bw + 4 * tm.w);
+          t.alu();
+        }
+        t.sfu(2);  // tanhf
+        t.st(bo + 4 * (img * pout + map * cta + loc), nn_act(s));
+      };
+      return true;
+    };
+    p->check = [=](const LibProgram& q, bstore* g, std::string* why) {
+      std::vector<uint32_t> a = q.initial(act[0]);
+      for (int L = 1; L <= 4; ++L) {
+        const std::vector<uint32_t> w = q.initial(wts[L - 1]);
+        const uint64_t nm = maps[L - 1], sd = side[L - 1], pin = per[L - 1], pout = per[L];
+        std::vector<uint32_t> b(I * pout);
+        for (uint64_t img = 0; img < I; ++img)
+          for (uint64_t map = 0; map < nm; ++map)
+            for (uint64_t py = 0; py < sd; ++py)
+              for (uint64_t px = 0; px < sd; ++px) {
+                uint32_t s = w[nn_bias(L, map)];
+                for (uint64_t i = 0; i < nn_terms(L); ++i) {
+                  const NnTerm tm = nn_term(L, map, px, py, i);
+                  s += a[img * pin + tm.in] * w[tm.w];
+                }
+                b[img * pout + map * sd * sd + py * sd + px] = nn_act(s);
+              }
+        if (!q.expect(g, act[L], b, why)) return false;
+        a = std::move(b);
+      }
+      return true;
+    };
+    return p;
+  };
+  return r;
+}
+
 }  // namespace
 
-std::vector<WorkloadInfo> workloads_pattern_dense() { return {make_info(row_backprop())}; }
+std::vector<WorkloadInfo> workloads_pattern_dense() { return {make_info(row_backprop()), make_info(row_neuralnet())}; }
 
 }  // namespace strata

@@ -9,4 +9,5 @@ set(STRATA_ANALOGUES_DETERMINISM mummer)
 # Dense and irregular analogues (pattern_dense.cpp, pattern_tree.cpp, rows in
 # pattern_stencil.cpp / pattern_gather.cpp). STRATA_ANALOGUE_FOOTPRINT_<name>
 # replaces the run test's 1 MiB where a smaller size keeps the test short.
-list(APPEND STRATA_ANALOGUES backprop)
+list(APPEND STRATA_ANALOGUES backprop neuralnet)
+set(STRATA_ANALOGUE_FOOTPRINT_neuralnet 560KiB)

@@ -92,6 +92,17 @@ static void dense_irregular_cases(std::vector<Case>& c) {
                  const uint64_t wr = 4 * (thr + n) + 4 * 17 + 4 * (2 * thr + 2 * 16);
                  return Expect{fp, rd, wr, 3, "input_weights"};
                }});
+  // neuralnet: per image 6 CTAs of 13x13 neurons with 25 terms, 50 of 5x5 with
+  // 150 terms, 100 single neurons with 1250 terms, 10 with 100; each neuron loads
+  // its bias and an input and a weight per term, and stores itself.
+  c.push_back({"neuralnet", {{"images", 2}}, [](const Knobs& k) {
+                 const uint64_t I = k.at("images");
+                 const uint64_t neurons[4] = {6 * 169, 50 * 25, 100, 10}, terms[4] = {25, 150, 1250, 100};
+                 uint64_t ld = 0, st = 0;
+                 for (int l = 0; l < 4; ++l) ld += neurons[l] * (1 + 2 * terms[l]), st += neurons[l];
+                 const uint64_t w = 6 * 26 + 50 * 156 + 100 * 1251 + 10 * 101;
+                 return Expect{4 * (I * (29 * 29 + st) + w), 4 * I * ld, 4 * I * st, 4, "layer3_neurons"};
+               }});
 }
 
 static std::vector<Case> cases() {
