@@ -37,6 +37,10 @@ uint64_t Thread::ld64(uint64_t addr) {
   push(RecKind::Load, addr, 0, 8);
   return own_or_gold(addr) | static_cast<uint64_t>(own_or_gold(addr + 4)) << 32;
 }
+uint64_t Thread::ld64_dep(uint64_t addr) {
+  push(RecKind::Load, addr, 0, 8 | 0x80);
+  return own_or_gold(addr) | static_cast<uint64_t>(own_or_gold(addr + 4)) << 32;
+}
 void Thread::st(uint64_t addr, uint32_t v) {
   push(RecKind::Store, addr, v, 4);
   own_.emplace_back(addr, v);

@@ -56,6 +56,7 @@ class Thread {
   // A load whose address comes from the previous load (pointer chasing): its
   // address register is the last loaded one, so the SM serialises the chain.
   uint32_t ld_dep(uint64_t addr);
+  uint64_t ld64_dep(uint64_t addr);  // the same for an 8-byte load
   void st(uint64_t addr, uint32_t v);
   void alu(unsigned n = 1) { pend_alu_ += n; }
   void sfu(unsigned n = 1) { pend_sfu_ += n; }

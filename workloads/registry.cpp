@@ -10,7 +10,7 @@ static std::vector<WorkloadInfo> with_library(std::vector<WorkloadInfo> reg) {
                     workloads_pattern_butterfly, workloads_pattern_gather})
     for (WorkloadInfo& w : rows()) reg.push_back(std::move(w));
   // Dense and irregular analogues (docs/workload_library.md).
-  for (auto rows : {workloads_pattern_dense})
+  for (auto rows : {workloads_pattern_dense, workloads_pattern_tree})
     for (WorkloadInfo& w : rows()) reg.push_back(std::move(w));
   return reg;
 }

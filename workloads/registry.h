@@ -56,6 +56,7 @@ constexpr const char* kFootprintKnob = "footprint";
 // Kernel library, dense and irregular analogues (pattern_dense.cpp: backprop,
 // neuralnet, ...; pattern_tree.cpp: ray, barneshut; rows in other patterns).
 std::vector<WorkloadInfo> workloads_pattern_dense();
+std::vector<WorkloadInfo> workloads_pattern_tree();
 
 }  // namespace strata
 

@@ -8,6 +8,10 @@ set(STRATA_ANALOGUES
 set(STRATA_ANALOGUES_DETERMINISM mummer)
 # Dense and irregular analogues (pattern_dense.cpp, pattern_tree.cpp, rows in
 # pattern_stencil.cpp / pattern_gather.cpp). STRATA_ANALOGUE_FOOTPRINT_<name>
-# replaces the run test's 1 MiB where a smaller size keeps the test short.
-list(APPEND STRATA_ANALOGUES backprop neuralnet)
+# replaces the run test's 1 MiB where a smaller size keeps the test short;
+# STRATA_ANALOGUE_ARGS_<name> adds options to the run and determinism tests
+# (knobs that the footprint does not set).
+list(APPEND STRATA_ANALOGUES backprop neuralnet ray)
 set(STRATA_ANALOGUE_FOOTPRINT_neuralnet 560KiB)
+set(STRATA_ANALOGUE_ARGS_ray --set workload.ray.height=32)
+list(APPEND STRATA_ANALOGUES_DETERMINISM ray)

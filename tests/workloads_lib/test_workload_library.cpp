@@ -77,10 +77,93 @@ struct Case {
   std::string name;
   Knobs knobs;
   std::function<Expect(const Knobs&)> formula;
+  // Data-dependent analogues: adds the byte counts from an independent host
+  // walk of the initial arrays (golden memory before the run).
+  std::function<void(const Knobs&, Run&, Expect&)> count = nullptr;
 };
 
 // Dense and irregular analogues: formulas written from the benchmarks'
 // thread layouts (docs/workload_library.md), independent of the generators.
+static std::vector<uint32_t> words_of(Run& r, const char* array) {
+  const ArrayInfo& a = r.prog->array(static_cast<unsigned>(r.prog->find_array(array)));
+  std::vector<uint32_t> v(a.bytes / 4);
+  bstore_read(&r.golden, a.base, v.data(), a.bytes);
+  return v;
+}
+
+// ray: the documented traversal, re-implemented: counts node visits (16 B each)
+// and box tests (8 B each) of every pixel's primary and reflected ray.
+namespace ray_ref {
+struct Box {
+  long long lo[3], hi[3];
+};
+static Box box(uint32_t lo, uint32_t hi) {
+  Box b;
+  for (int a = 0; a < 3; ++a) {
+    b.lo[a] = (lo >> (10 * a)) & 1023;
+    b.hi[a] = (hi >> (10 * a)) & 1023;
+  }
+  return b;
+}
+// entry/exit distance (16.16) and entry axis; false when the slabs do not overlap
+static bool enter(const long long* o, const long long* d, const Box& b, long long& tin, long long& tout, int& ax) {
+  tin = -(1ll << 60), tout = 1ll << 60, ax = 0;
+  for (int a = 0; a < 3; ++a) {
+    if (!d[a]) {
+      if (o[a] < b.lo[a] || o[a] > b.hi[a]) return false;
+      continue;
+    }
+    const long long p = (b.lo[a] - o[a]) * 65536 / d[a], q = (b.hi[a] - o[a]) * 65536 / d[a];
+    const long long near = p < q ? p : q, far = p < q ? q : p;
+    if (near > tin) {
+      tin = near;
+      ax = a;
+    }
+    if (far < tout) tout = far;
+  }
+  return tin <= tout;
+}
+struct Walk {
+  const std::vector<uint32_t>& node;
+  const std::vector<uint32_t>& prim;
+  uint64_t visits = 0, tests = 0;
+  // closest box hit (or -1), its entry distance and axis
+  long long trace(const long long* o, const long long* d, long long skip, long long& t, int& ax) {
+    long long hit = -1;
+    t = 1ll << 62;
+    std::vector<uint32_t> todo{0};
+    while (!todo.empty()) {
+      const uint32_t n = todo.back();
+      todo.pop_back();
+      ++visits;
+      long long a, b;
+      int e;
+      if (!enter(o, d, box(node[4 * n], node[4 * n + 1]), a, b, e) || b < 0 || (a > 0 ? a : 0) >= t) continue;
+      const uint32_t c = node[4 * n + 2];
+      if (c >> 31) {
+        for (uint32_t j = 0; j < 4; ++j) {
+          const uint32_t i = (c & 0x7fffffffu) + j;
+          ++tests;
+          if (i == skip) continue;
+          if (enter(o, d, box(prim[2 * i], prim[2 * i + 1]), a, b, e) && a > 0 && a < t) {
+            t = a;
+            ax = e;
+            hit = i;
+          }
+        }
+      } else if (d[node[4 * n + 3]] >= 0) {
+        todo.push_back(c);
+        todo.push_back(n + 1);
+      } else {
+        todo.push_back(n + 1);
+        todo.push_back(c);
+      }
+    }
+    return hit;
+  }
+};
+}  // namespace ray_ref
+
 static void dense_irregular_cases(std::vector<Case>& c) {
   // backprop: layerforward loads input (tx == 0) + weight, stores product + partial
   // (tx == 0); hidden step loads every partial once, stores 17 deltas; adjust loads
@@ -95,6 +178,30 @@ static void dense_irregular_cases(std::vector<Case>& c) {
   // neuralnet: per image 6 CTAs of 13x13 neurons with 25 terms, 50 of 5x5 with
   // 150 terms, 100 single neurons with 1250 terms, 10 with 100; each neuron loads
   // its bias and an input and a weight per term, and stores itself.
+  c.push_back({"ray", {{"width", 32}, {"height", 48}, {"log2prims", 8}},
+               [](const Knobs& k) {
+                 const uint64_t W = k.at("width"), H = k.at("height"), S = uint64_t(1) << k.at("log2prims");
+                 return Expect{16 * (S / 2 - 1) + 8 * S + 4 * W * H, 0, 4 * W * H, 1, "image"};
+               },
+               [](const Knobs& k, Run& r, Expect& e) {
+                 const long long W = k.at("width"), H = k.at("height");
+                 const std::vector<uint32_t> node = words_of(r, "bvh_nodes"), prim = words_of(r, "prims");
+                 ray_ref::Walk w{node, prim};
+                 uint64_t hits = 0;
+                 for (long long y = 0; y < H; ++y)
+                   for (long long x = 0; x < W; ++x) {
+                     long long o[3] = {512, 512, -256}, d[3] = {256 * x / W - 128, 256 * y / H - 128, 256}, t;
+                     int ax = 0;
+                     const long long id = w.trace(o, d, -1, t, ax);
+                     if (id < 0) continue;
+                     ++hits;
+                     for (int a = 0; a < 3; ++a) o[a] += (t * d[a]) >> 16;
+                     d[ax] = -d[ax];
+                     w.trace(o, d, id, t, ax);
+                   }
+                 EXPECT(hits > uint64_t(W * H) / 2);  // the camera sees the surface
+                 e.rd = 16 * w.visits + 8 * w.tests;
+               }});
   c.push_back({"neuralnet", {{"images", 2}}, [](const Knobs& k) {
                  const uint64_t I = k.at("images");
                  const uint64_t neurons[4] = {6 * 169, 50 * 25, 100, 10}, terms[4] = {25, 150, 1250, 100};
@@ -236,8 +343,9 @@ static void test_case(const Case& c) {
   Knobs k;
   for (const KnobSpec& s : wi->knobs) k[s.name] = s.def;
   for (const auto& kv : c.knobs) k[kv.first] = kv.second;
-  const Expect e = c.formula(k);
+  Expect e = c.formula(k);
   Run r(c.name, k, 7);
+  if (c.count) c.count(k, r, e);
   EXPECT_EQ(r.prog->footprint_bytes(), e.footprint);
   r.fc = run_functional(*r.prog);
   EXPECT_EQ(r.fc.kernels, e.kernels);
