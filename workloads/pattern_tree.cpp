@@ -6,13 +6,16 @@
 // (docs/workload_library.md has every row's arrays, kernels and formulas).
 //
 // Rows (paper, table):
-//   ray        per-pixel rays (a primary and one reflection) through a BVH of
-//              a box height field, closest hit with pruning                  HAC Table II (RAY); TOM Table 2 (RAY)
+//   ray        per-pixel rays (a primary and one reflection) through a BVH
+//              of a box height field, closest hit with pruning   HAC Table II (RAY); TOM Table 2 (RAY)
+//   barneshut  LonestarGPU Barnes-Hut: per-level summarisation,
+//              warp-synchronous octree walk, integration         HAC Table II (BH)
 // Arithmetic is integer and exact (fixed point where the originals use
 // floats); values are checked against host loops.
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <set>
 
 #include "workloads/lib_core.h"
 
@@ -242,8 +245,356 @@ Row row_ray() {
   return r;
 }
 
+// ---------------------------------------------------------------- barneshut
+// LonestarGPU Barnes-Hut (Burtscher & Pingali, GPU Computing Gems, ch. 6),
+// N bodies in a 2^20 cube (integer coordinates, bell-shaped distribution,
+// masses 1..16). Node arrays are structures of arrays over the N bodies and
+// the C cells, as in Lonestar: posx, posy, posz, mass (N + C), child (8 per
+// cell: a body, a cell or ~0, non-empty slots first), velx..z, accx..z (N).
+// Bodies are numbered in tree order (Lonestar's sort kernel), cells level by
+// level from the root (node N).
+// The octree is built once on the host from the initial positions
+// (Lonestar's TreeBuilding kernel inserts bodies with atomics and locks,
+// which race-free kernels cannot express); every time step re-summarises it
+// on the GPU and traverses it:
+//   summarize (one launch per cell level, deepest first; thread per cell):
+//     loads child slots until the first empty one (at most 8); per child a
+//     dependent mass load and its posx, posy, posz; stores the cell's mass and
+//     centre of mass (integer sum of m x / M).
+//   force (thread per body, Lonestar's warp-synchronous walk): the warp walks
+//     the tree as one: for each child slot of the cell on top of its stack it
+//     loads the child id (all lanes alike: broadcast) and, if the slot is not
+//     empty, the child's position (posx dependent); a body, or a cell that
+//     every lane of the warp sees at d^2 + eps >= dq[depth] (opening angle
+//     1: dq = (cell size)^2 + eps, eps = 1024), interacts (mass load unless it is the
+//     lane's own body), other cells are pushed; an empty slot pops the stack
+//     (depth = max(0, depth - 1), as Lonestar). Own position: 3 loads first.
+//     a += m dx 2^36 / (d2 isqrt(d2)) per axis, d2 = dx^2+dy^2+dz^2+eps.
+//     Stores accx, accy, accz. (Lonestar's opening angle is 0.5; 1 keeps a
+//     warp's walk near a thousand child slots at the default size.)
+//   integrate (thread per body): loads acc, vel, pos (9), stores vel, pos (6):
+//     vel += acc >> 12, pos = clamp(pos + vel >> 4, 0, 2^20 - 1).
+constexpr uint32_t kBhNone = 0xffffffffu;
+constexpr int64_t kBhSpan = int64_t(1) << 20, kBhEps = 1024;
+constexpr unsigned kBhMaxDepth = 24;
+inline int64_t bh_dq(unsigned depth) {
+  const int64_t sz = kBhSpan >> (depth + 1);
+  return sz * sz + kBhEps;
+}
+inline uint64_t bh_isqrt(uint64_t x) {
+  uint64_t r = 0;
+  for (uint64_t b = uint64_t(1) << 62; b; b >>= 2) {
+    if (x >= r + b) {
+      x -= r + b;
+      r = (r >> 1) + b;
+    } else {
+      r >>= 1;
+    }
+  }
+  return r;
+}
+inline int32_t bh_s(uint32_t v) { return static_cast<int32_t>(v); }
+// Acceleration contribution of mass m at offset (dx, dy, dz), fixed point.
+inline void bh_accel(int64_t* a, int64_t dx, int64_t dy, int64_t dz, uint32_t m) {
+  const int64_t d2 = dx * dx + dy * dy + dz * dz + kBhEps;
+  const int64_t inv = (int64_t(m) << 36) / (d2 * static_cast<int64_t>(bh_isqrt(static_cast<uint64_t>(d2))));
+  a[0] += inv * dx, a[1] += inv * dy, a[2] += inv * dz;
+}
+struct BhStep {
+  uint32_t slot, n;
+  bool interact;
+};
+// The warp's walk (Lonestar's loop): lanes = the warp's bodies; pos(n, xyz)
+// and child(slot) read the node arrays.
+template <class Pos, class Child>
+std::vector<BhStep> bh_walk(uint64_t N, uint64_t b0, uint64_t b1, Pos pos, Child child) {
+  std::vector<BhStep> seq;
+  uint32_t node[kBhMaxDepth], next[kBhMaxDepth];
+  int depth = 0;
+  node[0] = static_cast<uint32_t>(N);
+  next[0] = 0;
+  while (depth >= 0) {
+    while (next[depth] < 8) {
+      const uint32_t slot = (node[depth] - static_cast<uint32_t>(N)) * 8 + next[depth]++;
+      const uint32_t n = child(slot);
+      if (n == kBhNone) {
+        seq.push_back({slot, n, false});
+        depth = std::max(0, depth - 1);
+        continue;
+      }
+      bool far = n < N;
+      if (!far) {
+        far = true;
+        for (uint64_t b = b0; b < b1 && far; ++b) {
+          const int64_t dx = bh_s(pos(n, 0)) - bh_s(pos(b, 0)), dy = bh_s(pos(n, 1)) - bh_s(pos(b, 1)),
+                        dz = bh_s(pos(n, 2)) - bh_s(pos(b, 2));
+          far = dx * dx + dy * dy + dz * dz + kBhEps >= bh_dq(static_cast<unsigned>(depth));
+        }
+      }
+      seq.push_back({slot, n, far});
+      if (!far) {
+        ++depth;
+        node[depth] = n;
+        next[depth] = 0;
+      }
+    }
+    --depth;
+  }
+  return seq;
+}
+struct BhTree {
+  uint64_t N = 0, C = 0;
+  std::vector<uint32_t> x, y, z, m, vx, vy, vz;  // bodies, in tree order
+  std::vector<uint32_t> child;                    // 8 C
+  std::vector<uint64_t> level;                    // first cell of each level (+ end), node ids
+};
+std::shared_ptr<BhTree> bh_tree(uint64_t N, uint64_t seed) {
+  struct B {
+    uint32_t p[3], m;
+  };
+  std::vector<B> b(N);
+  std::set<uint64_t> seen;
+  for (uint64_t i = 0, salt = 0; i < N; ++salt) {
+    uint32_t p[3];
+    for (int a = 0; a < 3; ++a) {  // sum of 4 uniforms: bell-shaped
+      p[a] = 0;
+      for (int j = 0; j < 4; ++j) p[a] += hash32(seed, 80 + 4 * a + j, salt) % (kBhSpan / 4);
+    }
+    if (!seen.insert(uint64_t(p[0]) << 40 | uint64_t(p[1]) << 20 | p[2]).second) continue;
+    b[i] = {{p[0], p[1], p[2]}, 1 + hash32(seed, 92, i) % 16};
+    ++i;
+  }
+  // Octree of cells with 8 slots: >= 0 body, < 0 ~cell.
+  struct Cell {
+    int64_t slot[8];
+    unsigned depth;
+  };
+  std::vector<Cell> cells(1);
+  cells[0].depth = 0;
+  for (auto& s : cells[0].slot) s = -1;  // empty
+  auto oct = [&](uint64_t i, unsigned depth) {
+    const unsigned sh = 19 - depth;
+    return ((b[i].p[0] >> sh) & 1) | ((b[i].p[1] >> sh) & 1) << 1 | ((b[i].p[2] >> sh) & 1) << 2;
+  };
+  // slot encoding: -1 empty, 0..N-1 body, N + c cell c
+  std::function<void(uint64_t, uint64_t)> insert = [&](uint64_t c, uint64_t i) {
+    const unsigned o = oct(i, cells[c].depth);
+    const int64_t s = cells[c].slot[o];
+    if (s < 0) {
+      cells[c].slot[o] = static_cast<int64_t>(i);
+    } else if (static_cast<uint64_t>(s) < N) {
+      const uint64_t nc = cells.size();
+      cells.push_back(Cell());
+      for (auto& q : cells[nc].slot) q = -1;
+      cells[nc].depth = cells[c].depth + 1;
+      cells[c].slot[o] = static_cast<int64_t>(N + nc);
+      insert(nc, static_cast<uint64_t>(s));
+      insert(nc, i);
+    } else {
+      insert(static_cast<uint64_t>(s) - N, i);
+    }
+  };
+  for (uint64_t i = 0; i < N; ++i) insert(0, i);
+  // Number cells by level (BFS from the root), bodies in depth-first order.
+  std::vector<uint64_t> cid(cells.size()), bid(N), order;
+  auto t = std::make_shared<BhTree>();
+  t->N = N;
+  t->C = cells.size();
+  std::vector<uint64_t> q{0};
+  for (size_t h = 0; h < q.size(); ++h)
+    for (int64_t s : cells[q[h]].slot)
+      if (s >= 0 && static_cast<uint64_t>(s) >= N) q.push_back(static_cast<uint64_t>(s) - N);
+  for (size_t h = 0; h < q.size(); ++h) {
+    cid[q[h]] = N + h;
+    if (h == 0 || cells[q[h]].depth != cells[q[h - 1]].depth) t->level.push_back(N + h);
+  }
+  t->level.push_back(N + q.size());
+  uint64_t nb = 0;
+  std::function<void(uint64_t)> dfs = [&](uint64_t c) {
+    for (int64_t s : cells[c].slot) {
+      if (s < 0) continue;
+      if (static_cast<uint64_t>(s) < N) bid[static_cast<uint64_t>(s)] = nb++;
+      else dfs(static_cast<uint64_t>(s) - N);
+    }
+  };
+  dfs(0);
+  t->x.resize(N), t->y.resize(N), t->z.resize(N), t->m.resize(N), t->vx.resize(N), t->vy.resize(N), t->vz.resize(N);
+  for (uint64_t i = 0; i < N; ++i) {
+    const uint64_t j = bid[i];
+    t->x[j] = b[i].p[0], t->y[j] = b[i].p[1], t->z[j] = b[i].p[2], t->m[j] = b[i].m;
+    t->vx[j] = (hash32(seed, 93, i) & 0x1ff) - 256;
+    t->vy[j] = (hash32(seed, 94, i) & 0x1ff) - 256;
+    t->vz[j] = (hash32(seed, 95, i) & 0x1ff) - 256;
+  }
+  t->child.assign(8 * t->C, kBhNone);
+  for (uint64_t c = 0; c < cells.size(); ++c) {
+    unsigned k = 0;
+    for (int64_t s : cells[c].slot)
+      if (s >= 0)
+        t->child[8 * (cid[c] - N) + k++] =
+            static_cast<uint32_t>(static_cast<uint64_t>(s) < N ? bid[static_cast<uint64_t>(s)] : cid[static_cast<uint64_t>(s) - N]);
+  }
+  return t;
+}
+// Host state of the node arrays (for the check).
+struct BhState {
+  std::vector<uint32_t> pos[3], mass, vel[3], acc[3];
+};
+inline void bh_summarize_cell(uint64_t c, uint64_t N, const std::vector<uint32_t>& child, BhState& s) {
+  uint64_t M = 0, X[3] = {0, 0, 0};
+  for (unsigned k = 0; k < 8; ++k) {
+    const uint32_t ch = child[8 * (c - N) + k];
+    if (ch == kBhNone) break;
+    M += s.mass[ch];
+    for (int a = 0; a < 3; ++a) X[a] += uint64_t(s.mass[ch]) * s.pos[a][ch];
+  }
+  s.mass[c] = static_cast<uint32_t>(M);
+  for (int a = 0; a < 3; ++a) s.pos[a][c] = static_cast<uint32_t>(X[a] / M);
+}
+inline void bh_integrate(uint32_t* vel, uint32_t* pos, const uint32_t* acc) {
+  for (int a = 0; a < 3; ++a) {
+    vel[a] = static_cast<uint32_t>(bh_s(vel[a]) + (bh_s(acc[a]) >> 12));
+    const int64_t p = int64_t(bh_s(pos[a])) + (bh_s(vel[a]) >> 4);
+    pos[a] = static_cast<uint32_t>(std::min<int64_t>(std::max<int64_t>(p, 0), kBhSpan - 1));
+  }
+}
+Row row_barneshut() {
+  Row r;
+  r.name = "barneshut";
+  r.desc = "Barnes-Hut n-body steps: per-level tree summarisation, warp-synchronous octree walk, integration (LonestarGPU BH; HAC Table II BH)";
+  r.knobs = {{"bodies", "bodies N", 4096, 64, int64_t(1) << 24}, {"steps", "time steps", 2, 1, 100}};
+  r.size_knob = "bodies";
+  // Node arrays hold 2N nodes and child 8N slots (Lonestar sizes them 2N too).
+  r.footprint = [](const Knobs& k) { return 88 * K(k, "bodies"); };
+  r.build = [](const Knobs& k, uint64_t seed) -> std::unique_ptr<Program> {
+    const uint64_t N = K(k, "bodies"), steps = K(k, "steps");
+    auto tr = bh_tree(N, seed);
+    const uint64_t C = tr->C, NN = N + C, levels = tr->level.size() - 1;
+    if (C > N) throw std::invalid_argument("workload.barneshut: the octree needs more than N cells (bodies too clustered)");
+    auto p = std::make_unique<LibProgram>("barneshut", seed);
+    const std::vector<uint32_t>* body[3] = {&tr->x, &tr->y, &tr->z};
+    const char* pn[3] = {"posx", "posy", "posz"};
+    const char* vn[3] = {"velx", "vely", "velz"};
+    const char* an[3] = {"accx", "accy", "accz"};
+    unsigned pos[3], vel[3], acc[3];
+    for (int a = 0; a < 3; ++a) {
+      const std::vector<uint32_t>* v = body[a];
+      pos[a] = p->words(pn[a], 2 * N, [tr, v, N](uint64_t i) { return i < N ? (*v)[i] : 0u; });
+    }
+    const unsigned mass = p->words("mass", 2 * N, [tr, N](uint64_t i) { return i < N ? tr->m[i] : 0u; });
+    const unsigned child = p->words("child", 8 * N, [tr](uint64_t i) { return i < tr->child.size() ? tr->child[i] : kBhNone; });
+    const std::vector<uint32_t>* bv[3] = {&tr->vx, &tr->vy, &tr->vz};
+    for (int a = 0; a < 3; ++a) {
+      const std::vector<uint32_t>* v = bv[a];
+      vel[a] = p->words(vn[a], N, [v](uint64_t i) { return (*v)[i]; });
+    }
+    for (int a = 0; a < 3; ++a) acc[a] = p->words(an[a], N);
+    LibProgram* P = p.get();
+    const uint64_t per_step = levels + 2;
+    p->estimate = static_cast<unsigned>(steps * per_step);
+    auto memo = std::make_shared<Memo<std::vector<BhStep>>>();
+    p->schedule = [=](unsigned kk, Launch& l) {
+      if (kk >= steps * per_step) return false;
+      const uint64_t ph = kk % per_step;
+      uint64_t bp[3], bv2[3], ba[3];
+      for (int a = 0; a < 3; ++a) bp[a] = P->base(pos[a]), bv2[a] = P->base(vel[a]), ba[a] = P->base(acc[a]);
+      const uint64_t bm = P->base(mass), bc = P->base(child);
+      memo->clear();
+      if (ph < levels) {  // summarize the deepest level first
+        const uint64_t lv = levels - 1 - ph, c0 = tr->level[lv], nc = tr->level[lv + 1] - c0;
+        l = {"bh_summarize_l" + std::to_string(lv), nc, 8, {child, mass, pos[0], pos[1], pos[2]}, {mass, pos[0], pos[1], pos[2]},
+             [=](uint64_t tid, Thread& t) {
+               const uint64_t c = c0 + tid;
+               uint64_t M = 0, X[3] = {0, 0, 0};
+               for (unsigned k2 = 0; k2 < 8; ++k2) {
+                 const uint32_t ch = t.ld(bc + 4 * (8 * (c - N) + k2));
+                 if (ch == kBhNone) break;
+                 const uint32_t m = t.ld_dep(bm + 4 * uint64_t(ch));
+                 M += m;
+                 for (int a = 0; a < 3; ++a) X[a] += uint64_t(m) * t.ld(bp[a] + 4 * uint64_t(ch));
+                 t.alu(4);
+               }
+               t.sfu(3);  // divisions
+               t.st(bm + 4 * c, static_cast<uint32_t>(M));
+               for (int a = 0; a < 3; ++a) t.st(bp[a] + 4 * c, static_cast<uint32_t>(X[a] / M));
+             }};
+      } else if (ph == levels) {
+        l = {"bh_force", N, 8, {child, mass, pos[0], pos[1], pos[2]}, {acc[0], acc[1], acc[2]}, [=](uint64_t i, Thread& t) {
+               const std::vector<BhStep>& seq = memo->get(i / 32, [&] {
+                 return bh_walk(
+                     N, i / 32 * 32, std::min(N, i / 32 * 32 + 32),
+                     [&](uint64_t n, int a) { return t.peek(bp[a] + 4 * n); }, [&](uint32_t sl) { return t.peek(bc + 4 * uint64_t(sl)); });
+               });
+               int64_t me[3], a3[3] = {0, 0, 0};
+               for (int a = 0; a < 3; ++a) me[a] = bh_s(t.ld(bp[a] + 4 * i));
+               for (const BhStep& e : seq) {
+                 t.ld(bc + 4 * uint64_t(e.slot));
+                 if (e.n == kBhNone) continue;
+                 int64_t d[3];
+                 for (int a = 0; a < 3; ++a)
+                   d[a] = bh_s(a ? t.ld(bp[a] + 4 * uint64_t(e.n)) : t.ld_dep(bp[a] + 4 * uint64_t(e.n))) - me[a];
+                 t.alu(3);  // d^2
+                 if (e.interact && e.n != i) {
+                   bh_accel(a3, d[0], d[1], d[2], t.ld(bm + 4 * uint64_t(e.n)));
+                   t.alu(4);
+                   t.sfu(1);  // rsqrt
+                 }
+               }
+               for (int a = 0; a < 3; ++a) t.st(ba[a] + 4 * i, static_cast<uint32_t>(a3[a]));
+             }};
+      } else {
+        l = {"bh_integrate", N, 8, {acc[0], acc[1], acc[2], vel[0], vel[1], vel[2], pos[0], pos[1], pos[2]},
+             {vel[0], vel[1], vel[2], pos[0], pos[1], pos[2]}, [=](uint64_t i, Thread& t) {
+               uint32_t a3[3], v3[3], p3[3];
+               for (int a = 0; a < 3; ++a) a3[a] = t.ld(ba[a] + 4 * i);
+               for (int a = 0; a < 3; ++a) v3[a] = t.ld(bv2[a] + 4 * i);
+               for (int a = 0; a < 3; ++a) p3[a] = t.ld(bp[a] + 4 * i);
+               t.alu(12);
+               bh_integrate(v3, p3, a3);
+               for (int a = 0; a < 3; ++a) t.st(bv2[a] + 4 * i, v3[a]);
+               for (int a = 0; a < 3; ++a) t.st(bp[a] + 4 * i, p3[a]);
+             }};
+      }
+      return true;
+    };
+    p->check = [=](const LibProgram& q, bstore* g, std::string* why) {
+      BhState s;
+      for (int a = 0; a < 3; ++a) s.pos[a] = q.initial(pos[a]), s.vel[a] = q.initial(vel[a]), s.acc[a] = q.initial(acc[a]);
+      s.mass = q.initial(mass);
+      for (uint64_t st = 0; st < steps; ++st) {
+        for (uint64_t c = NN; c-- > N;) bh_summarize_cell(c, N, tr->child, s);  // deeper levels have larger ids
+        for (uint64_t w0 = 0; w0 < N; w0 += 32) {
+          const std::vector<BhStep> seq = bh_walk(
+              N, w0, std::min(N, w0 + 32), [&](uint64_t n, int a) { return s.pos[a][n]; },
+              [&](uint32_t sl) { return tr->child[sl]; });
+          for (uint64_t i = w0; i < std::min(N, w0 + 32); ++i) {
+            int64_t a3[3] = {0, 0, 0};
+            for (const BhStep& e : seq)
+              if (e.n != kBhNone && e.interact && e.n != i)
+                bh_accel(a3, int64_t(bh_s(s.pos[0][e.n])) - bh_s(s.pos[0][i]), int64_t(bh_s(s.pos[1][e.n])) - bh_s(s.pos[1][i]),
+                         int64_t(bh_s(s.pos[2][e.n])) - bh_s(s.pos[2][i]), s.mass[e.n]);
+            for (int a = 0; a < 3; ++a) s.acc[a][i] = static_cast<uint32_t>(a3[a]);
+          }
+        }
+        for (uint64_t i = 0; i < N; ++i) {
+          uint32_t v3[3] = {s.vel[0][i], s.vel[1][i], s.vel[2][i]}, p3[3] = {s.pos[0][i], s.pos[1][i], s.pos[2][i]};
+          const uint32_t a3[3] = {s.acc[0][i], s.acc[1][i], s.acc[2][i]};
+          bh_integrate(v3, p3, a3);
+          for (int a = 0; a < 3; ++a) s.vel[a][i] = v3[a], s.pos[a][i] = p3[a];
+        }
+      }
+      for (int a = 0; a < 3; ++a)
+        if (!q.expect(g, acc[a], s.acc[a], why) || !q.expect(g, vel[a], s.vel[a], why) || !q.expect(g, pos[a], s.pos[a], why))
+          return false;
+      return q.expect(g, mass, s.mass, why);
+    };
+    return p;
+  };
+  return r;
+}
+
 }  // namespace
 
-std::vector<WorkloadInfo> workloads_pattern_tree() { return {make_info(row_ray())}; }
+std::vector<WorkloadInfo> workloads_pattern_tree() { return {make_info(row_ray()), make_info(row_barneshut())}; }
 
 }  // namespace strata

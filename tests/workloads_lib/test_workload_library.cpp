@@ -6,6 +6,7 @@
 //   - verify() passes, and a corrupted output word makes it fail,
 //   - the reserved `footprint` knob scales the size knob to fit the request,
 // and same seed -> identical memory image, another seed -> a different one.
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -164,6 +165,108 @@ struct Walk {
 };
 }  // namespace ray_ref
 
+// barneshut: the documented steps re-implemented on the node arrays: counts
+// the summarize, warp-walk and integrate loads and stores and the launches.
+namespace bh_ref {
+static const uint32_t kEmpty = 0xffffffffu;
+static long long sq(long long v) { return v * v; }
+static long long root(long long v) {  // floor(sqrt(v))
+  long long r = static_cast<long long>(std::sqrt(static_cast<double>(v)));
+  while (r * r > v) --r;
+  while ((r + 1) * (r + 1) <= v) ++r;
+  return r;
+}
+struct Sim {
+  uint64_t N;
+  std::vector<uint32_t> x[3], m, v[3], ch;
+  uint64_t rd = 0, wr = 0, kernels = 0;
+  long long at(int a, uint64_t n) const { return static_cast<int32_t>(x[a][n]); }
+  void step() {
+    // cells below the root in breadth-first order are numbered level by level
+    std::vector<std::vector<uint64_t>> lv{{N}};
+    for (;;) {
+      std::vector<uint64_t> next;
+      for (uint64_t c : lv.back())
+        for (int k = 0; k < 8; ++k) {
+          const uint32_t n = ch[8 * (c - N) + k];
+          if (n != kEmpty && n >= N) next.push_back(n);
+        }
+      if (next.empty()) break;
+      lv.push_back(next);
+    }
+    for (size_t l = lv.size(); l-- > 0;) {
+      ++kernels;
+      for (uint64_t c : lv[l]) {
+        unsigned long long M = 0, S[3] = {0, 0, 0};
+        int k = 0;
+        for (; k < 8 && ch[8 * (c - N) + k] != kEmpty; ++k) {
+          const uint32_t n = ch[8 * (c - N) + k];
+          M += m[n];
+          for (int a = 0; a < 3; ++a) S[a] += static_cast<unsigned long long>(m[n]) * x[a][n];
+        }
+        rd += 4 * (k + (k < 8)) + 16 * k;
+        wr += 16;
+        m[c] = static_cast<uint32_t>(M);
+        for (int a = 0; a < 3; ++a) x[a][c] = static_cast<uint32_t>(S[a] / M);
+      }
+    }
+    // force: one walk per warp of 32 bodies
+    ++kernels;
+    std::vector<long long> acc(3 * N, 0);
+    for (uint64_t w = 0; w < N; w += 32) {
+      const uint64_t e = std::min<uint64_t>(N, w + 32);
+      rd += 12 * (e - w);
+      wr += 12 * (e - w);
+      std::vector<std::pair<uint64_t, int>> st{{N, 0}};  // (cell, next slot)
+      int depth = 0;
+      while (depth >= 0) {
+        while (st[depth].second < 8) {
+          const uint32_t n = ch[8 * (st[depth].first - N) + st[depth].second++];
+          rd += 4 * (e - w);
+          if (n == kEmpty) {
+            if (depth > 0) --depth;
+            continue;
+          }
+          rd += 12 * (e - w);
+          bool open = false;
+          if (n >= N) {
+            const long long size = (1ll << 20) >> (depth + 1);
+            for (uint64_t b = w; b < e; ++b)
+              if (sq(at(0, n) - at(0, b)) + sq(at(1, n) - at(1, b)) + sq(at(2, n) - at(2, b)) + 1024 < size * size + 1024)
+                open = true;
+          }
+          if (open) {
+            ++depth;
+            if (st.size() <= static_cast<size_t>(depth)) st.resize(depth + 1);
+            st[depth] = {n, 0};
+            continue;
+          }
+          for (uint64_t b = w; b < e; ++b) {
+            if (b == n) continue;
+            rd += 4;
+            const long long d[3] = {at(0, n) - at(0, b), at(1, n) - at(1, b), at(2, n) - at(2, b)};
+            const long long d2 = sq(d[0]) + sq(d[1]) + sq(d[2]) + 1024;
+            const long long f = (static_cast<long long>(m[n]) << 36) / (d2 * root(d2));
+            for (int a = 0; a < 3; ++a) acc[3 * b + a] += f * d[a];
+          }
+        }
+        --depth;
+      }
+    }
+    ++kernels;
+    rd += 36 * N;
+    wr += 24 * N;
+    for (uint64_t b = 0; b < N; ++b)
+      for (int a = 0; a < 3; ++a) {
+        const int32_t vel = static_cast<int32_t>(v[a][b]) + (static_cast<int32_t>(static_cast<uint32_t>(acc[3 * b + a])) >> 12);
+        v[a][b] = static_cast<uint32_t>(vel);
+        const long long p = at(a, b) + (vel >> 4);
+        x[a][b] = static_cast<uint32_t>(p < 0 ? 0 : p > (1 << 20) - 1 ? (1 << 20) - 1 : p);
+      }
+  }
+};
+}  // namespace bh_ref
+
 static void dense_irregular_cases(std::vector<Case>& c) {
   // backprop: layerforward loads input (tx == 0) + weight, stores product + partial
   // (tx == 0); hidden step loads every partial once, stores 17 deltas; adjust loads
@@ -201,6 +304,22 @@ static void dense_irregular_cases(std::vector<Case>& c) {
                    }
                  EXPECT(hits > uint64_t(W * H) / 2);  // the camera sees the surface
                  e.rd = 16 * w.visits + 8 * w.tests;
+               }});
+  c.push_back({"barneshut", {{"bodies", 300}, {"steps", 2}},
+               [](const Knobs& k) {
+                 return Expect{88 * static_cast<uint64_t>(k.at("bodies")), 0, 0, 0, "accy"};
+               },
+               [](const Knobs& k, Run& r, Expect& e) {
+                 bh_ref::Sim s;
+                 s.N = k.at("bodies");
+                 const char* px[3] = {"posx", "posy", "posz"};
+                 const char* vx[3] = {"velx", "vely", "velz"};
+                 for (int a = 0; a < 3; ++a) s.x[a] = words_of(r, px[a]), s.v[a] = words_of(r, vx[a]);
+                 s.m = words_of(r, "mass");
+                 s.ch = words_of(r, "child");
+                 for (int64_t i = 0; i < k.at("steps"); ++i) s.step();
+                 EXPECT(s.kernels >= 2 * 5);  // a few tree levels per step
+                 e.rd = s.rd, e.wr = s.wr, e.kernels = s.kernels;
                }});
   c.push_back({"neuralnet", {{"images", 2}}, [](const Knobs& k) {
                  const uint64_t I = k.at("images");
