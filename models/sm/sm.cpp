@@ -752,7 +752,10 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
   if (miss_sect) {  // check resources before changing any state
     ms = l1_on_ ? find_mshr(r.line_addr) : -1;
     if (ms >= 0) {
-      if (mshrs_[ms].nwait >= l1cfg_.mshr_merge) return refuse(true);
+      // A store reached the line after this MSHR's fill was requested: that
+      // fill carries pre-store bytes, so a later load must not merge into it;
+      // it waits until the MSHR retires and then misses on its own.
+      if (mshrs_[ms].no_install || mshrs_[ms].nwait >= l1cfg_.mshr_merge) return refuse(true);
       extra = static_cast<uint8_t>(miss_sect & ~mshrs_[ms].pending);
       if (extra && (port_level >= kOutQ || mshrs_[ms].outstanding == 255)) return refuse(false);
     } else if (mshr_free_.empty()) {

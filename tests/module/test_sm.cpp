@@ -477,6 +477,48 @@ static void case_mshr_merge_limit() {
   EXPECT_EQ(e.st("l1.sm0.reservation_fails"), 2);
 }
 
+// A load issued after a store to a line whose fill is still in flight must
+// not merge into that fill (it carries the bytes from before the store): it
+// waits until the fill retired and misses on its own; --check stays clean.
+static void case_load_after_store_in_flight() {
+  TinyProgram p;
+  p.array_of("A", 4096);
+  p.on_init = [](TinyProgram& q) {
+    uint32_t v[32];
+    for (unsigned i = 0; i < 32; ++i) v[i] = i;
+    q.put(q.array(0).base, v, sizeof v);
+  };
+  p.kernel(1, 1, [&p](WarpCtx& w, WarpInst& o) {
+    const uint64_t A = p.array(0).base;
+    switch (w.pc++) {
+      case 0: o.load(1, ~0u, 4); lanes_linear(o, A, 4); break;  // miss, fill at 100
+      case 1: o.alu(2, ~0u); break;                             // store data, independent of the load
+      case 2:
+        o.store(0xfu, 4, 2, kNoReg);
+        lanes_linear(o, A, 4);
+        for (unsigned l = 0; l < 4; ++l) {
+          const uint32_t v = 0xabc0 + l;
+          o.data[l] = v;
+          bstore_write(p.ks[0]->golden, o.addr[l], &v, 4);
+        }
+        break;
+      case 3: o.load(3, ~0u, 4); lanes_linear(o, A, 4); break;  // must see the stored words
+      case 4: o.alu(4, ~0u, 1, 3); break;
+      default: o.exit();
+    }
+  });
+  Env e;
+  e.build(p, 1, true);
+  e.run();
+  EXPECT_EQ(e.mem->log.size(), 3u);  // load, store, and the second load on its own
+  if (e.mem->log.size() == 3u) {
+    EXPECT(!e.mem->log[0].write && e.mem->log[1].write && !e.mem->log[2].write);
+    EXPECT(e.mem->log[2].cycle >= 100);  // after the first fill retired
+  }
+  EXPECT_EQ(e.st("l1.sm0.mshr_merges"), 0);
+  EXPECT_EQ(e.st("check.loads"), 64);
+}
+
 // Stores: write-through with data and byte masks; the kernel ends only when
 // the last store is acknowledged; a following kernel reads the stored values.
 static void case_stores_write_through() {
@@ -877,6 +919,7 @@ int sc_main(int, char**) {
       {"l1_disabled", case_l1_disabled, 0, nullptr},
       {"mshr_merge", case_mshr_merge, 0, nullptr},
       {"mshr_merge_limit", case_mshr_merge_limit, 0, nullptr},
+      {"load_after_store_in_flight", case_load_after_store_in_flight, 0, nullptr},
       {"stores_write_through", case_stores_write_through, 0, nullptr},
       {"write_allocate_on", [] { case_write_allocate(true); }, 0, nullptr},
       {"write_allocate_off", [] { case_write_allocate(false); }, 0, nullptr},
