@@ -17,6 +17,8 @@
 //   srad       Rodinia SRAD v2: 2 kernels per iteration, 6 arrays hybrid graphics Table 2 (SD1, SD2)
 //   heartwall  Rodinia heartwall: per frame, each CTA correlates a
 //              16x16 template around its tracked point           TOM Table 2 (HW)
+//   weather    WRF microphysics (WSM5 GPU port): 7-point advection of
+//              t, qv, then a column loop over 9 fields per step  HAC Table II (WP)
 // Arithmetic is 32-bit unsigned and wraps; values are checked against host loops.
 #include <algorithm>
 
@@ -355,6 +357,153 @@ Row row_heartwall() {
   return r;
 }
 
+// ---------------------------------------------------------------- weather
+// Weather prediction (HAC Table II WP: the GPGPU-Sim benchmark of the WRF
+// single-moment microphysics GPU port), on an nx x ny x nz grid stored as
+// k-major planes (index (k ny + j) nx + i: lanes along i are coalesced).
+// Fields: t, qv (ping-pong t0/t1, qv0/qv1), qc, qr (in place), p, den
+// (read only), rain (nx ny). Per step:
+//   wp_advect (thread per point): 7-point stencil of t and of qv (border
+//     points copy), into the other buffer of each: 14 loads, 2 stores inside.
+//   wp_microphysics (thread per column, loop over k as the WSM5 kernel):
+//     per level loads t, qv, qc, qr, p, den and stores t, qv, qc, qr
+//     (condensation, autoconversion); then sedimentation from the top level
+//     down: reloads qr and den, stores qr, carries the falling flux; the flux
+//     out of the bottom is added to rain (1 load, 1 store).
+inline uint32_t wp_adv(uint32_t c, uint32_t w, uint32_t e, uint32_t n, uint32_t s, uint32_t d, uint32_t u) {
+  return (2 * c + w + e + n + s + d + u) >> 3;
+}
+struct WpCell {
+  uint32_t t, qv, qc, qr;
+};
+inline void wp_micro(WpCell& c, uint32_t p, uint32_t den) {
+  const uint32_t sat = (p >> 4) + (c.t >> 6);
+  const uint32_t cond = c.qv > sat ? (c.qv - sat) >> 1 : 0;
+  c.qv -= cond;
+  c.qc += cond;
+  c.t += cond >> 2;
+  const uint32_t au = c.qc >> 3;
+  c.qc -= au;
+  c.qr += au + (den & 3);
+}
+// Sedimentation of one level: returns the new qr, updates the flux.
+inline uint32_t wp_fall(uint32_t qr, uint32_t den, uint32_t& flux) {
+  const uint32_t fall = (qr >> 2) + (den & 1);
+  const uint32_t out = qr - fall + flux;
+  flux = fall;
+  return out;
+}
+Row row_weather() {
+  Row r;
+  r.name = "weather";
+  r.desc = "weather physics: 7-point advection of t, qv, then column microphysics and sedimentation over 9 fields (HAC Table II WP)";
+  r.knobs = {{"nx", "grid width (points)", 128, 3, 1 << 14}, {"ny", "grid height (points)", 128, 3, 1 << 14},
+             {"nz", "vertical levels", 16, 3, 48}, {"iters", "time steps (2 kernels each)", 2, 1, 1000}};
+  r.size_knob = "ny";
+  r.footprint = [](const Knobs& k) { return 4 * K(k, "nx") * K(k, "ny") * (8 * K(k, "nz") + 1); };
+  r.build = [](const Knobs& k, uint64_t seed) -> std::unique_ptr<Program> {
+    const uint64_t nx = K(k, "nx"), ny = K(k, "ny"), nz = K(k, "nz"), iters = K(k, "iters"), A = nx * ny, n = A * nz;
+    auto p = std::make_unique<LibProgram>("weather", seed);
+    const unsigned T[2] = {p->words("t0", n, [seed](uint64_t i) { return 2000 + (hash32(seed, 100, i) & 0x3ff); }),
+                           p->words("t1", n)};
+    const unsigned Q[2] = {p->words("qv0", n, [seed](uint64_t i) { return hash32(seed, 101, i) & 0xfff; }),
+                           p->words("qv1", n)};
+    const unsigned qc = p->words("qc", n, [seed](uint64_t i) { return hash32(seed, 102, i) & 0xff; });
+    const unsigned qr = p->words("qr", n, [seed](uint64_t i) { return hash32(seed, 103, i) & 0xff; });
+    const unsigned pr = p->words("p", n, [seed, A, nz](uint64_t i) { return uint32_t(nz - i / A) * 3000 + (hash32(seed, 104, i) & 0xff); });
+    const unsigned dn = p->words("den", n, [seed](uint64_t i) { return 900 + (hash32(seed, 105, i) & 0x7f); });
+    const unsigned rain = p->words("rain", A);
+    LibProgram* P = p.get();
+    p->estimate = static_cast<unsigned>(2 * iters);
+    auto inner = [=](uint64_t i) {
+      const uint64_t x = i % nx, y = i / nx % ny, z = i / A;
+      return x && y && z && x + 1 < nx && y + 1 < ny && z + 1 < nz;
+    };
+    p->schedule = [=](unsigned kk, Launch& l) {
+      if (kk >= 2 * iters) return false;
+      const unsigned src = kk / 2 % 2, dst = src ^ 1;
+      const uint64_t ti = P->base(T[src]), to = P->base(T[dst]), qi = P->base(Q[src]), qo = P->base(Q[dst]);
+      const uint64_t bc = P->base(qc), br = P->base(qr), bp = P->base(pr), bd = P->base(dn), brain = P->base(rain);
+      if (kk % 2 == 0) {
+        l = {"wp_advect", n, 8, {T[src], Q[src]}, {T[dst], Q[dst]}, [=](uint64_t i, Thread& t) {
+               for (int f = 0; f < 2; ++f) {
+                 const uint64_t in = f ? qi : ti, out = f ? qo : to;
+                 if (!inner(i)) {
+                   t.st(out + 4 * i, t.ld(in + 4 * i));
+                   continue;
+                 }
+                 uint32_t v[7];
+                 const int64_t off[7] = {0, -1, 1, -int64_t(nx), int64_t(nx), -int64_t(A), int64_t(A)};
+                 for (int j = 0; j < 7; ++j) v[j] = t.ld(in + 4 * uint64_t(int64_t(i) + off[j]));
+                 t.alu(7);
+                 t.st(out + 4 * i, wp_adv(v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
+               }
+             }};
+      } else {
+        l = {"wp_microphysics", A, 8, {T[dst], Q[dst], qc, qr, pr, dn, rain}, {T[dst], Q[dst], qc, qr, rain},
+             [=](uint64_t col, Thread& t) {
+               for (uint64_t z = 0; z < nz; ++z) {
+                 const uint64_t i = z * A + col;
+                 WpCell c{t.ld(to + 4 * i), t.ld(qo + 4 * i), t.ld(bc + 4 * i), t.ld(br + 4 * i)};
+                 const uint32_t pv = t.ld(bp + 4 * i), dv = t.ld(bd + 4 * i);
+                 t.alu(12);
+                 wp_micro(c, pv, dv);
+                 t.st(to + 4 * i, c.t);
+                 t.st(qo + 4 * i, c.qv);
+                 t.st(bc + 4 * i, c.qc);
+                 t.st(br + 4 * i, c.qr);
+               }
+               uint32_t flux = 0;
+               for (uint64_t z = nz; z-- > 0;) {
+                 const uint64_t i = z * A + col;
+                 const uint32_t q = t.ld(br + 4 * i), dv = t.ld(bd + 4 * i);
+                 t.alu(4);
+                 t.st(br + 4 * i, wp_fall(q, dv, flux));
+               }
+               t.st(brain + 4 * col, t.ld(brain + 4 * col) + flux);
+             }};
+      }
+      return true;
+    };
+    p->check = [=](const LibProgram& q, bstore* g, std::string* why) {
+      std::vector<uint32_t> tv[2] = {q.initial(T[0]), q.initial(T[1])}, qv[2] = {q.initial(Q[0]), q.initial(Q[1])};
+      std::vector<uint32_t> c = q.initial(qc), rr = q.initial(qr), rn = q.initial(rain);
+      const std::vector<uint32_t> pv = q.initial(pr), dv = q.initial(dn);
+      for (uint64_t it = 0; it < iters; ++it) {
+        const unsigned s = it % 2, d = s ^ 1;
+        for (int f = 0; f < 2; ++f) {
+          const std::vector<uint32_t>& a = f ? qv[s] : tv[s];
+          std::vector<uint32_t>& b = f ? qv[d] : tv[d];
+          for (uint64_t z = 0; z < nz; ++z)
+            for (uint64_t y = 0; y < ny; ++y)
+              for (uint64_t x = 0; x < nx; ++x) {
+                const uint64_t i = (z * ny + y) * nx + x;
+                b[i] = x == 0 || y == 0 || z == 0 || x == nx - 1 || y == ny - 1 || z == nz - 1
+                           ? a[i]
+                           : wp_adv(a[i], a[i - 1], a[i + 1], a[i - nx], a[i + nx], a[i - A], a[i + A]);
+              }
+        }
+        for (uint64_t col = 0; col < A; ++col) {
+          for (uint64_t z = 0; z < nz; ++z) {
+            const uint64_t i = z * A + col;
+            WpCell cell{tv[d][i], qv[d][i], c[i], rr[i]};
+            wp_micro(cell, pv[i], dv[i]);
+            tv[d][i] = cell.t, qv[d][i] = cell.qv, c[i] = cell.qc, rr[i] = cell.qr;
+          }
+          uint32_t flux = 0;
+          for (uint64_t z = nz; z-- > 0;) rr[z * A + col] = wp_fall(rr[z * A + col], dv[z * A + col], flux);
+          rn[col] += flux;
+        }
+      }
+      for (int b = 0; b < 2; ++b)
+        if (!q.expect(g, T[b], tv[b], why) || !q.expect(g, Q[b], qv[b], why)) return false;
+      return q.expect(g, qc, c, why) && q.expect(g, qr, rr, why) && q.expect(g, rain, rn, why);
+    };
+    return p;
+  };
+  return r;
+}
+
 }  // namespace
 
 std::vector<WorkloadInfo> workloads_pattern_stencil() {
@@ -362,6 +511,7 @@ std::vector<WorkloadInfo> workloads_pattern_stencil() {
   for (const Spec& s : stencil_specs()) v.push_back(make_info(stencil_row(s)));
   v.push_back(make_info(row_srad()));
   v.push_back(make_info(row_heartwall()));
+  v.push_back(make_info(row_weather()));
   return v;
 }
 

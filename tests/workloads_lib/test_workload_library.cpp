@@ -321,6 +321,16 @@ static void dense_irregular_cases(std::vector<Case>& c) {
                  EXPECT(s.kernels >= 2 * 5);  // a few tree levels per step
                  e.rd = s.rd, e.wr = s.wr, e.kernels = s.kernels;
                }});
+  // weather: per step the 7-point advection of two fields (border points copy)
+  // and the column loop: 6 loads + 4 stores per level, 2 + 1 in the
+  // sedimentation pass, 1 + 1 for rain.
+  c.push_back({"weather", {{"nx", 37}, {"ny", 9}, {"nz", 5}, {"iters", 3}}, [](const Knobs& k) {
+                 const uint64_t nx = k.at("nx"), ny = k.at("ny"), nz = k.at("nz"), it = k.at("iters");
+                 const uint64_t n = nx * ny * nz, in = (nx - 2) * (ny - 2) * (nz - 2), cols = nx * ny;
+                 const uint64_t rd = 2 * (4 * (n - in) + 4 * 7 * in) + 4 * cols * (6 * nz + 2 * nz + 1);
+                 const uint64_t wr = 2 * 4 * n + 4 * cols * (4 * nz + nz + 1);
+                 return Expect{4 * (8 * n + cols), it * rd, it * wr, 2 * it, "rain"};
+               }});
   c.push_back({"neuralnet", {{"images", 2}}, [](const Knobs& k) {
                  const uint64_t I = k.at("images");
                  const uint64_t neurons[4] = {6 * 169, 50 * 25, 100, 10}, terms[4] = {25, 150, 1250, 100};
