@@ -6,6 +6,8 @@
 //              suffix array of 16-mers (dependent probes, shared top levels) HAC Table II (MUM)
 //   lavamd     Rodinia lavaMD: particles in a 3D grid of boxes, each box's
 //              particles interact with the 27 neighbour boxes  FLRB Table III (lava: 1 kernel, 4 arrays)
+//   cfd        Rodinia cfd (euler3d): per element flux over 4 faces with
+//              neighbour-index gathers, Runge-Kutta stages      TOM Table 2 (CFD)
 // Arithmetic is 32-bit unsigned and wraps; values are checked against host loops.
 #include <algorithm>
 
@@ -258,10 +260,179 @@ Row row_lavamd() {
   return r;
 }
 
+// ---------------------------------------------------------------- cfd
+// Rodinia cfd (euler3d, unstructured finite volumes; TOM Table 2 CFD), all
+// arrays structure-of-arrays with stride n (component c of element i at
+// c n + i, as Rodinia): areas (n), elements_surrounding_elements (4 n),
+// normals (12 n: 3 components x 4 faces), variables, old_variables, fluxes
+// (5 n: density, momentum x/y/z, energy), step_factors (n).
+// Mesh: elements are the cells of a G x G x nz grid (G = 32), numbered by a
+// seeded permutation inside every run of 256 grid-ordered cells, so a warp's
+// neighbour gathers scatter over about 1 KiB plus the planes above and below.
+// Faces: the x partner (x xor 1), the y partner (y xor 1), z - 1 (or -1, a
+// wall, at the bottom), z + 1 (or -2, the far field, at the top).
+// Per iteration: cfd_copy (old = variables: 5 loads, 5 stores), cfd_step_factor
+// (5 variables + area: 6 loads, 1 store), then 3 Runge-Kutta stages of
+// cfd_flux (own 5 variables; per face the neighbour index, 3 normal
+// components and, for an element neighbour, its 5 variables (the gathers);
+// 5 stores) and cfd_time_step (step factor, 5 old variables, 5 fluxes;
+// 5 stores).
+constexpr uint64_t kCfdG = 32, kCfdRk = 3;
+constexpr uint32_t kCfdWall = 0xffffffffu, kCfdFar = 0xfffffffeu;
+inline uint32_t cfd_pressure(const uint32_t* v) { return (v[4] - ((v[1] * v[1] + v[2] * v[2] + v[3] * v[3]) >> 9)) >> 1; }
+// Flux contribution of face (normal n) to element variables v from neighbour w
+// (null for a wall or the far field, told apart by nb).
+inline void cfd_face(uint32_t* f, const uint32_t* v, const uint32_t* n, uint32_t nb, const uint32_t* w) {
+  const uint32_t s = n[0] + n[1] + n[2], p = cfd_pressure(v);
+  if (nb == kCfdWall) {
+    for (int a = 0; a < 3; ++a) f[1 + a] += n[a] * p;
+  } else if (nb == kCfdFar) {
+    static const uint32_t ff[5] = {1000, 20, 0, 5, 25000};  // far-field state (Rodinia's ff_variable)
+    for (int c = 0; c < 5; ++c) f[c] += s * (ff[c] - v[c]);
+  } else {
+    for (int c = 0; c < 5; ++c) f[c] += s * (w[c] - v[c]) + ((n[c % 3] * p) >> 4);
+  }
+}
+inline uint32_t cfd_step_factor(const uint32_t* v, uint32_t area) { return (area >> 2) + (v[0] & 0xff) + (v[4] >> 12) + 1; }
+inline uint32_t cfd_update(uint32_t old, uint32_t sf, uint32_t flux, uint64_t stage) {
+  return old + ((sf / static_cast<uint32_t>(kCfdRk + 1 - stage)) * flux >> 8);
+}
+Row row_cfd() {
+  Row r;
+  r.name = "cfd";
+  r.desc = "unstructured-mesh Euler flux: neighbour-index gathers, 3 Runge-Kutta stages per iteration, SoA arrays (Rodinia cfd; TOM Table 2 CFD)";
+  r.knobs = {{"nz", "mesh layers (32 x 32 elements each)", 48, 2, 1 << 16}, {"iters", "iterations (8 kernels each)", 1, 1, 1000}};
+  r.size_knob = "nz";
+  r.footprint = [](const Knobs& k) { return 4 * kCfdG * kCfdG * K(k, "nz") * 33; };
+  r.build = [](const Knobs& k, uint64_t seed) -> std::unique_ptr<Program> {
+    const uint64_t nz = K(k, "nz"), iters = K(k, "iters"), G2 = kCfdG * kCfdG, n = G2 * nz;
+    // element id of grid cell g: a seeded permutation within each run of 256
+    auto ids = std::make_shared<std::vector<uint32_t>>(n);
+    for (uint64_t b = 0; b < n; b += 256) {
+      std::vector<uint32_t> perm(256);
+      for (uint32_t j = 0; j < 256; ++j) perm[j] = static_cast<uint32_t>(b + j);
+      for (uint32_t j = 255; j > 0; --j) std::swap(perm[j], perm[hash32(seed, 110, b + j) % (j + 1)]);
+      for (uint32_t j = 0; j < 256; ++j) (*ids)[b + j] = perm[j];
+    }
+    auto nbr = std::make_shared<std::vector<uint32_t>>(4 * n);
+    for (uint64_t g = 0; g < n; ++g) {
+      const uint64_t x = g % kCfdG, y = g / kCfdG % kCfdG, z = g / G2, e = (*ids)[g];
+      (*nbr)[0 * n + e] = (*ids)[g - x + (x ^ 1)];
+      (*nbr)[1 * n + e] = (*ids)[g - kCfdG * y + kCfdG * (y ^ 1)];
+      (*nbr)[2 * n + e] = z ? (*ids)[g - G2] : kCfdWall;
+      (*nbr)[3 * n + e] = z + 1 < nz ? (*ids)[g + G2] : kCfdFar;
+    }
+    auto p = std::make_unique<LibProgram>("cfd", seed);
+    const unsigned ar = p->words("areas", n, [seed](uint64_t i) { return 64 + (hash32(seed, 111, i) & 0xff); });
+    const unsigned ns = p->words("elements_surrounding_elements", 4 * n, [nbr](uint64_t i) { return (*nbr)[i]; });
+    const unsigned nm = p->words("normals", 12 * n, [seed](uint64_t i) { return (hash32(seed, 112, i) & 0x3f) - 32; });
+    const unsigned va = p->words("variables", 5 * n, [seed, n](uint64_t i) {
+      static const uint32_t base[5] = {1000, 0, 0, 0, 25000};
+      return base[i / n] + (hash32(seed, 113, i) & 0x3f);
+    });
+    const unsigned ov = p->words("old_variables", 5 * n);
+    const unsigned fl = p->words("fluxes", 5 * n);
+    const unsigned sf = p->words("step_factors", n);
+    LibProgram* P = p.get();
+    const uint64_t per = 2 + 2 * kCfdRk;
+    p->estimate = static_cast<unsigned>(iters * per);
+    p->schedule = [=](unsigned kk, Launch& l) {
+      if (kk >= iters * per) return false;
+      const uint64_t ph = kk % per;
+      const uint64_t bar = P->base(ar), bns = P->base(ns), bnm = P->base(nm), bva = P->base(va), bov = P->base(ov),
+                     bfl = P->base(fl), bsf = P->base(sf);
+      if (ph == 0) {
+        l = {"cfd_copy", n, 8, {va}, {ov}, [=](uint64_t i, Thread& t) {
+               for (uint64_t c = 0; c < 5; ++c) t.st(bov + 4 * (c * n + i), t.ld(bva + 4 * (c * n + i)));
+             }};
+      } else if (ph == 1) {
+        l = {"cfd_step_factor", n, 8, {va, ar}, {sf}, [=](uint64_t i, Thread& t) {
+               uint32_t v[5];
+               for (uint64_t c = 0; c < 5; ++c) v[c] = t.ld(bva + 4 * (c * n + i));
+               const uint32_t a = t.ld(bar + 4 * i);
+               t.alu(10);
+               t.sfu(1);  // sqrt of the speed of sound
+               t.st(bsf + 4 * i, cfd_step_factor(v, a));
+             }};
+      } else if (ph % 2 == 0) {
+        l = {"cfd_flux", n, 8, {va, ns, nm}, {fl}, [=](uint64_t i, Thread& t) {
+               uint32_t v[5], f[5] = {0, 0, 0, 0, 0};
+               for (uint64_t c = 0; c < 5; ++c) v[c] = t.ld(bva + 4 * (c * n + i));
+               t.alu(8);
+               t.sfu(2);
+               for (uint64_t j = 0; j < 4; ++j) {
+                 const uint32_t nb = t.ld(bns + 4 * (j * n + i));
+                 uint32_t nv[3], w[5];
+                 for (uint64_t a = 0; a < 3; ++a) nv[a] = t.ld(bnm + 4 * ((a * 4 + j) * n + i));
+                 const bool elem = nb != kCfdWall && nb != kCfdFar;
+                 if (elem) {
+                   for (uint64_t c = 0; c < 5; ++c) {
+                     const uint64_t a = bva + 4 * (c * n + nb);
+                     w[c] = c ? t.ld(a) : t.ld_dep(a);
+                   }
+                 }
+                 t.alu(elem ? 24 : 8);
+                 if (elem) t.sfu(2);
+                 cfd_face(f, v, nv, nb, elem ? w : nullptr);
+               }
+               for (uint64_t c = 0; c < 5; ++c) t.st(bfl + 4 * (c * n + i), f[c]);
+             }};
+      } else {
+        const uint64_t stage = (ph - 3) / 2;
+        l = {"cfd_time_step", n, 8, {sf, ov, fl}, {va}, [=](uint64_t i, Thread& t) {
+               const uint32_t s = t.ld(bsf + 4 * i);
+               uint32_t o[5];
+               for (uint64_t c = 0; c < 5; ++c) o[c] = t.ld(bov + 4 * (c * n + i));
+               for (uint64_t c = 0; c < 5; ++c) {
+                 const uint32_t fx = t.ld(bfl + 4 * (c * n + i));
+                 t.alu(3);
+                 t.st(bva + 4 * (c * n + i), cfd_update(o[c], s, fx, stage));
+               }
+             }};
+      }
+      return true;
+    };
+    p->check = [=](const LibProgram& q, bstore* g, std::string* why) {
+      std::vector<uint32_t> v = q.initial(va), o = q.initial(ov), f = q.initial(fl), s = q.initial(sf);
+      const std::vector<uint32_t> a = q.initial(ar), nn = q.initial(nm);
+      auto get = [n](const std::vector<uint32_t>& x, uint64_t i, uint32_t* out) {
+        for (uint64_t c = 0; c < 5; ++c) out[c] = x[c * n + i];
+      };
+      for (uint64_t it = 0; it < iters; ++it) {
+        o = v;
+        for (uint64_t i = 0; i < n; ++i) {
+          uint32_t vi[5];
+          get(v, i, vi);
+          s[i] = cfd_step_factor(vi, a[i]);
+        }
+        for (uint64_t st = 0; st < kCfdRk; ++st) {
+          for (uint64_t i = 0; i < n; ++i) {
+            uint32_t vi[5], fi[5] = {0, 0, 0, 0, 0};
+            get(v, i, vi);
+            for (uint64_t j = 0; j < 4; ++j) {
+              const uint32_t nb = (*nbr)[j * n + i];
+              const uint32_t nv[3] = {nn[(0 * 4 + j) * n + i], nn[(1 * 4 + j) * n + i], nn[(2 * 4 + j) * n + i]};
+              uint32_t w[5];
+              const bool elem = nb != kCfdWall && nb != kCfdFar;
+              if (elem) get(v, nb, w);
+              cfd_face(fi, vi, nv, nb, elem ? w : nullptr);
+            }
+            for (uint64_t c = 0; c < 5; ++c) f[c * n + i] = fi[c];
+          }
+          for (uint64_t i = 0; i < 5 * n; ++i) v[i] = cfd_update(o[i], s[i % n], f[i], st);
+        }
+      }
+      return q.expect(g, va, v, why) && q.expect(g, ov, o, why) && q.expect(g, fl, f, why) && q.expect(g, sf, s, why);
+    };
+    return p;
+  };
+  return r;
+}
+
 }  // namespace
 
 std::vector<WorkloadInfo> workloads_pattern_gather() {
-  return {make_info(row_histogram()), make_info(row_mummer()), make_info(row_lavamd())};
+  return {make_info(row_histogram()), make_info(row_mummer()), make_info(row_lavamd()), make_info(row_cfd())};
 }
 
 }  // namespace strata

@@ -331,6 +331,15 @@ static void dense_irregular_cases(std::vector<Case>& c) {
                  const uint64_t wr = 2 * 4 * n + 4 * cols * (4 * nz + nz + 1);
                  return Expect{4 * (8 * n + cols), it * rd, it * wr, 2 * it, "rain"};
                }});
+  // cfd: per iteration copy (5 + 5), step factor (6 + 1), 3 x flux (5 own + 4 x (index +
+  // 3 normals) + 5 per element neighbour; 5 stores), 3 x time step (11 + 5). Element
+  // neighbours of a 32 x 32 x nz mesh: the x and y partners always, z -/+ 1 inside.
+  c.push_back({"cfd", {{"nz", 3}, {"iters", 2}}, [](const Knobs& k) {
+                 const uint64_t nz = k.at("nz"), it = k.at("iters"), n = 32 * 32 * nz;
+                 const uint64_t inner = 2 * n + 2 * 32 * 32 * (nz - 1);
+                 const uint64_t rd = 4 * n * (5 + 6 + 3 * (5 + 4 * 4) + 3 * 11) + 3 * 4 * 5 * inner;
+                 return Expect{4 * 33 * n, it * rd, it * 4 * n * (5 + 1 + 3 * 5 + 3 * 5), 8 * it, "variables"};
+               }});
   c.push_back({"neuralnet", {{"images", 2}}, [](const Knobs& k) {
                  const uint64_t I = k.at("images");
                  const uint64_t neurons[4] = {6 * 169, 50 * 25, 100, 10}, terms[4] = {25, 150, 1250, 100};
