@@ -8,6 +8,8 @@
 //              particles interact with the 27 neighbour boxes  FLRB Table III (lava: 1 kernel, 4 arrays)
 //   cfd        Rodinia cfd (euler3d): per element flux over 4 faces with
 //              neighbour-index gathers, Runge-Kutta stages      TOM Table 2 (CFD)
+//   streamcluster  Rodinia streamcluster pgain: point-to-candidate distances,
+//              cost comparison, per-thread cost rows            FLRB Table III (sc: 1 kernel, 5 arrays)
 // Arithmetic is 32-bit unsigned and wraps; values are checked against host loops.
 #include <algorithm>
 
@@ -429,10 +431,136 @@ Row row_cfd() {
   return r;
 }
 
+// ---------------------------------------------------------------- streamcluster
+// Rodinia streamcluster's pgain kernel (FLRB Table III sc: 1 kernel, 5
+// arrays), evaluated for C candidate centres x_c = (2c + 1) n / (2C), one
+// launch each, against K open centres. Arrays: coord (dim x n, transposed:
+// coordinate d of point i at d n + i, coalesced), points (Rodinia's Point
+// struct, 32 B: weight at word 0, coord pointer at 2, assign (a centre's
+// point index) at 4, cost at 6), center_table (n: point index -> centre
+// number), switch_membership (n), work_mem (n x (K + 1): each thread's own
+// row, stride 4 (K + 1) B between lanes).
+// Thread i of a 512-thread CTA: threads below dim load coordinate d of x_c
+// into shared memory (stride n: uncoalesced), barrier; dist = sum over d of
+// (coord[d n + i] - x[d])^2 (dim coalesced loads); loads weight and cost;
+// x_cost = dist weight; if x_cost < cost: switch_membership[i] = c + 1 and
+// work_mem[i][K] += x_cost - cost (load + store), else it loads assign,
+// center_table[assign] (dependent) and adds cost - x_cost to
+// work_mem[i][center] (load + store). The host's accept/reject step between
+// calls is not modelled: every launch sees the same assignments, and
+// work_mem accumulates over the launches.
+constexpr uint64_t kScCta = 512;
+Row row_streamcluster() {
+  Row r;
+  r.name = "streamcluster";
+  r.desc = "streamcluster pgain: distance of every point to a candidate centre, cost comparison, per-thread cost rows (Rodinia; FLRB Table III sc)";
+  r.knobs = {{"n", "points", 32768, 64, int64_t(1) << 26},
+             {"dim", "dimensions", 32, 1, 512},
+             {"centers", "open centres K", 16, 1, 1024},
+             {"candidates", "candidate centres C (kernel launches)", 8, 1, 1000}};
+  r.size_knob = "n";
+  r.footprint = [](const Knobs& k) { return 4 * K(k, "n") * (K(k, "dim") + K(k, "centers") + 11); };
+  r.build = [](const Knobs& k, uint64_t seed) -> std::unique_ptr<Program> {
+    const uint64_t n = K(k, "n"), dim = K(k, "dim"), KC = K(k, "centers"), C = K(k, "candidates");
+    if (KC > n) throw std::invalid_argument("workload.streamcluster: centers must not exceed n");
+    auto coord = [seed](uint64_t i) { return hash32(seed, 120, i) & 0xff; };  // word d n + i
+    // open centres: points c n / K; assign each point to its nearest (host, as the CPU phase)
+    auto pts = std::make_shared<std::vector<uint32_t>>(8 * n, 0);
+    auto table = std::make_shared<std::vector<uint32_t>>(n, 0);
+    for (uint64_t c = 0; c < KC; ++c) (*table)[c * n / KC] = static_cast<uint32_t>(c);
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint32_t w = 1 + hash32(seed, 121, i) % 4;
+      uint64_t best = ~uint64_t(0), arg = 0;
+      for (uint64_t c = 0; c < KC; ++c) {
+        const uint64_t ctr = c * n / KC;
+        uint64_t d2 = 0;
+        for (uint64_t d = 0; d < dim; ++d) {
+          const int64_t diff = int64_t(coord(d * n + i)) - int64_t(coord(d * n + ctr));
+          d2 += static_cast<uint64_t>(diff * diff);
+        }
+        if (d2 < best) best = d2, arg = ctr;
+      }
+      uint32_t* pp = &(*pts)[8 * i];
+      pp[0] = w;
+      pp[2] = static_cast<uint32_t>(4 * i);  // coord pointer (an offset here)
+      pp[4] = static_cast<uint32_t>(arg);
+      pp[6] = static_cast<uint32_t>(best) * w;
+    }
+    auto p = std::make_unique<LibProgram>("streamcluster", seed);
+    const unsigned co = p->words("coord", dim * n, coord);
+    const unsigned pt = p->words("points", 8 * n, [pts](uint64_t i) { return (*pts)[i]; });
+    const unsigned ct = p->words("center_table", n, [table](uint64_t i) { return (*table)[i]; });
+    const unsigned sw = p->words("switch_membership", n);
+    const unsigned wm = p->words("work_mem", n * (KC + 1));
+    LibProgram* P = p.get();
+    p->estimate = static_cast<unsigned>(C);
+    auto dist = [=](auto&& read, uint64_t i, uint64_t x) {
+      uint32_t s = 0;
+      for (uint64_t d = 0; d < dim; ++d) {
+        const uint32_t diff = read(d * n + i) - read(d * n + x);
+        s += diff * diff;
+      }
+      return s;
+    };
+    p->schedule = [=](unsigned kk, Launch& l) {
+      if (kk >= C) return false;
+      const uint64_t x = (2 * kk + 1) * n / (2 * C);
+      const uint64_t bco = P->base(co), bpt = P->base(pt), bct = P->base(ct), bsw = P->base(sw), bwm = P->base(wm);
+      l = {"pgain_kernel", n, kScCta / 32, {co, pt, ct, wm}, {sw, wm}, [=](uint64_t i, Thread& t) {
+             const uint64_t loc = i % kScCta;
+             if (loc < dim) t.ld(bco + 4 * (loc * n + x));
+             t.barrier();
+             for (uint64_t d = 0; d < dim; ++d) {
+               t.ld(bco + 4 * (d * n + i));
+               t.alu(2);
+             }
+             const uint32_t s = dist([&](uint64_t a) { return t.peek(bco + 4 * a); }, i, x);
+             const uint32_t w = t.ld(bpt + 32 * i), cost = t.ld(bpt + 32 * i + 24);
+             const uint32_t xc = s * w;
+             t.alu(2);
+             const uint64_t row = bwm + 4 * i * (KC + 1);
+             if (xc < cost) {
+               t.st(bsw + 4 * i, static_cast<uint32_t>(kk + 1));
+               const uint32_t old = t.ld(row + 4 * KC);
+               t.alu();
+               t.st(row + 4 * KC, old + xc - cost);
+             } else {
+               const uint32_t as = t.ld(bpt + 32 * i + 16);
+               const uint32_t cn = t.ld_dep(bct + 4 * uint64_t(as));
+               const uint32_t old = t.ld(row + 4 * uint64_t(cn));
+               t.alu();
+               t.st(row + 4 * uint64_t(cn), old + cost - xc);
+             }
+           }};
+      return true;
+    };
+    p->check = [=](const LibProgram& q, bstore* g, std::string* why) {
+      const std::vector<uint32_t> cv = q.initial(co);
+      std::vector<uint32_t> swv(n, 0), wv(n * (KC + 1), 0);
+      for (uint64_t c = 0; c < C; ++c) {
+        const uint64_t x = (2 * c + 1) * n / (2 * C);
+        for (uint64_t i = 0; i < n; ++i) {
+          const uint32_t xc = dist([&](uint64_t a) { return cv[a]; }, i, x) * (*pts)[8 * i], cost = (*pts)[8 * i + 6];
+          if (xc < cost) {
+            swv[i] = static_cast<uint32_t>(c + 1);
+            wv[i * (KC + 1) + KC] += xc - cost;
+          } else {
+            wv[i * (KC + 1) + (*table)[(*pts)[8 * i + 4]]] += cost - xc;
+          }
+        }
+      }
+      return q.expect(g, sw, swv, why) && q.expect(g, wm, wv, why);
+    };
+    return p;
+  };
+  return r;
+}
+
 }  // namespace
 
 std::vector<WorkloadInfo> workloads_pattern_gather() {
-  return {make_info(row_histogram()), make_info(row_mummer()), make_info(row_lavamd()), make_info(row_cfd())};
+  return {make_info(row_histogram()), make_info(row_mummer()), make_info(row_lavamd()), make_info(row_cfd()),
+          make_info(row_streamcluster())};
 }
 
 }  // namespace strata

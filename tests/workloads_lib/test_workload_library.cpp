@@ -340,6 +340,34 @@ static void dense_irregular_cases(std::vector<Case>& c) {
                  const uint64_t rd = 4 * n * (5 + 6 + 3 * (5 + 4 * 4) + 3 * 11) + 3 * 4 * 5 * inner;
                  return Expect{4 * 33 * n, it * rd, it * 4 * n * (5 + 1 + 3 * 5 + 3 * 5), 8 * it, "variables"};
                }});
+  // streamcluster: per launch the first dim threads of every 512-thread CTA load a
+  // coordinate of the candidate, every thread dim coordinates, weight and cost; a
+  // point that switches (x_cost < cost, counted here from the arrays) stores its
+  // flag and updates one work_mem word (1 load, 2 stores), the others load
+  // assign, center_table and a work_mem word (3 loads, 1 store).
+  c.push_back({"streamcluster", {{"n", 1100}, {"dim", 5}, {"centers", 4}, {"candidates", 3}},
+               [](const Knobs& k) {
+                 const uint64_t n = k.at("n"), dim = k.at("dim"), K = k.at("centers");
+                 return Expect{4 * n * (dim + 8 + 1 + 1 + K + 1), 0, 0, static_cast<uint64_t>(k.at("candidates")), "work_mem"};
+               },
+               [](const Knobs& k, Run& r, Expect& e) {
+                 const uint64_t n = k.at("n"), dim = k.at("dim"), C = k.at("candidates");
+                 const std::vector<uint32_t> co = words_of(r, "coord"), pt = words_of(r, "points");
+                 uint64_t staged = 0;
+                 for (uint64_t c0 = 0; c0 < n; c0 += 512) staged += std::min<uint64_t>(dim, n - c0);
+                 uint64_t moved = 0;
+                 for (uint64_t c = 0; c < C; ++c) {
+                   const uint64_t x = (2 * c + 1) * n / (2 * C);
+                   for (uint64_t i = 0; i < n; ++i) {
+                     uint32_t d2 = 0;
+                     for (uint64_t d = 0; d < dim; ++d) d2 += (co[d * n + i] - co[d * n + x]) * (co[d * n + i] - co[d * n + x]);
+                     moved += d2 * pt[8 * i] < pt[8 * i + 6];
+                   }
+                 }
+                 EXPECT(moved > 0 && moved < n * C);  // both branches taken
+                 e.rd = C * (4 * staged + 4 * n * dim + 8 * n) + 4 * moved + 12 * (n * C - moved);
+                 e.wr = 8 * moved + 4 * (n * C - moved);
+               }});
   c.push_back({"neuralnet", {{"images", 2}}, [](const Knobs& k) {
                  const uint64_t I = k.at("images");
                  const uint64_t neurons[4] = {6 * 169, 50 * 25, 100, 10}, terms[4] = {25, 150, 1250, 100};
