@@ -11,6 +11,8 @@
 //   neuralnet  GPGPU-Sim ISPASS'09 "NN" convolutional network: 4 layer kernels
 //              per image batch, 13x13 / 5x5 / 1-thread CTAs, weights shared
 //              by all images (broadcast loads)                   HAC Table II (NN)
+//   gaussian   Rodinia gaussian: Fan1 and Fan2 (4x4 CTAs over the whole
+//              matrix) per pivot row, 2(n-1) small kernels       hybrid graphics Table 2 (GS)
 // Arithmetic is 32-bit unsigned and wraps: only the memory behaviour is the
 // benchmark's; the values are real, seeded, and checked against host loops.
 #include <algorithm>
@@ -280,8 +282,87 @@ Row row_neuralnet() {
   return r;
 }
 
+// ---------------------------------------------------------------- gaussian
+// Rodinia gaussian (forward elimination of an n x n system; hybrid graphics
+// Table 2 GS): for every pivot t = 0 .. n-2 two small kernels, as Rodinia:
+//   Fan1: 512-thread CTAs over n threads, thread r < n-1-t (row i = t+1+r)
+//     loads a[i][t] (stride n between lanes) and a[t][t] (broadcast) and
+//     stores the multiplier m[i][t].
+//   Fan2: a grid of ceil-ish (n/4 + 1)^2 CTAs of 4 x 4 threads (16-lane
+//     warps) over the whole matrix at every pivot; threadIdx.x walks rows
+//     (lanes 4 rows apart), threadIdx.y columns; thread (x, y) with
+//     x < n-1-t, y < n-t loads m[i][t], a[t][j], a[i][j] and stores a[i][j]
+//     (i = t+1+x, j = t+y); the y == 0 threads also update b[i] (loads b[i],
+//     m[i][t] again, b[t]; 1 store). Threads outside the trapezoid exit.
+inline uint32_t ge_mult(uint32_t ait, uint32_t att) { return (ait * (att | 1)) >> 7; }
+Row row_gaussian() {
+  Row r;
+  r.name = "gaussian";
+  r.desc = "Gaussian elimination, 2 small kernels (Fan1, Fan2 with 4x4 CTAs) per pivot row (Rodinia gaussian; hybrid graphics Table 2 GS)";
+  r.knobs = {{"n", "matrix size n", 128, 2, 1 << 14}};
+  r.size_knob = "n";
+  r.footprint = [](const Knobs& k) { return 4 * (2 * K(k, "n") * K(k, "n") + K(k, "n")); };
+  r.build = [](const Knobs& k, uint64_t seed) -> std::unique_ptr<Program> {
+    const uint64_t n = K(k, "n"), gb = n / 4 + 1;
+    auto p = std::make_unique<LibProgram>("gaussian", seed);
+    const unsigned ma = p->words("a", n * n, [seed](uint64_t i) { return hash32(seed, 130, i) & 0xffff; });
+    const unsigned mb = p->words("b", n, [seed](uint64_t i) { return hash32(seed, 131, i) & 0xffff; });
+    const unsigned mm = p->words("m", n * n);
+    LibProgram* P = p.get();
+    p->estimate = static_cast<unsigned>(2 * (n - 1));
+    p->schedule = [=](unsigned kk, Launch& l) {
+      if (kk >= 2 * (n - 1)) return false;
+      const uint64_t t = kk / 2, ba = P->base(ma), bb = P->base(mb), bm = P->base(mm);
+      if (kk % 2 == 0) {
+        l = {"Fan1", (n / 512 + 1) * 512, 16, {ma}, {mm}, [=](uint64_t r, Thread& th) {
+               if (r >= n - 1 - t) return;
+               const uint64_t i = t + 1 + r;
+               const uint32_t ait = th.ld(ba + 4 * (n * i + t)), att = th.ld(ba + 4 * (n * t + t));
+               th.sfu();  // division
+               th.st(bm + 4 * (n * i + t), ge_mult(ait, att));
+             }};
+      } else {
+        l.name = "Fan2";
+        l.threads = gb * gb * 16;
+        l.cta_threads = 16;
+        l.reads = {mm, ma, mb};
+        l.writes = {ma, mb};
+        l.body = [=](uint64_t tid, Thread& th) {
+          const uint64_t c = tid / 16, x = 4 * (c % gb) + tid % 4, y = 4 * (c / gb) + tid % 16 / 4;
+          if (x >= n - 1 - t || y >= n - t) return;
+          const uint64_t i = t + 1 + x, j = t + y;
+          const uint32_t mi = th.ld(bm + 4 * (n * i + t)), atj = th.ld(ba + 4 * (n * t + j)), aij = th.ld(ba + 4 * (n * i + j));
+          th.alu(2);
+          th.st(ba + 4 * (n * i + j), aij - mi * atj);
+          if (y == 0) {
+            const uint32_t bi = th.ld(bb + 4 * i), m2 = th.ld(bm + 4 * (n * i + t)), bt = th.ld(bb + 4 * t);
+            th.alu(2);
+            th.st(bb + 4 * i, bi - m2 * bt);
+          }
+        };
+      }
+      return true;
+    };
+    p->check = [=](const LibProgram& q, bstore* g, std::string* why) {
+      std::vector<uint32_t> a = q.initial(ma), b = q.initial(mb), m = q.initial(mm);
+      for (uint64_t t = 0; t + 1 < n; ++t) {
+        for (uint64_t i = t + 1; i < n; ++i) m[n * i + t] = ge_mult(a[n * i + t], a[n * t + t]);
+        for (uint64_t i = t + 1; i < n; ++i) {
+          for (uint64_t j = t; j < n; ++j) a[n * i + j] -= m[n * i + t] * a[n * t + j];
+          b[i] -= m[n * i + t] * b[t];
+        }
+      }
+      return q.expect(g, mm, m, why) && q.expect(g, ma, a, why) && q.expect(g, mb, b, why);
+    };
+    return p;
+  };
+  return r;
+}
+
 }  // namespace
 
-std::vector<WorkloadInfo> workloads_pattern_dense() { return {make_info(row_backprop()), make_info(row_neuralnet())}; }
+std::vector<WorkloadInfo> workloads_pattern_dense() {
+  return {make_info(row_backprop()), make_info(row_neuralnet()), make_info(row_gaussian())};
+}
 
 }  // namespace strata

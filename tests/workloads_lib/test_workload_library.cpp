@@ -368,6 +368,18 @@ static void dense_irregular_cases(std::vector<Case>& c) {
                  e.rd = C * (4 * staged + 4 * n * dim + 8 * n) + 4 * moved + 12 * (n * C - moved);
                  e.wr = 8 * moved + 4 * (n * C - moved);
                }});
+  // gaussian: pivot t leaves r = n-1-t rows: Fan1 loads 2 and stores 1 per row; Fan2
+  // updates r x (n-t) elements (3 loads, 1 store) and b of the r rows (3 loads, 1 store).
+  c.push_back({"gaussian", {{"n", 23}}, [](const Knobs& k) {
+                 const uint64_t n = k.at("n");
+                 uint64_t rd = 0, wr = 0;
+                 for (uint64_t t = 0; t + 1 < n; ++t) {
+                   const uint64_t r = n - 1 - t;
+                   rd += 4 * (2 * r + 3 * r * (n - t) + 3 * r);
+                   wr += 4 * (r + r * (n - t) + r);
+                 }
+                 return Expect{4 * (2 * n * n + n), rd, wr, 2 * (n - 1), "a"};
+               }});
   c.push_back({"neuralnet", {{"images", 2}}, [](const Knobs& k) {
                  const uint64_t I = k.at("images");
                  const uint64_t neurons[4] = {6 * 169, 50 * 25, 100, 10}, terms[4] = {25, 150, 1250, 100};
