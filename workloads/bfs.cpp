@@ -1,5 +1,6 @@
 // bfs: level-synchronous bottom-up ("pull") breadth-first search (Beamer et al.,
-// SC'12 direction-optimizing BFS, bottom-up step) over a seeded R-MAT graph with
+// SC'12 direction-optimizing BFS, bottom-up step) over a seeded R-MAT graph
+// (workloads/rmat.h, shared with the graph analogues of pattern_graph.cpp) with
 // the Graph500 parameters a = 0.57, b = c = 0.19, d = 0.05 (Graph500 spec,
 // Kronecker generator), 2^scale vertices, edge_factor * 2^scale generated edges,
 // made undirected (both directions stored, self-loops dropped, duplicates kept),
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "workloads/registry.h"
+#include "workloads/rmat.h"
 
 namespace strata {
 namespace {
@@ -216,48 +218,12 @@ class BfsProgram : public Program {
   }
 
  private:
-  // Graph500 R-MAT edge generation (a, b, c, d) = (0.57, 0.19, 0.19, 0.05),
-  // quadrant chosen per bit from 53-bit uniform doubles of a seeded stream.
+  // The shared Graph500 R-MAT generator (workloads/rmat.h) and its seeded root.
   void build_graph(unsigned scale, uint64_t edges) {
-    const double a = 0.57, b = 0.19, c = 0.19;
-    uint64_t ctr = mix64(seed_ ^ 0xb75ull);
-    auto uni = [&ctr]() { return static_cast<double>(mix64(ctr++) >> 11) * (1.0 / 9007199254740992.0); };
-    std::vector<uint32_t> src(edges), dst(edges);
-    for (uint64_t e = 0; e < edges; ++e) {
-      uint32_t u = 0, v = 0;
-      for (unsigned bit = 0; bit < scale; ++bit) {
-        const double r = uni();
-        const uint32_t bu = r >= a + b ? 1u : 0u;                    // c or d: lower half
-        const uint32_t bv = (r >= a && r < a + b) || r >= a + b + c ? 1u : 0u;  // b or d: right half
-        u |= bu << bit;
-        v |= bv << bit;
-      }
-      src[e] = u;
-      dst[e] = v;
-    }
-    // Scramble vertex labels (Graph500 does, so hubs are not clustered at low ids).
-    std::vector<uint32_t> perm(nv_);
-    for (uint64_t i = 0; i < nv_; ++i) perm[i] = static_cast<uint32_t>(i);
-    for (uint64_t i = nv_ - 1; i > 0; --i) std::swap(perm[i], perm[mix64(ctr++) % (i + 1)]);
-    std::vector<uint32_t> deg(nv_ + 1, 0);
-    for (uint64_t e = 0; e < edges; ++e) {
-      src[e] = perm[src[e]];
-      dst[e] = perm[dst[e]];
-      if (src[e] == dst[e]) continue;
-      ++deg[src[e]];
-      ++deg[dst[e]];
-    }
-    rp_host_.assign(nv_ + 1, 0);
-    for (uint64_t v = 0; v < nv_; ++v) rp_host_[v + 1] = rp_host_[v] + deg[v];
-    col_.assign(rp_host_[nv_], 0);
-    std::vector<uint32_t> fill(rp_host_.begin(), rp_host_.end() - 1);
-    for (uint64_t e = 0; e < edges; ++e) {
-      if (src[e] == dst[e]) continue;
-      col_[fill[src[e]]++] = dst[e];
-      col_[fill[dst[e]]++] = src[e];
-    }
-    root_ = mix64(seed_ ^ 0x7007ull) % nv_;
-    for (uint64_t k = 0; k < nv_ && rp_host_[root_ + 1] == rp_host_[root_]; ++k) root_ = (root_ + 1) % nv_;
+    CsrGraph g = rmat_csr(scale, edges, seed_);
+    root_ = rmat_root(g, seed_);
+    rp_host_ = std::move(g.row_ptr);
+    col_ = std::move(g.col);
   }
   void host_bfs() {
     host_level_.assign(nv_, -1);
