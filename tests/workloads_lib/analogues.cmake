@@ -6,3 +6,11 @@ set(STRATA_ANALOGUES
   histogram mummer lavamd
 )
 set(STRATA_ANALOGUES_DETERMINISM mummer)
+# Graph analogues (pattern_graph.cpp). Their run time grows with edges x rounds, so
+# their runs use smaller footprints (STRATA_ANALOGUE_FOOTPRINT_<name>, both tests);
+# their timing depends on the graph, so sssp is also run for determinism.
+list(APPEND STRATA_ANALOGUES sssp kcore gcolor)
+list(APPEND STRATA_ANALOGUES_DETERMINISM sssp)
+set(STRATA_ANALOGUE_FOOTPRINT_sssp 256KiB)
+set(STRATA_ANALOGUE_FOOTPRINT_kcore 256KiB)
+set(STRATA_ANALOGUE_FOOTPRINT_gcolor 64KiB)
