@@ -195,6 +195,21 @@ void init_address_map(const Config& C, const dram_preset* dev, amap* out) {
   if (out->atom_bytes != dev->atom_bytes)
     C.fail("addrmap.layout", "expected off:" + std::to_string(dev->atom_bytes) + " (bytes per column access of " +
                                  C.s("mem.device") + "), got off:" + std::to_string(out->atom_bytes));
+  // addrmap.nvm_ranges: "BASE+SIZE, BASE+SIZE, ..." -> NVM regions of the map (L2 line classification).
+  const std::string& r = C.s("addrmap.nvm_ranges");
+  for (size_t at = 0; at < r.size();) {
+    size_t end = r.find(',', at);
+    if (end == std::string::npos) end = r.size();
+    const std::string item = r.substr(at, end - at);
+    const size_t plus = item.find('+');
+    uint64_t base = 0, len = 0;
+    if (plus == std::string::npos || !parse_size(item.substr(0, plus), &base) ||
+        !parse_size(item.substr(plus + 1), &len) || len == 0)
+      C.fail("addrmap.nvm_ranges", "expected BASE+SIZE with sizes such as 64MiB and SIZE > 0, got '" + item + "'");
+    if (amap_add_region(out, base, len, AMAP_MEM_NVM) != 0)
+      C.fail("addrmap.nvm_ranges", "expected at most " + std::to_string(AMAP_MAX_REGIONS) + " ranges");
+    at = end + 1;
+  }
 }
 
 void Platform::build() {
