@@ -223,6 +223,9 @@ static int cli_main(int argc, char** argv) {
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());
     return kExitBadInput;
+  } catch (const std::invalid_argument& e) {  // inconsistent workload knobs (WorkloadInfo::make)
+    std::fprintf(stderr, "strata: %s\n", e.what());
+    return kExitBadInput;
   }
 }
 
