@@ -62,45 +62,88 @@ void sass_operand_regs(const SassInst& si, SassClass cls, std::bitset<256>* def,
     if (si.dst[i] != 255) set_regs(def, si.dst[i], d64 || wide ? 2 : 1);
 }
 
+namespace {
+// Fingerprint of an instruction's operand lists (same PC, same operands: nothing to merge).
+uint64_t operand_print(const SassInst& si) {
+  uint64_t h = mix64(static_cast<uint64_t>(si.ndst) << 40 | static_cast<uint64_t>(si.nsrc) << 32 | si.width);
+  for (unsigned i = 0; i < si.ndst; ++i) h = mix64(h ^ si.dst[i]);
+  for (unsigned i = 0; i < si.nsrc; ++i) h = mix64(h ^ (0x100u | si.src[i]));
+  return h;
+}
+}  // namespace
+
 void SassBlockDeriver::add(const SassInst& si) {
-  auto it = idx_.find(si.pc);
-  uint32_t i;
-  if (it == idx_.end()) {
-    i = static_cast<uint32_t>(insts_.size());
-    idx_.emplace(si.pc, i);
-    insts_.emplace_back();
-    Inst& n = insts_.back();
-    n.pc = si.pc;
-    n.cls = sass_classify(si.opcode);
-    const std::string b = base_of(si.opcode);
-    n.gload = n.cls == SassClass::GlobalLoad && si.width > 0;
-    n.gstore = n.cls == SassClass::GlobalStore && si.width > 0;
-    n.atomic = n.cls == SassClass::GlobalAtomic || b == "ATOMS";
-    n.shared = n.cls == SassClass::Shared;
-    // Sec. 3.1.4: barriers, memory barriers and other synchronisation.
-    n.sync = n.cls == SassClass::Barrier || in_list(b, {"BAR", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "CCTLL", "ARRIVES",
-                                                        "DEPBAR", "WARPSYNC", "BSYNC", "SYNC", "NANOSLEEP"});
-    // Control that leaves the code region for good: exit, calls, returns, indirect jumps.
-    n.leaves = n.cls == SassClass::Exit || in_list(b, {"CALL", "CAL", "JCAL", "RET", "PRET", "BRX", "JMX", "KILL",
-                                                       "PEXIT", "BPT"});
-    n.compare = in_list(b, {"ISETP", "FSETP", "DSETP", "HSETP2", "PSETP", "ISET", "FSET", "DSET", "HSET2", "ICMP",
-                            "FCMP", "UISETP"});
-    // The PTX tool's "simple add/subtract operation" of a loop counter.
-    n.add_like = in_list(b, {"IADD", "IADD3", "IADD32I", "UIADD3", "ISCADD", "LEA", "ULEA"});
-    sass_operand_regs(si, n.cls, &n.def, &n.use);
-    n.const_def = n.use.none() && n.def.any() && (n.cls == SassClass::IntAlu || n.cls == SassClass::FpAlu);
-  } else {
-    i = it->second;
-    // The same PC traced again: it is the same instruction (union, in case a
-    // tracer prints RZ-elided operands differently).
-    std::bitset<256> d, u;
-    sass_operand_regs(si, insts_[i].cls, &d, &u);
-    insts_[i].def |= d;
-    insts_[i].use |= u;
-    if (u.any()) insts_[i].const_def = false;
+  // Hot path (every traced line): the previous instruction's latest successor
+  // is usually this one again, so the PC lookup and the edge count are a
+  // compare and an increment.
+  uint32_t i = 0;
+  bool found = false;
+  if (prev_ >= 0) {
+    Inst& p = insts_[static_cast<size_t>(prev_)];
+    if (!p.succ.empty() && insts_[p.succ[p.last_succ].first].pc == si.pc) {
+      i = p.succ[p.last_succ].first;
+      found = true;
+    }
   }
-  if (prev_ < 0) ++starts_[i];
-  else ++edges_[static_cast<uint64_t>(prev_) << 32 | i];
+  if (!found) {
+    auto it = idx_.find(si.pc);
+    if (it == idx_.end()) {
+      i = static_cast<uint32_t>(insts_.size());
+      idx_.emplace(si.pc, i);
+      insts_.emplace_back();
+      Inst& n = insts_.back();
+      n.pc = si.pc;
+      n.cls = sass_classify(si.opcode);
+      const std::string b = base_of(si.opcode);
+      n.gload = n.cls == SassClass::GlobalLoad && si.width > 0;
+      n.gstore = n.cls == SassClass::GlobalStore && si.width > 0;
+      n.atomic = n.cls == SassClass::GlobalAtomic || b == "ATOMS";
+      n.shared = n.cls == SassClass::Shared;
+      // Sec. 3.1.4: barriers, memory barriers and other synchronisation.
+      n.sync = n.cls == SassClass::Barrier || in_list(b, {"BAR", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "CCTLL",
+                                                          "ARRIVES", "DEPBAR", "WARPSYNC", "BSYNC", "SYNC",
+                                                          "NANOSLEEP"});
+      // Control that leaves the code region for good: exit, calls, returns, indirect jumps.
+      n.leaves = n.cls == SassClass::Exit || in_list(b, {"CALL", "CAL", "JCAL", "RET", "PRET", "BRX", "JMX", "KILL",
+                                                         "PEXIT", "BPT"});
+      n.compare = in_list(b, {"ISETP", "FSETP", "DSETP", "HSETP2", "PSETP", "ISET", "FSET", "DSET", "HSET2", "ICMP",
+                              "FCMP", "UISETP"});
+      // The PTX tool's "simple add/subtract operation" of a loop counter.
+      n.add_like = in_list(b, {"IADD", "IADD3", "IADD32I", "UIADD3", "ISCADD", "LEA", "ULEA"});
+      sass_operand_regs(si, n.cls, &n.def, &n.use);
+      n.const_def = n.use.none() && n.def.any() && (n.cls == SassClass::IntAlu || n.cls == SassClass::FpAlu);
+      n.operands = operand_print(si);
+    } else {
+      i = it->second;
+    }
+  }
+  Inst& x = insts_[i];
+  if (found || x.operands != 0) {
+    // The same PC traced again: it is the same instruction; if a tracer printed
+    // its operands differently (RZ elided), take the union.
+    const uint64_t fp = operand_print(si);
+    if (fp != x.operands) {
+      std::bitset<256> d, u;
+      sass_operand_regs(si, x.cls, &d, &u);
+      x.def |= d;
+      x.use |= u;
+      if (u.any()) x.const_def = false;
+    }
+  }
+  if (prev_ < 0) {
+    ++starts_[i];
+  } else {
+    Inst& p = insts_[static_cast<size_t>(prev_)];
+    if (!p.succ.empty() && p.succ[p.last_succ].first == i) {
+      ++p.succ[p.last_succ].second;
+    } else {
+      size_t k = 0;
+      while (k < p.succ.size() && p.succ[k].first != i) ++k;
+      if (k == p.succ.size()) p.succ.push_back({i, 0});
+      ++p.succ[k].second;
+      p.last_succ = static_cast<uint32_t>(k);
+    }
+  }
   prev_ = i;
 }
 
@@ -132,9 +175,8 @@ void SassBlockDeriver::derive(std::vector<OffloadBlock>* blocks, std::unordered_
     uint64_t count;
   };
   std::vector<Edge> edges;
-  edges.reserve(edges_.size());
-  for (const auto& e : edges_)
-    edges.push_back({pos[static_cast<int>(e.first >> 32)], pos[static_cast<int>(e.first & 0xffffffffu)], e.second});
+  for (int i = 0; i < n; ++i)
+    for (const auto& e : insts_[static_cast<size_t>(i)].succ) edges.push_back({pos[i], pos[static_cast<int>(e.first)], e.second});
   std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.from != y.from ? x.from < y.from : x.to < y.to; });
   std::vector<std::vector<int>> succ(n);
   for (const Edge& e : edges) succ[e.from].push_back(e.to);

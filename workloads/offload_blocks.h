@@ -47,12 +47,14 @@ class SassBlockDeriver {
     std::bitset<256> def, use;  // architectural registers (R0..R254; RZ dropped)
     bool gload = false, gstore = false, atomic = false, shared = false, sync = false, leaves = false;
     bool compare = false, add_like = false, const_def = false;
+    uint64_t operands = 0;                            // fingerprint of the operand lists seen first
+    std::vector<std::pair<uint32_t, uint64_t>> succ;  // successor instruction -> transitions
+    uint32_t last_succ = 0;                           // index in succ of the latest transition
   };
 
  private:
   std::vector<Inst> insts_;
   std::unordered_map<uint64_t, uint32_t> idx_;
-  std::unordered_map<uint64_t, uint64_t> edges_;   // (from << 32 | to) instruction indices -> transitions
   std::unordered_map<uint32_t, uint64_t> starts_;  // first instruction of a warp -> warps
   int64_t prev_ = -1;
 };
