@@ -212,6 +212,14 @@ void init_address_map(const Config& C, const dram_preset* dev, amap* out) {
   }
 }
 
+std::unique_ptr<Program> make_workload_program(const Config& C) {
+  const WorkloadInfo* wi = find_workload(C.s("workload.name"));
+  std::map<std::string, int64_t> knobs;
+  for (const KnobSpec& k : wi->knobs) knobs[k.name] = C.i("workload." + wi->name + "." + k.name);
+  knobs[kFootprintKnob] = static_cast<int64_t>(C.size("workload.footprint"));
+  return wi->make(knobs, static_cast<uint64_t>(C.i("sim.seed")));
+}
+
 void Platform::build() {
   Impl& P = *p_;
   const Config& C = P.cfg;
@@ -225,11 +233,7 @@ void Platform::build() {
   init_address_map(C, dev, &P.map);
 
   // Workload program (arrays, kernels, initial data into device + golden memory).
-  const WorkloadInfo* wi = find_workload(C.s("workload.name"));
-  std::map<std::string, int64_t> knobs;
-  for (const KnobSpec& k : wi->knobs) knobs[k.name] = C.i("workload." + wi->name + "." + k.name);
-  knobs[kFootprintKnob] = static_cast<int64_t>(C.size("workload.footprint"));
-  P.program = wi->make(knobs, static_cast<uint64_t>(C.i("sim.seed")));
+  P.program = make_workload_program(C);
   P.program->init(&P.golden, &P.device);
 
   // GPU.

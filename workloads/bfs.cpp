@@ -19,6 +19,10 @@
 //   kernel L reads 4V + sum over v unvisited before L of (8 + 8 * scanned(v)),
 //           writes 4V, where scanned(v) = position of the first neighbour at
 //           level L (1-based), or deg(v) if none.
+// Offload block (docs/offload_candidates.md): the neighbour scan loop, steps
+// 6-9, live-in r3 (the edge index), live-out r8 (found, read by the store):
+// 2 loads per iteration, trip count unknown (it stops at the first neighbour
+// on level L), both exits go to step 10 (converged).
 #include <algorithm>
 #include <deque>
 #include <vector>
@@ -85,6 +89,7 @@ class BfsKernel : public Kernel {
         }
         case 5:  // r5 = (r3 < r4); branch into the loop
           w.pc = w.s[2] ? 6 : 10;
+          w.s[3] = 1;  // the next step 6 enters the loop block
           o.alu(5, static_cast<uint32_t>(w.s[1]), 3, 4);
           return;
         case 6: {  // r6 = col_idx[e]
@@ -93,6 +98,8 @@ class BfsKernel : public Kernel {
           o.load(6, loop, 4, 3);
           for (unsigned l = 0; l < kWarpSize; ++l)
             if ((loop >> l) & 1u) o.addr[l] = col_idx + 4 * w.t[0][l];
+          o.in_block(0, w.s[3] != 0);
+          w.s[3] = 0;
           return;
         }
         case 7: {  // r7 = in[u]
@@ -101,6 +108,7 @@ class BfsKernel : public Kernel {
           o.load(7, loop, 4, 6);
           for (unsigned l = 0; l < kWarpSize; ++l)
             if ((loop >> l) & 1u) o.addr[l] = in + 4 * uint64_t(gold_u32(golden, col_idx + 4 * w.t[0][l]));
+          o.in_block(0);
           return;
         }
         case 8: {  // r8 = (r7 == L): found lanes leave the loop with level L+1
@@ -117,6 +125,7 @@ class BfsKernel : public Kernel {
           }
           w.s[2] = rest;
           w.pc = rest ? 9 : 10;
+          o.in_block(0);
           return;
         }
         case 9: {  // e++, loop while e < end
@@ -127,6 +136,7 @@ class BfsKernel : public Kernel {
             if ((loop >> l) & 1u && ++w.t[0][l] >= w.t[1][l]) rest &= ~(1u << l);
           w.s[2] = rest;
           w.pc = rest ? 6 : 10;
+          o.in_block(0);
           return;
         }
         case 10:  // out[v] = level
@@ -181,6 +191,16 @@ class BfsProgram : public Program {
     k_.ctas = static_cast<uint32_t>((nv_ + kCtaWarps * kWarpSize - 1) / (kCtaWarps * kWarpSize));
     k_.reads = {rp_, ci_, lv_[src]};
     k_.writes = {lv_[src ^ 1u]};
+    OffloadBlock b;
+    b.name = "scan_neighbours";
+    b.pc_begin = 6;
+    b.pc_end = 9;
+    b.live_in = 1;   // r3 (read by step 6 before step 9 writes it)
+    b.live_out = 1;  // r8 (the store of step 10 reads it)
+    b.loads = 2;
+    b.alu = 2;
+    b.trip = TripKind::Unknown;
+    k_.blocks = {b};
     ++launched_;
     return &k_;
   }
