@@ -195,6 +195,29 @@ void init_address_map(const Config& C, const dram_preset* dev, amap* out) {
   if (out->atom_bytes != dev->atom_bytes)
     C.fail("addrmap.layout", "expected off:" + std::to_string(dev->atom_bytes) + " (bytes per column access of " +
                                  C.s("mem.device") + "), got off:" + std::to_string(out->atom_bytes));
+  // addrmap.nvm_ranges: "BASE+SIZE, BASE+SIZE, ..." -> NVM regions of the map (L2 line classification).
+  const std::string& r = C.s("addrmap.nvm_ranges");
+  for (size_t at = 0; at < r.size();) {
+    size_t end = r.find(',', at);
+    if (end == std::string::npos) end = r.size();
+    const std::string item = r.substr(at, end - at);
+    const size_t plus = item.find('+');
+    uint64_t base = 0, len = 0;
+    if (plus == std::string::npos || !parse_size(item.substr(0, plus), &base) ||
+        !parse_size(item.substr(plus + 1), &len) || len == 0)
+      C.fail("addrmap.nvm_ranges", "expected BASE+SIZE with sizes such as 64MiB and SIZE > 0, got '" + item + "'");
+    if (amap_add_region(out, base, len, AMAP_MEM_NVM) != 0)
+      C.fail("addrmap.nvm_ranges", "expected at most " + std::to_string(AMAP_MAX_REGIONS) + " ranges");
+    at = end + 1;
+  }
+}
+
+std::unique_ptr<Program> make_workload_program(const Config& C) {
+  const WorkloadInfo* wi = find_workload(C.s("workload.name"));
+  std::map<std::string, int64_t> knobs;
+  for (const KnobSpec& k : wi->knobs) knobs[k.name] = C.i("workload." + wi->name + "." + k.name);
+  knobs[kFootprintKnob] = static_cast<int64_t>(C.size("workload.footprint"));
+  return wi->make(knobs, static_cast<uint64_t>(C.i("sim.seed")));
 }
 
 void Platform::build() {
@@ -210,11 +233,7 @@ void Platform::build() {
   init_address_map(C, dev, &P.map);
 
   // Workload program (arrays, kernels, initial data into device + golden memory).
-  const WorkloadInfo* wi = find_workload(C.s("workload.name"));
-  std::map<std::string, int64_t> knobs;
-  for (const KnobSpec& k : wi->knobs) knobs[k.name] = C.i("workload." + wi->name + "." + k.name);
-  knobs[kFootprintKnob] = static_cast<int64_t>(C.size("workload.footprint"));
-  P.program = wi->make(knobs, static_cast<uint64_t>(C.i("sim.seed")));
+  P.program = make_workload_program(C);
   P.program->init(&P.golden, &P.device);
 
   // GPU.

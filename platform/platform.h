@@ -11,6 +11,7 @@
 #include <string>
 
 #include "platform/config.h"
+#include "workloads/program.h"
 
 struct dram_preset;  // models/ref/dram.h
 struct amap;         // models/ref/addrmap.h
@@ -29,6 +30,11 @@ struct RunOptions {
 // geometry with amap_default_layout -- and addrmap.hash). Bad layouts throw
 // ConfigError naming addrmap.layout. Shared by the platform and memtrace.
 void init_address_map(const Config& C, const ::dram_preset* dev, ::amap* out);
+
+// The workload program of a validated config (workload.name, its knobs
+// workload.<name>.<knob>, workload.footprint, sim.seed); not yet init()ed.
+// Shared by the platform and `strata --describe-workload`.
+std::unique_ptr<Program> make_workload_program(const Config& C);
 
 // Exit statuses of a run (sc_main returns them).
 enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitBadInput = 2, kExitCheckFailed = 3 };

@@ -75,6 +75,9 @@ static std::vector<KeySpec> build_schema() {
        "address layout, least significant field first (models/ref/addrmap.h); \"auto\" derives one from the "
        "device geometry (one 128 B line per channel chunk, channel, bank group, columns, bank, rank, row)"},
       {"addrmap.hash", T::Bool, "true", 1, 0, {}, "permute channel/bank-group/bank by low row bits"},
+      {"addrmap.nvm_ranges", T::String, "", 1, 0, {},
+       "physical address ranges whose lines the L2 classifies as NVM, comma-separated BASE+SIZE with sizes such "
+       "as 64MiB (at most 8); memory type only, the memory controllers keep mem.device timing (HAC policy tests)"},
       {"workload.name", T::String, "stream", 1, 0, {}, "built-in workload (strata --list-workloads)"},
       {"workload.footprint", T::Size, "0", 0, 1ull << 40, {},
        "total array bytes of a kernel-library workload (docs/workload_library.md): its size knob is set to the "
@@ -107,6 +110,12 @@ void Config::check_consistency() const {
   if (size("l2.size") % per_bank_line != 0)
     fail("l2.size", "expected a multiple of l2.banks x l2.assoc x 128 B lines (" + std::to_string(per_bank_line) +
                         " bytes), got " + std::to_string(size("l2.size")));
+  const repl_ops* pol = repl_find(s("l2.policy").c_str());
+  if (const char* why = pol->check ? pol->check(static_cast<uint32_t>(size("l2.size") / per_bank_line),
+                                                static_cast<uint32_t>(i("l2.assoc")))
+                                   : nullptr)
+    fail("l2.assoc", std::string("expected ") + why + " for l2.policy = " + s("l2.policy") + ", got " +
+                         std::to_string(i("l2.assoc")));
   if (size("l1.size") % (static_cast<uint64_t>(i("l1.assoc")) * 128) != 0)
     fail("l1.size", "expected a multiple of l1.assoc x 128 B lines");
   if (!s("mem.timing_check_device").empty()) {

@@ -17,6 +17,7 @@
 #include "platform/platform.h"
 #include "platform/version.h"
 #include "workloads/accelsim.h"
+#include "workloads/describe.h"
 #include "workloads/registry.h"
 
 namespace fs = std::filesystem;
@@ -36,6 +37,60 @@ static std::string default_out_dir(const std::string& cfg, const std::string& wl
   return dir;
 }
 
+// strata --describe-workload NAME|TRACE: functional run + summary (workloads/describe.h).
+static int describe_main(const std::string& what, const std::string& config, const std::string& trace,
+                         const std::string& workload, std::vector<std::string> sets, int64_t seed, bool json_out) {
+  if (!trace.empty() || !workload.empty()) {
+    std::fprintf(stderr, "strata: --describe-workload %s: expected the workload or trace as its argument, got also %s\n",
+                 what.c_str(), trace.empty() ? "--workload" : "--trace");
+    return kExitBadInput;
+  }
+  std::string wl;
+  std::error_code ec;
+  if (what != "accelsim" && find_workload(what)) {
+    wl = what;
+  } else if (fs::exists(what, ec)) {
+    set_accelsim_trace(what);
+    wl = "accelsim";
+  } else {
+    std::fprintf(stderr,
+                 "strata: --describe-workload '%s': expected a built-in workload (strata --list-workloads) or an "
+                 "Accel-Sim trace (a directory with kernelslist.g, or the kernelslist file), got no such workload "
+                 "or path\n",
+                 what.c_str());
+    return kExitBadInput;
+  }
+  sets.insert(sets.begin(), "workload.name=" + wl);
+  if (seed >= 0) sets.push_back("sim.seed=" + std::to_string(seed));
+  bstore golden;
+  bstore_init(&golden);
+  int status = kExitOk;
+  try {
+    Config cfg;
+    cfg.load(Config::resolve(config.empty() ? "baseline_hbm2" : config), sets);
+    std::unique_ptr<Program> prog = make_workload_program(cfg);
+    prog->init(&golden, nullptr);
+    DescribeOptions opt;
+    opt.title = what;
+    opt.seed = static_cast<uint64_t>(cfg.i("sim.seed"));
+    opt.sass_pcs = wl == "accelsim";
+    const nlohmann::json d = describe_program(*prog, opt);
+    const std::string out = json_out ? d.dump(1) + "\n" : describe_text(d);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "strata: %s\n", e.what());
+    status = kExitBadInput;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "strata: %s\n", e.what());
+    status = kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "strata: --describe-workload %s: %s\n", what.c_str(), e.what());
+    status = kExitFailure;
+  }
+  bstore_free(&golden);
+  return status;
+}
+
 static int cli_main(int argc, char** argv) {
   CLI::App app{"strata " + std::string(version()) +
                ": SystemC/TLM-2.0 virtual platform for GPU memory systems.\n"
@@ -44,7 +99,8 @@ static int cli_main(int argc, char** argv) {
   std::string config, workload, trace, out, vcd;
   std::vector<std::string> sets;
   int64_t seed = -1;
-  bool quiet = false, check = false, list_wl = false, list_cfg = false, list_keys = false;
+  bool quiet = false, check = false, list_wl = false, list_cfg = false, list_keys = false, json_out = false;
+  std::string describe;
   app.add_option("-c,--config", config, "platform config: a file, or a name from configs/ (default baseline_hbm2)");
   app.add_option("-w,--workload", workload, "built-in workload (see --list-workloads); same as --set workload.name=");
   app.add_option("--trace", trace,
@@ -60,6 +116,13 @@ static int cli_main(int argc, char** argv) {
   app.add_flag("--list-workloads", list_wl, "list built-in workloads and their knobs");
   app.add_flag("--list-configs", list_cfg, "list shipped platform configs");
   app.add_flag("--list-keys", list_keys, "list every config key with its default and meaning");
+  app.add_option("--describe-workload", describe,
+                 "summarise a built-in workload NAME or an Accel-Sim trace (directory or kernelslist.g) from a "
+                 "functional run, no timing: arrays, footprint, per-kernel instruction mix, coalescing histogram, "
+                 "offload-candidate blocks (docs/offload_candidates.md); knobs with --set workload.NAME.KNOB=V, "
+                 "--seed")
+      ->type_name("NAME|TRACE");
+  app.add_flag("--json", json_out, "with --describe-workload: print the summary as JSON");
   // `strata memtrace`: the DRAM-level trace player. Options not its own
   // (--config, --trace, --set, --out, --quiet) are the main command's.
   CLI::App* memtrace = app.add_subcommand(
@@ -107,6 +170,11 @@ static int cli_main(int argc, char** argv) {
       std::printf("%-34s default %-12s %s\n", k.name.c_str(), k.def.c_str(), k.desc.c_str());
     return 0;
   }
+  if (!describe.empty()) return describe_main(describe, config, trace, workload, sets, seed, json_out);
+  if (json_out) {
+    std::fprintf(stderr, "strata: --json: expected --describe-workload NAME|TRACE with it (see strata --help)\n");
+    return kExitBadInput;
+  }
   if (memtrace->parsed()) {
     if (trace.empty()) {
       std::fprintf(stderr, "strata memtrace: --trace FILE is required (see strata memtrace --help)\n");
@@ -153,6 +221,9 @@ static int cli_main(int argc, char** argv) {
     platform.build();
     return platform.run();
   } catch (const ConfigError& e) {
+    std::fprintf(stderr, "strata: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::invalid_argument& e) {  // inconsistent workload knobs (WorkloadInfo::make)
     std::fprintf(stderr, "strata: %s\n", e.what());
     return kExitBadInput;
   }

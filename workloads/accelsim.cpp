@@ -22,6 +22,7 @@
 
 #include "platform/config.h"
 #include "workloads/accelsim_io.h"
+#include "workloads/offload_blocks.h"
 #include "workloads/registry.h"
 
 namespace strata {
@@ -332,6 +333,10 @@ struct KernelTrace {
   std::vector<WarpSpan> warps;  // TB (file order) * wpc + warp
   std::vector<TbSpan> tbs;
   uint64_t insts = 0;
+  // Offload-candidate blocks derived from the whole trace (workloads/offload_blocks.h)
+  // and the innermost block of each PC that lies in one.
+  std::vector<OffloadBlock> blocks;
+  std::unordered_map<uint64_t, uint16_t> pc_block;
 };
 
 [[noreturn]] void bad(const std::string& file, uint64_t line, const std::string& what) {
@@ -416,6 +421,7 @@ KernelTrace index_kernel(const std::string& file, AccelsimCounts* counts) {
   std::vector<bool> seen_warp;
   uint64_t cur_tb = 0, cur_warp = 0, left = 0;
   SassInst si;
+  SassBlockDeriver blocks;
   while (lr.next(&b, &e)) {
     const uint64_t ln = lr.line_number();
     const std::string t = trim(b, e);
@@ -450,6 +456,7 @@ KernelTrace index_kernel(const std::string& file, AccelsimCounts* counts) {
                           std::to_string(cur_warp) + ", " + got(tb_, te_));
       const std::string err = sass_parse_inst(b, e, k.version, k.lineinfo, &si);
       if (!err.empty()) bad(file, ln, err);
+      blocks.add(si);
       ++k.insts;
       if (--left == 0) st = kNeedWarp;
       continue;
@@ -492,6 +499,7 @@ KernelTrace index_kernel(const std::string& file, AccelsimCounts* counts) {
       if (seen_warp[w]) bad(file, ln, "expected each warp once per thread block, got a second '" + t + "'");
       seen_warp[w] = true;
       cur_warp = w;
+      blocks.warp_begin();
       st = kNeedInsts;
     } else if (st == kNeedInsts) {
       const std::string rest = starts(tb_, te_, "insts") ? trim(tb_ + 5, te_) : "";
@@ -519,6 +527,7 @@ KernelTrace index_kernel(const std::string& file, AccelsimCounts* counts) {
                                        : std::string("expected #END_TB, got end of file"));
   }
   counts->trace_insts += k.insts;
+  blocks.derive(&k.blocks, &k.pc_block);
   return k;
 }
 
@@ -544,6 +553,7 @@ class AccelKernel : public Kernel {
       : kt_(kt), salt_(store_salt(kseq)), counts_(counts) {
     name = kt.name;
     golden = g;
+    blocks = kt.blocks;
     ctas = static_cast<uint32_t>(kt.tbs.size());
     warps_per_cta = kt.wpc;
     if (kt.comp == Compression::None) {
@@ -597,7 +607,9 @@ class AccelKernel : public Kernel {
           throw std::runtime_error(kt_.file + ":" + std::to_string(r.line) + ": " + err);
         ++r.line;
         --r.left;
+        const size_t first = r.pend.size();
         translate(r, si_);
+        tag_block(r, si_.pc, first);
       }
     }
     o = r.pend[r.pend_pos++];
@@ -611,6 +623,8 @@ class AccelKernel : public Kernel {
     uint64_t file_off = 0;  // plain: file offset of the next byte to read
     uint64_t line = 0;
     uint32_t left = 0, mask = 0;
+    uint64_t prev_pc = 0;          // previous traced instruction's PC
+    uint16_t prev_block = kNoBlock;  // and its offload block
     uint8_t wid[256];  // platform register id holding trace register Rn's latest value (kNoReg: ready)
     std::vector<WarpInst> pend;
     size_t pend_pos = 0;
@@ -812,6 +826,25 @@ class AccelKernel : public Kernel {
         set_dests([&](unsigned k) { return part_dst[std::min(parts - 1, 4 * k / c)]; });
     }
     if (last) append_exit(r);
+  }
+
+  // Offload-block tags of the warp instructions of one traced line (from
+  // pend[first]): the innermost derived block holding the PC; a new instance
+  // begins when the warp comes from another block (or none), or jumps
+  // backwards within a straight-line block.
+  void tag_block(Run& r, uint64_t pc, size_t first) const {
+    uint16_t b = kNoBlock;
+    if (!kt_.pc_block.empty()) {
+      auto it = kt_.pc_block.find(pc);
+      if (it != kt_.pc_block.end()) b = it->second;
+    }
+    if (b != kNoBlock) {
+      const bool entry = b != r.prev_block || (kt_.blocks[b].trip == TripKind::None && pc <= r.prev_pc);
+      for (size_t i = first; i < r.pend.size(); ++i)
+        if (r.pend[i].op != Op::Exit) r.pend[i].in_block(b, entry && i == first);
+    }
+    r.prev_pc = pc;
+    r.prev_block = b;
   }
 
   void append_exit(Run& r) const {

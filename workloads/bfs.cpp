@@ -1,5 +1,6 @@
 // bfs: level-synchronous bottom-up ("pull") breadth-first search (Beamer et al.,
-// SC'12 direction-optimizing BFS, bottom-up step) over a seeded R-MAT graph with
+// SC'12 direction-optimizing BFS, bottom-up step) over a seeded R-MAT graph
+// (workloads/rmat.h, shared with the graph analogues of pattern_graph.cpp) with
 // the Graph500 parameters a = 0.57, b = c = 0.19, d = 0.05 (Graph500 spec,
 // Kronecker generator), 2^scale vertices, edge_factor * 2^scale generated edges,
 // made undirected (both directions stored, self-loops dropped, duplicates kept),
@@ -18,11 +19,16 @@
 //   kernel L reads 4V + sum over v unvisited before L of (8 + 8 * scanned(v)),
 //           writes 4V, where scanned(v) = position of the first neighbour at
 //           level L (1-based), or deg(v) if none.
+// Offload block (docs/offload_candidates.md): the neighbour scan loop, steps
+// 6-9, live-in r3 (the edge index), live-out r8 (found, read by the store):
+// 2 loads per iteration, trip count unknown (it stops at the first neighbour
+// on level L), both exits go to step 10 (converged).
 #include <algorithm>
 #include <deque>
 #include <vector>
 
 #include "workloads/registry.h"
+#include "workloads/rmat.h"
 
 namespace strata {
 namespace {
@@ -83,6 +89,7 @@ class BfsKernel : public Kernel {
         }
         case 5:  // r5 = (r3 < r4); branch into the loop
           w.pc = w.s[2] ? 6 : 10;
+          w.s[3] = 1;  // the next step 6 enters the loop block
           o.alu(5, static_cast<uint32_t>(w.s[1]), 3, 4);
           return;
         case 6: {  // r6 = col_idx[e]
@@ -91,6 +98,8 @@ class BfsKernel : public Kernel {
           o.load(6, loop, 4, 3);
           for (unsigned l = 0; l < kWarpSize; ++l)
             if ((loop >> l) & 1u) o.addr[l] = col_idx + 4 * w.t[0][l];
+          o.in_block(0, w.s[3] != 0);
+          w.s[3] = 0;
           return;
         }
         case 7: {  // r7 = in[u]
@@ -99,6 +108,7 @@ class BfsKernel : public Kernel {
           o.load(7, loop, 4, 6);
           for (unsigned l = 0; l < kWarpSize; ++l)
             if ((loop >> l) & 1u) o.addr[l] = in + 4 * uint64_t(gold_u32(golden, col_idx + 4 * w.t[0][l]));
+          o.in_block(0);
           return;
         }
         case 8: {  // r8 = (r7 == L): found lanes leave the loop with level L+1
@@ -115,6 +125,7 @@ class BfsKernel : public Kernel {
           }
           w.s[2] = rest;
           w.pc = rest ? 9 : 10;
+          o.in_block(0);
           return;
         }
         case 9: {  // e++, loop while e < end
@@ -125,6 +136,7 @@ class BfsKernel : public Kernel {
             if ((loop >> l) & 1u && ++w.t[0][l] >= w.t[1][l]) rest &= ~(1u << l);
           w.s[2] = rest;
           w.pc = rest ? 6 : 10;
+          o.in_block(0);
           return;
         }
         case 10:  // out[v] = level
@@ -179,6 +191,16 @@ class BfsProgram : public Program {
     k_.ctas = static_cast<uint32_t>((nv_ + kCtaWarps * kWarpSize - 1) / (kCtaWarps * kWarpSize));
     k_.reads = {rp_, ci_, lv_[src]};
     k_.writes = {lv_[src ^ 1u]};
+    OffloadBlock b;
+    b.name = "scan_neighbours";
+    b.pc_begin = 6;
+    b.pc_end = 9;
+    b.live_in = 1;   // r3 (read by step 6 before step 9 writes it)
+    b.live_out = 1;  // r8 (the store of step 10 reads it)
+    b.loads = 2;
+    b.alu = 2;
+    b.trip = TripKind::Unknown;
+    k_.blocks = {b};
     ++launched_;
     return &k_;
   }
@@ -216,48 +238,12 @@ class BfsProgram : public Program {
   }
 
  private:
-  // Graph500 R-MAT edge generation (a, b, c, d) = (0.57, 0.19, 0.19, 0.05),
-  // quadrant chosen per bit from 53-bit uniform doubles of a seeded stream.
+  // The shared Graph500 R-MAT generator (workloads/rmat.h) and its seeded root.
   void build_graph(unsigned scale, uint64_t edges) {
-    const double a = 0.57, b = 0.19, c = 0.19;
-    uint64_t ctr = mix64(seed_ ^ 0xb75ull);
-    auto uni = [&ctr]() { return static_cast<double>(mix64(ctr++) >> 11) * (1.0 / 9007199254740992.0); };
-    std::vector<uint32_t> src(edges), dst(edges);
-    for (uint64_t e = 0; e < edges; ++e) {
-      uint32_t u = 0, v = 0;
-      for (unsigned bit = 0; bit < scale; ++bit) {
-        const double r = uni();
-        const uint32_t bu = r >= a + b ? 1u : 0u;                    // c or d: lower half
-        const uint32_t bv = (r >= a && r < a + b) || r >= a + b + c ? 1u : 0u;  // b or d: right half
-        u |= bu << bit;
-        v |= bv << bit;
-      }
-      src[e] = u;
-      dst[e] = v;
-    }
-    // Scramble vertex labels (Graph500 does, so hubs are not clustered at low ids).
-    std::vector<uint32_t> perm(nv_);
-    for (uint64_t i = 0; i < nv_; ++i) perm[i] = static_cast<uint32_t>(i);
-    for (uint64_t i = nv_ - 1; i > 0; --i) std::swap(perm[i], perm[mix64(ctr++) % (i + 1)]);
-    std::vector<uint32_t> deg(nv_ + 1, 0);
-    for (uint64_t e = 0; e < edges; ++e) {
-      src[e] = perm[src[e]];
-      dst[e] = perm[dst[e]];
-      if (src[e] == dst[e]) continue;
-      ++deg[src[e]];
-      ++deg[dst[e]];
-    }
-    rp_host_.assign(nv_ + 1, 0);
-    for (uint64_t v = 0; v < nv_; ++v) rp_host_[v + 1] = rp_host_[v] + deg[v];
-    col_.assign(rp_host_[nv_], 0);
-    std::vector<uint32_t> fill(rp_host_.begin(), rp_host_.end() - 1);
-    for (uint64_t e = 0; e < edges; ++e) {
-      if (src[e] == dst[e]) continue;
-      col_[fill[src[e]]++] = dst[e];
-      col_[fill[dst[e]]++] = src[e];
-    }
-    root_ = mix64(seed_ ^ 0x7007ull) % nv_;
-    for (uint64_t k = 0; k < nv_ && rp_host_[root_ + 1] == rp_host_[root_]; ++k) root_ = (root_ + 1) % nv_;
+    CsrGraph g = rmat_csr(scale, edges, seed_);
+    root_ = rmat_root(g, seed_);
+    rp_host_ = std::move(g.row_ptr);
+    col_ = std::move(g.col);
   }
   void host_bfs() {
     host_level_.assign(nv_, -1);

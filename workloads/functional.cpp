@@ -2,12 +2,13 @@
 
 namespace strata {
 
-FuncCounts run_functional(Program& prog) {
+FuncCounts run_functional(Program& prog, FuncObserver* obs) {
   FuncCounts c;
   WarpCtx w;
   WarpInst in;
   while (Kernel* k = prog.next_kernel()) {
     ++c.kernels;
+    if (obs) obs->kernel_begin(*k);
     for (uint32_t cta = 0; cta < k->ctas; ++cta) {
       for (uint32_t wi = 0; wi < k->warps_per_cta; ++wi) {
         w = WarpCtx();
@@ -17,6 +18,7 @@ FuncCounts run_functional(Program& prog) {
         ++c.warps;
         for (;;) {
           k->warp_next(w, in);
+          if (obs) obs->inst(in);
           ++c.warp_insts;
           const uint64_t lanes = static_cast<uint64_t>(__builtin_popcount(in.active));
           c.thread_insts += lanes;
@@ -32,8 +34,10 @@ FuncCounts run_functional(Program& prog) {
             break;
           }
         }
+        if (obs) obs->warp_end();
       }
     }
+    if (obs) obs->kernel_end(*k);
   }
   return c;
 }

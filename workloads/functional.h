@@ -19,7 +19,16 @@ struct FuncCounts {
   uint64_t barriers = 0;
 };
 
+// Optional observer of a functional run (strata --describe-workload).
+struct FuncObserver {
+  virtual ~FuncObserver() = default;
+  virtual void kernel_begin(const Kernel&) {}
+  virtual void inst(const WarpInst&) {}  // every warp instruction, in the warp's order
+  virtual void warp_end() {}
+  virtual void kernel_end(const Kernel&) {}
+};
+
 // Runs prog (already init()ed) to completion and returns the counts.
-FuncCounts run_functional(Program& prog);
+FuncCounts run_functional(Program& prog, FuncObserver* obs = nullptr);
 
 }  // namespace strata

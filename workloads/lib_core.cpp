@@ -45,8 +45,43 @@ void Thread::st(uint64_t addr, uint32_t v) {
   push(RecKind::Store, addr, v, 4);
   own_.emplace_back(addr, v);
 }
-void Thread::barrier() { push(RecKind::Barrier, 0, 0, 0); }
-void Thread::finish() { push(RecKind::End, 0, 0, 0); }
+void Thread::barrier() {
+  if (block_ >= 0) throw std::logic_error("lib::Thread: barrier inside an offload block (TOM Sec. 3.1.4 forbids it)");
+  push(RecKind::Barrier, 0, 0, 0);
+}
+void Thread::begin_block(unsigned k) {
+  if (block_ >= 0) throw std::logic_error("lib::Thread: offload blocks do not nest");
+  push(RecKind::BlockBegin, 0, k, 0);
+  block_ = static_cast<int>(k);
+}
+void Thread::end_block() {
+  if (block_ < 0) throw std::logic_error("lib::Thread: end_block without begin_block");
+  push(RecKind::BlockEnd, 0, static_cast<uint32_t>(block_), 0);
+  block_ = -1;
+}
+void Thread::finish() {
+  if (block_ >= 0) throw std::logic_error("lib::Thread: offload block still open at the end of the body");
+  push(RecKind::End, 0, 0, 0);
+}
+
+OffloadBlock straight_block(const std::string& name, uint32_t live_in, uint32_t live_out, uint32_t loads,
+                            uint32_t stores, uint32_t alu, uint32_t sfu) {
+  return loop_block(name, TripKind::None, 0, live_in, live_out, loads, stores, alu, sfu);
+}
+OffloadBlock loop_block(const std::string& name, TripKind trip, uint32_t trips, uint32_t live_in, uint32_t live_out,
+                        uint32_t loads, uint32_t stores, uint32_t alu, uint32_t sfu) {
+  OffloadBlock b;
+  b.name = name;
+  b.trip = trip;
+  b.trips = trip == TripKind::Static ? trips : 0;
+  b.live_in = live_in;
+  b.live_out = live_out;
+  b.loads = loads;
+  b.stores = stores;
+  b.alu = alu;
+  b.sfu = sfu;
+  return b;
+}
 
 // ---------------------------------------------------------------- LibKernel
 struct LibKernel::Plan {
@@ -57,6 +92,10 @@ struct LibKernel::Plan {
   int stage = 0;  // 0 choose a group, 1 its ALU ops, 2 its SFU ops, 3 its memory op
   RecKind gkind = RecKind::End;
   uint8_t gbytes = 4;
+  uint32_t gval = 0;       // block id of a BlockBegin group
+  uint32_t in_mask = 0;    // lanes inside the open offload block (0: none open)
+  int blk = -1;            // the open block
+  bool entry = false;      // its first instruction is still to come
   uint8_t next = 2, last = 0, last2 = 0;  // register rotation (r0 = thread index)
   uint8_t reg() {
     last2 = last;
@@ -82,6 +121,9 @@ void LibKernel::warp_begin(WarpCtx& w) const {
     free_.pop_back();
   }
   p->stage = 0;
+  p->in_mask = 0;
+  p->blk = -1;
+  p->entry = false;
   p->next = 2;
   p->last = p->last2 = 0;
   for (unsigned l = 0; l < kWarpSize; ++l) {
@@ -95,6 +137,10 @@ void LibKernel::warp_begin(WarpCtx& w) const {
   w.pc = 0;
 }
 
+namespace {
+inline bool is_sync(RecKind k) { return k == RecKind::Barrier || k == RecKind::BlockBegin || k == RecKind::BlockEnd; }
+}  // namespace
+
 void LibKernel::warp_next(WarpCtx& w, WarpInst& o) const {
   Plan& p = *reinterpret_cast<Plan*>(static_cast<uintptr_t>(w.s[7]));
   if (w.pc == 0) {  // thread index computation
@@ -102,96 +148,133 @@ void LibKernel::warp_next(WarpCtx& w, WarpInst& o) const {
     o.alu(0, w.mask);
     return;
   }
-  if (p.stage == 0) {
-    // Leader: the lane with the most operations left (lowest lane on ties).
-    int leader = -1;
-    size_t best = 0;
-    bool all_barrier = true;
-    for (unsigned l = 0; l < kWarpSize; ++l) {
-      if (!((w.mask >> l) & 1u)) continue;
-      const Rec& r = p.lane[l][p.cur[l]];
-      if (r.kind == RecKind::End) continue;
-      if (r.kind != RecKind::Barrier) all_barrier = false;
-      const size_t left = p.lane[l].size() - p.cur[l];
-      if (left > best) best = left, leader = static_cast<int>(l);
-    }
-    if (leader >= 0 && p.lane[leader][p.cur[leader]].kind == RecKind::Barrier && !all_barrier) {
-      // Lanes still before the barrier go first.
-      best = 0;
+  // Tags an issued instruction with the open offload block.
+  auto tag = [&p](WarpInst& in) {
+    if (p.blk < 0) return;
+    in.in_block(static_cast<uint16_t>(p.blk), p.entry);
+    p.entry = false;
+  };
+  for (;;) {
+    if (p.stage == 0) {
+      // Lanes that may issue: those inside the open block, else all.
+      const uint32_t elig = p.in_mask ? p.in_mask : w.mask;
+      auto kind = [&p](unsigned l) { return p.lane[l][p.cur[l]].kind; };
+      // Leader: the lane with the most operations left (lowest lane on ties)
+      // among lanes whose next record passes `ok`.
+      auto pick = [&](auto ok) {
+        int best_l = -1;
+        size_t best = 0;
+        for (unsigned l = 0; l < kWarpSize; ++l) {
+          if (!((elig >> l) & 1u) || kind(l) == RecKind::End || !ok(kind(l))) continue;
+          const size_t left = p.lane[l].size() - p.cur[l];
+          if (left > best) best = left, best_l = static_cast<int>(l);
+        }
+        return best_l;
+      };
+      int leader = pick([](RecKind) { return true; });
+      if (leader >= 0 && is_sync(kind(leader))) {
+        // Lanes still before a barrier / block boundary go first; a block is
+        // entered before a barrier is passed; a barrier is issued only when
+        // every lane has reached it.
+        const int other = pick([](RecKind k) { return !is_sync(k); });
+        if (other >= 0) leader = other;
+        else if (kind(leader) == RecKind::Barrier) {
+          const int bb = pick([](RecKind k) { return k == RecKind::BlockBegin; });
+          if (bb >= 0) leader = bb;
+        }
+      }
+      p.gmask = 0;
+      p.galu = p.gsfu = 0;
+      if (leader < 0) {
+        p.gkind = RecKind::End;
+      } else {
+        const Rec& lr = p.lane[leader][p.cur[leader]];
+        p.gkind = lr.kind;
+        p.gbytes = lr.bytes;
+        p.gval = lr.val;
+      }
       for (unsigned l = 0; l < kWarpSize; ++l) {
-        if (!((w.mask >> l) & 1u)) continue;
+        if (!((elig >> l) & 1u)) continue;
         const Rec& r = p.lane[l][p.cur[l]];
-        if (r.kind == RecKind::End || r.kind == RecKind::Barrier) continue;
-        const size_t left = p.lane[l].size() - p.cur[l];
-        if (left > best) best = left, leader = static_cast<int>(l);
+        if (r.kind != p.gkind || (r.kind == RecKind::Load && r.bytes != p.gbytes) ||
+            (r.kind == RecKind::BlockBegin && r.val != p.gval))
+          continue;
+        p.gmask |= 1u << l;
+        p.galu = std::max<unsigned>(p.galu, r.alu);
+        p.gsfu = std::max<unsigned>(p.gsfu, r.sfu);
       }
+      if (p.gkind == RecKind::End || p.gkind == RecKind::Barrier) p.gmask = w.mask;
+      p.stage = 1;
     }
-    p.gmask = 0;
-    p.galu = p.gsfu = 0;
-    if (leader < 0) {
-      p.gkind = RecKind::End;
-    } else {
-      p.gkind = p.lane[leader][p.cur[leader]].kind;
-      p.gbytes = p.lane[leader][p.cur[leader]].bytes;
-    }
-    for (unsigned l = 0; l < kWarpSize; ++l) {
-      if (!((w.mask >> l) & 1u)) continue;
-      const Rec& r = p.lane[l][p.cur[l]];
-      if (r.kind != p.gkind || (r.kind == RecKind::Load && r.bytes != p.gbytes)) continue;
-      p.gmask |= 1u << l;
-      p.galu = std::max<unsigned>(p.galu, r.alu);
-      p.gsfu = std::max<unsigned>(p.gsfu, r.sfu);
-    }
-    if (p.gkind == RecKind::End || p.gkind == RecKind::Barrier) p.gmask = w.mask;
-    p.stage = 1;
-  }
-  if (p.stage == 1) {
-    if (p.galu) {
-      --p.galu;
-      const uint8_t a = p.last, b = p.last2;
-      o.alu(p.reg(), p.gmask, a, b);
-      return;
-    }
-    p.stage = 2;
-  }
-  if (p.stage == 2) {
-    if (p.gsfu) {
-      --p.gsfu;
-      const uint8_t a = p.last;
-      o.sfu(p.reg(), p.gmask, a);
-      return;
-    }
-    p.stage = 3;
-  }
-  p.stage = 0;
-  const uint32_t m = p.gmask;
-  switch (p.gkind) {
-    case RecKind::End:
-      o.exit(w.mask);
-      free_.push_back(&p);
-      return;
-    case RecKind::Barrier:
-      o.barrier(w.mask);
-      for (unsigned l = 0; l < kWarpSize; ++l)
-        if ((m >> l) & 1u && p.lane[l][p.cur[l]].kind == RecKind::Barrier) ++p.cur[l];
-      return;
-    case RecKind::Load: {
-      const uint8_t src = (p.gbytes & 0x80) ? p.last : 0;
-      o.load(p.reg(), m, p.gbytes & 0x7f, src);
-      for (unsigned l = 0; l < kWarpSize; ++l)
-        if ((m >> l) & 1u) o.addr[l] = p.lane[l][p.cur[l]++].addr;
-      return;
-    }
-    case RecKind::Store:
-      o.store(m, 4, p.last, 0);
-      for (unsigned l = 0; l < kWarpSize; ++l) {
-        if (!((m >> l) & 1u)) continue;
-        const Rec& r = p.lane[l][p.cur[l]++];
-        o.addr[l] = r.addr;
-        o.data[l] = r.val;
-        bstore_write(golden, r.addr, &r.val, 4);
+    if (p.stage == 1) {
+      if (p.galu) {
+        --p.galu;
+        const uint8_t a = p.last, b = p.last2;
+        o.alu(p.reg(), p.gmask, a, b);
+        tag(o);
+        return;
       }
-      return;
+      p.stage = 2;
+    }
+    if (p.stage == 2) {
+      if (p.gsfu) {
+        --p.gsfu;
+        const uint8_t a = p.last;
+        o.sfu(p.reg(), p.gmask, a);
+        tag(o);
+        return;
+      }
+      p.stage = 3;
+    }
+    p.stage = 0;
+    const uint32_t m = p.gmask;
+    switch (p.gkind) {
+      case RecKind::End:
+        o.exit(w.mask);
+        free_.push_back(&p);
+        return;
+      case RecKind::Barrier:
+        o.barrier(w.mask);
+        for (unsigned l = 0; l < kWarpSize; ++l)
+          if ((m >> l) & 1u && p.lane[l][p.cur[l]].kind == RecKind::Barrier) ++p.cur[l];
+        return;
+      case RecKind::Load: {
+        const uint8_t src = (p.gbytes & 0x80) ? p.last : 0;
+        o.load(p.reg(), m, p.gbytes & 0x7f, src);
+        for (unsigned l = 0; l < kWarpSize; ++l)
+          if ((m >> l) & 1u) o.addr[l] = p.lane[l][p.cur[l]++].addr;
+        tag(o);
+        return;
+      }
+      case RecKind::Store:
+        o.store(m, 4, p.last, 0);
+        for (unsigned l = 0; l < kWarpSize; ++l) {
+          if (!((m >> l) & 1u)) continue;
+          const Rec& r = p.lane[l][p.cur[l]++];
+          o.addr[l] = r.addr;
+          o.data[l] = r.val;
+          bstore_write(golden, r.addr, &r.val, 4);
+        }
+        tag(o);
+        return;
+      case RecKind::BlockBegin:  // no instruction: the lanes of m enter the block
+        if (p.gval >= blocks.size())
+          throw std::logic_error(name + ": begin_block(" + std::to_string(p.gval) +
+                                 ") without a declared block (LibProgram::offload_blocks)");
+        for (unsigned l = 0; l < kWarpSize; ++l)
+          if ((m >> l) & 1u) ++p.cur[l];
+        p.in_mask = m;
+        p.blk = static_cast<int>(p.gval);
+        p.entry = true;
+        continue;
+      case RecKind::BlockEnd:  // every lane of the block is here: it ends, converged
+        for (unsigned l = 0; l < kWarpSize; ++l)
+          if ((m >> l) & 1u) ++p.cur[l];
+        p.in_mask = 0;
+        p.blk = -1;
+        p.entry = false;
+        continue;
+    }
   }
 }
 
@@ -218,6 +301,8 @@ Kernel* LibProgram::next_kernel() {
   kern_.ctas = static_cast<uint32_t>(ceil_div(l.threads, l.cta_threads ? l.cta_threads : uint64_t(l.cta_warps) * kWarpSize));
   kern_.reads = l.reads;
   kern_.writes = l.writes;
+  auto bl = blocks_.find(l.name);
+  kern_.blocks = bl == blocks_.end() ? std::vector<OffloadBlock>() : bl->second;
   kern_.body = std::move(l.body);
   ++k_;
   return &kern_;

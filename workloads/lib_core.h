@@ -21,6 +21,15 @@
 //
 // Memory per resident warp is 16 B per recorded operation per lane, so bodies
 // keep their per-thread operation counts in the low hundreds.
+//
+// Offload-candidate blocks (TOM Sec. 3.1; docs/offload_candidates.md): a body
+// brackets a block with t.begin_block(k) ... t.end_block(), where k indexes
+// the blocks the program declared for the kernel's name with
+// LibProgram::offload_blocks() (lib::straight_block / lib::loop_block). The warp issues a block as a unit: lanes that entered it
+// run it to its end before any other lane issues (they reconverge at the end,
+// Sec. 3.1.4), and its instructions carry WarpInst::block = k (block_entry on
+// the first), which is what the SM/NDP model and --describe-workload read.
+// Barriers inside a block are a bug of the body (std::logic_error).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -35,7 +44,7 @@
 namespace strata {
 namespace lib {
 
-enum class RecKind : uint8_t { Load, Store, Barrier, End };
+enum class RecKind : uint8_t { Load, Store, Barrier, End, BlockBegin, BlockEnd };
 
 // One recorded operation of one thread and the ALU/SFU work issued before it.
 struct Rec {
@@ -61,6 +70,9 @@ class Thread {
   void alu(unsigned n = 1) { pend_alu_ += n; }
   void sfu(unsigned n = 1) { pend_sfu_ += n; }
   void barrier();  // every thread of a CTA must reach the same barriers
+  // Offload block k (index into Launch::blocks) begins / ends; blocks do not nest.
+  void begin_block(unsigned k);
+  void end_block();
   // Value without a memory instruction (shared memory / constant / registers).
   uint32_t peek(uint64_t addr) const { return gold_u32(g_, addr); }
   void finish();  // called by the kernel after the body
@@ -71,6 +83,7 @@ class Thread {
   bstore* g_;
   std::vector<Rec>* out_;
   unsigned pend_alu_ = 0, pend_sfu_ = 0;
+  int block_ = -1;  // open offload block
   std::vector<std::pair<uint64_t, uint32_t>> own_;  // this thread's stores
 };
 
@@ -124,6 +137,17 @@ struct Launch {
   unsigned cta_threads = 0;
 };
 
+// Declared metadata of a library block, per the conventions of
+// docs/offload_candidates.md: live-in/live-out count the values the CUDA
+// original keeps in registers across the block boundary (kernel parameters
+// and compile-time constants are not registers: the stack SM has the kernel's
+// constant bank); loads/stores are the body's global memory operations per
+// execution (loops: per iteration).
+OffloadBlock straight_block(const std::string& name, uint32_t live_in, uint32_t live_out, uint32_t loads,
+                            uint32_t stores, uint32_t alu = 0, uint32_t sfu = 0);
+OffloadBlock loop_block(const std::string& name, TripKind trip, uint32_t trips, uint32_t live_in, uint32_t live_out,
+                        uint32_t loads, uint32_t stores, uint32_t alu = 0, uint32_t sfu = 0);
+
 // A program of 32-bit-word arrays and a schedule of launches.
 class LibProgram : public Program {
  public:
@@ -140,6 +164,11 @@ class LibProgram : public Program {
   // Host reference check of the final golden memory.
   std::function<bool(const LibProgram& p, bstore* g, std::string* why)> check;
   unsigned estimate = 1;
+  // Offload blocks of the launches named `kernel` (Kernel::blocks; the body's
+  // begin_block(k) refers to blocks[k]).
+  void offload_blocks(const std::string& kernel, std::vector<OffloadBlock> blocks) {
+    blocks_[kernel] = std::move(blocks);
+  }
 
   Kernel* next_kernel() override;
   bool verify(bstore* g, std::string* why) const override;
@@ -159,6 +188,7 @@ class LibProgram : public Program {
  private:
   uint64_t seed_;
   std::vector<Init> init_;
+  std::map<std::string, std::vector<OffloadBlock>> blocks_;
   unsigned k_ = 0;
   bool done_ = false;
   LibKernel kern_;

@@ -43,10 +43,14 @@ Row row_fwt() {
       if (kk >= nk) return false;
       const unsigned b = 3 * kk, rr = std::min(3u, lg - b);
       const uint64_t bd = P->base(d), low = (uint64_t(1) << b) - 1;
+      // Offload block: the whole radix-2^rr butterfly, live-in the thread index.
+      const uint32_t nm = 1u << rr;
+      P->offload_blocks("fwt_radix8", {straight_block("butterfly", 1, 0, nm, nm, nm * rr)});
       l = {"fwt_radix8", N >> rr, 8, {d}, {d}, [=](uint64_t tid, Thread& t) {
              uint64_t idx[8];
              uint32_t v[8];
              const unsigned m = 1u << rr;
+             t.begin_block(0);
              for (unsigned j = 0; j < m; ++j) {
                idx[j] = ((tid >> b) << (b + rr)) | (uint64_t(j) << b) | (tid & low);
                v[j] = t.ld(bd + 4 * idx[j]);
@@ -60,6 +64,7 @@ Row row_fwt() {
                    t.alu(2);
                  }
              for (unsigned j = 0; j < m; ++j) t.st(bd + 4 * idx[j], v[j]);
+             t.end_block();
            }};
       return true;
     };
@@ -132,8 +137,10 @@ Row row_bitonic() {
       if (s.kind == 1) {
         l.name = "bitonic_merge_global";
         l.threads = N / 2;
+        P->offload_blocks(l.name, {straight_block("compare_exchange", 1, 0, 4, 4, 4)});  // live-in: the pair index
         l.body = [=](uint64_t tid, Thread& t) {
           const uint64_t i = 2 * s.stride * (tid / s.stride) + tid % s.stride, j = i + s.stride;
+          t.begin_block(0);
           uint32_t ki = t.ld(sk + 4 * i), kj = t.ld(sk + 4 * j), vi = t.ld(sv + 4 * i), vj = t.ld(sv + 4 * j);
           t.alu(4);
           if ((ki > kj) == ((i & s.size) == 0)) std::swap(ki, kj), std::swap(vi, vj);
@@ -141,6 +148,7 @@ Row row_bitonic() {
           t.st(dk + 4 * j, kj);
           t.st(dv + 4 * i, vi);
           t.st(dv + 4 * j, vj);
+          t.end_block();
         };
       } else {
         l.name = s.kind == 0 ? "bitonic_sort_shared" : "bitonic_merge_shared";

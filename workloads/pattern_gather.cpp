@@ -51,11 +51,19 @@ Row row_histogram() {
       const uint64_t bd = P->base(data), bp = P->base(part), bh = P->base(hist);
       memo->clear();
       if (kk == 0) {
+        // Offload blocks: the data loop counts bytes with shared-memory atomics
+        // (breaks Sec. 3.1.4); the merge loop sums partial histograms.
+        OffloadBlock count = loop_block("count_bytes", TripKind::AtEntry, 0, 1, 0, 1, 0, 8);
+        count.limits = OFL_LIMIT_SHARED | OFL_LIMIT_ATOMIC;
+        P->offload_blocks("histogram256", {count});
+        P->offload_blocks("merge_histogram256", {loop_block("merge", TripKind::AtEntry, 0, 1, 1, 1, 0, 1)});
         l = {"histogram256", T, 8, {data}, {part}, [=](uint64_t tid, Thread& t) {
+               t.begin_block(0);
                for (uint64_t i = tid; i < n; i += T) {
                  t.ld(bd + 4 * i);
                  t.alu(8);  // 4 shared-memory atomics
                }
+               t.end_block();
                t.barrier();
                const uint64_t c = tid / 256, j = tid % 256;
                const std::vector<uint32_t>& h = memo->get(c, [&] {
@@ -72,10 +80,12 @@ Row row_histogram() {
       } else if (kk == 1) {
         l = {"merge_histogram256", 256 * 256, 8, {part}, {hist}, [=](uint64_t tid, Thread& t) {
                const uint64_t b = tid / 256, j = tid % 256;
+               t.begin_block(0);
                for (uint64_t c = j; c < G; c += 256) {
                  t.ld(bp + 4 * (c * 256 + b));
                  t.alu();
                }
+               t.end_block();
                t.barrier();
                if (j == 0) {
                  uint32_t s = 0;
@@ -140,14 +150,19 @@ Row row_mummer() {
     p->schedule = [=](unsigned kk, Launch& l) {
       if (kk) return false;
       const uint64_t bs = P->base(sa), bq = P->base(qu), bm = P->base(ma);
+      // Offload block: the binary search (log2 R trips, known at entry; live-in
+      // the key, position and step, live-out the position).
+      P->offload_blocks("mummer_match", {loop_block("binary_search", TripKind::AtEntry, 0, 3, 1, 1, 0, 2)});
       l = {"mummer_match", Q, 8, {sa, qu}, {ma}, [=](uint64_t q, Thread& t) {
              const uint32_t x = t.ld(bq + 4 * q);
              int64_t pos = -1;
+             t.begin_block(0);
              for (uint64_t b = R / 2; b; b >>= 1) {
                const uint32_t v = t.ld_dep(bs + 4 * static_cast<uint64_t>(pos + static_cast<int64_t>(b)));
                t.alu(2);
                if (v < x) pos += static_cast<int64_t>(b);
              }
+             t.end_block();
              t.st(bm + 4 * q, static_cast<uint32_t>(pos + 1));
            }};
       return true;

@@ -98,6 +98,9 @@ Row stencil_row(const Spec& s) {
       l.writes = {g[sd.second]};
       const uint32_t pwr = s.power_w;
       const unsigned sh = s.shift;
+      // Offload block: an interior point's taps (unrolled), live-in the point index.
+      const uint32_t nld = static_cast<uint32_t>(taps.size()) + (power ? 1 : 0);
+      P->offload_blocks(l.name, {straight_block("interior_point", 1, 0, nld, 1, nld + 1)});
       l.body = [=](uint64_t i, Thread& t) {
         const uint64_t x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);
         const bool inner = x >= rad.x && x + rad.x < nx && y >= rad.y && y + rad.y < ny && z >= rad.z && z + rad.z < nz;
@@ -106,6 +109,7 @@ Row stencil_row(const Spec& s) {
           return;
         }
         uint32_t sum = 0;
+        t.begin_block(0);
         for (const Tap& tp : taps) {
           const int64_t d = tp.dx + static_cast<int64_t>(nx) * (tp.dy + static_cast<int64_t>(ny) * tp.dz);
           sum += tp.w * t.ld(in + 4 * static_cast<uint64_t>(static_cast<int64_t>(i) + d));
@@ -117,6 +121,7 @@ Row stencil_row(const Spec& s) {
         }
         t.alu();
         t.st(out + 4 * i, sum >> sh);
+        t.end_block();
       };
       return true;
     };
@@ -210,6 +215,9 @@ Row row_srad() {
     for (int d = 0; d < 4; ++d) D[d] = p->words(dn[d], n);
     LibProgram* P = p.get();
     p->estimate = static_cast<unsigned>(2 * iters);
+    // Offload blocks: each kernel's whole point, live-in the pixel index.
+    p->offload_blocks("srad1", {straight_block("diffusion_coefficient", 1, 0, 5, 5, 12, 1)});
+    p->offload_blocks("srad2", {straight_block("update", 1, 0, 8, 1, 8)});
     auto nb = [=](uint64_t i, int d) {  // clamped neighbour: N, S, W, E
       const uint64_t x = i % nx, y = i / nx;
       switch (d) {
@@ -226,6 +234,7 @@ Row row_srad() {
       for (int d = 0; d < 4; ++d) bd[d] = P->base(D[d]);
       if (kk % 2 == 0) {
         l = {"srad1", n, 8, {J}, {D[0], D[1], D[2], D[3], C}, [=](uint64_t i, Thread& t) {
+               t.begin_block(0);
                const uint32_t jc = t.ld(bj + 4 * i);
                uint32_t dv[4];
                for (int d = 0; d < 4; ++d) dv[d] = t.ld(bj + 4 * nb(i, d)) - jc;
@@ -233,15 +242,18 @@ Row row_srad() {
                t.sfu(1);  // division
                for (int d = 0; d < 4; ++d) t.st(bd[d] + 4 * i, dv[d]);
                t.st(bc + 4 * i, srad_c(dv[0], dv[1], dv[2], dv[3], jc));
+               t.end_block();
              }};
       } else {
         l = {"srad2", n, 8, {C, D[0], D[1], D[2], D[3], J}, {J}, [=](uint64_t i, Thread& t) {
+               t.begin_block(0);
                const uint32_t cc = t.ld(bc + 4 * i), cs = t.ld(bc + 4 * nb(i, 1)), ce = t.ld(bc + 4 * nb(i, 3));
                uint32_t dv[4];
                for (int d = 0; d < 4; ++d) dv[d] = t.ld(bd[d] + 4 * i);
                const uint32_t jc = t.ld(bj + 4 * i);
                t.alu(8);
                t.st(bj + 4 * i, srad_j(jc, cc, cs, ce, dv[0], dv[1], dv[2], dv[3]));
+               t.end_block();
              }};
       }
       return true;
@@ -299,6 +311,12 @@ Row row_heartwall() {
     const unsigned pos1 = p->words("pos1", 2 * Pn);
     LibProgram* P = p.get();
     p->estimate = static_cast<unsigned>(F);
+    // Offload block: the search over 16 offsets (live-in x, y and the pixel).
+    // Each offset's difference goes to shared memory for the CTA's SAD
+    // reduction in Rodinia, so the block breaks Sec. 3.1.4 (not a candidate).
+    OffloadBlock search = loop_block("search", TripKind::Static, 16, 3, 0, 1, 0, 3);
+    search.limits = OFL_LIMIT_SHARED;
+    p->offload_blocks("heartwall_track", {search});
     auto clampu = [](int64_t v, uint64_t a, uint64_t b) { return static_cast<uint32_t>(std::min<int64_t>(std::max<int64_t>(v, a), b)); };
     // SAD-best offset of point at (px, py) in frame f for template of point pt (host or peek reads).
     auto best = [=](auto&& rd, uint64_t ff, uint64_t pt, uint32_t px, uint32_t py, uint64_t bf, uint64_t bt) {
@@ -323,11 +341,13 @@ Row row_heartwall() {
              const uint64_t pt = tid / 256, j = tid % 256;
              const uint32_t px = t.ld(bi + 8 * pt), py = t.ld(bi + 8 * pt + 4);
              t.ld(bt + 4 * (pt * kHwT * kHwT + j));
+             t.begin_block(0);
              for (unsigned s = 0; s < 16; ++s) {
                const uint64_t x = px + hw_off(s) + j % kHwT, y = py + hw_offy(s) + j / kHwT;
                t.ld(bf + 4 * (f * fr + y * kHwW + x));
                t.alu(3);
              }
+             t.end_block();
              t.barrier();
              t.alu(16);  // shared-memory SAD reductions
              t.barrier();

@@ -41,16 +41,20 @@ Row row_scalarprod() {
     const unsigned b = p->words("b", V * L, [seed](uint64_t i) { return hash32(seed, 2, i) & 0xffff; });
     const unsigned c = p->words("c", V);
     LibProgram* P = p.get();
+    // Offload block: the dot-product loop (live-in pos and end, live-out the sum).
+    p->offload_blocks("scalarprod", {loop_block("dot", TripKind::AtEntry, 0, 2, 1, 2, 0, 1)});
     p->schedule = [=](unsigned n, Launch& l) {
       if (n) return false;
       const uint64_t A = P->base(a), B = P->base(b), C = P->base(c);
       l = {"scalarprod", V * 256, 8, {a, b}, {c}, [=](uint64_t tid, Thread& t) {
              const uint64_t v = tid / 256, j = tid % 256;
+             t.begin_block(0);
              for (uint64_t i = j; i < L; i += 256) {
                t.ld(A + 4 * (v * L + i));
                t.ld(B + 4 * (v * L + i));
                t.alu();  // multiply-add
              }
+             t.end_block();
              t.alu(3);
              t.barrier();
              if (j == 0) {
@@ -94,10 +98,12 @@ Row row_blackscholes() {
     const unsigned Pu = p->words("put_result", n);
     LibProgram* P = p.get();
     p->estimate = static_cast<unsigned>(iters);
+    p->offload_blocks("black_scholes", {straight_block("option", 1, 0, 3, 2, 26, 5)});  // live-in: the option index
     p->schedule = [=](unsigned it, Launch& l) {
       if (it >= iters) return false;
       const uint64_t bs = P->base(S), bx = P->base(X), bt = P->base(T), bc = P->base(C), bp = P->base(Pu);
       l = {"black_scholes", n, 4, {S, X, T}, {C, Pu}, [=](uint64_t i, Thread& t) {
+             t.begin_block(0);
              const uint32_t s = t.ld(bs + 4 * i), x = t.ld(bx + 4 * i), y = t.ld(bt + 4 * i);
              t.alu(24);  // d1, d2, polynomial CND
              t.sfu(5);   // sqrt, log, exp, 2 x rcp
@@ -105,6 +111,7 @@ Row row_blackscholes() {
              t.st(bc + 4 * i, call);
              t.alu(2);
              t.st(bp + 4 * i, call + x - s);  // put-call parity
+             t.end_block();
            }};
       return true;
     };
@@ -137,15 +144,18 @@ Row row_nn() {
     const unsigned dis = p->words("distances", n);
     const uint32_t tlat = hash32(seed, 7, 0) & 0xffff, tlng = hash32(seed, 7, 1) & 0xffff;
     LibProgram* P = p.get();
+    p->offload_blocks("euclid", {straight_block("distance", 1, 0, 1, 1, 4, 1)});  // live-in: the record index
     p->schedule = [=](unsigned it, Launch& l) {
       if (it) return false;
       const uint64_t bl = P->base(loc), bd = P->base(dis);
       l = {"euclid", n, 8, {loc}, {dis}, [=](uint64_t i, Thread& t) {
+             t.begin_block(0);
              const uint64_t v = t.ld64(bl + 8 * i);
              const uint32_t dx = static_cast<uint32_t>(v) - tlat, dy = static_cast<uint32_t>(v >> 32) - tlng;
              t.alu(4);
              t.sfu(1);  // sqrtf
              t.st(bd + 4 * i, dx * dx + dy * dy);
+             t.end_block();
            }};
       return true;
     };
@@ -186,14 +196,19 @@ Row row_reduction() {
     const unsigned out = p->words("out", 1);
     LibProgram* P = p.get();
     p->estimate = 2;
+    // Offload block: the grid-stride loop (live-in the index, live-out the sum).
+    for (const char* kn : {"reduce_partial", "reduce_final"})
+      p->offload_blocks(kn, {loop_block("grid_stride_sum", TripKind::AtEntry, 0, 1, 1, 1, 0, 1)});
     // One grid-stride reduction kernel of `cnt` elements at `src` into `dst`.
     auto red = [](uint64_t src, uint64_t cnt, uint64_t ctas, uint64_t dst) {
       const uint64_t T = 256 * ctas;
       return [=](uint64_t tid, Thread& t) {
+        t.begin_block(0);
         for (uint64_t i = tid; i < cnt; i += T) {
           t.ld(src + 4 * i);
           t.alu();
         }
+        t.end_block();
         t.barrier();
         if (tid % 256 == 0) {
           uint32_t s = 0;
@@ -249,11 +264,16 @@ Row row_kmeans() {
     const unsigned mem = p->words("membership", n);
     LibProgram* P = p.get();
     p->estimate = static_cast<unsigned>(iters);
+    // Offload block: the whole point (loops over the constant F and K unrolled):
+    // live-in the point index; 8 + 5 x 8 loads, 1 store.
+    p->offload_blocks("kmeans_membership",
+                      {straight_block("point", 1, 0, kKmF + kKmK * kKmF, 1, 2 * kKmK * kKmF + 2 * kKmK)});
     p->schedule = [=](unsigned it, Launch& l) {
       if (it >= iters) return false;
       const uint64_t bf = P->base(fe), bc = P->base(cl) + 4 * it * kKmK * kKmF, bm = P->base(mem);
       l = {"kmeans_membership", n, 8, {fe, cl}, {mem}, [=](uint64_t i, Thread& t) {
              uint32_t x[kKmF], c[kKmF];
+             t.begin_block(0);
              for (uint64_t f = 0; f < kKmF; ++f) x[f] = t.ld(bf + 4 * (f * n + i));
              uint32_t best = 0, bestd = 0;
              for (uint64_t q = 0; q < kKmK; ++q) {
@@ -266,6 +286,7 @@ Row row_kmeans() {
                if (q == 0 || d < bestd) best = static_cast<uint32_t>(q), bestd = d;
              }
              t.st(bm + 4 * i, best);
+             t.end_block();
            }};
       return true;
     };
@@ -319,19 +340,26 @@ Row row_mersenne() {
     LibProgram* P = p.get();
     auto seed_of = [seed](uint64_t g) { return hash32(seed, 11, g) | 1u; };
     p->estimate = 2;
+    // Offload blocks: the generator loop (32 trips; live-in state and index)
+    // and the Box-Muller loop (16 trips; live-in the index).
+    p->offload_blocks("random_gpu", {loop_block("generate", TripKind::Static, kMtPer, 2, 0, 0, 1, 6)});
+    p->offload_blocks("box_muller", {loop_block("transform", TripKind::Static, kMtPer / 2, 1, 0, 2, 2, 0, 4)});
     p->schedule = [=](unsigned it, Launch& l) {
       const uint64_t bo = P->base(out);
       if (it == 0)
         l = {"random_gpu", G, 4, {}, {out}, [=](uint64_t g, Thread& t) {
                uint32_t s = seed_of(g);
+               t.begin_block(0);
                for (uint64_t j = 0; j < kMtPer; ++j) {
                  s = xorshift32(s);
                  t.alu(6);  // twist + temper
                  t.st(bo + 4 * (g + j * G), s);
                }
+               t.end_block();
              }};
       else if (it == 1)
         l = {"box_muller", G, 4, {out}, {out}, [=](uint64_t g, Thread& t) {
+               t.begin_block(0);
                for (uint64_t j = 0; j < kMtPer; j += 2) {
                  uint32_t a = t.ld(bo + 4 * (g + j * G)), b = t.ld(bo + 4 * (g + (j + 1) * G));
                  t.sfu(4);  // log, sqrt, sincos
@@ -339,6 +367,7 @@ Row row_mersenne() {
                  t.st(bo + 4 * (g + j * G), a);
                  t.st(bo + 4 * (g + (j + 1) * G), b);
                }
+               t.end_block();
              }};
       else return false;
       return true;
@@ -385,25 +414,38 @@ Row row_libor() {
     const unsigned lr = p->words("lrates", kLibN * Pp);
     const unsigned pay = p->words("payoff", P_);
     LibProgram* P = p.get();
+    // Offload blocks (TOM Sec. 3.1.5 uses LIBOR's loops as its example): the
+    // rate initialisation (12 trips; live-in the path), the update of rates
+    // j+1..N-1 per maturity j (trip count known at entry; live-in i, j, z and
+    // the path) and the payoff sum (6 trips; live-in the path, live-out the sum).
+    p->offload_blocks("libor_path", {loop_block("init_rates", TripKind::Static, kLibN, 1, 0, 0, 1),
+                                     loop_block("maturity_update", TripKind::AtEntry, 0, 4, 0, 1, 1, 6, 1),
+                                     loop_block("payoff", TripKind::Static, kLibN - kLibM, 1, 1, 1, 0, 3)});
     p->schedule = [=](unsigned it, Launch& l) {
       if (it) return false;
       const uint64_t bz = P->base(z), bl = P->base(lr), bp = P->base(pay);
       l = {"libor_path", P_, 2, {z, lr}, {lr, pay}, [=](uint64_t q, Thread& t) {
+             t.begin_block(0);
              for (uint64_t i = 0; i < kLibN; ++i) t.st(bl + 4 * (i * Pp + q), lib_l0(i));
+             t.end_block();
              for (uint64_t j = 0; j < kLibM; ++j) {
                const uint32_t zz = t.ld(bz + 4 * (j * P_ + q));
+               t.begin_block(1);
                for (uint64_t i = j + 1; i < kLibN; ++i) {
                  const uint32_t L = t.ld(bl + 4 * (i * Pp + q));
                  t.alu(6);
                  t.sfu(1);  // exp
                  t.st(bl + 4 * (i * Pp + q), lib_step(L, lib_lambda(i - j - 1), zz));
                }
+               t.end_block();
              }
              uint32_t v = 0;
+             t.begin_block(2);
              for (uint64_t i = kLibM; i < kLibN; ++i) {
                v += t.ld(bl + 4 * (i * Pp + q)) >> 4;
                t.alu(3);
              }
+             t.end_block();
              t.st(bp + 4 * q, v);
            }};
       return true;
@@ -456,6 +498,9 @@ Row row_scan() {
     const unsigned offs = p->words("block_offsets", B);
     LibProgram* P = p.get();
     p->estimate = 3;
+    // Offload block: uniform_add (its loop over 4 elements unrolled); live-in the
+    // thread index. The block scans stage data in shared memory: no blocks.
+    p->offload_blocks("uniform_add", {straight_block("add_offset", 1, 0, 5, 4, 4)});
     const uint64_t spt = ceil_div(B, 256);  // block sums per thread of scan_sums
     auto memo = std::make_shared<Memo<std::vector<uint32_t>>>();
     // Exclusive scan of cnt words at addr (what a CTA computes in shared memory).
@@ -494,6 +539,7 @@ Row row_scan() {
       } else if (it == 2) {
         l = {"uniform_add", B * 256, 8, {out, offs}, {out}, [=](uint64_t tid, Thread& t) {
                const uint64_t b = tid / 256, j = tid % 256, b0 = b * kScanBlock;
+               t.begin_block(0);
                const uint32_t add = t.ld(bf + 4 * b);
                for (uint64_t m = 0; m < 4; ++m) {
                  const uint64_t e = b0 + j + 256 * m;
@@ -502,6 +548,7 @@ Row row_scan() {
                  t.alu();
                  t.st(bo + 4 * e, v + add);
                }
+               t.end_block();
              }};
       } else {
         return false;

@@ -25,6 +25,7 @@
 
 extern "C" {
 #include "bstore.h"
+#include "offload.h"
 }
 
 namespace strata {
@@ -32,6 +33,7 @@ namespace strata {
 constexpr unsigned kWarpSize = 32;
 constexpr unsigned kMaxRegs = 32;     // architectural registers per warp (ids 0..31)
 constexpr uint8_t kNoReg = 0xff;
+constexpr uint16_t kNoBlock = 0xffff;  // WarpInst::block of an instruction outside every offload block
 
 // Warp instruction classes. Alu/Sfu are latency classes (SmCfg::alu_latency,
 // sfu_latency); Load/Store are global-memory accesses through the coalescer
@@ -47,6 +49,12 @@ struct WarpInst {
   uint64_t addr[kWarpSize];                   // Load/Store: byte address per lane (naturally aligned)
   uint64_t data[kWarpSize];                   // Store: value per lane (low `bytes` bytes, little endian);
                                               // Load: filled by the SM with the golden snapshot (check mode)
+  // Offload-candidate block (index into Kernel::blocks) this instruction
+  // belongs to, kNoBlock outside; block_entry marks the first instruction of
+  // an instance (a warp entering the block), so back-to-back instances of the
+  // same block stay apart. Reset by every setter below; generators tag after.
+  uint16_t block = kNoBlock;
+  bool block_entry = false;
 
   void alu(uint8_t d, uint32_t mask, uint8_t s0 = kNoReg, uint8_t s1 = kNoReg, uint8_t s2 = kNoReg) {
     op = Op::Alu;
@@ -78,6 +86,11 @@ struct WarpInst {
     op = Op::Exit;
     set(kNoReg, mask, kNoReg, kNoReg, kNoReg);
   }
+  // Tag as part of offload block b (entry = first instruction of the instance).
+  void in_block(uint16_t b, bool entry = false) {
+    block = b;
+    block_entry = entry;
+  }
 
  private:
   void set(uint8_t d, uint32_t mask, uint8_t s0, uint8_t s1, uint8_t s2) {
@@ -86,6 +99,8 @@ struct WarpInst {
     src[0] = s0;
     src[1] = s1;
     src[2] = s2;
+    block = kNoBlock;
+    block_entry = false;
   }
 };
 
@@ -100,6 +115,45 @@ struct WarpCtx {
   uint64_t t[4][kWarpSize] = {};  // per-lane scratch
 };
 
+// An offload-candidate instruction block (TOM, tom-ndp-offload-and-mapping.txt
+// Sec. 3.1 and 5.2; docs/offload_candidates.md): what the compiler's metadata
+// table gives the offload controller. Built-in kernels declare theirs; for
+// Accel-Sim traces they are derived from the register operands and PCs
+// (workloads/offload_blocks.h). The decision arithmetic (Eq. 3-4) is the C
+// reference models/ref/offload.h: ofl_decide(params, &b.ofl(), ...).
+enum class TripKind : uint8_t { None, Static, AtEntry, Unknown };  // = ofl_trip
+struct OffloadBlock {
+  std::string name;
+  // First and last instruction, in the kernel's own numbering: the SASS PC for
+  // traces, the generator's step for hand-written kernels, 0 for thread bodies.
+  uint64_t pc_begin = 0, pc_end = 0;
+  uint32_t live_in = 0, live_out = 0;  // registers sent with the request / returned (4 B each)
+  uint32_t loads = 0, stores = 0;      // global loads/stores per execution (loops: per iteration)
+  uint32_t alu = 0, sfu = 0;           // other instructions per execution (informative)
+  TripKind trip = TripKind::None;      // None: straight-line block; else a loop
+  uint32_t trips = 0;                  // Static: the trip count
+  uint32_t limits = 0;                 // Sec. 3.1.4 violations, OFL_LIMIT_* bits
+  ofl_block ofl() const {
+    ofl_block b;
+    b.live_in = live_in;
+    b.live_out = live_out;
+    b.n_ld = loads;
+    b.n_st = stores;
+    b.trip = static_cast<ofl_trip>(trip);
+    b.trips = trip == TripKind::Static ? trips : 0;
+    b.limits = limits;
+    return b;
+  }
+};
+inline const char* trip_kind_name(TripKind k) {
+  switch (k) {
+    case TripKind::None: return "straight";
+    case TripKind::Static: return "static";
+    case TripKind::AtEntry: return "at-entry";
+    default: return "unknown";
+  }
+}
+
 struct ArrayInfo {
   std::string name;
   uint64_t base = 0;
@@ -113,6 +167,7 @@ class Kernel {
   uint32_t ctas = 0;           // grid size
   uint32_t warps_per_cta = 0;  // CTA size in warps
   std::vector<unsigned> reads, writes;  // indices into Program::arrays()
+  std::vector<OffloadBlock> blocks;     // offload-candidate blocks; WarpInst::block indexes this
   bstore* golden = nullptr;    // functional memory (set by the program)
 
   // Initialise w for warp (w.cta, w.warp), which the caller has set.

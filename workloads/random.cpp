@@ -4,6 +4,8 @@
 // (race-free) and each warp touches up to 32 distinct lines (ea = 1).
 //   array   table: 8 * table_words bytes           footprint = 8 table_words bytes
 //   kernel  gups: ceil(updates/256) CTAs x 8 warps; reads 8 updates bytes, writes 8 updates bytes
+// Offload block (docs/offload_candidates.md): the read-modify-write, steps 2-4,
+// live-in r0 (the hashed index), nothing live-out: 1 load, 1 store.
 #include <algorithm>
 #include <vector>
 
@@ -66,8 +68,9 @@ class GupsKernel : public Kernel {
         o.load(1, w.mask, 8, 0);
         for (unsigned l = 0; l < kWarpSize; ++l)
           if ((w.mask >> l) & 1u) o.addr[l] = table + 8 * w.t[0][l];
+        o.in_block(0, true);
         return;
-      case 3: o.alu(2, w.mask, 1); return;  // v ^= key(i)
+      case 3: o.alu(2, w.mask, 1); o.in_block(0); return;  // v ^= key(i)
       case 4:
         o.store(w.mask, 8, 2, 0);
         for (unsigned l = 0; l < kWarpSize; ++l) {
@@ -76,6 +79,7 @@ class GupsKernel : public Kernel {
           o.data[l] = gold_u64(golden, o.addr[l]) ^ key(seed, w.s[0] + l);
           bstore_write(golden, o.addr[l], &o.data[l], 8);
         }
+        o.in_block(0);
         return;
       default: o.exit(w.mask); return;
     }
@@ -101,6 +105,15 @@ class GupsProgram : public Program {
     k_.ctas = static_cast<uint32_t>((updates_ + kCtaWarps * kWarpSize - 1) / (kCtaWarps * kWarpSize));
     k_.reads = {t_};
     k_.writes = {t_};
+    OffloadBlock b;
+    b.name = "update";
+    b.pc_begin = 2;
+    b.pc_end = 4;
+    b.live_in = 1;  // r0, read by the load and the store, written by step 1
+    b.loads = 1;
+    b.stores = 1;
+    b.alu = 1;
+    k_.blocks = {b};
     return &k_;
   }
   bool verify(bstore* g, std::string* why) const override {

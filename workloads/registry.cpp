@@ -9,6 +9,7 @@ static std::vector<WorkloadInfo> with_library(std::vector<WorkloadInfo> reg) {
   for (auto rows : {workloads_pattern_streaming, workloads_pattern_stencil, workloads_pattern_dp_wavefront,
                     workloads_pattern_butterfly, workloads_pattern_gather})
     for (WorkloadInfo& w : rows()) reg.push_back(std::move(w));
+  for (WorkloadInfo& w : workloads_pattern_graph()) reg.push_back(std::move(w));
   // Dense and irregular analogues (docs/workload_library.md).
   for (auto rows : {workloads_pattern_dense, workloads_pattern_tree})
     for (WorkloadInfo& w : rows()) reg.push_back(std::move(w));

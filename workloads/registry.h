@@ -48,6 +48,7 @@ std::vector<WorkloadInfo> workloads_pattern_stencil();
 std::vector<WorkloadInfo> workloads_pattern_dp_wavefront();
 std::vector<WorkloadInfo> workloads_pattern_butterfly();
 std::vector<WorkloadInfo> workloads_pattern_gather();
+std::vector<WorkloadInfo> workloads_pattern_graph();
 // Reserved knob name: the platform passes `workload.footprint` (bytes, 0 = the
 // workload's default size) to every make() under this name; library analogues
 // scale their size knob to it, the other workloads ignore it.

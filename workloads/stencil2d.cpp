@@ -7,6 +7,9 @@
 // (touching one extra line per warp when a row starts at a line boundary).
 //   arrays  grid0, grid1: 4*nx*ny bytes each       footprint = 8 nx ny bytes
 //   kernel  per iteration reads 4 nx ny + 16 (nx-2)(ny-2) bytes, writes 4 nx ny bytes
+// Offload block (docs/offload_candidates.md): steps 1-11 (5 loads, 5 ALU, the
+// store), live-in r0, nothing live-out; border lanes are masked off the
+// interior steps (predication), so the warp is converged at the store.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -47,16 +50,16 @@ class StencilKernel : public Kernel {
       if (pc >= 2 && pc <= 10 && inner == 0) continue;
       switch (pc) {
         case 0: o.alu(0, w.mask); return;  // g, x, y
-        case 1: ld(o, 1, w.mask, t0, 0); return;
-        case 2: ld(o, 2, inner, t0, -1); return;
-        case 3: ld(o, 3, inner, t0, +1); return;
-        case 4: ld(o, 4, inner, t0, -static_cast<int64_t>(nx)); return;
-        case 5: ld(o, 5, inner, t0, static_cast<int64_t>(nx)); return;
-        case 6: o.alu(6, inner, 1, 2); return;
-        case 7: o.alu(6, inner, 6, 3); return;
-        case 8: o.alu(6, inner, 6, 4); return;
-        case 9: o.alu(6, inner, 6, 5); return;
-        case 10: o.alu(6, inner, 6); return;  // * 0.2f
+        case 1: ld(o, 1, w.mask, t0, 0); break;
+        case 2: ld(o, 2, inner, t0, -1); break;
+        case 3: ld(o, 3, inner, t0, +1); break;
+        case 4: ld(o, 4, inner, t0, -static_cast<int64_t>(nx)); break;
+        case 5: ld(o, 5, inner, t0, static_cast<int64_t>(nx)); break;
+        case 6: o.alu(6, inner, 1, 2); break;
+        case 7: o.alu(6, inner, 6, 3); break;
+        case 8: o.alu(6, inner, 6, 4); break;
+        case 9: o.alu(6, inner, 6, 5); break;
+        case 10: o.alu(6, inner, 6); break;  // * 0.2f
         case 11: {
           o.store(w.mask, 4, 6, 0, 1);
           for (unsigned l = 0; l < kWarpSize; ++l) {
@@ -71,10 +74,12 @@ class StencilKernel : public Kernel {
             o.data[l] = bits;
             bstore_write(golden, o.addr[l], &bits, 4);
           }
-          return;
+          break;
         }
         default: o.exit(w.mask); return;
       }
+      o.in_block(0, pc == 1);  // steps 1..11: the offload block
+      return;
     }
   }
 
@@ -111,6 +116,15 @@ class StencilProgram : public Program {
     k_.ctas = static_cast<uint32_t>((nx_ * ny_ + kCtaWarps * kWarpSize - 1) / (kCtaWarps * kWarpSize));
     k_.reads = {g_[src]};
     k_.writes = {g_[src ^ 1u]};
+    OffloadBlock b;
+    b.name = "jacobi";
+    b.pc_begin = 1;
+    b.pc_end = 11;
+    b.live_in = 1;  // r0; r1..r6 are written before they are read
+    b.loads = 5;
+    b.stores = 1;
+    b.alu = 5;
+    k_.blocks = {b};
     ++it_;
     return &k_;
   }

@@ -2,6 +2,8 @@
 // McCalpin). Fully coalesced: every warp reads two 128 B lines and writes one.
 //   arrays  a, b, c: 4*n bytes each            footprint = 12 n bytes
 //   kernel  add: ceil(n/256) CTAs x 8 warps; reads 8 n bytes, writes 4 n bytes
+// Offload block (docs/offload_candidates.md): steps 1-4 (ld a, ld b, add, st c),
+// live-in r0 (the thread index), nothing live-out: 2 loads, 1 store.
 #include <algorithm>
 #include <vector>
 
@@ -15,6 +17,20 @@ constexpr unsigned kCtaWarps = 8;
 inline uint32_t init_a(uint64_t seed, uint64_t i) { return static_cast<uint32_t>(mix64(seed * 2 + 0) ^ mix64(i)); }
 inline uint32_t init_b(uint64_t seed, uint64_t i) { return static_cast<uint32_t>(mix64(seed * 2 + 1) ^ mix64(~i)); }
 
+// The add block: steps 1..4 read r0 (written by step 0) and write r1..r3, read
+// only inside; no barrier, atomic or shared memory; no branch.
+OffloadBlock stream_block() {
+  OffloadBlock b;
+  b.name = "add";
+  b.pc_begin = 1;
+  b.pc_end = 4;
+  b.live_in = 1;
+  b.loads = 2;
+  b.stores = 1;
+  b.alu = 1;
+  return b;
+}
+
 class StreamKernel : public Kernel {
  public:
   uint64_t n = 0, a = 0, b = 0, c = 0;
@@ -26,9 +42,9 @@ class StreamKernel : public Kernel {
     const uint64_t t0 = w.s[0];
     switch (w.pc++) {
       case 0: o.alu(0, w.mask); return;  // i = blockIdx.x * blockDim.x + threadIdx.x
-      case 1: fill(o, 1, a, w); return;
-      case 2: fill(o, 2, b, w); return;
-      case 3: o.alu(3, w.mask, 1, 2); return;
+      case 1: fill(o, 1, a, w); o.in_block(0, true); return;
+      case 2: fill(o, 2, b, w); o.in_block(0); return;
+      case 3: o.alu(3, w.mask, 1, 2); o.in_block(0); return;
       case 4: {
         uint32_t va[kWarpSize], vb[kWarpSize], vc[kWarpSize];
         const unsigned cnt = static_cast<unsigned>(std::min<uint64_t>(kWarpSize, n - t0));
@@ -41,6 +57,7 @@ class StreamKernel : public Kernel {
           o.data[l] = vc[l];
         }
         bstore_write(golden, c + 4 * t0, vc, 4 * cnt);
+        o.in_block(0);
         return;
       }
       default: o.exit(w.mask); return;
@@ -74,6 +91,7 @@ class StreamProgram : public Program {
     k_.ctas = static_cast<uint32_t>((n_ + kCtaWarps * kWarpSize - 1) / (kCtaWarps * kWarpSize));
     k_.reads = {a_, b_};
     k_.writes = {c_};
+    k_.blocks = {stream_block()};
     return &k_;
   }
   bool verify(bstore* g, std::string* why) const override {

@@ -99,6 +99,18 @@ L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_bank
   stats.counter(join(p, "bypasses"), "read misses the policy served without allocating", Unit::Count,
                 &st_.bypasses);
   stats.counter(join(p, "fill_bytes"), "bytes filled from memory", Unit::Byte, &st_.fill_bytes);
+  stats.counter(join(p, "accesses.dram"), "requests to lines whose memory is DRAM", Unit::Count, &st_.acc_dram);
+  stats.counter(join(p, "accesses.nvm"), "requests to lines whose memory is NVM/SCM", Unit::Count, &st_.acc_nvm);
+  stats.counter(join(p, "misses.dram"), "misses to DRAM lines", Unit::Count, &st_.miss_dram);
+  stats.counter(join(p, "misses.nvm"), "misses to NVM/SCM lines", Unit::Count, &st_.miss_nvm);
+  auto ratio = [](const uint64_t* num, const uint64_t* den) {
+    return [num, den]() { return *den ? static_cast<double>(*num) / static_cast<double>(*den) : 0.0; };
+  };
+  stats.formula(join(p, "miss_rate"), "misses / accesses of this bank", Unit::Ratio, ratio(&st_.misses, &st_.accesses));
+  stats.formula(join(p, "miss_rate.dram"), "misses.dram / accesses.dram of this bank", Unit::Ratio,
+                ratio(&st_.miss_dram, &st_.acc_dram));
+  stats.formula(join(p, "miss_rate.nvm"), "misses.nvm / accesses.nvm of this bank", Unit::Ratio,
+                ratio(&st_.miss_nvm, &st_.acc_nvm));
   stats.counter(join(p, "writeback_bytes"), "dirty bytes written back to memory", Unit::Byte, &st_.wb_bytes);
 }
 
@@ -151,6 +163,35 @@ void L2Bank::register_totals(StatsRegistry& stats, const std::vector<L2Bank*>& b
     const double a = acc();
     return a > 0 ? hit() / a : 0.0;
   });
+  auto rate = [](std::function<double()> num, std::function<double()> den) {
+    return [num, den]() {
+      const double d = den();
+      return d > 0 ? num() / d : 0.0;
+    };
+  };
+  stats.formula("l2.accesses.dram", "L2 requests to DRAM lines, all banks", Unit::Count, sum(&Stats::acc_dram));
+  stats.formula("l2.accesses.nvm", "L2 requests to NVM/SCM lines, all banks", Unit::Count, sum(&Stats::acc_nvm));
+  stats.formula("l2.misses.dram", "L2 misses to DRAM lines, all banks", Unit::Count, sum(&Stats::miss_dram));
+  stats.formula("l2.misses.nvm", "L2 misses to NVM/SCM lines, all banks", Unit::Count, sum(&Stats::miss_nvm));
+  stats.formula("l2.miss_rate.dram", "l2.misses.dram / l2.accesses.dram", Unit::Ratio,
+                rate(sum(&Stats::miss_dram), sum(&Stats::acc_dram)));
+  stats.formula("l2.miss_rate.nvm", "l2.misses.nvm / l2.accesses.nvm (NVM and SCM lines)", Unit::Ratio,
+                rate(sum(&Stats::miss_nvm), sum(&Stats::acc_nvm)));
+  stats.formula("l2.bypasses", "read misses the replacement policy served without allocating, all banks",
+                Unit::Count, sum(&Stats::bypasses));
+  // Policy storage (repl_ops.overhead_bits: bits beyond an LRU stack, HAC paper Sec. V-D), all banks.
+  uint64_t bits = 0, data_bytes = 0;
+  for (const L2Bank* b : banks) {
+    const repl_ops* ops = b->c_.cfg.policy;
+    if (ops->overhead_bits) bits += ops->overhead_bits(b->c_.sets, b->c_.ways);
+    data_bytes += static_cast<uint64_t>(b->c_.sets) * b->c_.ways * b->c_.cfg.line_bytes;
+  }
+  const double ovh = static_cast<double>((bits + 7) / 8), cap = static_cast<double>(data_bytes);
+  stats.formula("l2.policy_overhead_bytes",
+                "storage the replacement policy adds beyond an LRU stack (per-set counters, per-line flags)",
+                Unit::Byte, [ovh]() { return ovh; });
+  stats.formula("l2.policy_overhead_ratio", "l2.policy_overhead_bytes / L2 data capacity", Unit::Ratio,
+                [ovh, cap]() { return cap > 0 ? ovh / cap : 0.0; });
   stats.formula("l2.writebacks.dram", "dirty L2 lines written back to DRAM", Unit::Count, sum(&Stats::wb_dram));
   stats.formula("l2.writebacks.nvm", "dirty L2 lines written back to NVM/SCM", Unit::Count, sum(&Stats::wb_nvm));
   stats.formula("l2.fill_bytes", "bytes filled into the L2 from memory", Unit::Byte, sum(&Stats::fill_bytes));
@@ -360,13 +401,16 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
   const uint32_t set = cache_set_of(&c_, line);
   const int w = cache_find(&c_, line);
 
-  auto count = [&](uint8_t valid) {
+  auto count = [&](uint8_t valid, uint8_t mem_type) {
+    const bool dram = mem_type == AMAP_MEM_DRAM;  // NVM and SCM lines count as NVM
     ++st_.accesses;
+    ++(dram ? st_.acc_dram : st_.acc_nvm);
     if (wr) ++st_.writes;
     else ++st_.reads;
     const uint8_t miss = static_cast<uint8_t>(req & ~valid);
     if (miss) {
       ++st_.misses;
+      ++(dram ? st_.miss_dram : st_.miss_nvm);
       st_.sector_misses += popcount8(miss);
     } else {
       ++st_.hits;
@@ -412,7 +456,7 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
       const uint8_t covered = l->valid_sectors | M.fetching | M.full_writes;
       const uint8_t need = static_cast<uint8_t>((wr ? partial : req) & ~covered);
       if (need && outq_.free() < 1) return false;
-      count(l->valid_sectors);
+      count(l->valid_sectors, l->mem_type);
       ++st_.mshr_merges;
       cache_touch(&c_, set, way, &acc);
       if (need) issue_fill(m, line, need, l->mem_type);
@@ -421,7 +465,7 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
     }
     const uint8_t need = static_cast<uint8_t>((wr ? partial : req) & ~l->valid_sectors);
     if (!need) {  // hit (or a write of whole sectors: valid + dirty without a fetch)
-      count(l->valid_sectors);
+      count(l->valid_sectors, l->mem_type);
       cache_touch(&c_, set, way, &acc);
       apply(gp, set, way);
       queue_response(gp, now, req);
@@ -429,7 +473,7 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
     }
     const int nm = free_mshr();
     if (nm < 0 || outq_.free() < 1 || free_node_ < 0) return false;
-    count(l->valid_sectors);
+    count(l->valid_sectors, l->mem_type);
     cache_touch(&c_, set, way, &acc);
     alloc_mshr(nm, way);
     issue_fill(nm, line, need, l->mem_type);
@@ -438,13 +482,13 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
   }
 
   // line miss: choose a victim among the ways without a fill in flight
+  const uint8_t mt = mem_type_of(line);
   if (wr && !req) {  // a write with no bytes: acknowledge, allocate nothing
-    count(0);
+    count(0, mt);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     queue_response(gp, now, 0);
     return true;
   }
-  const uint8_t mt = mem_type_of(line);
   acc.mem_type = mt;
   const uint8_t need = wr ? partial : req;
   int nm = -1;
@@ -458,7 +502,7 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
   acc.allow_bypass = !wr && e.cls == ReqClass::Demand;
   const int v = cache_victim_masked(&c_, line, ~busy, &acc);
   if (v == REPL_BYPASS) {
-    count(0);
+    count(0, mt);
     ++st_.bypasses;
     Mshr& M = mshr_[nm];
     M = Mshr();
@@ -472,7 +516,7 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
   }
   if (v < 0) return false;  // every allowed way has a fill in flight
   const uint32_t way = static_cast<uint32_t>(v);
-  count(0);
+  count(0, mt);
   cache_line* l = cache_line_at(&c_, set, way);
   if (l->valid && l->dirty_sectors) writeback(l->line_addr, *l, cache_data_at(&c_, set, way));
   cache_install(&c_, set, way, line, mt, &acc);

@@ -63,7 +63,9 @@ class L2Bank : public sc_core::sc_module {
   ~L2Bank() override;
 
   // l2.accesses, l2.hits, l2.misses, l2.miss_rate, l2.hit_rate,
-  // l2.writebacks.dram, l2.writebacks.nvm, l2.fill_bytes, l2.writeback_bytes.
+  // l2.{accesses,misses,miss_rate}.{dram,nvm}, l2.bypasses,
+  // l2.writebacks.dram, l2.writebacks.nvm, l2.fill_bytes, l2.writeback_bytes,
+  // l2.policy_overhead_bytes, l2.policy_overhead_ratio.
   static void register_totals(StatsRegistry& stats, const std::vector<L2Bank*>& banks);
 
   // Cumulative counters (for the platform's epoch sampler).
@@ -170,6 +172,7 @@ class L2Bank : public sc_core::sc_module {
     uint64_t accesses = 0, hits = 0, misses = 0, sector_misses = 0, reads = 0, writes = 0;
     uint64_t wb_dram = 0, wb_nvm = 0, mshr_merges = 0, stalls = 0, fill_bytes = 0, wb_bytes = 0;
     uint64_t bypasses = 0;
+    uint64_t acc_dram = 0, acc_nvm = 0, miss_dram = 0, miss_nvm = 0;  // by the line's memory (NVM includes SCM)
   } st_;
 };
 

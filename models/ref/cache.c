@@ -33,6 +33,8 @@ int cache_init(cache *c, const cache_cfg *cfg, char *err, size_t errlen) {
     if (cfg->size_bytes < set_bytes || cfg->size_bytes % set_bytes != 0)
       FAIL("cache: size %u bytes is not a positive multiple of assoc*line_bytes = %llu", cfg->size_bytes,
            (unsigned long long)set_bytes);
+    const char *why = cfg->policy->check ? cfg->policy->check((uint32_t)(cfg->size_bytes / set_bytes), cfg->assoc) : NULL;
+    if (why) FAIL("cache: policy %s needs %s", cfg->policy->name, why);
   }
 #undef FAIL
   c->cfg = *cfg;

@@ -43,7 +43,8 @@ typedef struct cache {
   repl_line *scratch;    /* ways entries, for victim selection */
 } cache;
 
-/* Validate cfg (sizes powers of two where needed, assoc divides, policy set)
+/* Validate cfg (sizes powers of two where needed, assoc divides, policy set and
+ * accepting the geometry, repl_ops.check)
  * and allocate. Returns 0, or -1 with a one-line reason in err. */
 int cache_init(cache *c, const cache_cfg *cfg, char *err, size_t errlen);
 void cache_free(cache *c);

@@ -48,6 +48,16 @@ typedef struct repl_ops {
   void (*on_fill)(void *st, uint32_t set, uint32_t way, const repl_access *a);
   /* (set, way) was invalidated. */
   void (*on_invalidate)(void *st, uint32_t set, uint32_t way);
+  /* --- Optional (NULL = none); added for the hybrid-memory policies ------- */
+  /* Bits of hardware state this policy adds to a cache of sets x ways on top
+   * of a true-LRU recency stack (ways x log2(ways) bits per set), counted the
+   * way the HAC paper (Sec. V-D) counts its 3312 B: per-set counters plus
+   * per-line flags. NULL = 0 (lru). Reported as l2.policy_overhead_bytes. */
+  uint64_t (*overhead_bits)(uint32_t sets, uint32_t ways);
+  /* Whether the policy can run a cache of sets x ways: NULL if it can, else a
+   * one-line static reason naming what it needs
+   * ("an associativity of at least 8 ..."). NULL pointer = any geometry. */
+  const char *(*check)(uint32_t sets, uint32_t ways);
 } repl_ops;
 
 /* The policy called `name`, or NULL. */

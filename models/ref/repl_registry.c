@@ -11,7 +11,11 @@
 #include "repl.h"
 
 #define REPL_POLICIES \
-  X(repl_lru_ops, "lru")
+  X(repl_lru_ops, "lru") \
+  X(repl_hac_static_ops, "hac_static") \
+  X(repl_hac_ops, "hac") \
+  X(repl_eabp_ops, "eabp") \
+  X(repl_wbar_ops, "wbar")
 
 #define X(sym, nm) extern const repl_ops sym;
 REPL_POLICIES

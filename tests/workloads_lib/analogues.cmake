@@ -6,15 +6,22 @@ set(STRATA_ANALOGUES
   histogram mummer lavamd
 )
 set(STRATA_ANALOGUES_DETERMINISM mummer)
+# Graph analogues (pattern_graph.cpp). Their run time grows with edges x rounds, so
+# their runs use smaller footprints (STRATA_ANALOGUE_FOOTPRINT_<name>, both tests);
+# their timing depends on the graph, so sssp is also run for determinism.
+list(APPEND STRATA_ANALOGUES sssp kcore gcolor)
+list(APPEND STRATA_ANALOGUES_DETERMINISM sssp)
+set(STRATA_ANALOGUE_FOOTPRINT_sssp 256KiB)
+set(STRATA_ANALOGUE_FOOTPRINT_kcore 256KiB)
+set(STRATA_ANALOGUE_FOOTPRINT_gcolor 64KiB)
 # Dense and irregular analogues (pattern_dense.cpp, pattern_tree.cpp, rows in
-# pattern_stencil.cpp / pattern_gather.cpp). STRATA_ANALOGUE_FOOTPRINT_<name>
-# replaces the run test's 1 MiB where a smaller size keeps the test short;
-# STRATA_ANALOGUE_ARGS_<name> adds options to the run and determinism tests
-# (knobs that the footprint does not set).
+# pattern_stencil.cpp / pattern_gather.cpp). STRATA_ANALOGUE_ARGS_<name> adds
+# options to both tests (knobs that the footprint does not set).
 list(APPEND STRATA_ANALOGUES backprop neuralnet ray barneshut weather cfd streamcluster gaussian)
 set(STRATA_ANALOGUE_FOOTPRINT_neuralnet 560KiB)
 set(STRATA_ANALOGUE_ARGS_ray --set workload.ray.height=32)
 list(APPEND STRATA_ANALOGUES_DETERMINISM ray)
-set(STRATA_ANALOGUE_ARGS_barneshut --set workload.footprint=128KiB --set workload.barneshut.steps=1)
+set(STRATA_ANALOGUE_FOOTPRINT_barneshut 128KiB)
+set(STRATA_ANALOGUE_ARGS_barneshut --set workload.barneshut.steps=1)
 list(APPEND STRATA_ANALOGUES_DETERMINISM barneshut)
 set(STRATA_ANALOGUE_FOOTPRINT_gaussian 64KiB)

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Whole-platform tests of the L2 replacement policies (models/ref/repl_*.c, docs/hac.md).
+
+  l2_policy_test.py fits STRATA OUTDIR -- ARGS...
+      run ARGS (a footprint that fits the L2) under every policy: every stat apart from host.* and
+      l2.policy_overhead_* is identical to lru's (no set ever needs a victim, so the policy decides
+      nothing); l2.policy_overhead_bytes is each policy's own (hac: 3312 B on the HAC paper's
+      768 KB 16-way L2 when ARGS use that geometry, e.g. baseline_gddr5).
+  l2_policy_test.py check-all STRATA OUTDIR -- ARGS...
+      run ARGS with --check under every policy (ARGS put part of the address space in NVM and
+      overflow the L2): each run exits 0 (golden-memory checker and workload verification clean,
+      bypassed reads included), passes the platform invariants, touches DRAM and NVM lines; the
+      policy-independent counts (instructions, loads compared) agree; only hac bypasses.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from strata_test import fail, invariants, run, split_args  # noqa: E402
+
+POLICIES = ["lru", "hac_static", "hac", "eabp", "wbar"]
+# repl_ops.overhead_bits of each policy, in bytes, for 768 KiB, 16 ways, 128 B lines (384 sets, 6144 lines).
+OVERHEAD_768K_16W = {"lru": 0, "hac_static": 768, "hac": 3312, "eabp": 0, "wbar": 768}
+
+
+def main():
+    mode = sys.argv[1]
+    head, args = split_args(sys.argv[2:])
+    strata, outdir = head
+    runs = {}
+    if mode == "fits":
+        for p in POLICIES:
+            runs[p] = run(strata, f"{outdir}/{p}", args, ["--set", f"l2.policy={p}"])
+        base = runs["lru"]
+        skip = lambda k: k.startswith("host.") or k.startswith("l2.policy_overhead")
+        for p in POLICIES[1:]:
+            s = runs[p]
+            diff = [k for k in sorted(set(base) | set(s)) if not skip(k) and base.get(k) != s.get(k)]
+            if diff:
+                fail(f"{p}: {len(diff)} stats differ from lru although nothing is evicted, e.g. "
+                     + ", ".join(f"{k} {s.get(k)} vs {base.get(k)}" for k in diff[:4]))
+        if base["l2.writebacks.dram"] + base["l2.writebacks.nvm"] != 0:
+            fail("the footprint does not fit: lru wrote back lines")
+        lines = base["l2.accesses"]
+        geometry_768k = "baseline_gddr5" in args and not any(a.startswith("l2.") for a in args)
+        for p in POLICIES:
+            got = runs[p]["l2.policy_overhead_bytes"]
+            if geometry_768k and got != OVERHEAD_768K_16W[p]:
+                fail(f"{p}: l2.policy_overhead_bytes {got}, expected {OVERHEAD_768K_16W[p]}")
+        if geometry_768k and abs(runs["hac"]["l2.policy_overhead_ratio"] - 3312 / 786432) > 1e-12:
+            fail(f"hac: l2.policy_overhead_ratio {runs['hac']['l2.policy_overhead_ratio']}, expected 3312/786432")
+        print(f"ok: {len(base)} stats identical under {', '.join(POLICIES)} ({lines:.0f} L2 accesses); "
+              f"overhead bytes " + ", ".join(f"{p} {runs[p]['l2.policy_overhead_bytes']:.0f}" for p in POLICIES))
+    elif mode == "check-all":
+        if "--check" not in args:
+            args = [*args, "--check"]
+        for p in POLICIES:
+            s = run(strata, f"{outdir}/{p}", args, ["--set", f"l2.policy={p}"])
+            invariants(s, f"{p}: " + " ".join(args))
+            for k in ["l2.miss_rate.nvm", "l2.miss_rate.dram", "l2.bypasses", "l2.policy_overhead_bytes"]:
+                if k not in s:
+                    fail(f"{p}: stat {k} missing")
+            if s["check.loads"] <= 0:
+                fail(f"{p}: the checker compared no loads")
+            if s["l2.accesses.nvm"] <= 0 or s["l2.accesses.dram"] <= 0:
+                fail(f"{p}: the run must touch DRAM and NVM lines (accesses dram {s['l2.accesses.dram']}, "
+                     f"nvm {s['l2.accesses.nvm']})")
+            if s["l2.accesses.nvm"] + s["l2.accesses.dram"] != s["l2.accesses"]:
+                fail(f"{p}: accesses by memory type do not add up")
+            if s["l2.misses"] < s["l2.accesses"] * 0.05:
+                fail(f"{p}: the run barely misses (miss rate {s['l2.miss_rate']:.3f}); policies decide nothing")
+            if (s["l2.bypasses"] > 0) != (p == "hac"):
+                fail(f"{p}: l2.bypasses {s['l2.bypasses']} (only hac bypasses, and this run must make it)")
+            runs[p] = s
+        for k in ["gpu.instructions", "check.loads", "workload.footprint_bytes"]:
+            vals = {p: runs[p][k] for p in POLICIES}
+            if len(set(vals.values())) != 1:
+                fail(f"{k} differs between policies: {vals}")
+        print("ok: --check clean under every policy; " + "; ".join(
+            f"{p} ipc {runs[p]['gpu.ipc']:.3f} miss {runs[p]['l2.miss_rate']:.3f} (nvm {runs[p]['l2.miss_rate.nvm']:.3f}) "
+            f"wb nvm {runs[p]['l2.writebacks.nvm']:.0f} bypass {runs[p]['l2.bypasses']:.0f}" for p in POLICIES))
+    else:
+        fail("unknown mode " + mode)
+
+
+if __name__ == "__main__":
+    main()
