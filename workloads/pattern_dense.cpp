@@ -69,6 +69,10 @@ Row row_backprop() {
     const unsigned hd = p->words("hidden_delta", kBpW);
     LibProgram* P = p.get();
     p->estimate = 3;
+    // Offload block: the weight update of bpnn_adjust_weights (live-in the
+    // thread index, live-out the delta the bias-row threads reuse). The
+    // forward kernel's loads feed shared-memory reductions between barriers.
+    p->offload_blocks("bpnn_adjust_weights", {straight_block("adjust", 1, 1, 4, 2, 4)});
     auto csum = std::make_shared<Memo<std::vector<uint32_t>>>();  // per block: its 16 column sums (shared memory)
     auto hsum = std::make_shared<Memo<std::vector<uint32_t>>>();  // column sums over all blocks
     // Column sum of block `by` (the shared-memory reduction of layerforward):
@@ -127,11 +131,13 @@ Row row_backprop() {
         l = {"bpnn_adjust_weights", 256 * B, 8, {hd, inp, wt, pw}, {wt, pw}, [=](uint64_t tid, Thread& t) {
                const uint64_t by = tid / 256, ty = tid % 256 / 16, tx = tid % 16;
                const uint64_t R = 16 * by + ty + 1, C = tx + 1, idx = R * kBpW + C;
+               t.begin_block(0);
                const uint32_t d = t.ld(bh + 4 * C), ly = t.ld(bi + 4 * R), ow = t.ld(bpw + 4 * idx), w = t.ld(bw + 4 * idx);
                t.alu(4);
                const uint32_t dw = d * ly + (ow >> 1);
                t.st(bw + 4 * idx, w + dw);
                t.st(bpw + 4 * idx, dw);
+               t.end_block();
                t.barrier();
                if (ty == 0 && by == 0) {
                  const uint32_t ow0 = t.ld(bpw + 4 * C), w0 = t.ld(bw + 4 * C);
@@ -229,6 +235,12 @@ Row row_neuralnet() {
     for (int l = 1; l < 5; ++l) act[l] = p->words("layer" + std::to_string(l + 1) + "_neurons", I * per[l]);
     LibProgram* P = p.get();
     p->estimate = 4;
+    // Offload blocks: each layer's weighted-sum loop (static trip count;
+    // live-in the sum with its bias, the input and weight offsets; live-out
+    // the sum).
+    for (int L = 1; L <= 4; ++L)
+      p->offload_blocks("execute_layer" + std::to_string(L),
+                        {loop_block("weighted_sum", TripKind::Static, static_cast<uint32_t>(nn_terms(L)), 3, 1, 2, 0, 1)});
     // grid (maps x I), CTA side (13, 5, 1, 1)
     const uint64_t maps[4] = {6, 50, 100, 10}, side[4] = {13, 5, 1, 1};
     p->schedule = [=](unsigned kk, Launch& l) {
@@ -244,12 +256,14 @@ Row row_neuralnet() {
       l.body = [=](uint64_t tid, Thread& t) {
         const uint64_t c = tid / cta, map = c % nm, img = c / nm, loc = tid % cta, px = loc % sd, py = loc / sd;
         uint32_t s = t.ld(bw + 4 * nn_bias(L, map));
+        t.begin_block(0);
         for (uint64_t i = 0; i < nn_terms(L); ++i) {
           const NnTerm tm = nn_term(L, map, px, py, i);
           const uint32_t a = t.ld(ba + 4 * (img * pin + tm.in));
           s += a * t.ld(bw + 4 * tm.w);
           t.alu();
         }
+        t.end_block();
         t.sfu(2);  // tanhf
         t.st(bo + 4 * (img * pout + map * cta + loc), nn_act(s));
       };
@@ -310,6 +324,10 @@ Row row_gaussian() {
     const unsigned mm = p->words("m", n * n);
     LibProgram* P = p.get();
     p->estimate = static_cast<unsigned>(2 * (n - 1));
+    // Offload blocks (live-in the thread's row / column indices; t is a kernel
+    // parameter): the multiplier, the element update and the b update.
+    p->offload_blocks("Fan1", {straight_block("multiplier", 1, 0, 2, 1, 0, 1)});
+    p->offload_blocks("Fan2", {straight_block("update_a", 2, 0, 3, 1, 2), straight_block("update_b", 1, 0, 3, 1, 2)});
     p->schedule = [=](unsigned kk, Launch& l) {
       if (kk >= 2 * (n - 1)) return false;
       const uint64_t t = kk / 2, ba = P->base(ma), bb = P->base(mb), bm = P->base(mm);
@@ -317,9 +335,11 @@ Row row_gaussian() {
         l = {"Fan1", (n / 512 + 1) * 512, 16, {ma}, {mm}, [=](uint64_t r, Thread& th) {
                if (r >= n - 1 - t) return;
                const uint64_t i = t + 1 + r;
+               th.begin_block(0);
                const uint32_t ait = th.ld(ba + 4 * (n * i + t)), att = th.ld(ba + 4 * (n * t + t));
                th.sfu();  // division
                th.st(bm + 4 * (n * i + t), ge_mult(ait, att));
+               th.end_block();
              }};
       } else {
         l.name = "Fan2";
@@ -331,13 +351,17 @@ Row row_gaussian() {
           const uint64_t c = tid / 16, x = 4 * (c % gb) + tid % 4, y = 4 * (c / gb) + tid % 16 / 4;
           if (x >= n - 1 - t || y >= n - t) return;
           const uint64_t i = t + 1 + x, j = t + y;
+          th.begin_block(0);
           const uint32_t mi = th.ld(bm + 4 * (n * i + t)), atj = th.ld(ba + 4 * (n * t + j)), aij = th.ld(ba + 4 * (n * i + j));
           th.alu(2);
           th.st(ba + 4 * (n * i + j), aij - mi * atj);
+          th.end_block();
           if (y == 0) {
+            th.begin_block(1);
             const uint32_t bi = th.ld(bb + 4 * i), m2 = th.ld(bm + 4 * (n * i + t)), bt = th.ld(bb + 4 * t);
             th.alu(2);
             th.st(bb + 4 * i, bi - m2 * bt);
+            th.end_block();
           }
         };
       }

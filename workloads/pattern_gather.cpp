@@ -353,6 +353,11 @@ Row row_cfd() {
     LibProgram* P = p.get();
     const uint64_t per = 2 + 2 * kCfdRk;
     p->estimate = static_cast<unsigned>(iters * per);
+    // Offload blocks (live-in the element index; the stage factor is a kernel
+    // parameter). cfd_flux declares none: its loads depend on each face's kind.
+    p->offload_blocks("cfd_copy", {straight_block("copy", 1, 0, 5, 5)});
+    p->offload_blocks("cfd_step_factor", {straight_block("step_factor", 1, 0, 6, 1, 10, 1)});
+    p->offload_blocks("cfd_time_step", {straight_block("update", 1, 0, 11, 5, 15)});
     p->schedule = [=](unsigned kk, Launch& l) {
       if (kk >= iters * per) return false;
       const uint64_t ph = kk % per;
@@ -360,16 +365,20 @@ Row row_cfd() {
                      bfl = P->base(fl), bsf = P->base(sf);
       if (ph == 0) {
         l = {"cfd_copy", n, 8, {va}, {ov}, [=](uint64_t i, Thread& t) {
+               t.begin_block(0);
                for (uint64_t c = 0; c < 5; ++c) t.st(bov + 4 * (c * n + i), t.ld(bva + 4 * (c * n + i)));
+               t.end_block();
              }};
       } else if (ph == 1) {
         l = {"cfd_step_factor", n, 8, {va, ar}, {sf}, [=](uint64_t i, Thread& t) {
                uint32_t v[5];
+               t.begin_block(0);
                for (uint64_t c = 0; c < 5; ++c) v[c] = t.ld(bva + 4 * (c * n + i));
                const uint32_t a = t.ld(bar + 4 * i);
                t.alu(10);
                t.sfu(1);  // sqrt of the speed of sound
                t.st(bsf + 4 * i, cfd_step_factor(v, a));
+               t.end_block();
              }};
       } else if (ph % 2 == 0) {
         l = {"cfd_flux", n, 8, {va, ns, nm}, {fl}, [=](uint64_t i, Thread& t) {
@@ -397,6 +406,7 @@ Row row_cfd() {
       } else {
         const uint64_t stage = (ph - 3) / 2;
         l = {"cfd_time_step", n, 8, {sf, ov, fl}, {va}, [=](uint64_t i, Thread& t) {
+               t.begin_block(0);
                const uint32_t s = t.ld(bsf + 4 * i);
                uint32_t o[5];
                for (uint64_t c = 0; c < 5; ++c) o[c] = t.ld(bov + 4 * (c * n + i));
@@ -405,6 +415,7 @@ Row row_cfd() {
                  t.alu(3);
                  t.st(bva + 4 * (c * n + i), cfd_update(o[c], s, fx, stage));
                }
+               t.end_block();
              }};
       }
       return true;
@@ -509,6 +520,13 @@ Row row_streamcluster() {
     const unsigned wm = p->words("work_mem", n * (KC + 1));
     LibProgram* P = p.get();
     p->estimate = static_cast<unsigned>(C);
+    // Offload block: the distance loop (dim is a kernel parameter: trip count
+    // known at entry; live-in the point index, live-out the distance). It
+    // reads the candidate's coordinates from shared memory, so it breaks
+    // Sec. 3.1.4 (not a candidate).
+    OffloadBlock db = loop_block("distance", TripKind::AtEntry, 0, 1, 1, 1, 0, 2);
+    db.limits = OFL_LIMIT_SHARED;
+    p->offload_blocks("pgain_kernel", {db});
     auto dist = [=](auto&& read, uint64_t i, uint64_t x) {
       uint32_t s = 0;
       for (uint64_t d = 0; d < dim; ++d) {
@@ -525,10 +543,12 @@ Row row_streamcluster() {
              const uint64_t loc = i % kScCta;
              if (loc < dim) t.ld(bco + 4 * (loc * n + x));
              t.barrier();
+             t.begin_block(0);
              for (uint64_t d = 0; d < dim; ++d) {
                t.ld(bco + 4 * (d * n + i));
                t.alu(2);
              }
+             t.end_block();
              const uint32_t s = dist([&](uint64_t a) { return t.peek(bco + 4 * a); }, i, x);
              const uint32_t w = t.ld(bpt + 32 * i), cost = t.ld(bpt + 32 * i + 24);
              const uint32_t xc = s * w;

@@ -435,6 +435,13 @@ Row row_weather() {
     const unsigned rain = p->words("rain", A);
     LibProgram* P = p.get();
     p->estimate = static_cast<unsigned>(2 * iters);
+    // Offload blocks: an interior point's advection of one field (live-in the
+    // point index), the column loop over the levels and the sedimentation loop
+    // (nz is a kernel parameter: trip counts known at entry; live-in the column
+    // and the carried flux, live-out the flux).
+    p->offload_blocks("wp_advect", {straight_block("advect_point", 1, 0, 7, 1, 7)});
+    p->offload_blocks("wp_microphysics", {loop_block("column_physics", TripKind::AtEntry, 0, 1, 0, 6, 4, 12),
+                                          loop_block("sedimentation", TripKind::AtEntry, 0, 2, 1, 2, 1, 4)});
     auto inner = [=](uint64_t i) {
       const uint64_t x = i % nx, y = i / nx % ny, z = i / A;
       return x && y && z && x + 1 < nx && y + 1 < ny && z + 1 < nz;
@@ -454,14 +461,17 @@ Row row_weather() {
                  }
                  uint32_t v[7];
                  const int64_t off[7] = {0, -1, 1, -int64_t(nx), int64_t(nx), -int64_t(A), int64_t(A)};
+                 t.begin_block(0);
                  for (int j = 0; j < 7; ++j) v[j] = t.ld(in + 4 * uint64_t(int64_t(i) + off[j]));
                  t.alu(7);
                  t.st(out + 4 * i, wp_adv(v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
+                 t.end_block();
                }
              }};
       } else {
         l = {"wp_microphysics", A, 8, {T[dst], Q[dst], qc, qr, pr, dn, rain}, {T[dst], Q[dst], qc, qr, rain},
              [=](uint64_t col, Thread& t) {
+               t.begin_block(0);
                for (uint64_t z = 0; z < nz; ++z) {
                  const uint64_t i = z * A + col;
                  WpCell c{t.ld(to + 4 * i), t.ld(qo + 4 * i), t.ld(bc + 4 * i), t.ld(br + 4 * i)};
@@ -473,13 +483,16 @@ Row row_weather() {
                  t.st(bc + 4 * i, c.qc);
                  t.st(br + 4 * i, c.qr);
                }
+               t.end_block();
                uint32_t flux = 0;
+               t.begin_block(1);
                for (uint64_t z = nz; z-- > 0;) {
                  const uint64_t i = z * A + col;
                  const uint32_t q = t.ld(br + 4 * i), dv = t.ld(bd + 4 * i);
                  t.alu(4);
                  t.st(br + 4 * i, wp_fall(q, dv, flux));
                }
+               t.end_block();
                t.st(brain + 4 * col, t.ld(brain + 4 * col) + flux);
              }};
       }

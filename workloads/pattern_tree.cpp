@@ -83,9 +83,11 @@ struct RayResult {
   int axis = 0;
 };
 // Closest hit; `node(n)` / `prim(i)` return the packed words (and issue the loads).
-template <class NodeF, class PrimF, class Alu>
-RayResult ray_trace(const int64_t* o, const int64_t* d, uint32_t skip, NodeF node, PrimF prim, Alu alu) {
+// blk(true) / blk(false) open and close the walk's offload block.
+template <class NodeF, class PrimF, class Alu, class Blk>
+RayResult ray_trace(const int64_t* o, const int64_t* d, uint32_t skip, NodeF node, PrimF prim, Alu alu, Blk blk) {
   RayResult r;
+  blk(true);
   uint32_t stack[64];
   int sp = 0;
   stack[sp++] = 0;
@@ -114,19 +116,20 @@ RayResult ray_trace(const int64_t* o, const int64_t* d, uint32_t skip, NodeF nod
       stack[sp++] = w[2];
     }
   }
+  blk(false);
   return r;
 }
-template <class NodeF, class PrimF, class Alu>
-uint32_t ray_pixel(uint64_t x, uint64_t y, uint64_t W, uint64_t H, NodeF node, PrimF prim, Alu alu) {
+template <class NodeF, class PrimF, class Alu, class Blk>
+uint32_t ray_pixel(uint64_t x, uint64_t y, uint64_t W, uint64_t H, NodeF node, PrimF prim, Alu alu, Blk blk) {
   const int64_t o[3] = {512, 512, -256};
   const int64_t d[3] = {static_cast<int64_t>(256 * x / W) - 128, static_cast<int64_t>(256 * y / H) - 128, 256};
-  const RayResult a = ray_trace(o, d, kRayNone, node, prim, alu);
+  const RayResult a = ray_trace(o, d, kRayNone, node, prim, alu, blk);
   if (a.id == kRayNone) return 0;
   int64_t o2[3], d2[3];
   for (int i = 0; i < 3; ++i) o2[i] = o[i] + ((a.t * d[i]) >> 16), d2[i] = d[i];
   d2[a.axis] = -d2[a.axis];
   alu(6);
-  const RayResult b = ray_trace(o2, d2, a.id, node, prim, alu);
+  const RayResult b = ray_trace(o2, d2, a.id, node, prim, alu, blk);
   return ((a.id + 1) * 2654435761u) ^ (b.id == kRayNone ? 0u : (b.id + 1) * 40503u) ^ static_cast<uint32_t>(a.t >> 16);
 }
 struct RayScene {
@@ -211,6 +214,10 @@ Row row_ray() {
     if (W % 16 || H % 16) throw std::invalid_argument("workload.ray: width and height must be multiples of 16");
     auto sc = ray_scene(S, seed);
     auto p = std::make_unique<LibProgram>("ray", seed);
+    // Offload block: one ray's BVH walk (trip count decided by the data;
+    // live-in origin, direction and the box to skip, live-out the hit's
+    // distance, box and axis; 2 node loads per visit, more at leaves).
+    p->offload_blocks("ray_render", {loop_block("traverse", TripKind::Unknown, 0, 7, 3, 2, 0, 4)});
     const unsigned nd = p->words("bvh_nodes", sc->nodes.size(), [sc](uint64_t i) { return sc->nodes[i]; });
     const unsigned pr = p->words("prims", sc->prims.size(), [sc](uint64_t i) { return sc->prims[i]; });
     const unsigned im = p->words("image", W * H);
@@ -226,7 +233,8 @@ Row row_ray() {
                w[2] = static_cast<uint32_t>(b), w[3] = static_cast<uint32_t>(b >> 32);
              };
              auto prim = [&](uint32_t i, bool dep) { return dep ? t.ld64_dep(bp + 8 * uint64_t(i)) : t.ld64(bp + 8 * uint64_t(i)); };
-             t.st(bi + 4 * (y * W + x), ray_pixel(x, y, W, H, node, prim, [&](unsigned a) { t.alu(a); }));
+             auto blk = [&](bool open) { open ? t.begin_block(0) : t.end_block(); };
+             t.st(bi + 4 * (y * W + x), ray_pixel(x, y, W, H, node, prim, [&](unsigned a) { t.alu(a); }, blk));
            }};
       return true;
     };
@@ -237,7 +245,7 @@ Row row_ray() {
       };
       auto prim = [&](uint32_t i, bool) { return sc->prims[2 * uint64_t(i)] | uint64_t(sc->prims[2 * uint64_t(i) + 1]) << 32; };
       for (uint64_t y = 0; y < H; ++y)
-        for (uint64_t x = 0; x < W; ++x) want[y * W + x] = ray_pixel(x, y, W, H, node, prim, [](unsigned) {});
+        for (uint64_t x = 0; x < W; ++x) want[y * W + x] = ray_pixel(x, y, W, H, node, prim, [](unsigned) {}, [](bool) {});
       return q.expect(g, im, want, why);
     };
     return p;
@@ -493,6 +501,16 @@ Row row_barneshut() {
     const uint64_t per_step = levels + 2;
     p->estimate = static_cast<unsigned>(steps * per_step);
     auto memo = std::make_shared<Memo<std::vector<BhStep>>>();
+    // Offload blocks: a cell's child loop (ends at the first empty slot:
+    // trip count unknown; live-in the cell, live-out mass and moments), the
+    // force walk (its stack lives in shared memory in Lonestar: breaks
+    // Sec. 3.1.4) and the integration.
+    OffloadBlock walk = loop_block("walk", TripKind::Unknown, 0, 4, 3, 1, 0, 3);
+    walk.limits = OFL_LIMIT_SHARED;
+    for (uint64_t lv = 0; lv < levels; ++lv)
+      p->offload_blocks("bh_summarize_l" + std::to_string(lv), {loop_block("children", TripKind::Unknown, 0, 1, 4, 1, 0, 4)});
+    p->offload_blocks("bh_force", {walk});
+    p->offload_blocks("bh_integrate", {straight_block("integrate", 1, 0, 9, 6, 12)});
     p->schedule = [=](unsigned kk, Launch& l) {
       if (kk >= steps * per_step) return false;
       const uint64_t ph = kk % per_step;
@@ -506,6 +524,7 @@ Row row_barneshut() {
              [=](uint64_t tid, Thread& t) {
                const uint64_t c = c0 + tid;
                uint64_t M = 0, X[3] = {0, 0, 0};
+               t.begin_block(0);
                for (unsigned k2 = 0; k2 < 8; ++k2) {
                  const uint32_t ch = t.ld(bc + 4 * (8 * (c - N) + k2));
                  if (ch == kBhNone) break;
@@ -514,6 +533,7 @@ Row row_barneshut() {
                  for (int a = 0; a < 3; ++a) X[a] += uint64_t(m) * t.ld(bp[a] + 4 * uint64_t(ch));
                  t.alu(4);
                }
+               t.end_block();
                t.sfu(3);  // divisions
                t.st(bm + 4 * c, static_cast<uint32_t>(M));
                for (int a = 0; a < 3; ++a) t.st(bp[a] + 4 * c, static_cast<uint32_t>(X[a] / M));
@@ -527,6 +547,7 @@ Row row_barneshut() {
                });
                int64_t me[3], a3[3] = {0, 0, 0};
                for (int a = 0; a < 3; ++a) me[a] = bh_s(t.ld(bp[a] + 4 * i));
+               t.begin_block(0);
                for (const BhStep& e : seq) {
                  t.ld(bc + 4 * uint64_t(e.slot));
                  if (e.n == kBhNone) continue;
@@ -540,12 +561,14 @@ Row row_barneshut() {
                    t.sfu(1);  // rsqrt
                  }
                }
+               t.end_block();
                for (int a = 0; a < 3; ++a) t.st(ba[a] + 4 * i, static_cast<uint32_t>(a3[a]));
              }};
       } else {
         l = {"bh_integrate", N, 8, {acc[0], acc[1], acc[2], vel[0], vel[1], vel[2], pos[0], pos[1], pos[2]},
              {vel[0], vel[1], vel[2], pos[0], pos[1], pos[2]}, [=](uint64_t i, Thread& t) {
                uint32_t a3[3], v3[3], p3[3];
+               t.begin_block(0);
                for (int a = 0; a < 3; ++a) a3[a] = t.ld(ba[a] + 4 * i);
                for (int a = 0; a < 3; ++a) v3[a] = t.ld(bv2[a] + 4 * i);
                for (int a = 0; a < 3; ++a) p3[a] = t.ld(bp[a] + 4 * i);
@@ -553,6 +576,7 @@ Row row_barneshut() {
                bh_integrate(v3, p3, a3);
                for (int a = 0; a < 3; ++a) t.st(bv2[a] + 4 * i, v3[a]);
                for (int a = 0; a < 3; ++a) t.st(bp[a] + 4 * i, p3[a]);
+               t.end_block();
              }};
       }
       return true;

@@ -228,7 +228,8 @@ void library() {
   const std::set<std::string> want = {"scalarprod", "blackscholes", "nn",      "reduction", "kmeans", "mersenne",
                                       "libor",      "scan",         "hotspot3d", "laplace",   "stencil", "conv2d",
                                       "convsep",    "srad",         "heartwall", "fwt",       "bitonic", "histogram",
-                                      "mummer"};
+                                      "mummer",     "backprop",     "neuralnet", "gaussian",  "ray",    "barneshut",
+                                      "weather",    "cfd",          "streamcluster"};
   std::set<std::string> have;
   for (const WorkloadInfo& w : workload_registry()) {
     if (w.name == "accelsim" || w.name == "stream" || w.name == "random" || w.name == "stencil2d" || w.name == "bfs")
