@@ -24,43 +24,11 @@
 #include "repl.h"
 #include "repl_stack.h"
 
-typedef struct eabp_state {
-  uint32_t sets, ways;
-  uint8_t pos[]; /* sets * ways, recency positions (repl_stack.h) */
-} eabp_state;
-
-static size_t eabp_state_bytes(uint32_t sets, uint32_t ways) { return sizeof(eabp_state) + (size_t)sets * ways; }
-
-static void eabp_init(void *st, uint32_t sets, uint32_t ways) {
-  eabp_state *s = st;
-  s->sets = sets;
-  s->ways = ways;
-  for (uint32_t set = 0; set < sets; ++set) rstk_init(s->pos + (size_t)set * ways, ways);
-}
-
-static void eabp_on_hit(void *st, uint32_t set, uint32_t way, const repl_access *a) {
-  (void)a;
-  eabp_state *s = st;
-  rstk_move(s->pos + (size_t)set * s->ways, s->ways, way, s->ways - 1);
-}
-
-static int eabp_victim(void *st, uint32_t set, const repl_line *lines, uint32_t way_mask, const repl_access *a) {
-  (void)a;
-  const eabp_state *s = st;
-  const int inv = rstk_invalid(lines, s->ways, way_mask);
-  return inv >= 0 ? inv : rstk_lowest(s->pos + (size_t)set * s->ways, s->ways, way_mask);
-}
-
 static void eabp_on_fill(void *st, uint32_t set, uint32_t way, const repl_access *a) {
-  eabp_state *s = st;
+  rstk_state *s = st;
   const int g = rstk_group(a->ea_count);
   const uint32_t p = g == RSTK_HIGH ? s->ways - 1 : g == RSTK_MIDDLE ? s->ways / 2 : 0;
-  rstk_move(s->pos + (size_t)set * s->ways, s->ways, way, p);
-}
-
-static void eabp_on_invalidate(void *st, uint32_t set, uint32_t way) {
-  eabp_state *s = st;
-  rstk_move(s->pos + (size_t)set * s->ways, s->ways, way, 0);
+  rstk_move(rstk_pos(s, set), s->ways, way, p);
 }
 
 static uint64_t eabp_overhead_bits(uint32_t sets, uint32_t ways) {
@@ -72,12 +40,12 @@ static uint64_t eabp_overhead_bits(uint32_t sets, uint32_t ways) {
 const repl_ops repl_eabp_ops = {
     .name = "eabp",
     .desc = "EABP: insertion by coalescing group (High MRU, Middle central, Low LRU), LRU promotion; HAC paper ref. [20]",
-    .state_bytes = eabp_state_bytes,
-    .init = eabp_init,
-    .on_hit = eabp_on_hit,
-    .victim = eabp_victim,
+    .state_bytes = rstk_state_bytes,
+    .init = rstk_state_init,
+    .on_hit = rstk_hit_mru,
+    .victim = rstk_victim_lru,
     .on_fill = eabp_on_fill,
-    .on_invalidate = eabp_on_invalidate,
+    .on_invalidate = rstk_on_invalidate,
     .overhead_bits = eabp_overhead_bits,
     .check = 0,
 };

@@ -23,20 +23,6 @@
 #include "repl.h"
 #include "repl_stack.h"
 
-typedef struct hacs_state {
-  uint32_t sets, ways;
-  uint8_t pos[]; /* sets * ways, recency positions (repl_stack.h) */
-} hacs_state;
-
-static size_t hacs_state_bytes(uint32_t sets, uint32_t ways) { return sizeof(hacs_state) + (size_t)sets * ways; }
-
-static void hacs_init(void *st, uint32_t sets, uint32_t ways) {
-  hacs_state *s = st;
-  s->sets = sets;
-  s->ways = ways;
-  for (uint32_t set = 0; set < sets; ++set) rstk_init(s->pos + (size_t)set * ways, ways);
-}
-
 /* Insertion position of a missing line (Sec. IV-B). */
 static uint32_t hacs_insert_pos(uint32_t ways, const repl_access *a) {
   const int nvm = rstk_is_nvm(a->mem_type);
@@ -48,31 +34,16 @@ static uint32_t hacs_insert_pos(uint32_t ways, const repl_access *a) {
 }
 
 static void hacs_on_hit(void *st, uint32_t set, uint32_t way, const repl_access *a) {
-  hacs_state *s = st;
-  uint8_t *pos = s->pos + (size_t)set * s->ways;
+  rstk_state *s = st;
+  uint8_t *pos = rstk_pos(s, set);
   const uint32_t step = rstk_is_nvm(a->mem_type) ? s->ways / 2 : s->ways / 4;
   rstk_move(pos, s->ways, way, rstk_clamp((int32_t)(pos[way] + step), s->ways));
 }
 
-static int hacs_victim(void *st, uint32_t set, const repl_line *lines, uint32_t way_mask, const repl_access *a) {
-  (void)a;
-  const hacs_state *s = st;
-  const int inv = rstk_invalid(lines, s->ways, way_mask);
-  return inv >= 0 ? inv : rstk_lowest(s->pos + (size_t)set * s->ways, s->ways, way_mask);
-}
-
 static void hacs_on_fill(void *st, uint32_t set, uint32_t way, const repl_access *a) {
-  hacs_state *s = st;
-  rstk_move(s->pos + (size_t)set * s->ways, s->ways, way, hacs_insert_pos(s->ways, a));
+  rstk_state *s = st;
+  rstk_move(rstk_pos(s, set), s->ways, way, hacs_insert_pos(s->ways, a));
 }
-
-static void hacs_on_invalidate(void *st, uint32_t set, uint32_t way) {
-  hacs_state *s = st;
-  rstk_move(s->pos + (size_t)set * s->ways, s->ways, way, 0);
-}
-
-/* 1-bit memory-type flag per line (HAC paper Sec. V-D counts it the same way). */
-static uint64_t hacs_overhead_bits(uint32_t sets, uint32_t ways) { return (uint64_t)sets * ways; }
 
 static const char *hacs_check(uint32_t sets, uint32_t ways) {
   (void)sets;
@@ -82,12 +53,12 @@ static const char *hacs_check(uint32_t sets, uint32_t ways) {
 const repl_ops repl_hac_static_ops = {
     .name = "hac_static",
     .desc = "static hybrid-aware insertion (6 classes: ea group x NVM/DRAM) and promotion; HAC paper Sec. IV-B",
-    .state_bytes = hacs_state_bytes,
-    .init = hacs_init,
+    .state_bytes = rstk_state_bytes,
+    .init = rstk_state_init,
     .on_hit = hacs_on_hit,
-    .victim = hacs_victim,
+    .victim = rstk_victim_lru,
     .on_fill = hacs_on_fill,
-    .on_invalidate = hacs_on_invalidate,
-    .overhead_bits = hacs_overhead_bits,
+    .on_invalidate = rstk_on_invalidate,
+    .overhead_bits = rstk_type_bit_per_line,
     .check = hacs_check,
 };

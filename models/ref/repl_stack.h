@@ -21,6 +21,7 @@
  */
 #ifndef STRATA_REPL_STACK_H
 #define STRATA_REPL_STACK_H
+#include <stddef.h>
 #include <stdint.h>
 
 #include "repl.h"
@@ -91,5 +92,50 @@ static inline int rstk_group(uint8_t ea_count) {
   const uint32_t ea = rstk_ea(ea_count);
   return ea <= 8 ? RSTK_LOW : ea >= 24 ? RSTK_HIGH : RSTK_MIDDLE;
 }
+
+/* State of a policy that keeps nothing but a recency stack per set
+ * (hac_static, eabp, wbar): the ops below serve their tables directly. */
+typedef struct rstk_state {
+  uint32_t sets, ways;
+  uint8_t pos[]; /* sets * ways, recency positions */
+} rstk_state;
+
+static inline uint8_t *rstk_pos(rstk_state *s, uint32_t set) { return s->pos + (size_t)set * s->ways; }
+
+static inline size_t rstk_state_bytes(uint32_t sets, uint32_t ways) {
+  return sizeof(rstk_state) + (size_t)sets * ways;
+}
+
+static inline void rstk_state_init(void *st, uint32_t sets, uint32_t ways) {
+  rstk_state *s = st;
+  s->sets = sets;
+  s->ways = ways;
+  for (uint32_t set = 0; set < sets; ++set) rstk_init(rstk_pos(s, set), ways);
+}
+
+/* A hit moves the line to MRU (LRU promotion). */
+static inline void rstk_hit_mru(void *st, uint32_t set, uint32_t way, const repl_access *a) {
+  (void)a;
+  rstk_state *s = st;
+  rstk_move(rstk_pos(s, set), s->ways, way, s->ways - 1);
+}
+
+/* Victim: an invalid allowed way, else the LRU-most allowed way. */
+static inline int rstk_victim_lru(void *st, uint32_t set, const repl_line *lines, uint32_t way_mask,
+                                  const repl_access *a) {
+  (void)a;
+  rstk_state *s = st;
+  const int inv = rstk_invalid(lines, s->ways, way_mask);
+  return inv >= 0 ? inv : rstk_lowest(rstk_pos(s, set), s->ways, way_mask);
+}
+
+/* An invalidated way goes to LRU. */
+static inline void rstk_on_invalidate(void *st, uint32_t set, uint32_t way) {
+  rstk_state *s = st;
+  rstk_move(rstk_pos(s, set), s->ways, way, 0);
+}
+
+/* One memory-type flag per line (HAC paper Sec. V-D counts it this way). */
+static inline uint64_t rstk_type_bit_per_line(uint32_t sets, uint32_t ways) { return (uint64_t)sets * ways; }
 
 #endif

@@ -28,32 +28,12 @@
 #include "repl.h"
 #include "repl_stack.h"
 
-typedef struct wbar_state {
-  uint32_t sets, ways;
-  uint8_t pos[]; /* sets * ways, recency positions (repl_stack.h) */
-} wbar_state;
-
-static size_t wbar_state_bytes(uint32_t sets, uint32_t ways) { return sizeof(wbar_state) + (size_t)sets * ways; }
-
-static void wbar_init(void *st, uint32_t sets, uint32_t ways) {
-  wbar_state *s = st;
-  s->sets = sets;
-  s->ways = ways;
-  for (uint32_t set = 0; set < sets; ++set) rstk_init(s->pos + (size_t)set * ways, ways);
-}
-
-static void wbar_on_hit(void *st, uint32_t set, uint32_t way, const repl_access *a) {
-  (void)a;
-  wbar_state *s = st;
-  rstk_move(s->pos + (size_t)set * s->ways, s->ways, way, s->ways - 1);
-}
-
 static int wbar_victim(void *st, uint32_t set, const repl_line *lines, uint32_t way_mask, const repl_access *a) {
   (void)a;
-  const wbar_state *s = st;
+  rstk_state *s = st;
   const int inv = rstk_invalid(lines, s->ways, way_mask);
   if (inv >= 0) return inv;
-  const uint8_t *pos = s->pos + (size_t)set * s->ways;
+  const uint8_t *pos = rstk_pos(s, set);
   int best = -1;
   for (uint32_t w = 0; w < s->ways; ++w) {
     if (!((way_mask >> w) & 1u) || pos[w] >= s->ways / 2) continue;
@@ -64,26 +44,19 @@ static int wbar_victim(void *st, uint32_t set, const repl_line *lines, uint32_t 
 }
 
 static void wbar_on_fill(void *st, uint32_t set, uint32_t way, const repl_access *a) {
-  wbar_state *s = st;
-  rstk_move(s->pos + (size_t)set * s->ways, s->ways, way, rstk_is_nvm(a->mem_type) ? s->ways - 1 : s->ways / 2);
+  rstk_state *s = st;
+  rstk_move(rstk_pos(s, set), s->ways, way, rstk_is_nvm(a->mem_type) ? s->ways - 1 : s->ways / 2);
 }
-
-static void wbar_on_invalidate(void *st, uint32_t set, uint32_t way) {
-  wbar_state *s = st;
-  rstk_move(s->pos + (size_t)set * s->ways, s->ways, way, 0);
-}
-
-static uint64_t wbar_overhead_bits(uint32_t sets, uint32_t ways) { return (uint64_t)sets * ways; }
 
 const repl_ops repl_wbar_ops = {
     .name = "wbar",
     .desc = "WBAR: NVM lines inserted at MRU, DRAM at central; victim spares dirty NVM lines in the LRU half; HAC ref. [5]",
-    .state_bytes = wbar_state_bytes,
-    .init = wbar_init,
-    .on_hit = wbar_on_hit,
+    .state_bytes = rstk_state_bytes,
+    .init = rstk_state_init,
+    .on_hit = rstk_hit_mru,
     .victim = wbar_victim,
     .on_fill = wbar_on_fill,
-    .on_invalidate = wbar_on_invalidate,
-    .overhead_bits = wbar_overhead_bits,
+    .on_invalidate = rstk_on_invalidate,
+    .overhead_bits = rstk_type_bit_per_line,
     .check = 0,
 };
