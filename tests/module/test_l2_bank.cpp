@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "l2/l2_bank.h"
+#include "l2_driver.h"
 #include "tlm_harness.h"
 
 using namespace sc_core;
@@ -21,87 +22,10 @@ using namespace strata_test;
 
 using FakeMem = LineMem;
 
-// ------------------------------------------------------------ driver (crossbar side)
-struct Rec {
-  tlm_generic_payload* gp = nullptr;
-  bool write = false;
-  uint64_t addr = 0;
-  uint8_t mask = 0;
-  double t_issue = -1, t_resp = -1;
-  unsigned char data[kLineBytes];      // response data (reads)
-  unsigned char expect[kLineBytes];    // expected data (reads, random test)
-};
-
-struct Driver : TestInitiator<Driver> {
-  std::vector<Rec> recs;
-  bool slow_end_resp = false;  // sometimes answer BEGIN_RESP with TLM_ACCEPTED + later END_RESP
-  std::mt19937 rng{11};
-  std::vector<int> order;  // response order (record ids)
-
-  Driver(sc_module_name n, PayloadPool& p) : TestInitiator(n, p) { recs.reserve(100000); }
-  // Issue a read of `mask` sectors (blocks only for backpressure). Returns the record id.
-  int read(uint64_t line, uint8_t mask, uint8_t ea = 4) {
-    tlm_generic_payload* gp = pool.alloc();
-    gp->set_address(line);
-    gp->set_command(tlm::TLM_READ_COMMAND);
-    GpuExt::get(*gp).sector_mask = mask;
-    GpuExt::get(*gp).ea_count = ea;
-    return issue(gp, false, line, mask);
-  }
-  int write(uint64_t line, unsigned off, unsigned len, const unsigned char* bytes) {
-    tlm_generic_payload* gp = pool.alloc();
-    gp->set_address(line);
-    gp->set_command(tlm::TLM_WRITE_COMMAND);
-    GpuExt& e = GpuExt::get(*gp);
-    e.set_bytes(off, len);
-    std::memcpy(gp->get_data_ptr() + off, bytes, len);
-    uint8_t m = 0;
-    for (unsigned s = off / 32; s <= (off + len - 1) / 32; ++s) m |= static_cast<uint8_t>(1u << s);
-    e.sector_mask = m;
-    return issue(gp, true, line, m);
-  }
-  int issue(tlm_generic_payload* gp, bool wr, uint64_t line, uint8_t mask) {
-    wait_end_req();
-    const int id = static_cast<int>(recs.size());
-    recs.emplace_back();
-    Rec& r = recs.back();
-    r.gp = gp;
-    r.write = wr;
-    r.addr = line;
-    r.mask = mask;
-    r.t_issue = now_ns();
-    GpuExt::get(*gp).tag = static_cast<uint32_t>(id);
-    begin_req(*gp);
-    return id;
-  }
-  double on_response(tlm_generic_payload& gp) {
-    const int id = static_cast<int>(GpuExt::get(gp).tag);
-    Rec& r = recs[id];
-    CHECK(r.t_resp < 0 && r.gp == &gp, "double or foreign response id %d", id);
-    r.t_resp = now_ns();
-    std::memcpy(r.data, gp.get_data_ptr(), kLineBytes);
-    order.push_back(id);
-    if (slow_end_resp && (rng() % 3 == 0)) return 1 + rng() % 3;
-    return -1;
-  }
-};
-
-struct Rig {
-  PayloadPool pool;
-  StatsRegistry stats;
-  FakeMem mem;
-  L2Bank bank;
-  Driver drv;
-  Rig(const std::string& n, const L2Cfg& cfg, size_t mem_bytes = 1 << 20, const amap* map = nullptr,
-      unsigned bank_id = 0)
-      : mem((n + "_mem").c_str(), mem_bytes),
-        bank((n + "_l2").c_str(), bank_id, cfg.banks, cfg, map, pool, stats),
-        drv((n + "_drv").c_str(), pool) {
-    drv.isock.bind(bank.tsock);
-    bank.isock.bind(mem.tsock);
-  }
-  double st(const char* s) const { return stats.get(std::string("l2.bank0.") + s); }
-};
+// Driver (crossbar side), rig and records: tests/module/l2_driver.h.
+using Rec = L2Rec;
+using Driver = L2Driver;
+using Rig = L2Rig;
 
 static L2Cfg small_cfg() {
   L2Cfg c;

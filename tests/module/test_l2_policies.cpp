@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "l2/l2_bank.h"
+#include "l2_driver.h"
 #include "tlm_harness.h"
 
 using namespace sc_core;
@@ -34,82 +35,12 @@ using namespace strata_test;
 
 namespace {
 
-struct Rec {
-  tlm_generic_payload* gp = nullptr;
-  bool write = false;
-  uint64_t addr = 0;
-  uint8_t mask = 0;
-  double t_resp = -1;
-  unsigned char data[kLineBytes];
-  unsigned char expect[kLineBytes];
-};
+using Rec = L2Rec;        // tests/module/l2_driver.h (records, response order, reference image)
+using Driver = L2Driver;
 
-struct Driver : TestInitiator<Driver> {
-  std::vector<Rec> recs;
-  std::vector<uint8_t> ref;  // reference memory image (random traffic with checking), else empty
-  bool slow_end_resp = false;
-  std::mt19937 rng{5};
-  Driver(sc_module_name n, PayloadPool& p) : TestInitiator(n, p) { recs.reserve(20000); }
-  int read(uint64_t line, uint8_t mask, uint8_t ea) {
-    tlm_generic_payload* gp = pool.alloc();
-    gp->set_address(line);
-    gp->set_command(tlm::TLM_READ_COMMAND);
-    GpuExt::get(*gp).sector_mask = mask;
-    GpuExt::get(*gp).ea_count = ea;
-    return issue(gp, false, line, mask);
-  }
-  int write(uint64_t line, unsigned off, unsigned len, const unsigned char* bytes, uint8_t ea) {
-    tlm_generic_payload* gp = pool.alloc();
-    gp->set_address(line);
-    gp->set_command(tlm::TLM_WRITE_COMMAND);
-    GpuExt& e = GpuExt::get(*gp);
-    e.set_bytes(off, len);
-    e.ea_count = ea;
-    std::memcpy(gp->get_data_ptr() + off, bytes, len);
-    uint8_t m = 0;
-    for (unsigned s = off / 32; s <= (off + len - 1) / 32; ++s) m |= static_cast<uint8_t>(1u << s);
-    e.sector_mask = m;
-    return issue(gp, true, line, m);
-  }
-  int issue(tlm_generic_payload* gp, bool wr, uint64_t line, uint8_t mask) {
-    wait_end_req();
-    const int id = static_cast<int>(recs.size());
-    recs.emplace_back();
-    Rec& r = recs.back();
-    r.gp = gp;
-    r.write = wr;
-    r.addr = line;
-    r.mask = mask;
-    GpuExt::get(*gp).tag = static_cast<uint32_t>(id);
-    begin_req(*gp);
-    return id;
-  }
-  double on_response(tlm_generic_payload& gp) {
-    Rec& r = recs[GpuExt::get(gp).tag];
-    CHECK(r.t_resp < 0 && r.gp == &gp, "double or foreign response");
-    r.t_resp = now_ns();
-    std::memcpy(r.data, gp.get_data_ptr(), kLineBytes);
-    if (slow_end_resp && rng() % 3 == 0) return 1 + rng() % 3;
-    return -1;
-  }
-};
-
-struct Rig {
-  std::string policy;
-  PayloadPool pool;
-  StatsRegistry stats;
-  LineMem mem;
-  L2Bank bank;
-  Driver drv;
-  Rig(const std::string& n, const L2Cfg& cfg, const amap* map)
-      : policy(cfg.policy),
-        mem((n + "_mem").c_str(), 1 << 20),
-        bank((n + "_l2").c_str(), 0, 1, cfg, map, pool, stats),
-        drv((n + "_drv").c_str(), pool) {
-    drv.isock.bind(bank.tsock);
-    bank.isock.bind(mem.tsock);
-  }
-  double st(const char* s) const { return stats.get(std::string("l2.bank0.") + s); }
+// One bank per policy; the driver's seed 5 decides its slow END_RESP answers.
+struct Rig : L2Rig {
+  Rig(const std::string& n, const L2Cfg& cfg, const amap* map) : L2Rig(n, cfg, 1 << 20, map, 0, 5) {}
 };
 
 L2Cfg cfg_for(const std::string& policy, unsigned size, unsigned assoc) {
