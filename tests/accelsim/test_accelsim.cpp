@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <systemc>  // declares sc_main (the SystemC runtime linked with the platform supplies main)
 #include <vector>
 
 #include "platform/config.h"
@@ -275,7 +276,7 @@ static void test_errors(const std::string& data) {
   EXPECT(msg(data + "/nope").find("cannot open") != std::string::npos);
 }
 
-// sc_main: the test links the platform library, whose SystemC runtime supplies main().
+
 int sc_main(int argc, char** argv) {
   if (argc != 4) {
     std::fprintf(stderr, "usage: %s DATA_DIR VECTORADD_DIR TMP_DIR\n", argv[0]);
