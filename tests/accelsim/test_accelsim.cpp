@@ -276,7 +276,6 @@ static void test_errors(const std::string& data) {
   EXPECT(msg(data + "/nope").find("cannot open") != std::string::npos);
 }
 
-
 int sc_main(int argc, char** argv) {
   if (argc != 4) {
     std::fprintf(stderr, "usage: %s DATA_DIR VECTORADD_DIR TMP_DIR\n", argv[0]);
