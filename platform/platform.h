@@ -11,9 +11,7 @@
 #include <string>
 
 #include "platform/config.h"
-
-struct dram_preset;  // models/ref/dram.h
-struct amap;         // models/ref/addrmap.h
+#include "platform/memsys.h"  // mem_devices, init_address_map (shared with memtrace)
 
 namespace strata {
 
@@ -23,12 +21,6 @@ struct RunOptions {
   bool quiet = false;    // no progress line, no summary
   bool progress = true;  // progress line on stderr (only if stderr is a terminal)
 };
-
-// The address map of a validated config for its device preset (mem.channels,
-// mem.ranks, l2.banks, addrmap.layout -- "auto" derives it from the device
-// geometry with amap_default_layout -- and addrmap.hash). Bad layouts throw
-// ConfigError naming addrmap.layout. Shared by the platform and memtrace.
-void init_address_map(const Config& C, const ::dram_preset* dev, ::amap* out);
 
 // Exit statuses of a run (sc_main returns them).
 enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitBadInput = 2, kExitCheckFailed = 3 };
