@@ -346,12 +346,12 @@ struct Split {
 int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   const double t_start = host_seconds_now();
   Player P;
-  P.dev = dram_find(C.s("mem.device").c_str());
-  if (!P.dev) C.fail("mem.device", std::string("expected one of ") + dram_names() + ", got '" + C.s("mem.device") + "'");
+  const MemDevices md = mem_devices(C);  // outlives the engines (they keep pointers to its per-rank presets)
+  P.dev = md.iface;
   const dram_preset* dev = P.dev;
-  const unsigned nch = static_cast<unsigned>(C.i("mem.channels"));
+  const unsigned nch = md.channels;
   char err[256];
-  init_address_map(C, dev, &P.map);
+  init_address_map(C, md, &P.map);
   if (opt.request_bytes == 0 || opt.request_bytes > kMaxRequestBytes)
     throw ConfigError("--request-bytes: expected 1.." + std::to_string(kMaxRequestBytes) + ", got " +
                       std::to_string(opt.request_bytes));
@@ -376,10 +376,12 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   if (!C.s("mem.timing_check_device").empty()) chk_dev = dram_find(C.s("mem.timing_check_device").c_str());
   if (check) P.tcs.resize(nch);
   for (unsigned c = 0; c < nch; ++c) {
+    mcfg.rank_devs = md.mixed ? md.rank_devs(c) : nullptr;  // mixed technologies: a preset per rank
     if (mc_init(&P.mcs[c], &mcfg, err, sizeof err) != 0) C.fail("mem.device", err);
     mc_set_done(&P.mcs[c], &Player::on_done, &P);
     if (check) {
-      if (tcheck_init(&P.tcs[c], chk_dev, mcfg.ranks, err, sizeof err) != 0) C.fail("mem.timing_check_device", err);
+      if (tcheck_init_ranks(&P.tcs[c], chk_dev, mcfg.rank_devs, mcfg.ranks, err, sizeof err) != 0)
+        C.fail("mem.timing_check_device", err);
       tcheck_expect_refresh(&P.tcs[c], mcfg.refresh);
       mc_set_cmd_log(&P.mcs[c], tcheck_cmd, &P.tcs[c]);
     }
@@ -409,10 +411,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   // the lowest column digit (no carry into other fields, row and hash
   // unchanged; the column index is built low piece first), so one decode per
   // chunk serves its atoms (addrmap.h).
-  const uint64_t col_chunk = P.map.ndigits >= 2 && P.map.digit[0].field == AMAP_OFF &&
-                                     P.map.digit[1].field == AMAP_COL && P.map.digit[1].radix > 1
-                                 ? static_cast<uint64_t>(ab) * P.map.digit[1].radix
-                                 : 0;
+  const uint64_t col_chunk = amap_col_chunk_bytes(&P.map);
   auto load_next = [&]() {
     have = rd.next(&req);
     if (!have) return;
@@ -603,6 +602,24 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   val("mem.energy.bg_j", "background (power-state) energy, all channels", Unit::Joule, esum(&mc_energy_j::bg));
   val("mem.powerdowns", "precharge power-down exits, all channels", Unit::Count, sum(&mc_stats::powerdowns));
   val("mem.gate_wakeups", "NVM power-gating wake-ups, all channels", Unit::Count, sum(&mc_stats::gate_wakeups));
+  if (md.mixed)  // mixed technologies: traffic and energy by memory kind (its ranks, all channels)
+    for (unsigned k : md.kinds) {
+      double rb = 0, wb = 0, ej = 0;
+      for (unsigned c = 0; c < nch; ++c)
+        for (uint32_t r = 0; r < mcfg.ranks; ++r) {
+          if (dram_mem_kind(md.at(c, r)) != k) continue;
+          mc_energy_j re;
+          mc_rank_energy(&P.mcs[c], r, end, &re);
+          rb += static_cast<double>(P.mcs[c].ranks[r].n_rd) * dev->atom_bytes;
+          wb += static_cast<double>(P.mcs[c].ranks[r].n_wr) * dev->atom_bytes;
+          ej += re.total;
+        }
+      const std::string p = std::string("mem.") + dram_kind_name(k);
+      val(p + ".read_bytes", std::string("bytes read from the ") + dram_kind_name(k) + " ranks", Unit::Byte, rb);
+      val(p + ".write_bytes", std::string("bytes written to the ") + dram_kind_name(k) + " ranks", Unit::Byte, wb);
+      val(p + ".energy_j", std::string("energy of the ") + dram_kind_name(k) + " ranks (each its own preset)",
+          Unit::Joule, ej);
+    }
   for (unsigned c = 0; c < nch; ++c) {
     const std::string p = "mem.ch" + std::to_string(c);
     const mc_stats& s = cs[c].st;
@@ -631,6 +648,17 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
       mc_power pw;
       mc_rank_energy(&P.mcs[c], r, end, &re);
       mc_rank_power(&P.mcs[c], r, end, &pw);
+      if (md.mixed) {  // which device the rank is, and its traffic
+        const dram_preset* rd = md.at(c, r);
+        const mc_rank_& R = P.mcs[c].ranks[r];
+        val(q + ".device." + rd->name,
+            std::string("1: rank ") + std::to_string(r) + " is " + rd->desc + " (" + dram_kind_name(dram_mem_kind(rd)) +
+                ")",
+            Unit::Count, 1);
+        val(q + ".read_atoms", "32 B column reads issued to the rank", Unit::Count, static_cast<double>(R.n_rd));
+        val(q + ".write_atoms", "32 B column writes issued to the rank", Unit::Count, static_cast<double>(R.n_wr));
+        val(q + ".activations", "ACT commands to the rank", Unit::Count, static_cast<double>(R.n_act));
+      }
       val(q + ".energy.act_j", "activation energy", Unit::Joule, re.act);
       val(q + ".energy.pre_j", "precharge energy", Unit::Joule, re.pre);
       val(q + ".energy.rd_j", "column read energy", Unit::Joule, re.rd);

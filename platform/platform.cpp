@@ -178,40 +178,6 @@ struct Platform::Impl {
 Platform::Platform(const Config& cfg, const RunOptions& opt) : p_(new Impl(cfg, opt)) {}
 Platform::~Platform() = default;
 
-void init_address_map(const Config& C, const dram_preset* dev, amap* out) {
-  const unsigned nch = static_cast<unsigned>(C.i("mem.channels"));
-  const uint32_t ranks = static_cast<uint32_t>(C.i("mem.ranks"));
-  std::string layout = C.s("addrmap.layout");
-  char buf[256], err[256];
-  if (layout == "auto") {
-    if (amap_default_layout(buf, sizeof buf, dev->atom_bytes, dev->row_bytes, nch, ranks, dev->bankgroups,
-                            dev->banks_per_group) != 0)
-      C.fail("addrmap.layout", "cannot derive a layout for " + C.s("mem.device"));
-    layout = buf;
-  }
-  if (amap_init(out, layout.c_str(), nch, ranks, dev->bankgroups, dev->banks_per_group, dev->row_bytes,
-                static_cast<uint32_t>(C.i("l2.banks")) / nch, C.b("addrmap.hash") ? 1 : 0, err, sizeof err) != 0)
-    C.fail("addrmap.layout", err);
-  if (out->atom_bytes != dev->atom_bytes)
-    C.fail("addrmap.layout", "expected off:" + std::to_string(dev->atom_bytes) + " (bytes per column access of " +
-                                 C.s("mem.device") + "), got off:" + std::to_string(out->atom_bytes));
-  // addrmap.nvm_ranges: "BASE+SIZE, BASE+SIZE, ..." -> NVM regions of the map (L2 line classification).
-  const std::string& r = C.s("addrmap.nvm_ranges");
-  for (size_t at = 0; at < r.size();) {
-    size_t end = r.find(',', at);
-    if (end == std::string::npos) end = r.size();
-    const std::string item = r.substr(at, end - at);
-    const size_t plus = item.find('+');
-    uint64_t base = 0, len = 0;
-    if (plus == std::string::npos || !parse_size(item.substr(0, plus), &base) ||
-        !parse_size(item.substr(plus + 1), &len) || len == 0)
-      C.fail("addrmap.nvm_ranges", "expected BASE+SIZE with sizes such as 64MiB and SIZE > 0, got '" + item + "'");
-    if (amap_add_region(out, base, len, AMAP_MEM_NVM) != 0)
-      C.fail("addrmap.nvm_ranges", "expected at most " + std::to_string(AMAP_MAX_REGIONS) + " ranges");
-    at = end + 1;
-  }
-}
-
 std::unique_ptr<Program> make_workload_program(const Config& C) {
   const WorkloadInfo* wi = find_workload(C.s("workload.name"));
   std::map<std::string, int64_t> knobs;
@@ -225,12 +191,11 @@ void Platform::build() {
   const Config& C = P.cfg;
   const double t0 = host_now();
 
-  // Memory device and address map.
-  const dram_preset* dev = dram_find(C.s("mem.device").c_str());
-  if (!dev) C.fail("mem.device", std::string("expected one of ") + dram_names() + ", got '" + C.s("mem.device") + "'");
-  const unsigned nch = static_cast<unsigned>(C.i("mem.channels"));
+  // Memory devices (a preset per channel and rank) and the address map.
+  const MemDevices md = mem_devices(C);
+  const unsigned nch = md.channels;
   const unsigned nbanks = static_cast<unsigned>(C.i("l2.banks"));
-  init_address_map(C, dev, &P.map);
+  init_address_map(C, md, &P.map);
 
   // Workload program (arrays, kernels, initial data into device + golden memory).
   P.program = make_workload_program(C);
@@ -290,8 +255,13 @@ void Platform::build() {
   mc.nvm_power_gating = C.b("mem.nvm_power_gating");
   mc.timing_check = C.b("mem.timing_check");
   mc.timing_check_device = C.s("mem.timing_check_device");
-  for (unsigned c = 0; c < nch; ++c)
+  mc.check_mem_type = true;  // the L2's per-line memory kind must be the serving rank's
+  for (unsigned c = 0; c < nch; ++c) {
+    mc.rank_devices.clear();
+    if (md.mixed)
+      for (unsigned r = 0; r < md.ranks; ++r) mc.rank_devices.push_back(md.at(c, r)->name);
     P.mcs.emplace_back(new MemCtrl(("mem_ch" + std::to_string(c)).c_str(), c, mc, &P.map, &P.device, P.pool, P.stats));
+  }
   for (unsigned b = 0; b < nbanks; ++b) {
     P.l2.emplace_back(new L2Bank(("l2_bank" + std::to_string(b)).c_str(), b, nbanks, l2, &P.map, P.pool, P.stats));
     P.xbar->to_l2.bind(P.l2.back()->tsock);
@@ -394,7 +364,7 @@ int Platform::run() {
   if (!P.opt.quiet) {
     auto g = [&](const char* n) { return P.stats.get(n); };
     std::printf("strata %s on %s, workload %s%s\n", status == kExitOk ? "finished" : "STOPPED",
-                C.files().empty() ? "built-in defaults" : C.files().back().c_str(), C.s("workload.name").c_str(),
+                C.files().empty() ? "built-in defaults" : C.files().front().c_str(), C.s("workload.name").c_str(),
                 C.b("sim.check") ? " (golden-memory check on)" : "");
     std::printf("  simulated   %.3f us, %.0f GPU cycles, %.0f instructions, IPC %.2f\n", g("sim.seconds") * 1e6,
                 g("gpu.cycles"), g("gpu.instructions"), g("gpu.ipc"));

@@ -11,10 +11,8 @@
 #include <string>
 
 #include "platform/config.h"
+#include "platform/memsys.h"  // mem_devices, init_address_map (shared with memtrace)
 #include "workloads/program.h"
-
-struct dram_preset;  // models/ref/dram.h
-struct amap;         // models/ref/addrmap.h
 
 namespace strata {
 
@@ -24,12 +22,6 @@ struct RunOptions {
   bool quiet = false;    // no progress line, no summary
   bool progress = true;  // progress line on stderr (only if stderr is a terminal)
 };
-
-// The address map of a validated config for its device preset (mem.channels,
-// mem.ranks, l2.banks, addrmap.layout -- "auto" derives it from the device
-// geometry with amap_default_layout -- and addrmap.hash). Bad layouts throw
-// ConfigError naming addrmap.layout. Shared by the platform and memtrace.
-void init_address_map(const Config& C, const ::dram_preset* dev, ::amap* out);
 
 // The workload program of a validated config (workload.name, its knobs
 // workload.<name>.<knob>, workload.footprint, sim.seed); not yet init()ed.

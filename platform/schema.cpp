@@ -3,10 +3,14 @@
 // Workload knobs (workload.<name>.<knob>) come from the workload registry.
 #include <set>
 
+#include <memory>
+
 #include "platform/config.h"
+#include "platform/memsys.h"
 #include "workloads/registry.h"
 
 extern "C" {
+#include "addrmap.h"
 #include "dram.h"
 #include "repl.h"
 }
@@ -49,7 +53,15 @@ static std::vector<KeySpec> build_schema() {
       {"l2.mshrs", T::Int, "64", 1, 4096, {}, "L2 MSHRs per bank"},
       {"l2.bytes_per_cycle", T::Int, "32", 1, 4096, {}, "L2 bank data-port bandwidth, bytes/cycle"},
       {"l2.policy", T::String, "lru", 1, 0, {}, "L2 replacement/insertion policy (see models/ref/repl_registry.c)"},
-      {"mem.device", T::String, "hbm2", 1, 0, {}, "device preset (models/ref/dram.c)"},
+      {"mem.device", T::String, "hbm2", 1, 0, {}, "device preset (models/ref/dram.c); with mem.rank_devices or "
+       "mem.channel_devices the channel interface and bank geometry every listed preset must share"},
+      {"mem.rank_devices", T::String, "", 1, 0, {},
+       "mixed technologies on a channel: comma-separated presets, rank r of every channel runs entry r (one per "
+       "rank, e.g. \"hbm2, scm_mlc\": HMS DRAM rank + SCM rank); empty = every rank mem.device"},
+      {"mem.channel_devices", T::String, "", 1, 0, {},
+       "mixed technologies across channels: comma-separated presets, channel c runs entry c mod n on every rank "
+       "(n divides mem.channels, e.g. \"ddr3_800, pcm_flrb\": a DRAM and a PCM channel per partition); empty = "
+       "mem.device; not together with mem.rank_devices"},
       {"mem.channels", T::Int, "8", 1, 256, {}, "memory channels"},
       {"mem.ranks", T::Int, "1", 1, 16, {}, "ranks per channel"},
       {"mem.read_queue", T::Int, "128", 1, 4096, {}, "read queue entries (32 B accesses) per channel"},
@@ -75,9 +87,17 @@ static std::vector<KeySpec> build_schema() {
        "address layout, least significant field first (models/ref/addrmap.h); \"auto\" derives one from the "
        "device geometry (one 128 B line per channel chunk, channel, bank group, columns, bank, rank, row)"},
       {"addrmap.hash", T::Bool, "true", 1, 0, {}, "permute channel/bank-group/bank by low row bits"},
-      {"addrmap.nvm_ranges", T::String, "", 1, 0, {},
-       "physical address ranges whose lines the L2 classifies as NVM, comma-separated BASE+SIZE with sizes such "
-       "as 64MiB (at most 8); memory type only, the memory controllers keep mem.device timing (HAC policy tests)"},
+      {"addrmap.part_order", T::String, "dram, nvm, scm", 1, 0, {},
+       "hybrid memory (devices of two or more kinds): order of the memory parts in the physical address space; "
+       "each part is the addresses of one kind, served by the channels x ranks of that kind and decoded by "
+       "addrmap.layout over them"},
+      {"addrmap.dram_size", T::Size, "0", 0, 1ull << 50, {},
+       "hybrid memory: bytes of the DRAM part (all its channels and ranks); 0 = unbounded (last part only)"},
+      {"addrmap.nvm_size", T::Size, "0", 0, 1ull << 50, {}, "hybrid memory: bytes of the NVM (PCM, STT-RAM, RRAM) part"},
+      {"addrmap.scm_size", T::Size, "0", 0, 1ull << 50, {}, "hybrid memory: bytes of the SCM part"},
+      {"addrmap.part_interleave", T::Size, "0", 0, 1ull << 40, {},
+       "hybrid memory: 0 = parts one after the other (part_order, sizes); B = the parts alternate in blocks of B "
+       "bytes (a multiple of 4 KiB) in the ratio of their sizes"},
       {"workload.name", T::String, "stream", 1, 0, {}, "built-in workload (strata --list-workloads)"},
       {"workload.footprint", T::Size, "0", 0, 1ull << 40, {},
        "total array bytes of a kernel-library workload (docs/workload_library.md): its size knob is set to the "
@@ -127,6 +147,11 @@ void Config::check_consistency() const {
     if (dev && (chk->bankgroups != dev->bankgroups || chk->banks_per_group != dev->banks_per_group))
       fail("mem.timing_check_device", "expected a preset with the bank geometry of mem.device (" + s("mem.device") +
                                           "), got '" + s("mem.timing_check_device") + "'");
+  }
+  {  // devices per channel and rank, and the address map over them (hybrid parts)
+    const MemDevices md = mem_devices(*this);
+    std::unique_ptr<amap> m(new amap);
+    init_address_map(*this, md, m.get());
   }
   if (i("mem.wq_high") > i("mem.write_queue"))
     fail("mem.wq_high", "expected <= mem.write_queue (" + std::to_string(i("mem.write_queue")) + ")");

@@ -12,6 +12,7 @@ PKGS=(
   libcmocka-dev             # C unit tests
   zlib1g-dev liblzma-dev libzstd-dev   # compressed traces
   xz-utils zstd                        # .xz / .zst Accel-Sim traces are read through these tools
+  hyperfine                            # benchmark timing (docs/memtrace.md "Benchmark")
 )
 missing=()
 for p in "${PKGS[@]}"; do

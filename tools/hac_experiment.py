@@ -3,7 +3,7 @@
 workload analogues under every L2 policy on one platform config and tabulate what the paper reports.
 
   tools/hac_experiment.py CONFIG [--out DIR] [--workloads a,b,...] [--policies p,q,...] [--jobs N]
-                          [--set key=value ...] [--nvm-stripes] [--strata PATH]
+                          [--set key=value ...] [--strata PATH]
 
 For each workload x policy it runs `strata --config CONFIG --workload W --set l2.policy=P` (plus the
 --set overrides), then writes DIR/hac_experiment.csv (one row per run: raw stats and the values
@@ -14,10 +14,8 @@ beside Strata's). Averages are arithmetic means of the per-workload ratios to LR
 is 0 is left out of its mean. HAC against another baseline B is mean(hac/lru) / mean(B/lru), the
 ratio of the two bars' averages, which stays finite when B nearly removes a quantity.
 
---nvm-stripes is for configs without a hybrid memory: it marks half of each workload's footprint
-as NVM in 8 alternating stripes (addrmap.nvm_ranges), found by a tiny set-up run. The memory timing
-stays that of the config's device, so IPC differences then come from hit rates only, not from the
-DRAM/NVM latency asymmetry the paper's gains rest on.
+The paper's system is configs/hac_gtx480_hybrid (a GDDR5 rank and a PCM rank on each of 12
+channels, DRAM and PCM pages alternating, so half of every footprint is NVM with PCM timing).
 
 Runs are deterministic (same config + seed -> same stats), so the tables are reproducible.
 """
@@ -70,14 +68,6 @@ def strata_run(strata, out, args):
         return json.load(f)
 
 
-def stripes(strata, out, base_args):
-    """addrmap.nvm_ranges putting every other 1/16 of the footprint in NVM (8 ranges, the map's limit)."""
-    s = strata_run(strata, out, [*base_args, "--set", "sim.max_time_us=0.001"])
-    foot = int(s["workload.footprint_bytes"])
-    g = max(4096, -(-foot // 16 // 4096) * 4096)
-    return ",".join(f"{(2 * i + 1) * g}+{g}" for i in range(8))
-
-
 def fmt(x, pct=False):
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
@@ -92,7 +82,6 @@ def main():
     ap.add_argument("--policies", default=",".join(POLICIES), help="comma-separated policies (lru first)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel runs (default %(default)s)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra config override")
-    ap.add_argument("--nvm-stripes", action="store_true", help="mark half of each footprint NVM (see above)")
     ap.add_argument("--strata", default=None, help="strata executable (default: build/strata, then PATH)")
     a = ap.parse_args()
 
@@ -106,9 +95,6 @@ def main():
     os.makedirs(a.out, exist_ok=True)
 
     base = {w: ["--config", a.config, "--workload", w, *extra] for w in workloads}
-    if a.nvm_stripes:
-        for w in workloads:
-            base[w] += ["--set", "addrmap.nvm_ranges=" + stripes(strata, os.path.join(a.out, w, "setup"), base[w])]
 
     jobs = [(w, p) for w in workloads for p in policies]
     stats = {}
@@ -145,7 +131,7 @@ def main():
 
     # Markdown
     md = [f"# HAC experiment on `{a.config}`", "",
-          f"Command: `tools/hac_experiment.py {a.config}" + (" --nvm-stripes" if a.nvm_stripes else "") +
+          f"Command: `tools/hac_experiment.py {a.config}" +
           "".join(f" --set {kv}" for kv in a.set) + f" --workloads {','.join(workloads)}`", "",
           "Values normalised to the same workload's `lru` run (1.000 = LRU); the miss-rate tables give the ratio "
           "of miss rates. `avg` = arithmetic mean over the workloads; `paper` = the HAC paper's average "

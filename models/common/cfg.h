@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
@@ -80,6 +81,13 @@ struct McCfg {
   // preset the commands are checked against (empty = `device`).
   bool timing_check = true;
   std::string timing_check_device;
+  // Mixed technologies on the channel (docs/memctrl.md): the preset of each
+  // rank (empty = every rank `device`); each shares `device`'s interface.
+  std::vector<std::string> rank_devices;
+  // Check that the memory kind of every request (GpuExt::mem_type, from the
+  // address map) is the kind of the rank serving it; a mismatch is a model
+  // bug (fatal). The platform turns it on.
+  bool check_mem_type = false;
 };
 
 }  // namespace strata

@@ -42,6 +42,17 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   c.refresh_per_bank = cfg.refresh_per_bank ? 1 : 0;
   c.pd_idle = cfg.powerdown_idle_cycles;
   c.nvm_gating = cfg.nvm_power_gating ? 1 : 0;
+  if (!cfg.rank_devices.empty()) {  // mixed technologies on the channel: a preset per rank
+    if (cfg.rank_devices.size() != cfg.ranks) fatal("rank_devices needs one preset per rank");
+    for (const std::string& n : cfg.rank_devices) {
+      const dram_preset* p = dram_find(n.c_str());
+      if (!p) fatal("unknown memory device '" + n + "' (expected one of " + dram_names() + ")");
+      rank_dev_.push_back(p);
+    }
+    c.rank_devs = rank_dev_.data();
+  }
+  for (unsigned r = 0; r < cfg.ranks; ++r)
+    rank_kind_.push_back(static_cast<uint8_t>(dram_mem_kind(rank_dev_.empty() ? dev_ : rank_dev_[r])));
   char err[256];
   if (mc_init(&mc_, &c, err, sizeof err) != 0) fatal(err);
   mc_set_done(&mc_, &MemCtrl::on_done, this);
@@ -52,7 +63,9 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
     if (!cd) fatal("unknown timing-check device '" + cn + "' (expected one of " + dram_names() + ")");
     if (cd->bankgroups != dev_->bankgroups || cd->banks_per_group != dev_->banks_per_group)
       fatal("timing-check device '" + cn + "' has another bank geometry than '" + cfg.device + "'");
-    if (tcheck_init(&tc_, cd, cfg.ranks, err, sizeof err) != 0) fatal(err);
+    if (!rank_dev_.empty() && cd != dev_) fatal("a timing-check device with a preset per rank");
+    if (tcheck_init_ranks(&tc_, cd, rank_dev_.empty() ? nullptr : rank_dev_.data(), cfg.ranks, err, sizeof err) != 0)
+      fatal(err);
     tcheck_expect_refresh(&tc_, cfg.refresh ? 1 : 0);
     tc_on_ = true;
   }
@@ -122,12 +135,13 @@ uint8_t MemCtrl::sectors_of(tlm_generic_payload& gp, bool write) {
 }
 
 bool MemCtrl::sectors_are_low_column(const amap* m) {
-  // Layout "off:32 col:<multiple of 4> ...": a line-aligned address has column
-  // digit 0 == 0 mod 4, so line + k*32 (k < 4) only adds k to that digit (no
-  // carry into other fields, row and hash unchanged), and the column index is
-  // built low piece first (addrmap.h), i.e. col(line + k*32) = col(line) + k.
-  return m->ndigits >= 2 && m->digit[0].field == AMAP_OFF && m->digit[0].radix == kSectorBytes &&
-         m->digit[1].field == AMAP_COL && m->digit[1].radix % kSectorsPerLine == 0;
+  // Layouts "off:32 col:<multiple of 4> ..." (in every part of a hybrid map):
+  // a line-aligned address has column digit 0 == 0 mod 4, so line + k*32
+  // (k < 4) only adds k to that digit (no carry into other fields, row and
+  // hash unchanged), and the column index is built low piece first
+  // (addrmap.h), i.e. col(line + k*32) = col(line) + k.
+  const uint64_t chunk = amap_col_chunk_bytes(m);
+  return m->atom_bytes == kSectorBytes && chunk && chunk % kLineBytes == 0;
 }
 
 uint32_t MemCtrl::alloc_slot() {
@@ -194,6 +208,7 @@ void MemCtrl::submit(uint32_t si, uint64_t cycle) {
     amap_loc l;
     amap_decode(map_, line, &l);
     if (l.ch != ch_) fatal("request for channel " + std::to_string(l.ch) + " routed to channel " + std::to_string(ch_));
+    if (cfg_.check_mem_type) check_mem_type(*s.gp, l.ra);
     for (unsigned k = 0; k < kSectorsPerLine; ++k)
       if ((s.mask >> k) & 1u) a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col + k, l.row};
   } else {
@@ -203,10 +218,22 @@ void MemCtrl::submit(uint32_t si, uint64_t cycle) {
       amap_decode(map_, line + k * kSectorBytes, &l);
       if (l.ch != ch_)
         fatal("request for channel " + std::to_string(l.ch) + " routed to channel " + std::to_string(ch_));
+      if (cfg_.check_mem_type) check_mem_type(*s.gp, l.ra);
       a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
     }
   }
   if (mc_submit(&mc_, cycle, s.write ? 1 : 0, a, n, si) != 0) fatal("engine refused an accepted request");
+}
+
+void MemCtrl::check_mem_type(tlm_generic_payload& gp, uint32_t rank) const {
+  GpuExt* e = nullptr;
+  gp.get_extension(e);
+  if (!e || static_cast<unsigned>(e->mem_type) == rank_kind_[rank]) return;
+  char a[24];
+  std::snprintf(a, sizeof a, "%llx", static_cast<unsigned long long>(gp.get_address()));
+  fatal(std::string("line 0x") + a + " is tagged " + dram_kind_name(static_cast<unsigned>(e->mem_type)) +
+        " by the address map but served by rank " + std::to_string(rank) + " (" + rank_device(rank).name + ", " +
+        dram_kind_name(rank_kind_[rank]) + ")");
 }
 
 tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
@@ -491,6 +518,17 @@ void MemCtrl::register_stats(StatsRegistry& S) {
             &st.gate_wakeups);
   for (unsigned r = 0; r < cfg_.ranks; ++r) {
     const std::string q = p + ".rank" + std::to_string(r);
+    if (!rank_dev_.empty()) {  // mixed channel: which device each rank is, and its traffic
+      const dram_preset& d = rank_device(r);
+      const mc_rank_* R = &mc_.ranks[r];
+      S.value(join(q, std::string("device.") + d.name),
+              std::string("1: rank ") + std::to_string(r) + " is " + d.desc + " (" + dram_kind_name(dram_mem_kind(&d)) +
+                  ")",
+              Unit::Count, &kOne);
+      S.counter(join(q, "read_atoms"), "32 B column reads issued to the rank", Unit::Count, &R->n_rd);
+      S.counter(join(q, "write_atoms"), "32 B column writes issued to the rank", Unit::Count, &R->n_wr);
+      S.counter(join(q, "activations"), "ACT commands to the rank", Unit::Count, &R->n_act);
+    }
     using E = double mc_energy_j::*;
     const struct { const char* n; E f; const char* d; } es[] = {
         {"energy.act_j", &mc_energy_j::act, "activation energy"},
@@ -591,6 +629,37 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
   });
   S.formula("mem.powerdowns", "precharge power-down exits, all channels", Unit::Count,
             [sum] { return sum(&mc_stats::powerdowns); });
+  // Mixed technologies: traffic and energy by memory kind (the ranks of each kind, all channels).
+  bool mixed = false, kinds[3] = {false, false, false};
+  for (MemCtrl* m : mcs) {
+    mixed |= !m->rank_dev_.empty();
+    for (uint8_t k : m->rank_kind_) kinds[k] = true;
+  }
+  for (unsigned k = 0; mixed && k < 3; ++k) {
+    if (!kinds[k]) continue;
+    const std::string p = std::string("mem.") + dram_kind_name(k);
+    auto per_rank = [mcs, k](auto f) {
+      double v = 0;
+      for (MemCtrl* m : mcs)
+        for (unsigned r = 0; r < m->cfg_.ranks; ++r)
+          if (m->rank_kind_[r] == k) v += f(m, r);
+      return v;
+    };
+    S.formula(join(p, "read_bytes"), std::string("bytes read from the ") + dram_kind_name(k) + " ranks", Unit::Byte,
+              [per_rank] {
+                return per_rank([](MemCtrl* m, unsigned r) {
+                  return static_cast<double>(m->mc_.ranks[r].n_rd) * m->dev_->atom_bytes;
+                });
+              });
+    S.formula(join(p, "write_bytes"), std::string("bytes written to the ") + dram_kind_name(k) + " ranks",
+              Unit::Byte, [per_rank] {
+                return per_rank([](MemCtrl* m, unsigned r) {
+                  return static_cast<double>(m->mc_.ranks[r].n_wr) * m->dev_->atom_bytes;
+                });
+              });
+    S.formula(join(p, "energy_j"), std::string("energy of the ") + dram_kind_name(k) + " ranks (each its own preset)",
+              Unit::Joule, [per_rank] { return per_rank([](MemCtrl* m, unsigned r) { return m->rank_energy(r).total; }); });
+  }
   S.formula("mem.gate_wakeups", "NVM power-gating wake-ups, all channels", Unit::Count,
             [sum] { return sum(&mc_stats::gate_wakeups); });
 }

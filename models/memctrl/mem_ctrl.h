@@ -76,6 +76,8 @@ class MemCtrl : public sc_core::sc_module {
   bool idle() const;
 
   const dram_preset& device() const { return *dev_; }
+  // Preset of rank r (McCfg::rank_devices, or device()).
+  const dram_preset& rank_device(unsigned r) const { return rank_dev_.empty() ? *dev_ : *rank_dev_[r]; }
   unsigned channel() const { return ch_; }
   sc_core::sc_time clock_period() const { return sc_core::sc_time(period_ps_, sc_core::SC_PS); }
   // Memory-clock cycle of a time (rounded up to the next clock edge), and back.
@@ -100,6 +102,12 @@ class MemCtrl : public sc_core::sc_module {
   bool scale_timing(unsigned rcd_mult, unsigned wr_mult) {
     if (mc_scale_timing(&mc_, rcd_mult, wr_mult) != 0) return false;
     if (tc_on_) tcheck_scale(&tc_, rcd_mult, wr_mult);
+    return true;
+  }
+  // The same for rank r only (HMS throttles the SCM rank of a mixed channel).
+  bool scale_rank_timing(unsigned r, unsigned rcd_mult, unsigned wr_mult) {
+    if (mc_scale_rank_timing(&mc_, r, rcd_mult, wr_mult) != 0) return false;
+    if (tc_on_) tcheck_scale_rank(&tc_, r, rcd_mult, wr_mult);
     return true;
   }
   // The built-in timing checker (nullptr when McCfg::timing_check is off).
@@ -153,6 +161,7 @@ class MemCtrl : public sc_core::sc_module {
   void finish(uint32_t slot);
   uint32_t alloc_slot();
   void register_stats(StatsRegistry& stats);
+  void check_mem_type(tlm::tlm_generic_payload& gp, uint32_t rank) const;
   [[noreturn]] void fatal(const std::string& msg) const;
   static void on_done(void* ctx, uint64_t user, int is_write, uint64_t cycle);
   static void on_cmd(void* ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row,
@@ -164,6 +173,9 @@ class MemCtrl : public sc_core::sc_module {
   const amap* map_;
   bstore* mem_;
   const dram_preset* dev_ = nullptr;
+  std::vector<const dram_preset*> rank_dev_;  // McCfg::rank_devices (empty: every rank dev_)
+  std::vector<uint8_t> rank_kind_;            // AMAP_MEM_* of each rank's preset
+  static constexpr double kOne = 1.0;         // value of the per-rank device.<preset> stats
   double period_ps_ = 1000.0;
   mc mc_{};
   tcheck tc_{};

@@ -26,7 +26,7 @@ static inline uint32_t fold(uint64_t x, unsigned bits);
  * With hashing, fold(row >> salt, b) is linear over GF(2) in the row bits, so
  * the three folds together are the XOR of one precomputed table entry per row
  * byte (at most 8 lookups instead of up to 64/b slice steps per field). */
-static void precompute_fast(amap *m) {
+static void precompute_fast(amap_dec *m) {
   unsigned pos = 0, colbits = 0;
   m->fast = 1;
   for (unsigned i = 0; i < m->ndigits; ++i) {
@@ -82,9 +82,10 @@ static void precompute_fast(amap *m) {
     }
 }
 
-int amap_init(amap *m, const char *layout, uint32_t channels, uint32_t ranks, uint32_t bankgroups,
-              uint32_t banks_per_group, uint32_t row_bytes, uint32_t l2_per_channel, int hash,
-              char *err, size_t errlen) {
+/* Parse a layout into a decoder (see amap_init). */
+static int dec_init(amap_dec *m, const char *layout, uint32_t channels, uint32_t ranks, uint32_t bankgroups,
+                    uint32_t banks_per_group, uint32_t row_bytes, uint32_t l2_per_channel, int hash, char *err,
+                    size_t errlen) {
   memset(m, 0, sizeof *m);
   m->channels = channels;
   m->ranks = ranks;
@@ -178,6 +179,24 @@ int amap_init(amap *m, const char *layout, uint32_t channels, uint32_t ranks, ui
   return 0;
 }
 
+int amap_init(amap *m, const char *layout, uint32_t channels, uint32_t ranks, uint32_t bankgroups,
+              uint32_t banks_per_group, uint32_t row_bytes, uint32_t l2_per_channel, int hash,
+              char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  if (dec_init(&m->d, layout, channels, ranks, bankgroups, banks_per_group, row_bytes, l2_per_channel, hash, err,
+               errlen) != 0)
+    return -1;
+  m->channels = channels;
+  m->ranks = ranks;
+  m->bankgroups = bankgroups;
+  m->banks = banks_per_group;
+  m->columns = m->d.columns;
+  m->atom_bytes = m->d.atom_bytes;
+  m->l2_per_channel = m->d.l2_per_channel;
+  m->hash = hash;
+  return 0;
+}
+
 int amap_default_layout(char *buf, size_t len, uint32_t atom_bytes, uint32_t row_bytes, uint32_t channels,
                         uint32_t ranks, uint32_t bankgroups, uint32_t banks_per_group) {
   if (!buf || !len || !atom_bytes || !row_bytes || row_bytes % atom_bytes || !channels || !ranks || !bankgroups ||
@@ -219,6 +238,8 @@ int amap_add_region(amap *m, uint64_t base, uint64_t size, unsigned mem) {
   return 0;
 }
 
+void amap_set_mem(amap *m, unsigned mem) { m->mem_default = (uint8_t)mem; }
+
 static inline uint64_t take(const amap_digit *d, uint64_t *q) {
   uint64_t v;
   if (d->pow2) {
@@ -252,7 +273,7 @@ static inline uint32_t permute(uint32_t v, uint32_t count, uint64_t row, unsigne
 }
 
 /* Reference decode: successive div/mod over the digits (any radix). */
-static void decode_slow(const amap *m, uint64_t pa, amap_loc *o) {
+static void decode_slow(const amap_dec *m, uint64_t pa, amap_loc *o) {
   uint64_t q = pa;
   uint32_t col = 0, colmul = 1;
   uint64_t above_ch = 0;
@@ -283,21 +304,21 @@ static void decode_slow(const amap *m, uint64_t pa, amap_loc *o) {
 }
 
 /* Fast path helpers (m->fast): field k of {ch, ra, bg, ba}; hashed field k of {ch, bg, ba}. */
-static inline uint32_t fslice(const amap *m, uint64_t pa, unsigned k) {
+static inline uint32_t fslice(const amap_dec *m, uint64_t pa, unsigned k) {
   return (uint32_t)((pa >> m->fpos[k]) & m->fmask[k]);
 }
-static inline uint32_t frowhash(const amap *m, uint64_t row) {
+static inline uint32_t frowhash(const amap_dec *m, uint64_t row) {
   uint32_t h = 0;
   for (unsigned j = 0; j < m->row_bytes_n; ++j) h ^= m->hash_tab[j][(row >> (8 * j)) & 0xff];
   return h;
 }
-static inline uint32_t fbank(const amap *m, uint64_t pa, uint32_t ch) {
+static inline uint32_t fbank(const amap_dec *m, uint64_t pa, uint32_t ch) {
   const uint64_t above = m->has_ch ? pa >> m->above_ch_pos : 0;
   const uint32_t lo = m->lpc_pow2 ? (uint32_t)(above & (m->l2_per_channel - 1)) : (uint32_t)(above % m->l2_per_channel);
   return ch * m->l2_per_channel + lo;
 }
 
-void amap_decode(const amap *m, uint64_t pa, amap_loc *o) {
+static inline void dec_decode(const amap_dec *m, uint64_t pa, amap_loc *o) {
   if (!m->fast) {
     decode_slow(m, pa, o);
     return;
@@ -321,29 +342,203 @@ void amap_decode(const amap *m, uint64_t pa, amap_loc *o) {
   o->l2_bank = fbank(m, pa, ch);
 }
 
+/* The part serving `pa` and the part-local address. */
+static inline const amap_part *part_of(const amap *m, uint64_t pa, uint64_t *local) {
+  if (!m->interleave) {
+    for (unsigned k = 0; k + 1 < m->nparts; ++k) {
+      const amap_part *P = &m->part[k];
+      if (pa - P->base < P->bytes) {
+        *local = pa - P->base;
+        return P;
+      }
+    }
+    const amap_part *P = &m->part[m->nparts - 1];
+    *local = pa - P->base; /* the last part takes every address above (pa < base cannot happen: bases ascend from 0) */
+    return P;
+  }
+  const uint64_t B = m->interleave;
+  const uint64_t blk = pa / B, in = pa % B;
+  const uint64_t round = blk / m->round_blocks, j = blk % m->round_blocks;
+  unsigned k = 0;
+  while (k + 1 < m->nparts && j >= m->part[k].block0 + m->part[k].blocks) ++k;
+  const amap_part *P = &m->part[k];
+  *local = (round * P->blocks + (j - P->block0)) * B + in;
+  return P;
+}
+
+static void decode_parts(const amap *m, uint64_t pa, amap_loc *o) {
+  uint64_t local;
+  const amap_part *P = part_of(m, pa, &local);
+  dec_decode(&P->d, local, o);
+  const uint32_t gch = P->ch[o->ch];
+  o->l2_bank += (gch - o->ch) * P->d.l2_per_channel; /* the same L2 bank offset, on the serving channel */
+  o->ch = gch;
+  o->ra = P->ra[o->ra];
+}
+
+void amap_decode(const amap *m, uint64_t pa, amap_loc *o) {
+  if (m->nparts) {
+    decode_parts(m, pa, o);
+    return;
+  }
+  dec_decode(&m->d, pa, o);
+}
+
 uint32_t amap_channel(const amap *m, uint64_t pa) {
-  if (m->fast) {
-    const uint32_t ch = fslice(m, pa, 0);
-    return m->hash ? (ch ^ frowhash(m, pa >> m->row_pos)) & (m->channels - 1) : ch;
+  const amap_dec *d = &m->d;
+  if (m->nparts) {
+    amap_loc l;
+    decode_parts(m, pa, &l);
+    return l.ch;
+  }
+  if (d->fast) {
+    const uint32_t ch = fslice(d, pa, 0);
+    return d->hash ? (ch ^ frowhash(d, pa >> d->row_pos)) & (d->channels - 1) : ch;
   }
   amap_loc l;
-  decode_slow(m, pa, &l);
+  decode_slow(d, pa, &l);
   return l.ch;
 }
 
 uint32_t amap_l2_bank(const amap *m, uint64_t pa) {
-  if (m->fast) {
-    uint32_t ch = fslice(m, pa, 0);
-    if (m->hash) ch = (ch ^ frowhash(m, pa >> m->row_pos)) & (m->channels - 1);
-    return fbank(m, pa, ch);
+  const amap_dec *d = &m->d;
+  if (m->nparts) {
+    amap_loc l;
+    decode_parts(m, pa, &l);
+    return l.l2_bank;
+  }
+  if (d->fast) {
+    uint32_t ch = fslice(d, pa, 0);
+    if (d->hash) ch = (ch ^ frowhash(d, pa >> d->row_pos)) & (d->channels - 1);
+    return fbank(d, pa, ch);
   }
   amap_loc l;
-  decode_slow(m, pa, &l);
+  decode_slow(d, pa, &l);
   return l.l2_bank;
 }
 
 unsigned amap_mem_type(const amap *m, uint64_t pa) {
+  if (m->nparts) {
+    uint64_t local;
+    return part_of(m, pa, &local)->mem;
+  }
   for (unsigned i = 0; i < m->nregions; ++i)
     if (pa - m->region[i].base < m->region[i].size) return m->region[i].mem;
-  return AMAP_MEM_DRAM;
+  return m->mem_default;
+}
+
+static uint64_t dec_chunk(const amap_dec *d) {
+  if (d->ndigits >= 2 && d->digit[0].field == AMAP_OFF && d->digit[1].field == AMAP_COL && d->digit[1].radix > 1)
+    return (uint64_t)d->digit[0].radix * d->digit[1].radix;
+  return 0;
+}
+
+uint64_t amap_col_chunk_bytes(const amap *m) {
+  if (!m->nparts) return dec_chunk(&m->d);
+  uint64_t c = UINT64_MAX;
+  for (unsigned k = 0; k < m->nparts; ++k) {
+    const uint64_t x = dec_chunk(&m->part[k].d);
+    if (x < c) c = x;
+  }
+  /* parts start at multiples of AMAP_PART_ALIGN: a chunk must not straddle one */
+  return c && AMAP_PART_ALIGN % c == 0 ? c : 0;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b) {
+  while (b) {
+    const uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+int amap_init_parts(amap *m, const amap_part_cfg *parts, unsigned nparts, uint64_t interleave, const char *layout,
+                    uint32_t channels, uint32_t ranks, uint32_t bankgroups, uint32_t banks_per_group,
+                    uint32_t row_bytes, uint32_t atom_bytes, uint32_t l2_per_channel, int hash, char *err,
+                    size_t errlen) {
+#define FAIL(...)                                           \
+  do {                                                      \
+    if (err && errlen) snprintf(err, errlen, __VA_ARGS__);  \
+    return -1;                                              \
+  } while (0)
+  memset(m, 0, sizeof *m);
+  if (nparts < 2 || nparts > AMAP_MAX_PARTS) FAIL("memory parts: expected 2..%d, got %u", AMAP_MAX_PARTS, nparts);
+  if (channels > AMAP_MAX_CHANNELS || ranks > AMAP_MAX_RANKS)
+    FAIL("memory parts: at most %d channels and %d ranks", AMAP_MAX_CHANNELS, AMAP_MAX_RANKS);
+  if (interleave % AMAP_PART_ALIGN) FAIL("interleave block %llu: expected a multiple of %d bytes",
+                                        (unsigned long long)interleave, AMAP_PART_ALIGN);
+  m->channels = channels;
+  m->ranks = ranks;
+  m->bankgroups = bankgroups;
+  m->banks = banks_per_group;
+  m->columns = row_bytes / (atom_bytes ? atom_bytes : 1);
+  m->atom_bytes = atom_bytes;
+  m->l2_per_channel = l2_per_channel ? l2_per_channel : 1;
+  m->hash = hash;
+  m->nparts = nparts;
+  m->interleave = interleave;
+  uint8_t used[AMAP_MAX_CHANNELS][AMAP_MAX_RANKS];
+  memset(used, 0, sizeof used);
+  uint64_t g = 0, base = 0;
+  for (unsigned k = 0; k < nparts; ++k) {
+    const amap_part_cfg *c = &parts[k];
+    amap_part *P = &m->part[k];
+    const char *kn = c->mem == AMAP_MEM_DRAM ? "dram" : c->mem == AMAP_MEM_NVM ? "nvm" : "scm";
+    if (c->mem > AMAP_MEM_SCM) FAIL("memory part %u: unknown kind %u", k, c->mem);
+    for (unsigned j = 0; j < k; ++j)
+      if (parts[j].mem == c->mem) FAIL("memory part %s appears twice", kn);
+    if (c->bytes % AMAP_PART_ALIGN)
+      FAIL("%s part: size %llu is not a multiple of %d bytes", kn, (unsigned long long)c->bytes, AMAP_PART_ALIGN);
+    if (!c->bytes && (interleave || k + 1 < nparts))
+      FAIL("%s part: needs a size > 0 (%s)", kn, interleave ? "interleaved parts" : "only the last part may be unbounded");
+    if (!c->nch || !c->nra || c->nch > channels || c->nra > ranks)
+      FAIL("%s part: served by %u channels x %u ranks, expected 1..%u x 1..%u", kn, c->nch, c->nra, channels, ranks);
+    for (uint32_t i = 0; i < c->nch; ++i) {
+      if (c->ch[i] >= channels) FAIL("%s part: channel %u out of range", kn, c->ch[i]);
+      P->ch[i] = (uint16_t)c->ch[i];
+    }
+    for (uint32_t i = 0; i < c->nra; ++i) {
+      if (c->ra[i] >= ranks) FAIL("%s part: rank %u out of range", kn, c->ra[i]);
+      P->ra[i] = (uint8_t)c->ra[i];
+    }
+    for (uint32_t i = 0; i < c->nch; ++i)
+      for (uint32_t j = 0; j < c->nra; ++j) {
+        if (used[c->ch[i]][c->ra[j]]) FAIL("%s part: channel %u rank %u already serves another part", kn, c->ch[i], c->ra[j]);
+        used[c->ch[i]][c->ra[j]] = 1;
+      }
+    P->mem = (uint8_t)c->mem;
+    P->bytes = c->bytes;
+    P->nch = c->nch;
+    P->nra = c->nra;
+    P->base = base;
+    base += c->bytes;
+    g = gcd64(g, c->bytes);
+    char buf[256];
+    const char *lay = layout;
+    if (!lay || strcmp(lay, "auto") == 0) {
+      if (amap_default_layout(buf, sizeof buf, atom_bytes, row_bytes, c->nch, c->nra, bankgroups, banks_per_group) != 0)
+        FAIL("%s part: cannot derive a layout", kn);
+      lay = buf;
+    }
+    char why[200];
+    if (dec_init(&P->d, lay, c->nch, c->nra, bankgroups, banks_per_group, row_bytes, l2_per_channel, hash, why,
+                 sizeof why) != 0)
+      FAIL("%s part (%u channels x %u ranks): %s", kn, c->nch, c->nra, why);
+    if (P->d.atom_bytes != atom_bytes) FAIL("%s part: layout must start with off:%u", kn, atom_bytes);
+  }
+  if (interleave) {
+    uint64_t b0 = 0;
+    for (unsigned k = 0; k < nparts; ++k) {
+      m->part[k].blocks = m->part[k].bytes / g;
+      m->part[k].block0 = b0;
+      b0 += m->part[k].blocks;
+    }
+    if (b0 > 4096)
+      FAIL("interleaved parts: the sizes' ratio needs %llu blocks per round (at most 4096; make the sizes "
+           "simpler multiples of each other)", (unsigned long long)b0);
+    m->round_blocks = b0;
+  }
+  return 0;
+#undef FAIL
 }

@@ -26,6 +26,10 @@ enum amap_mem { AMAP_MEM_DRAM = 0, AMAP_MEM_NVM = 1, AMAP_MEM_SCM = 2 };
 
 #define AMAP_MAX_DIGITS 16
 #define AMAP_MAX_REGIONS 8
+#define AMAP_MAX_PARTS 3      /* one per memory kind: DRAM, NVM, SCM */
+#define AMAP_MAX_CHANNELS 256
+#define AMAP_MAX_RANKS 16
+#define AMAP_PART_ALIGN 4096  /* part sizes and interleave blocks are multiples of this */
 
 typedef struct amap_digit {
   uint8_t field;   /* enum amap_field */
@@ -39,14 +43,15 @@ typedef struct amap_region {
   uint8_t mem;     /* enum amap_mem */
 } amap_region;
 
-typedef struct amap {
+/* One layout decoder: the digits of a layout over a channels x ranks x bank
+ * geometry, with the precomputed fast path. An amap holds one for the whole
+ * memory, or one per memory part (below). Internal; read through the API. */
+typedef struct amap_dec {
   amap_digit digit[AMAP_MAX_DIGITS];
   unsigned ndigits;
   uint32_t channels, ranks, bankgroups, banks, columns, atom_bytes;
   uint32_t l2_per_channel;
   int hash;
-  amap_region region[AMAP_MAX_REGIONS];
-  unsigned nregions;
   /* Precomputed by amap_init for the fast decode (every count a power of two
    * and the row starting below bit 64): each field is a bit slice of the
    * address. Internal; the slow path (successive div/mod) handles the rest. */
@@ -64,6 +69,36 @@ typedef struct amap {
    * they are the XOR of one table entry per row byte; entry = fold_ch |
    * fold_bg << 10 | fold_ba << 20. */
   uint32_t hash_tab[8][256];
+} amap_dec;
+
+/* A memory part (hybrid memory, amap_init_parts): the addresses of one memory
+ * kind, served by `nch` channels x `nra` ranks (global indices ch[], ra[]),
+ * decoded by its own layout over those targets. */
+typedef struct amap_part {
+  uint8_t mem;                /* enum amap_mem */
+  uint64_t bytes;             /* capacity (0: unbounded, the last part of a contiguous map) */
+  uint64_t base;              /* contiguous map: first address */
+  uint64_t block0, blocks;    /* interleaved map: its blocks of each round, [block0, block0 + blocks) */
+  uint32_t nch, nra;
+  uint16_t ch[AMAP_MAX_CHANNELS];
+  uint8_t ra[AMAP_MAX_RANKS];
+  amap_dec d;
+} amap_part;
+
+typedef struct amap {
+  /* Geometry of the whole memory (global channel and rank counts). */
+  uint32_t channels, ranks, bankgroups, banks, columns, atom_bytes;
+  uint32_t l2_per_channel;
+  int hash;
+  amap_dec d;                 /* the decoder (one-part maps: nparts == 0) */
+  /* Hybrid memory: parts of different kinds (nparts >= 2; 0 = one kind). */
+  amap_part part[AMAP_MAX_PARTS];
+  unsigned nparts;
+  uint64_t interleave;        /* 0: parts contiguous; else block size of the interleaved map */
+  uint64_t round_blocks;      /* interleaved: blocks per round (sum of the parts' blocks) */
+  uint8_t mem_default;        /* kind of addresses in no region (one-kind maps, amap_set_mem) */
+  amap_region region[AMAP_MAX_REGIONS];
+  unsigned nregions;
 } amap;
 
 typedef struct amap_loc {
@@ -92,9 +127,48 @@ int amap_init(amap *m, const char *layout, uint32_t channels, uint32_t ranks, ui
 int amap_default_layout(char *buf, size_t len, uint32_t atom_bytes, uint32_t row_bytes, uint32_t channels,
                         uint32_t ranks, uint32_t bankgroups, uint32_t banks_per_group);
 
+/* Hybrid memory: the physical address space split into parts of different
+ * memory kinds (DRAM / NVM / SCM), each served by its own channels x ranks.
+ *   interleave == 0: the parts lie one after the other in the order given,
+ *     part k at the sum of the earlier parts' sizes; the last part may have
+ *     size 0 = unbounded (and takes every address above the others anyway).
+ *   interleave == B: the space is a sequence of rounds of B-byte blocks; each
+ *     round gives part k size_k / g consecutive blocks (g = gcd of the sizes),
+ *     in the order given, so the kinds alternate every few blocks in the
+ *     ratio of their sizes; every size must be > 0.
+ * Within a part the part-local address (its bytes counted from 0) is decoded
+ * by `layout` over nch channels x nra ranks (counts as in amap_init; NULL or
+ * "auto" = amap_default_layout), and the channel and rank digits are mapped
+ * to the global indices ch[], ra[]. The L2 bank of an address is global
+ * channel x l2_per_channel + (the part-local address above the channel
+ * field) mod l2_per_channel, so it always belongs to the serving channel.
+ * Checks: 2..AMAP_MAX_PARTS parts of distinct kinds; sizes and B multiples of
+ * AMAP_PART_ALIGN; indices in range; no (channel, rank) serving two parts; the
+ * interleaved round at most 4096 blocks. Returns 0, or -1 with a one-line
+ * reason in err. amap_mem_type() of an address is then the kind of its part. */
+typedef struct amap_part_cfg {
+  unsigned mem;               /* enum amap_mem */
+  uint64_t bytes;             /* capacity (see above) */
+  uint32_t nch, nra;
+  const uint32_t *ch, *ra;    /* global channel / rank indices (nch / nra entries) */
+} amap_part_cfg;
+int amap_init_parts(amap *m, const amap_part_cfg *parts, unsigned nparts, uint64_t interleave, const char *layout,
+                    uint32_t channels, uint32_t ranks, uint32_t bankgroups, uint32_t banks_per_group,
+                    uint32_t row_bytes, uint32_t atom_bytes, uint32_t l2_per_channel, int hash, char *err,
+                    size_t errlen);
+
 /* Declare [base, base+size) as memory technology `mem` (enum amap_mem);
- * addresses in no region are DRAM. Returns -1 when the table is full. */
+ * addresses in no region are DRAM (or amap_set_mem's kind). Regions only tag
+ * addresses (tests, maps without parts); with parts the kind comes from the
+ * part. Returns -1 when the table is full. */
 int amap_add_region(amap *m, uint64_t base, uint64_t size, unsigned mem);
+/* Kind of the addresses in no region of a map without parts (a memory of one
+ * kind, e.g. all PCM); default AMAP_MEM_DRAM. */
+void amap_set_mem(amap *m, unsigned mem);
+/* Bytes of an aligned chunk whose atoms differ only in the lowest column
+ * digit in every decoder (col(a + k x atom) = col(a) + k, the same channel,
+ * rank, bank and row), so one decode serves the chunk; 0 when there is none. */
+uint64_t amap_col_chunk_bytes(const amap *m);
 
 /* Decode a physical address. Never fails. */
 void amap_decode(const amap *m, uint64_t pa, amap_loc *out);

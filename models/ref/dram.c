@@ -4,6 +4,8 @@
 #include "dram.h"
 
 #include <stdio.h>
+
+#include "addrmap.h"
 #include <string.h>
 
 /* Bits moved by one 32 B column access; HMS Table I gives energy in pJ/bit. */
@@ -22,6 +24,20 @@
  *   precharge power-down (CKE low)           IDD2P x VDD = BG_PD(bg_mw) */
 #define BG_ACT(mw) ((mw) * 1.2)
 #define BG_PD(mw) ((mw) * 0.5)
+/* Rank switch on the shared data bus (dram.h tRTRS), in command-clock cycles.
+ *  RTRS_DDR: Ramulator's DDR3 and DDR4 models use nRTRS = 2 tCK at every
+ *    speed bin (bus hand-over and ODT settling between two DIMM ranks); the
+ *    GDDR5 rows take the same 2 tCK (estimate: GPGPU-Sim and Ramulator model
+ *    GDDR5 channels with one rank, so they give none).
+ *  RTRS_HBM: 1 cycle (estimate). The HMS stack puts a DRAM rank and an SCM
+ *    rank on one channel's TSVs behind the same base-die I/O buffers (Sec.
+ *    III-A) -- no ODT to switch; JESD235 legacy channels have one rank, and
+ *    Ramulator's HBM model (the one HMS used) applies only nBL between column
+ *    commands of different ranks, which lets a write burst overlap the read
+ *    burst before it. One bus cycle for the driver hand-over keeps bursts
+ *    apart without ODT settling. A single-rank channel never pays it. */
+#define RTRS_DDR 2
+#define RTRS_HBM 1
 /* NVM_GATE (estimate: the hybrid graphics memory paper gates idle NVM rows on
  * a per-row timer, Sec. 4.2, but gives neither the time-out nor the wake-up
  * latency): a rank is gated after 1 us without a command and needs 30 ns
@@ -77,6 +93,7 @@ static const dram_preset k_presets[] = {
             .RFC_PB = 160,      /* JESD235 per-bank refresh (REFSB): Ramulator 2.0 HBM2 nRFCSB 160 ns */
             .BURST = 1,         /* BL2 / DDR */
             .XP = 10, .CKE = 10, /* Ramulator HBM nXP 5, nPD 5 x 2 ns */
+            .RTRS = RTRS_HBM,   /* rank switch on the channel's TSVs (HMS DRAM + SCM ranks), see RTRS_HBM */
         },
         .e = {
             /* HMS Table I "Memory energy (pJ/bit)" DRAM: ACT 1.17, PRE 0.39,
@@ -144,6 +161,7 @@ static const dram_preset k_presets[] = {
             .REFI = 3604,       /* estimate: tREFI 3.9 us at 924 MHz */
             .BURST = 2,         /* BL8 / 4 */
             .XP = 10, .CKE = 10, /* Ramulator GDDR5 nXPN 10, nPD 10 tCK */
+            .RTRS = RTRS_DDR,   /* rank switch, see RTRS_DDR */
         },
         .e = {
             /* Documented estimate (neither HAC nor GPGPU-Sim's timing model
@@ -233,6 +251,7 @@ static const dram_preset k_presets[] = {
             .XP = 3, .CKE = 3, /* JESD79-3 DDR3-800: tXP, tCKE max(3 nCK, 7.5 ns) */
             .RP_DIRTY = 0,      /* DRAM: a written row precharges like any other */
             .RRD_PRE = 5,       /* Table II tRRDpre 5 */
+            .RTRS = RTRS_DDR,   /* Ramulator DDR3 nRTRS 2 */
         },
         .e = {
             .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* estimate, see above */
@@ -281,6 +300,7 @@ static const dram_preset k_presets[] = {
             .BURST = 4,         /* BL8 / DDR */
             .XP = 5, .CKE = 4, /* JESD79-3 DDR3-1600: tXP max(3 nCK, 6 ns), tCKE max(3 nCK, 5 ns) */
             .RP_DIRTY = 0, .RRD_PRE = 0, /* JEDEC DDR3 has neither */
+            .RTRS = RTRS_DDR,   /* Ramulator DDR3 nRTRS 2 */
         },
         .e = {
             .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* estimate, see above */
@@ -331,6 +351,7 @@ static const dram_preset k_presets[] = {
             .BURST = 2,         /* BL8 / 4 */
             .XP = 10, .CKE = 10, /* as gddr5_gtx480 (tCK values) */
             .RP_DIRTY = 0, .RRD_PRE = 0,
+            .RTRS = RTRS_DDR,   /* as gddr5_gtx480 */
         },
         .e = {
             .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* as gddr5_gtx480 */
@@ -368,6 +389,7 @@ static const dram_preset k_presets[] = {
             .BURST = 2,
             .XP = 10, .CKE = 10, /* as gddr5_gtx480 (tCK values) */
             .RP_DIRTY = 0, .RRD_PRE = 0,
+            .RTRS = RTRS_DDR,   /* as gddr5_gtx480 */
         },
         .e = {
             .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39),
@@ -418,6 +440,7 @@ static const dram_preset k_presets[] = {
             .XP = 3, .CKE = 3, .GATE_IDLE = 400, .WAKE = 12, /* tXP/tCKE as ddr3_800; gating: NVM_GATE estimate, 1 us / 30 ns */
             .RP_DIRTY = 138,    /* Table II PCM tRP: dirty row-buffer write-back */
             .RRD_PRE = 18,      /* Table II PCM tRRDpre */
+            .RTRS = RTRS_DDR,   /* interface as ddr3_800 */
         },
         .e = {
             .act_pj = 2.47 * BITS32B,       /* PCM array read (HMS Table I SCM ACT) */
@@ -467,6 +490,7 @@ static const dram_preset k_presets[] = {
             .XP = 10, .CKE = 10, .GATE_IDLE = 924, .WAKE = 28, /* tXP/tCKE as gddr5_gtx480; gating: NVM_GATE estimate, 1 us / 30 ns */
             .RP_DIRTY = 150,    /* HAC Table I NVM tRP: dirty row-buffer write-back */
             .RRD_PRE = 22,      /* HAC Table I NVM tRRDpre */
+            .RTRS = RTRS_DDR,   /* interface as gddr5_gtx480 */
         },
         .e = {
             .act_pj = 2.47 * BITS32B,
@@ -535,6 +559,7 @@ static const dram_preset k_presets[] = {
             .XP = 10, .CKE = 10, .GATE_IDLE = 1000, .WAKE = 30, /* tXP/tCKE as gddr5_1000; gating: NVM_GATE estimate, 1 us / 30 ns */
             .RP_DIRTY = 13,     /* Sec. 3.1 (a)+(b): write cycle = read cycle 147 */
             .RRD_PRE = 0,       /* paper gives none */
+            .RTRS = RTRS_DDR,   /* interface as gddr5_1000 */
         },
         .e = {
             .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* x 1.0 (estimate) */
@@ -574,6 +599,7 @@ static const dram_preset k_presets[] = {
             .XP = 10, .CKE = 10, .GATE_IDLE = 1000, .WAKE = 30, /* tXP/tCKE as gddr5_1000; gating: NVM_GATE estimate, 1 us / 30 ns */
             .RP_DIRTY = 118,    /* Sec. 3.1 (b): write cycle 151 - tRAS 33 */
             .RRD_PRE = 0,       /* paper gives none */
+            .RTRS = RTRS_DDR,   /* interface as gddr5_1000 */
         },
         .e = {
             .act_pj = E_CORE(1.17) * 0.83, .pre_pj = E_CORE(0.39) * 0.83, /* Sec. 3.1 (c): -17 % */
@@ -600,7 +626,7 @@ static const dram_preset k_presets[] = {
      * ------------------------------------------------------------------ */
 #define SCM_ROW(NAME, DESC, RCDV, WRV)                                                          \
     {                                                                                           \
-        .name = NAME, .desc = DESC, .tech = DRAM_TECH_NVM, .dual_cmd_bus = 1,                   \
+        .name = NAME, .desc = DESC, .tech = DRAM_TECH_NVM, .scm = 1, .dual_cmd_bus = 1,         \
         .clk_mhz = 1000.0, .data_rate = 2, .bus_bits = 128, .burst_len = 2, .atom_bytes = 32,   \
         .bankgroups = 4, .banks_per_group = 4, .row_bytes = 2048, /* HMS Table I, as hbm2 */    \
         .t = {                                                                                  \
@@ -609,6 +635,7 @@ static const dram_preset k_presets[] = {
             .RTP = 14, .WR = (WRV), .RTW = 9, .RFC = 0, .REFI = 0, .BURST = 1,                  \
             .RP_DIRTY = 0, .RRD_PRE = 0,                                                        \
             .XP = 10, .CKE = 10, .GATE_IDLE = 1000, .WAKE = 30, /* as hbm2; gating: NVM_GATE */ \
+            .RTRS = RTRS_HBM,                                                                   \
         },                                                                                      \
         .e = {                                                                                  \
             .act_pj = 2.47 * BITS32B,        /* HMS Table I SCM ACT */                          \
@@ -671,6 +698,7 @@ static const dram_preset k_presets[] = {
             .RFC_PB = 160,      /* as hbm2 */
             .BURST = 2,         /* BL4 / DDR */
             .XP = 10, .CKE = 10, /* as hbm2 */
+            .RTRS = RTRS_HBM,   /* as hbm2 */
         },
         .e = {
             /* Per 32 B access as hbm2 (HMS Table I pJ/bit); background half of
@@ -754,4 +782,44 @@ int dram_validate(const dram_preset *p, char *err, size_t errlen) {
 
 double dram_peak_bytes_per_s(const dram_preset *p) {
   return p->clk_mhz * 1e6 * (double)p->data_rate * (double)p->bus_bits / 8.0;
+}
+
+unsigned dram_mem_kind(const dram_preset *p) {
+  if (p->tech == DRAM_TECH_DRAM) return AMAP_MEM_DRAM;
+  return p->scm ? AMAP_MEM_SCM : AMAP_MEM_NVM;
+}
+
+const char *dram_kind_name(unsigned kind) {
+  switch (kind) {
+    case AMAP_MEM_DRAM: return "dram";
+    case AMAP_MEM_NVM: return "nvm";
+    case AMAP_MEM_SCM: return "scm";
+    default: return "?";
+  }
+}
+
+int dram_same_interface(const dram_preset *a, const dram_preset *b, char *err, size_t errlen) {
+#define SAME_(field, fmt)                                                                                   \
+  do {                                                                                                      \
+    if (a->field != b->field) {                                                                             \
+      if (err && errlen)                                                                                    \
+        snprintf(err, errlen, "%s: " #field " " fmt ", %s: " #field " " fmt, a->name, a->field, b->name, b->field); \
+      return 0;                                                                                             \
+    }                                                                                                       \
+  } while (0)
+  SAME_(clk_mhz, "%g");
+  SAME_(data_rate, "%u");
+  SAME_(bus_bits, "%u");
+  SAME_(burst_len, "%u");
+  SAME_(atom_bytes, "%u");
+  SAME_(t.CL, "%u");
+  SAME_(t.CWL, "%u");
+  SAME_(t.BURST, "%u");
+  SAME_(t.RTRS, "%u");
+  SAME_(dual_cmd_bus, "%u");
+  SAME_(bankgroups, "%u");
+  SAME_(banks_per_group, "%u");
+  SAME_(row_bytes, "%u");
+#undef SAME_
+  return 1;
 }

@@ -72,6 +72,12 @@ typedef struct dram_timing {
   uint32_t BURST;             /* data-bus cycles per column access */
   uint32_t RP_DIRTY;          /* PRE of a dirty row buffer -> next ACT, same bank (0 = tRP) */
   uint32_t RRD_PRE;           /* array-writing PRE -> array-writing PRE, rank (0 = none) */
+  /* Rank switch on the shared data bus (channel): idle cycles between the end
+   * of one rank's burst and the start of another rank's burst (JEDEC-class
+   * tRTRS; Ramulator's "sibling rank" spacings RD->RD nBL + nRTRS, RD->WR
+   * nCL + nBL + nRTRS - nCWL, ... are this rule written per command pair).
+   * Part of the channel interface: every rank of a channel has the same. */
+  uint32_t RTRS;
   /* Power states (docs/memctrl.md "Power and energy"). */
   uint32_t XP;                /* precharge power-down exit -> any command, rank (JEDEC tXP) */
   uint32_t CKE;               /* minimum power-down residency, entry -> exit (JEDEC tCKE / tPD) */
@@ -95,6 +101,8 @@ typedef struct dram_preset {
   const char *name;       /* lookup key, e.g. "hbm2" */
   const char *desc;       /* one line for --help and docs */
   uint8_t tech;           /* enum dram_tech */
+  uint8_t scm;            /* NVM row of storage-class memory (HMS SCM dies): the address map reports
+                             its addresses as AMAP_MEM_SCM rather than AMAP_MEM_NVM (dram_mem_kind) */
   uint8_t dual_cmd_bus;   /* separate row and column command buses (HBM): one ACT/PRE/REF and one RD/WR per cycle */
   double clk_mhz;         /* command clock */
   uint32_t data_rate;     /* data beats per command clock (2 = DDR, 4 = GDDR5 WCK) */
@@ -127,6 +135,23 @@ int dram_validate(const dram_preset *p, char *err, size_t errlen);
 
 /* Peak data bandwidth of one channel in bytes per second. */
 double dram_peak_bytes_per_s(const dram_preset *p);
+
+/* Memory kind of a preset as the address map names it (addrmap.h enum
+ * amap_mem): AMAP_MEM_DRAM for DRAM rows, AMAP_MEM_SCM for NVM rows with
+ * `scm` set, AMAP_MEM_NVM for the other NVM rows. */
+unsigned dram_mem_kind(const dram_preset *p);
+/* Name of a memory kind ("dram", "nvm", "scm"; "?" when out of range). */
+const char *dram_kind_name(unsigned kind);
+
+/* 1 when two presets can share one channel (as ranks) or one address map
+ * (as channels): the same command clock, data rate, bus width, burst length
+ * and atom, CL, CWL, tBURST, tRTRS, command buses, bank groups, banks per
+ * group and row size -- the channel interface and the bank geometry (HMS
+ * Sec. III-A: the SCM dies keep "the HBM's high-level design and interface,
+ * including ... the number of banks and bank groups"; Table I: "Memory
+ * organization (for both DRAM and SCM)", CL 14 for both). Otherwise 0, with
+ * the first differing field named in err ("pcm_hac: CL 12, hbm2: CL 14"). */
+int dram_same_interface(const dram_preset *a, const dram_preset *b, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

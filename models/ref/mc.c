@@ -97,6 +97,19 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
   if (cfg->wq_high < 1 || cfg->wq_high > cfg->wq_size)
     FAIL("mc: wq_high must be 1..write queue size (%u), got %u", cfg->wq_size, cfg->wq_high);
   if (cfg->wq_low >= cfg->wq_high) FAIL("mc: wq_low (%u) must be < wq_high (%u)", cfg->wq_low, cfg->wq_high);
+  if (cfg->rank_devs)
+    for (uint32_t r = 0; r < cfg->ranks; ++r) {
+      const dram_preset *rd = cfg->rank_devs[r];
+      if (!rd) FAIL("mc: rank %u has no device preset", r);
+      if (rd == cfg->dev) continue;
+      if (dram_validate(rd, err, errlen) != 0) {
+        mc_free(m);
+        return -1;
+      }
+      char why[160];
+      if (!dram_same_interface(cfg->dev, rd, why, sizeof why))
+        FAIL("mc: rank %u (%s) cannot share a channel with %s: %s", r, rd->name, cfg->dev->name, why);
+    }
   m->cfg = *cfg;
   m->t = cfg->dev->t;
   const dram_preset *d = cfg->dev;
@@ -111,6 +124,13 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
   m->banks = calloc(m->nbanks, sizeof *m->banks);
   m->groups = calloc((size_t)cfg->ranks * d->bankgroups, sizeof *m->groups);
   m->ranks = calloc(cfg->ranks, sizeof *m->ranks);
+  if (m->ranks)
+    for (uint32_t r = 0; r < cfg->ranks; ++r) {
+      const dram_preset *rd = cfg->rank_devs ? cfg->rank_devs[r] : d;
+      m->ranks[r].dev = rd;
+      m->ranks[r].t = rd->t;
+      if (rd != d) m->mixed = 1;
+    }
   m->nwords = (m->nbanks + 63) / 64;
   m->live = calloc(m->nwords, sizeof *m->live);
   m->ngroups = cfg->ranks * d->bankgroups;
@@ -146,18 +166,26 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     m->stale_w[b >> 6] |= 1ull << (b & 63);
   }
 
-  m->refresh_on = (uint8_t)(cfg->refresh && m->t.REFI > 0);
-  /* Per-bank refresh (JESD235 REFSB, LPDDR4 REFpb): one bank every tREFI /
-   * banks, round robin, each blocking only its bank for tRFC_PB, so the
-   * rank's banks are all refreshed once per tREFI. */
-  m->ref_pb = (uint8_t)(m->refresh_on && cfg->refresh_per_bank && m->t.RFC_PB > 0);
-  m->refi_pb = m->ref_pb ? m->t.REFI / m->banks_per_rank : m->t.REFI;
-  if (m->ref_pb && m->refi_pb == 0) m->refi_pb = 1;
-  m->gate_idle = cfg->nvm_gating ? m->t.GATE_IDLE : 0;
-  m->lp_on = (uint8_t)(cfg->pd_idle || m->gate_idle);
-  m->pre_writes_all = (uint8_t)(d->tech == DRAM_TECH_DRAM);
-  for (uint32_t r = 0; r < cfg->ranks; ++r)  /* ranks staggered across one refresh interval */
-    m->ranks[r].ref_due = m->refi_pb + (uint64_t)r * (m->refi_pb / cfg->ranks);
+  m->bus_rank = NIL;
+  m->lp_on = (uint8_t)(cfg->pd_idle != 0);
+  for (uint32_t r = 0; r < cfg->ranks; ++r) {
+    mc_rank_ *R = &m->ranks[r];
+    const dram_timing *t = &R->dev->t;
+    /* Refresh: DRAM ranks only (an NVM rank has tREFI 0 and never falls due).
+     * Per-bank refresh (JESD235 REFSB, LPDDR4 REFpb): one bank every tREFI /
+     * banks, round robin, each blocking only its bank for tRFC_PB, so the
+     * rank's banks are all refreshed once per tREFI. */
+    const int refreshes = cfg->refresh && t->REFI > 0;
+    R->ref_pb = (uint8_t)(refreshes && cfg->refresh_per_bank && t->RFC_PB > 0);
+    R->refi_pb = R->ref_pb ? t->REFI / m->banks_per_rank : t->REFI;
+    if (R->ref_pb && R->refi_pb == 0) R->refi_pb = 1;
+    if (refreshes) m->refresh_on = 1;
+    R->gate_idle = cfg->nvm_gating ? t->GATE_IDLE : 0;
+    if (R->gate_idle) m->lp_on = 1;
+    R->pre_writes_all = (uint8_t)(R->dev->tech == DRAM_TECH_DRAM);
+    /* ranks staggered across one refresh interval */
+    R->ref_due = refreshes ? R->refi_pb + (uint64_t)r * (R->refi_pb / cfg->ranks) : MC_NEVER;
+  }
   return 0;
 #undef FAIL
 }
@@ -288,7 +316,9 @@ static void compute_cand(mc *m, mc_bank_ *B) {
     case C_COL: m->c_own[b] = B->col_ok; m->c_floor[b] = m->ngroups + B->gi; break;
     case C_PRE: /* a PRE that writes the array also waits for the rank's tRRD_PRE */
       m->c_own[b] = B->pre_ok;
-      m->c_floor[b] = 2 * m->ngroups + (m->t.RRD_PRE && (B->dirty || m->pre_writes_all) ? 1 + B->rank : 0);
+      m->c_floor[b] = 2 * m->ngroups + (m->ranks[B->rank].t.RRD_PRE && (B->dirty || m->ranks[B->rank].pre_writes_all)
+                                            ? 1 + B->rank
+                                            : 0);
       break;
     default: m->live[b >> 6] &= ~(1ull << (b & 63)); m->c_own[b] = MC_NEVER; m->c_floor[b] = 0; break;
   }
@@ -297,12 +327,12 @@ static void compute_cand(mc *m, mc_bank_ *B) {
 /* The bank a pending refresh of rank r needs closed (per-bank refresh), or
  * NULL for an all-bank refresh. */
 static inline mc_bank_ *ref_target(mc *m, uint32_t r) {
-  return m->ref_pb ? &m->banks[r * m->banks_per_rank + m->ranks[r].ref_bank] : NULL;
+  return m->ranks[r].ref_pb ? &m->banks[r * m->banks_per_rank + m->ranks[r].ref_bank] : NULL;
 }
 /* 1 when a pending refresh holds bank B (all banks of its rank, or just B). */
 static inline int ref_blocks(const mc *m, const mc_bank_ *B) {
   const mc_rank_ *R = &m->ranks[B->rank];
-  return R->ref_pending && (!m->ref_pb || (uint32_t)(B - m->banks) == B->rank * m->banks_per_rank + R->ref_bank);
+  return R->ref_pending && (!R->ref_pb || (uint32_t)(B - m->banks) == B->rank * m->banks_per_rank + R->ref_bank);
 }
 
 static void compute_cand_(mc *m, mc_bank_ *B) {
@@ -351,12 +381,16 @@ static void compute_cand_(mc *m, mc_bank_ *B) {
  * or CWL after the command). The bank's own term is added in scan(). */
 static inline uint64_t rank_act_floor(const mc *m, const mc_rank_ *R) {
   uint64_t ra = max64(R->act_ok, m->row_bus_ok);
-  if (m->t.FAW && R->faw_n == 4) ra = max64(ra, R->faw[R->faw_i] + m->t.FAW);
+  if (R->t.FAW && R->faw_n == 4) ra = max64(ra, R->faw[R->faw_i] + R->t.FAW);
   return ra;
 }
+/* The data bus: a burst starts after the previous one ended, tRTRS later
+ * when that one came from another rank (CL, CWL and tRTRS are the channel's). */
 static inline uint64_t rank_col_floor(const mc *m, const mc_rank_ *R) {
   const uint64_t lat = m->write_mode ? m->t.CWL : m->t.CL;
-  const uint64_t colfloor = max64(m->col_bus_ok, m->bus_free > lat ? m->bus_free - lat : 0);
+  uint64_t busy = m->bus_free;
+  if (m->bus_rank != NIL && m->bus_rank != (uint32_t)(R - m->ranks)) busy += m->t.RTRS;
+  const uint64_t colfloor = max64(m->col_bus_ok, busy > lat ? busy - lat : 0);
   return max64(m->write_mode ? R->wr_ok : R->rd_ok, colfloor);
 }
 
@@ -387,7 +421,7 @@ static uint64_t bank_earliest(const mc *m, const mc_bank_ *B) {
     case C_ACT: return max64(B->act_ok, max64(G->act_ok, rank_act_floor(m, R)));
     case C_PRE: {
       const uint64_t e = max64(B->pre_ok, m->row_bus_ok);
-      if (m->t.RRD_PRE && (B->dirty || m->pre_writes_all)) return max64(e, R->wpre_ok);
+      if (R->t.RRD_PRE && (B->dirty || R->pre_writes_all)) return max64(e, R->wpre_ok);
       return e;
     }
     case C_COL: return max64(B->col_ok, max64(m->write_mode ? G->wr_ok : G->rd_ok, rank_col_floor(m, R)));
@@ -444,14 +478,14 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
  * the banks' act_ok), and a row-command slot. */
 static uint64_t ref_earliest(const mc *m, uint32_t r) {
   uint64_t e = m->lp_on ? max64(m->row_bus_ok, m->ranks[r].act_ok) : m->row_bus_ok; /* + tXP / tWAKE */
-  if (m->ref_pb) return max64(e, m->banks[r * m->banks_per_rank + m->ranks[r].ref_bank].act_ok);
+  if (m->ranks[r].ref_pb) return max64(e, m->banks[r * m->banks_per_rank + m->ranks[r].ref_bank].act_ok);
   for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) e = max64(e, m->banks[b].act_ok);
   return e;
 }
 /* The pending refresh of rank r could issue now that the banks it needs are
  * closed (all of them, or its target bank). */
 static inline int ref_closed(const mc *m, uint32_t r) {
-  return m->ref_pb ? !m->banks[r * m->banks_per_rank + m->ranks[r].ref_bank].open : m->ranks[r].nopen == 0;
+  return m->ranks[r].ref_pb ? !m->banks[r * m->banks_per_rank + m->ranks[r].ref_bank].open : m->ranks[r].nopen == 0;
 }
 
 static inline void log_cmd(mc *m, uint64_t now, mc_cmd c, const mc_bank_ *B, uint64_t row, uint32_t col) {
@@ -481,7 +515,8 @@ static inline uint64_t pd_entry(const mc *m, const mc_rank_ *R) {
   return m->cfg.pd_idle ? max64(R->last_cmd + m->cfg.pd_idle, R->data_end) : MC_NEVER;
 }
 static inline uint64_t gate_entry(const mc *m, const mc_rank_ *R) {
-  return m->gate_idle ? max64(R->last_cmd + m->gate_idle, R->data_end) : MC_NEVER;
+  (void)m;
+  return R->gate_idle ? max64(R->last_cmd + R->gate_idle, R->data_end) : MC_NEVER;
 }
 
 /* Rank r stops being idle at cycle `trig` (a request for it arrives, its
@@ -500,15 +535,15 @@ static void rank_wake(mc *m, uint32_t r, uint64_t trig) {
     R->gated_cyc += exit - ge;
     R->gate_wakeups++;
     m->st.gate_wakeups++;
-    ok = exit + m->t.WAKE;
+    ok = exit + R->t.WAKE;
     entry = min64(pe, ge);
     kind = 1;
   } else if (pe < trig) { /* precharge power-down, at least tCKE long */
-    exit = max64(trig, pe + m->t.CKE);
+    exit = max64(trig, pe + R->t.CKE);
     R->pd_cyc += exit - pe;
     R->pd_exits++;
     m->st.powerdowns++;
-    ok = exit + m->t.XP;
+    ok = exit + R->t.XP;
     entry = pe;
     kind = 0;
   } else {
@@ -522,8 +557,8 @@ static void rank_wake(mc *m, uint32_t r, uint64_t trig) {
 /* ------------------------------------------------------------- commands */
 
 static void issue_act(mc *m, mc_bank_ *B, uint64_t now) {
-  const dram_timing *t = &m->t;
   mc_rank_ *R = &m->ranks[B->rank];
+  const dram_timing *t = &R->t;
   mc_group_ *G = group_of(m, B);
   const uint64_t row = m->atoms[B->cand_atom].row;
   B->open = 1;
@@ -553,11 +588,12 @@ static void issue_act(mc *m, mc_bank_ *B, uint64_t now) {
 
 static void issue_pre(mc *m, mc_bank_ *B, uint64_t now, int conflict) {
   B->open = 0;
+  mc_rank_ *R = &m->ranks[B->rank];
+  const dram_timing *t = &R->t;
   /* A dirty row buffer writes back to the array (tRP_DIRTY, when the preset
    * models the write there); array writes are spaced tRRD_PRE per rank. */
-  const uint32_t rp = B->dirty && m->t.RP_DIRTY ? m->t.RP_DIRTY : m->t.RP;
-  if (m->t.RRD_PRE && (B->dirty || m->pre_writes_all)) m->ranks[B->rank].wpre_ok = now + m->t.RRD_PRE;
-  mc_rank_ *R = &m->ranks[B->rank];
+  const uint32_t rp = B->dirty && t->RP_DIRTY ? t->RP_DIRTY : t->RP;
+  if (t->RRD_PRE && (B->dirty || R->pre_writes_all)) R->wpre_ok = now + t->RRD_PRE;
   if (B->dirty) m->st.pres_dirty++, R->n_pre_dirty++;
   B->dirty = 0;
   B->pre_conflict = (uint8_t)conflict; /* the next ACT opens the row a conflict asked for */
@@ -585,9 +621,9 @@ static void ring_push(mc *m, int q, uint64_t t, uint32_t parent) {
 }
 
 static void issue_col(mc *m, mc_bank_ *B, uint64_t now) {
-  const dram_timing *t = &m->t;
   const int q = m->write_mode;
   mc_rank_ *R = &m->ranks[B->rank];
+  const dram_timing *t = &R->t;
   mc_group_ *G = group_of(m, B);
   const uint32_t a = B->cand_atom;
   mc_atom_ *A = &m->atoms[a];
@@ -615,6 +651,7 @@ static void issue_col(mc *m, mc_bank_ *B, uint64_t now) {
     B->pre_ok = max64(B->pre_ok, data_end + t->WR);
     B->dirty = 1;
     m->bus_free = data_end;
+    m->bus_rank = B->rank;
     R->data_end = data_end;
     R->n_wr++;
     m->st.wr_atoms++;
@@ -629,6 +666,7 @@ static void issue_col(mc *m, mc_bank_ *B, uint64_t now) {
     G->wr_ok = max64(G->wr_ok, now + t->RTW);
     B->pre_ok = max64(B->pre_ok, now + t->RTP);
     m->bus_free = data_end;
+    m->bus_rank = B->rank;
     R->data_end = data_end;
     R->n_rd++;
     m->st.rd_atoms++;
@@ -648,10 +686,10 @@ static void issue_ref(mc *m, uint32_t r, uint64_t now) {
   mc_rank_ *R = &m->ranks[r];
   mc_bank_ *T = ref_target(m, r);
   if (T) { /* per-bank: only the target bank, next bank next time */
-    T->act_ok = now + m->t.RFC_PB;
+    T->act_ok = now + R->t.RFC_PB;
     stale_bank(m, T);
     R->ref_pending = 0;
-    R->ref_due += m->refi_pb;
+    R->ref_due += R->refi_pb;
     R->ref_bank = R->ref_bank + 1 == m->banks_per_rank ? 0 : R->ref_bank + 1;
     R->last_cmd = now;
     R->n_refpb++;
@@ -662,11 +700,11 @@ static void issue_ref(mc *m, uint32_t r, uint64_t now) {
     return;
   }
   for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) {
-    m->banks[b].act_ok = now + m->t.RFC;
+    m->banks[b].act_ok = now + R->t.RFC;
     stale_bank(m, &m->banks[b]);
   }
   R->ref_pending = 0;
-  R->ref_due += m->t.REFI;
+  R->ref_due += R->t.REFI;
   R->last_cmd = now;
   R->n_ref++;
   use_row_bus(m, now);
@@ -790,7 +828,7 @@ void mc_advance(mc *m, uint64_t now) {
       if (!m->ranks[r].ref_pending && now >= m->ranks[r].ref_due) {
         if (m->lp_on) rank_wake(m, r, m->ranks[r].ref_due);
         m->ranks[r].ref_pending = 1;
-        if (m->ref_pb) stale_bank(m, ref_target(m, r));
+        if (m->ranks[r].ref_pb) stale_bank(m, ref_target(m, r));
         else stale_rank(m, r);
       }
   /* 3. issue every legal command, best first (one per command bus per cycle) */
@@ -870,23 +908,49 @@ uint64_t mc_next_event(mc *m) {
   return m->next_cache;
 }
 
-int mc_scale_timing(mc *m, unsigned rcd_mult, unsigned wr_mult) {
-  const dram_timing *base = &m->cfg.dev->t;
+/* Scaled copies of tRCD, tWR, tRP_DIRTY of a preset; -1 when out of range. */
+static int scaled(const dram_timing *base, unsigned rcd_mult, unsigned wr_mult, uint32_t out[3]) {
   if (!rcd_mult || !wr_mult) return -1;
   const uint64_t rcd = (uint64_t)base->RCD * rcd_mult, wr = (uint64_t)base->WR * wr_mult,
                  rpd = (uint64_t)base->RP_DIRTY * wr_mult;
   if (rcd > UINT32_MAX || wr > UINT32_MAX || rpd > UINT32_MAX) return -1;
+  out[0] = (uint32_t)rcd;
+  out[1] = (uint32_t)wr;
+  out[2] = (uint32_t)rpd;
+  return 0;
+}
+
+static void apply_scaled(mc *m, mc_rank_ *R, const uint32_t v[3]) {
   /* Every constraint is folded into an earliest cycle when its command issues
-   * (issue_act/issue_col/issue_pre read m->t), so the new values apply to the
-   * commands issued from now on; the cached next event may now be wrong. */
-  m->t.RCD = (uint32_t)rcd;
-  m->t.WR = (uint32_t)wr;
-  m->t.RP_DIRTY = (uint32_t)rpd;
+   * (issue_act/issue_col/issue_pre read the rank's t), so the new values apply
+   * to the commands issued from now on; the cached next event may now be wrong. */
+  R->t.RCD = v[0];
+  R->t.WR = v[1];
+  R->t.RP_DIRTY = v[2];
   m->next_valid = 0;
   m->cand_valid = 0;
   m->floors_valid = 0;
+}
+
+int mc_scale_timing(mc *m, unsigned rcd_mult, unsigned wr_mult) {
+  uint32_t v[3];
+  for (uint32_t r = 0; r < m->cfg.ranks; ++r) /* all or nothing */
+    if (scaled(&m->ranks[r].dev->t, rcd_mult, wr_mult, v) != 0) return -1;
+  for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
+    scaled(&m->ranks[r].dev->t, rcd_mult, wr_mult, v);
+    apply_scaled(m, &m->ranks[r], v);
+  }
   return 0;
 }
+
+int mc_scale_rank_timing(mc *m, uint32_t r, unsigned rcd_mult, unsigned wr_mult) {
+  uint32_t v[3];
+  if (r >= m->cfg.ranks || scaled(&m->ranks[r].dev->t, rcd_mult, wr_mult, v) != 0) return -1;
+  apply_scaled(m, &m->ranks[r], v);
+  return 0;
+}
+
+const dram_preset *mc_rank_device(const mc *m, uint32_t r) { return r < m->cfg.ranks ? m->ranks[r].dev : NULL; }
 
 uint32_t mc_rq_occupancy(const mc *m) { return m->rq_n; }
 uint32_t mc_wq_occupancy(const mc *m) { return m->wq_n; }
@@ -924,7 +988,7 @@ void mc_rank_power(const mc *m, uint32_t r, uint64_t now, mc_power *out) {
 }
 
 static double rank_bg_j(const mc *m, uint32_t r, uint64_t now) {
-  const dram_energy *e = &m->cfg.dev->e;
+  const dram_energy *e = &m->ranks[r].dev->e;
   mc_power p;
   mc_rank_power(m, r, now, &p);
   /* mW x cycles / (cycles per second) = mJ; a gated rank draws nothing */
@@ -934,7 +998,7 @@ static double rank_bg_j(const mc *m, uint32_t r, uint64_t now) {
 }
 
 void mc_rank_energy(const mc *m, uint32_t r, uint64_t now, mc_energy_j *out) {
-  const dram_energy *e = &m->cfg.dev->e;
+  const dram_energy *e = &m->ranks[r].dev->e;
   const mc_rank_ *R = &m->ranks[r];
   out->act = (double)R->n_act * e->act_pj * 1e-12;
   out->pre = ((double)(R->n_pre - R->n_pre_dirty) * e->pre_pj + (double)R->n_pre_dirty * e->pre_dirty_pj) * 1e-12;
@@ -946,6 +1010,17 @@ void mc_rank_energy(const mc *m, uint32_t r, uint64_t now, mc_energy_j *out) {
 }
 
 void mc_energy(const mc *m, uint64_t now, mc_energy_j *out) {
+  if (m->mixed) { /* each rank from its own preset */
+    memset(out, 0, sizeof *out);
+    for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
+      mc_energy_j x;
+      mc_rank_energy(m, r, now, &x);
+      out->act += x.act, out->pre += x.pre, out->rd += x.rd, out->wr += x.wr, out->ref += x.ref, out->bg += x.bg;
+    }
+    out->total = out->act + out->pre + out->rd + out->wr + out->ref + out->bg;
+    return;
+  }
+  /* one preset: from the channel counters (the same sums, kept bit for bit) */
   const dram_energy *e = &m->cfg.dev->e;
   const mc_stats *s = &m->st;
   out->act = (double)s->acts * e->act_pj * 1e-12;

@@ -28,6 +28,13 @@
  *    apart per rank (dram.h). Clean and dirty precharges are counted apart.
  *  - Runtime throttling (HMS Sec. III-E): mc_scale_timing() multiplies tRCD and
  *    the write-recovery times for the commands issued afterwards.
+ *  - Mixed technologies on one channel (HMS Sec. III-A: a DRAM-cache rank and
+ *    an SCM rank sharing the channel): each rank may run its own preset
+ *    (mc_cfg.rank_devs) with its own bank/bank-group/rank timing, energy,
+ *    refresh (none on NVM ranks) and power gating; the ranks share the
+ *    command bus(es), the data bus and the clock, and a burst of another rank
+ *    than the previous one starts tRTRS after it ended (any multi-rank
+ *    channel).
  *  - Power states per rank (JEDEC): active standby (some bank open), precharge
  *    standby (all closed), precharge power-down entered cfg.pd_idle cycles
  *    after the rank's last command (and the end of its last data burst) when
@@ -80,6 +87,13 @@ const char *mc_cmd_name(mc_cmd c);
 typedef struct mc_cfg {
   const dram_preset *dev;  /* device timing/geometry/energy (not copied; must outlive the engine) */
   uint32_t ranks;          /* ranks on the channel, >= 1 */
+  /* Per-rank devices (mixed technologies on one channel, e.g. the HMS DRAM
+   * rank + SCM rank): `ranks` pointers, rank r runs rank_devs[r]; NULL = every
+   * rank runs `dev`. Every entry must share dev's channel interface and bank
+   * geometry (dram_same_interface); ranks differ in bank/rank timing, energy,
+   * refresh (NVM ranks none) and power gating. Neither the array nor the
+   * presets are copied: both must outlive the engine. */
+  const dram_preset *const *rank_devs;
   uint32_t rq_size;        /* read queue entries (atoms), >= 1 */
   uint32_t wq_size;        /* write queue entries (atoms), >= 1 */
   uint32_t wq_high;        /* start draining writes at this occupancy, 1..wq_size */
@@ -163,6 +177,12 @@ typedef struct mc_group_ {
   uint64_t act_ok, rd_ok, wr_ok;
 } mc_group_;
 typedef struct mc_rank_ {
+  const dram_preset *dev;          /* the rank's device (mc_cfg.rank_devs[r] or dev) */
+  dram_timing t;                   /* its timing in force (the preset's, scaled by mc_scale_timing) */
+  uint8_t pre_writes_all;          /* DRAM: every PRE restores the row (counts for tRRD_PRE) */
+  uint8_t ref_pb;                  /* per-bank refresh in use on this rank */
+  uint32_t refi_pb;                /* refresh interval per REF / REFPB (MC_NEVER-like 0 when not refreshing) */
+  uint32_t gate_idle;              /* tGATE_IDLE in force (0 = no gating) */
   uint64_t act_ok, rd_ok, wr_ok;
   uint64_t faw[4];
   uint64_t ref_due;
@@ -188,7 +208,8 @@ typedef struct mc_ring_ {
 
 typedef struct mc {
   mc_cfg cfg;
-  dram_timing t;
+  dram_timing t;    /* channel interface timing (CL, CWL, tBURST, tRTRS: the same for every rank); per-rank
+                       timing is in ranks[r].t */
   uint32_t nbanks, banks_per_rank;
   mc_atom_ *atoms;
   uint32_t atom_free, natoms;
@@ -212,17 +233,15 @@ typedef struct mc {
   uint32_t ngroups; /* ranks x bank groups */
   uint64_t now, seq, occ_t;
   uint64_t bus_free;              /* end of the last data burst */
+  uint32_t bus_rank;              /* rank of that burst (tRTRS before another rank's burst); UINT32_MAX: none yet */
   uint64_t row_bus_ok, col_bus_ok;
   uint64_t next_cache;
   uint64_t cand_emin;             /* lower bound of every candidate's earliest cycle (valid with cand_valid) */
   uint32_t rq_n, wq_n, drain_extra;
   uint8_t write_mode, forced_drain, next_valid, refresh_on, cand_valid;
-  uint8_t pre_writes_all;         /* DRAM: every PRE restores the row (counts for tRRD_PRE) */
-  uint8_t ref_pb;                 /* per-bank refresh in use */
-  uint32_t refi_pb;               /* per-bank refresh interval: tREFI / banks per rank */
+  uint8_t mixed;                  /* ranks run different presets (mc_cfg.rank_devs) */
   uint8_t floors_valid;           /* floor[] matches the rank/group/bus state (cleared by every command and mode switch) */
-  uint8_t lp_on;                  /* power-down or gating enabled */
-  uint32_t gate_idle;             /* tGATE_IDLE in force (0 = no gating) */
+  uint8_t lp_on;                  /* power-down or gating enabled on some rank */
   mc_done_fn done;
   void *done_ctx;
   mc_cmd_fn cmd_log;
@@ -269,6 +288,11 @@ uint64_t mc_next_event(mc *m);
  * Returns 0, or -1 (nothing changed) when a multiplier is 0 or a scaled value
  * would not fit in 32 bits. */
 int mc_scale_timing(mc *m, unsigned rcd_mult, unsigned wr_mult);
+/* The same for rank r only, relative to that rank's preset (HMS throttles
+ * the SCM rank of a channel, not its DRAM rank). -1 also when r >= ranks. */
+int mc_scale_rank_timing(mc *m, uint32_t r, unsigned rcd_mult, unsigned wr_mult);
+/* Device of rank r (NULL when r >= ranks). */
+const dram_preset *mc_rank_device(const mc *m, uint32_t r);
 
 /* Queue occupancy (atoms waiting for their column command). */
 uint32_t mc_rq_occupancy(const mc *m);
@@ -279,8 +303,9 @@ int mc_idle(const mc *m);
 /* Counters, with the occupancy integrals brought up to `now`. */
 const mc_stats *mc_get_stats(mc *m, uint64_t now);
 /* Energy by component up to cycle `now`: command energies from the preset's
- * per-command values, background = sum over ranks of (power of each power
- * state x time in it), see mc_rank_power. `now` >= the last cycle used. */
+ * per-command values (each rank's own preset), background = sum over ranks of
+ * (power of each power state x time in it), see mc_rank_power. `now` >= the
+ * last cycle used. */
 void mc_energy(const mc *m, uint64_t now, mc_energy_j *out);
 /* The same for rank r (< ranks); the ranks' energies add up to mc_energy. */
 void mc_rank_energy(const mc *m, uint32_t r, uint64_t now, mc_energy_j *out);

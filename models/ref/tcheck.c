@@ -58,6 +58,7 @@ static const char *const k_rule_names[TCHECK_NRULES] = {
     [TCHECK_XP] = "tXP",
     [TCHECK_CKE] = "tCKE",
     [TCHECK_PD_ENTRY] = "power-down entry",
+    [TCHECK_RTRS] = "tRTRS",
 };
 
 const char *tcheck_rule_name(tcheck_rule r) {
@@ -76,14 +77,20 @@ void tcheck_free(tcheck *c) {
 
 static void update_deadline(tcheck *c) {
   c->ref_deadline = NOLIMIT_;
-  if (!c->refresh || c->t.REFI == 0) return;
-  int64_t base = NOLIMIT_;
-  for (uint32_t r = 0; r < c->ranks; ++r)
-    if (c->rk[r].ref_base < base) base = c->rk[r].ref_base;
-  c->ref_deadline = base + 9 * (int64_t)c->t.REFI;
+  if (!c->refresh) return;
+  for (uint32_t r = 0; r < c->ranks; ++r) {
+    const tcheck_rank_ *R = &c->rk[r];
+    if (R->t.REFI && R->ref_base + 9 * (int64_t)R->t.REFI < c->ref_deadline)
+      c->ref_deadline = R->ref_base + 9 * (int64_t)R->t.REFI;
+  }
 }
 
 int tcheck_init(tcheck *c, const dram_preset *dev, uint32_t ranks, char *err, size_t errlen) {
+  return tcheck_init_ranks(c, dev, NULL, ranks, err, errlen);
+}
+
+int tcheck_init_ranks(tcheck *c, const dram_preset *dev, const dram_preset *const *rank_devs, uint32_t ranks,
+                      char *err, size_t errlen) {
 #define FAIL(...)                                          \
   do {                                                     \
     if (err && errlen) snprintf(err, errlen, __VA_ARGS__); \
@@ -97,6 +104,19 @@ int tcheck_init(tcheck *c, const dram_preset *dev, uint32_t ranks, char *err, si
     return -1;
   }
   if (ranks < 1 || ranks > 255) FAIL("tcheck: ranks must be 1..255, got %u", ranks);
+  if (rank_devs)
+    for (uint32_t r = 0; r < ranks; ++r) {
+      const dram_preset *rd = rank_devs[r];
+      if (!rd) FAIL("tcheck: rank %u has no device preset", r);
+      if (rd == dev) continue;
+      if (dram_validate(rd, err, errlen) != 0) {
+        tcheck_free(c);
+        return -1;
+      }
+      char why[160];
+      if (!dram_same_interface(dev, rd, why, sizeof why))
+        FAIL("tcheck: rank %u (%s) cannot share a channel with %s: %s", r, rd->name, dev->name, why);
+    }
   c->dev = dev;
   c->t = dev->t;
   c->ranks = ranks;
@@ -108,14 +128,19 @@ int tcheck_init(tcheck *c, const dram_preset *dev, uint32_t ranks, char *err, si
   if (!c->banks || !c->groups || !c->rk) FAIL("tcheck: out of memory");
   for (uint32_t b = 0; b < ranks * c->banks_per_rank; ++b) {
     tcheck_bank_ *B = &c->banks[b];
+    const dram_preset *bd = rank_devs ? rank_devs[b / c->banks_per_rank] : dev;
     B->act = B->pre = B->rd = B->wr = B->refpb = NEVER_;
     B->refd = 0;
-    B->rcd = dev->t.RCD;
-    B->rp_need = dev->t.RP;
+    B->rcd = bd->t.RCD;
+    B->rp_need = bd->t.RP;
   }
   for (uint32_t g = 0; g < c->ngroups; ++g) c->groups[g].act = c->groups[g].rd = c->groups[g].wr = NEVER_;
   for (uint32_t r = 0; r < ranks; ++r) {
     tcheck_rank_ *R = &c->rk[r];
+    R->dev = rank_devs ? rank_devs[r] : dev;
+    R->t = R->dev->t;
+    R->pre_writes_all = (uint8_t)(R->dev->tech == DRAM_TECH_DRAM);
+    if (R->dev != dev) c->mixed = 1;
     R->act = R->rd = R->wr = R->pre = R->ref = R->refpb = R->wpre = NEVER_;
     R->last = R->burst_end = R->pdx = NEVER_;
     R->ref_base = 0;
@@ -123,8 +148,8 @@ int tcheck_init(tcheck *c, const dram_preset *dev, uint32_t ranks, char *err, si
   }
   c->last_cmd = c->last_row_cmd = c->last_col_cmd = NEVER_;
   c->bus_end = NEVER_;
+  c->bus_rank = UINT32_MAX;
   c->refresh = 1;
-  c->pre_writes_all = (uint8_t)(dev->tech == DRAM_TECH_DRAM);
   update_deadline(c);
   return 0;
 #undef FAIL
@@ -135,16 +160,31 @@ void tcheck_expect_refresh(tcheck *c, int on) {
   update_deadline(c);
 }
 
-int tcheck_scale(tcheck *c, unsigned rcd_mult, unsigned wr_mult) {
-  const dram_timing *base = &c->dev->t;
+/* tRCD, tWR, tRP_DIRTY of `base` scaled into `t`; -1 (t unchanged) when out of range. */
+static int scale_into(dram_timing *t, const dram_timing *base, unsigned rcd_mult, unsigned wr_mult, int dry) {
   if (!rcd_mult || !wr_mult) return -1;
   const uint64_t rcd = (uint64_t)base->RCD * rcd_mult, wr = (uint64_t)base->WR * wr_mult,
                  rpd = (uint64_t)base->RP_DIRTY * wr_mult;
   if (rcd > UINT32_MAX || wr > UINT32_MAX || rpd > UINT32_MAX) return -1;
-  c->t.RCD = (uint32_t)rcd;
-  c->t.WR = (uint32_t)wr;
-  c->t.RP_DIRTY = (uint32_t)rpd;
+  if (dry) return 0;
+  t->RCD = (uint32_t)rcd;
+  t->WR = (uint32_t)wr;
+  t->RP_DIRTY = (uint32_t)rpd;
   return 0;
+}
+
+int tcheck_scale(tcheck *c, unsigned rcd_mult, unsigned wr_mult) {
+  if (scale_into(&c->t, &c->dev->t, rcd_mult, wr_mult, 1) != 0) return -1;
+  for (uint32_t r = 0; r < c->ranks; ++r) /* all or nothing */
+    if (scale_into(&c->rk[r].t, &c->rk[r].dev->t, rcd_mult, wr_mult, 1) != 0) return -1;
+  scale_into(&c->t, &c->dev->t, rcd_mult, wr_mult, 0);
+  for (uint32_t r = 0; r < c->ranks; ++r) scale_into(&c->rk[r].t, &c->rk[r].dev->t, rcd_mult, wr_mult, 0);
+  return 0;
+}
+
+int tcheck_scale_rank(tcheck *c, uint32_t r, unsigned rcd_mult, unsigned wr_mult) {
+  if (r >= c->ranks) return -1;
+  return scale_into(&c->rk[r].t, &c->rk[r].dev->t, rcd_mult, wr_mult, 0);
 }
 
 /* ----------------------------------------------------------- violations */
@@ -157,14 +197,18 @@ typedef struct cur_ {
   int rank_only; /* refresh-interval rule: about a rank, not the command */
 } cur_;
 
-static void prefix(char *buf, size_t n, const cur_ *k) {
-  if (k->rank_only)
-    snprintf(buf, n, "cycle %lld: rank %u", (long long)k->cycle, k->rank);
-  else if (k->cmd == MC_CMD_REF)
-    snprintf(buf, n, "cycle %lld: REF rank %u", (long long)k->cycle, k->rank);
+static void prefix(const tcheck *c, char *buf, size_t n, const cur_ *k) {
+  char rk[48];
+  if (c->mixed && k->rank < c->ranks)
+    snprintf(rk, sizeof rk, "rank %u (%s)", k->rank, c->rk[k->rank].dev->name);
   else
-    snprintf(buf, n, "cycle %lld: %s rank %u bg %u bank %u", (long long)k->cycle, mc_cmd_name(k->cmd), k->rank, k->bg,
-             k->bank);
+    snprintf(rk, sizeof rk, "rank %u", k->rank);
+  if (k->rank_only)
+    snprintf(buf, n, "cycle %lld: %s", (long long)k->cycle, rk);
+  else if (k->cmd == MC_CMD_REF)
+    snprintf(buf, n, "cycle %lld: REF %s", (long long)k->cycle, rk);
+  else
+    snprintf(buf, n, "cycle %lld: %s %s bg %u bank %u", (long long)k->cycle, mc_cmd_name(k->cmd), rk, k->bg, k->bank);
 }
 
 #if defined(__GNUC__)
@@ -175,8 +219,8 @@ violation(tcheck *c, const cur_ *k, tcheck_rule rule, const char *fmt, ...) {
   if (c->violations++) return; /* only the first one is described */
   c->first_rule = rule;
   c->first_cycle = (uint64_t)k->cycle;
-  char pre[96];
-  prefix(pre, sizeof pre, k);
+  char pre[112];
+  prefix(c, pre, sizeof pre, k);
   char body[200];
   va_list ap;
   va_start(ap, fmt);
@@ -198,15 +242,15 @@ static inline void spacing(tcheck *c, const cur_ *k, tcheck_rule rule, const cha
 
 static void refresh_interval(tcheck *c, const cur_ *k, int64_t now) {
   if (now <= c->ref_deadline) return;
-  const int64_t limit = 9 * (int64_t)c->t.REFI;
   for (uint32_t r = 0; r < c->ranks; ++r) {
     tcheck_rank_ *R = &c->rk[r];
-    if (now - R->ref_base <= limit) continue;
+    const int64_t limit = 9 * (int64_t)R->t.REFI;
+    if (!R->t.REFI || now - R->ref_base <= limit) continue;
     cur_ kk = *k;
     kk.rank = r;
     kk.rank_only = 1;
     violation(c, &kk, TCHECK_REFI, "%s: no REF since cycle %lld: needs a REF within %lld cycles (9 x tREFI %u), got %lld",
-              tcheck_rule_name(TCHECK_REFI), (long long)R->ref_base, (long long)limit, c->t.REFI,
+              tcheck_rule_name(TCHECK_REFI), (long long)R->ref_base, (long long)limit, R->t.REFI,
               (long long)(now - R->ref_base));
     R->ref_base = now; /* reported once per overdue interval */
   }
@@ -214,7 +258,7 @@ static void refresh_interval(tcheck *c, const cur_ *k, int64_t now) {
 }
 
 static void do_act(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, tcheck_rank_ *R, uint64_t row) {
-  const dram_timing *t = &c->t;
+  const dram_timing *t = &R->t;
   if (B->open)
     violation(c, k, TCHECK_ACT_OPEN, "%s: row %llu is open (ACT to row %llu)", tcheck_rule_name(TCHECK_ACT_OPEN),
               (unsigned long long)B->row, (unsigned long long)row);
@@ -241,7 +285,7 @@ static void do_act(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, 
 }
 
 static void do_pre(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_rank_ *R) {
-  const dram_timing *t = &c->t;
+  const dram_timing *t = &R->t;
   if (!B->open) { /* PRE of an idle bank: a no-op (JEDEC), no timing, no state */
     c->pre_idle++;
     return;
@@ -249,7 +293,7 @@ static void do_pre(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_rank_ *R) {
   spacing(c, k, TCHECK_RAS, "ACT -> PRE same bank", B->act, MC_CMD_ACT, t->RAS);
   spacing(c, k, TCHECK_RTP, "RD -> PRE same bank", B->rd, MC_CMD_RD, t->RTP);
   spacing(c, k, TCHECK_WR, "WR -> PRE same bank: CWL + tBURST + tWR", B->wr, MC_CMD_WR, B->wr_need);
-  if (t->RRD_PRE && (B->dirty || c->pre_writes_all)) {
+  if (t->RRD_PRE && (B->dirty || R->pre_writes_all)) {
     spacing(c, k, TCHECK_RRD_PRE, "array-writing PRE -> array-writing PRE same rank", R->wpre, MC_CMD_PRE,
             t->RRD_PRE);
     R->wpre = k->cycle;
@@ -269,7 +313,7 @@ static void do_pre(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_rank_ *R) {
 
 static void do_col(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, tcheck_rank_ *R, uint64_t row,
                    int rd) {
-  const dram_timing *t = &c->t;
+  const dram_timing *t = &R->t;
   if (!B->open)
     violation(c, k, TCHECK_COL_CLOSED, "%s (row %llu)", tcheck_rule_name(TCHECK_COL_CLOSED), (unsigned long long)row);
   else if (B->row != row)
@@ -298,14 +342,23 @@ static void do_col(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, 
   if (c->bus_end != NEVER_ && start < c->bus_end)
     violation(c, k, TCHECK_DATA_BUS, "%s: burst starts at cycle %lld, the previous burst ends at cycle %lld",
               tcheck_rule_name(TCHECK_DATA_BUS), (long long)start, (long long)c->bus_end);
+  else if (c->bus_end != NEVER_ && c->bus_rank != k->rank && start < c->bus_end + (int64_t)c->t.RTRS)
+    violation(c, k, TCHECK_RTRS,
+              "%s (rank switch on the data bus) needs the burst to start %u cycles after rank %u's burst ended at cycle "
+              "%lld, got %lld",
+              tcheck_rule_name(TCHECK_RTRS), c->t.RTRS, c->bus_rank, (long long)c->bus_end,
+              (long long)(start - c->bus_end));
   const int64_t end = start + t->BURST;
-  if (end > c->bus_end) c->bus_end = end;
+  if (end > c->bus_end) {
+    c->bus_end = end;
+    c->bus_rank = k->rank;
+  }
   R->burst_end = end;
 }
 
 /* Power-down / gating exit at k->cycle, entered at `entry` (kind 1: gated). */
 static void do_pdx(tcheck *c, const cur_ *k, tcheck_rank_ *R, int64_t entry, int gated) {
-  const dram_timing *t = &c->t;
+  const dram_timing *t = &R->t;
   if (R->nopen)
     violation(c, k, TCHECK_PD_ENTRY, "%s: %u bank(s) open at entry (cycle %lld)", tcheck_rule_name(TCHECK_PD_ENTRY),
               R->nopen, (long long)entry);
@@ -322,7 +375,7 @@ static void do_pdx(tcheck *c, const cur_ *k, tcheck_rank_ *R, int64_t entry, int
 }
 
 static void do_ref(tcheck *c, const cur_ *k, tcheck_rank_ *R) {
-  const dram_timing *t = &c->t;
+  const dram_timing *t = &R->t;
   if (t->REFI == 0) violation(c, k, TCHECK_REF_NONE, "%s", tcheck_rule_name(TCHECK_REF_NONE));
   if (R->nopen) violation(c, k, TCHECK_REF_OPEN, "%s: %u bank(s) open", tcheck_rule_name(TCHECK_REF_OPEN), R->nopen);
   if (R->pre_dirty)
@@ -343,7 +396,7 @@ static void do_ref(tcheck *c, const cur_ *k, tcheck_rank_ *R) {
  * its previous per-bank REF; it refreshes only that bank (the interval rule
  * then runs on the oldest refresh of the rank's banks). */
 static void do_refpb(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_rank_ *R) {
-  const dram_timing *t = &c->t;
+  const dram_timing *t = &R->t;
   if (t->REFI == 0 || t->RFC_PB == 0)
     violation(c, k, TCHECK_REF_NONE, "%s (per-bank)", tcheck_rule_name(TCHECK_REF_NONE));
   if (B->open)

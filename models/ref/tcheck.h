@@ -48,8 +48,13 @@
  *        tXP (power-down) or tWAKE (gating) after the exit. PDX is exempt from
  *        the command-order and command-bus rules (it travels on CKE).
  * A timing of 0 means "no such constraint" (tFAW, tRC; see dram.h).
- * Data-bus rule: bursts never overlap; there is no rank-to-rank switch gap
- * (the engine models none either).
+ * Data-bus rules: bursts never overlap, in command order; a burst of another
+ * rank than the burst before it starts at least tRTRS after that one ended
+ * (rule tRTRS; the channel's value, dram.h).
+ * Mixed channels (tcheck_init_ranks): every bank, bank-group and rank rule
+ * uses the spacing of the rank's own preset (HMS: the SCM rank's tRCD 120
+ * next to the DRAM rank's 14); the command buses, the data bus and tRTRS
+ * are the channel's; the refresh rules apply to ranks whose device refreshes.
  *
  * Timing scaling: tcheck_scale mirrors mc_scale_timing (HMS Sec. III-E SCM
  * throttling): tRCD, tWR and tRP_DIRTY become multiples of the preset's. As
@@ -93,6 +98,7 @@ typedef enum tcheck_rule {
   TCHECK_XP,           /* command to a rank within tXP (tWAKE) of its power-down (gating) exit */
   TCHECK_CKE,          /* power-down shorter than tCKE */
   TCHECK_PD_ENTRY,     /* power-down / gating entered with a bank open, or before the rank's last command or burst ended */
+  TCHECK_RTRS,         /* a burst of another rank than the previous burst's starting less than tRTRS after it ended */
   TCHECK_NRULES
 } tcheck_rule;
 
@@ -116,6 +122,9 @@ typedef struct tcheck_group_ {
   int64_t act, rd, wr;
 } tcheck_group_;
 typedef struct tcheck_rank_ {
+  const dram_preset *dev;  /* the rank's device */
+  dram_timing t;           /* its timing in force (scaled by tcheck_scale / tcheck_scale_rank) */
+  uint8_t pre_writes_all;  /* DRAM rank: every PRE writes the array (tRRD_PRE) */
   int64_t act, rd, wr, ref;
   int64_t refpb;           /* last per-bank REF in the rank */
   int64_t wpre;            /* last array-writing PRE (tRRD_PRE) */
@@ -131,16 +140,18 @@ typedef struct tcheck_rank_ {
 } tcheck_rank_;
 
 typedef struct tcheck {
-  const dram_preset *dev;
-  dram_timing t;           /* timing in force (the preset's, scaled by tcheck_scale) */
+  const dram_preset *dev;  /* the channel's interface (and every rank's device unless mixed) */
+  dram_timing t;           /* dev's timing in force (scaled by tcheck_scale); the rules read rk[r].t, the
+                              channel interface (CL, CWL, tBURST, tRTRS) is the same in every rank */
+  uint8_t mixed;           /* ranks check against different presets */
+  uint32_t bus_rank;       /* rank of the burst that ends last (UINT32_MAX: none yet) */
   uint32_t ranks, banks_per_rank, ngroups;
   tcheck_bank_ *banks;
   tcheck_group_ *groups;
   tcheck_rank_ *rk;
   int64_t last_cmd, last_row_cmd, last_col_cmd, bus_end;
   int64_t ref_deadline;    /* min over ranks of ref_base + 9 tREFI (INT64_MAX: off) */
-  uint8_t refresh;         /* 1: refresh-interval rule checked */
-  uint8_t pre_writes_all;  /* DRAM: every PRE writes the array (tRRD_PRE) */
+  uint8_t refresh;         /* 1: refresh-interval rule checked (on ranks whose device refreshes) */
   /* counters */
   uint64_t checked;        /* commands checked */
   uint64_t cmds[MC_NCMDS]; /* per mc_cmd */
@@ -158,6 +169,13 @@ typedef struct tcheck {
  * refresh-interval rule on iff dev->t.REFI > 0. Returns 0, or -1 with a
  * one-line reason in err (nothing allocated). */
 int tcheck_init(tcheck *c, const dram_preset *dev, uint32_t ranks, char *err, size_t errlen);
+/* The same with a device per rank (mixed technologies on one channel, mc.h
+ * mc_cfg.rank_devs): rank r is checked against rank_devs[r] (NULL array =
+ * every rank `dev`); each must share dev's channel interface and bank
+ * geometry (dram_same_interface). Neither the array nor the presets are
+ * copied. Error messages then name the rank's device ("RD rank 1 (scm_mlc)"). */
+int tcheck_init_ranks(tcheck *c, const dram_preset *dev, const dram_preset *const *rank_devs, uint32_t ranks,
+                      char *err, size_t errlen);
 /* Free the arrays (the checker can be re-initialised afterwards). */
 void tcheck_free(tcheck *c);
 
@@ -195,6 +213,9 @@ void tcheck_expect_refresh(tcheck *c, int on);
  * engine's call. Returns 0, or -1 (nothing changed) when a multiplier is 0 or
  * a value would not fit in 32 bits. */
 int tcheck_scale(tcheck *c, unsigned rcd_mult, unsigned wr_mult);
+/* Mirror of mc_scale_rank_timing: the same for rank r only (relative to its
+ * own preset). -1 also when r is out of range. */
+int tcheck_scale_rank(tcheck *c, uint32_t r, unsigned rcd_mult, unsigned wr_mult);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,8 @@
   memtrace_test.py CASE STRATA GEN WORKDIR [ARGS...]
 
 CASE is one of: external, formats, idle-latency, malformed, timing-violation, deterministic, bandwidth,
-random-bandwidth, scm-vs-dram, random-rowhit.
+random-bandwidth, scm-vs-dram, random-rowhit, mixed-latency, mixed-random.
+With extra ARGS starting with --config, the cases run on that config.
 STRATA is the executable, GEN is tools/gen_memtrace.py, WORKDIR a scratch folder.
 """
 import json
@@ -194,6 +195,53 @@ def main():
         if s["mem.row_hit_rate"] >= 0.10:
             fail(f"uniformly random accesses: row hit rate {s['mem.row_hit_rate']:.3f} >= 0.10")
         print(f"random: row hit rate {s['mem.row_hit_rate']:.4f}, {s['mem.bandwidth_gbps']:.1f} GB/s")
+    elif case == "mixed-latency":
+        # configs/hms_channel_dram_scm: a DRAM rank (hbm2) and an SCM rank (scm_mlc) per channel, the parts
+        # alternating every 4 KiB (1 DRAM page, 4 SCM pages). Closed page, no refresh: every 64 B read finds
+        # its bank closed. DRAM reads (page 0 of each round of 5) take tRCD 14 + tCCD_L 2 + CL 14 + tBURST 1
+        # = 31 ns, SCM reads (page 1) the SCM rank's tRCD 120: 120 + 2 + 14 + 1 = 137 ns (HMS Table I).
+        with open(f"{work}/mixed.stl", "w") as f:
+            f.write("# hand-written: a DRAM-part read, then an SCM-part read, 1000 cycles apart\n")
+            for i in range(100):
+                f.write(f"{i * 2000}:\tread\t0x{i * 5 * 4096:x}\n")
+                f.write(f"{i * 2000 + 1000}:\tread\t0x{i * 5 * 4096 + 4096:x}\n")
+        s = memtrace(strata, f"{work}/mixed", ["--trace", f"{work}/mixed.stl", "--config", "hms_channel_dram_scm",
+                                               "--set", "mem.page_policy=closed", "--set", "mem.refresh=false"])
+        checked_all(s, "mixed")
+        want = {"mem.read_latency_p50_ns": 31.0, "mem.read_latency_p95_ns": 137.0, "mem.read_latency_p99_ns": 137.0,
+                "mem.avg_read_latency_ns": (31.0 + 137.0) / 2, "mem.dram.read_bytes": 100 * 64,
+                "mem.scm.read_bytes": 100 * 64, "mem.ch0.rank0.device.hbm2": 1, "mem.ch0.rank1.device.scm_mlc": 1}
+        for k, v in want.items():
+            if abs(s.get(k, -1) - v) > 1e-9:
+                fail(f"mixed channel: {k} = {s.get(k)}, expected {v}")
+    elif case == "mixed-random":
+        # Random 64 B requests over 64 MiB on each mixed config: both kinds carry traffic, every rank says
+        # which device it is, the kinds' bytes and energies add up to the totals, the checker saw every
+        # command, and a replay is identical.
+        gen(genpy, f"{work}/r.trc", "--pattern", "random", "--count", "30000", "--seed", "5",
+            "--footprint", str(1 << 26))
+        for cfg, devs, kinds in (("hms_channel_dram_scm", ("hbm2", "scm_mlc"), ("dram", "scm")),
+                                 ("hybrid_dram_pcm_partition", ("ddr3_800", "pcm_flrb"), ("dram", "nvm"))):
+            args = ["--trace", f"{work}/r.trc", "--config", cfg, "--set", "addrmap.part_interleave=4KiB"]
+            s = memtrace(strata, f"{work}/{cfg}", args)
+            common_checks(s, cfg)
+            checked_all(s, cfg)
+            for k in kinds:
+                if s[f"mem.{k}.read_bytes"] <= 0 or s[f"mem.{k}.write_bytes"] <= 0:
+                    fail(f"{cfg}: no traffic on the {k} part")
+            for tot, part in (("mem.read_bytes", "read_bytes"), ("mem.write_bytes", "write_bytes"),
+                              ("mem.energy_j", "energy_j")):
+                if abs(sum(s[f"mem.{k}.{part}"] for k in kinds) - s[tot]) > 1e-9 * max(1.0, s[tot]):
+                    fail(f"{cfg}: the kinds' {part} do not add up to {tot}")
+            ch = 0
+            while f"mem.ch{ch}.reads" in s:
+                names = [k for k in s if k.startswith(f"mem.ch{ch}.rank") and ".device." in k]
+                if len(names) != (2 if cfg.startswith("hms") else 1) or any(n.split(".")[-1] not in devs for n in names):
+                    fail(f"{cfg}: channel {ch} device stats {names}")
+                ch += 1
+            if no_host(memtrace(strata, f"{work}/{cfg}.2", args)) != no_host(s):
+                fail(f"{cfg}: two replays differ")
+            print(f"{cfg}: " + ", ".join(f"{k} {s[f'mem.{k}.read_bytes'] / 2**20:.1f} MiB read" for k in kinds))
     else:
         fail("unknown case " + case)
     print("PASS")

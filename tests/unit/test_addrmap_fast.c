@@ -127,7 +127,7 @@ static void check_layouts(int pow2) {
       char err[256];
       if (amap_init(&m, lay, g[0], g[1], g[2], g[3], g[4], g[5], hash, err, sizeof err) != 0) fail_msg("%s", err);
       ++layouts;
-      if (pow2) assert_true(m.fast); /* at most 48 address bits below the row: the bit-slice path */
+      if (pow2) assert_true(m.d.fast); /* at most 48 address bits below the row: the bit-slice path */
       for (unsigned k = 0; k < 2000; ++k) {
         uint64_t pa = rnd();
         if (k % 4 == 1) pa &= (1ull << 34) - 1; /* realistic physical addresses */

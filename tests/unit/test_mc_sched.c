@@ -74,12 +74,14 @@ static void init_side(side *s, const mc_cfg *c) {
 }
 
 static int g_refresh_per_bank; /* per-bank refresh in run_pair (hbm2: JESD235 REFSB) */
+static const dram_preset *const *g_rank_devs; /* a preset per rank in run_pair (mixed channel), or NULL */
 
 static void run_pair(const char *dev, unsigned ranks, int open_page, uint64_t seed, uint32_t pd_idle, int gating) {
   mc_cfg c = {0};
   c.dev = dram_find(dev);
   assert_non_null(c.dev);
   c.ranks = ranks;
+  c.rank_devs = g_rank_devs;
   c.rq_size = 48;
   c.wq_size = 48;
   c.wq_high = 40;
@@ -191,8 +193,29 @@ static void advance_only_at_events_refresh_per_bank(void **state) {
   g_refresh_per_bank = 0;
 }
 
+/* The same on mixed channels (a DRAM rank and an NVM rank sharing the buses:
+ * per-rank timing floors, tRTRS, refresh only on the DRAM rank, gating only on
+ * the NVM rank), with per-bank refresh, power-down and gating. */
+static void advance_only_at_events_mixed(void **state) {
+  (void)state;
+  static const char *const pairs[][2] = {
+      {"hbm2", "scm_mlc"}, {"scm_slc", "hbm2"}, {"gddr5_gtx480", "pcm_hac"}, {"ddr3_800", "pcm_flrb"}};
+  g_refresh_per_bank = 1;
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; ++i) {
+    const dram_preset *devs[2] = {dram_find(pairs[i][0]), dram_find(pairs[i][1])};
+    g_rank_devs = devs;
+    for (int open = 0; open <= 1; ++open) {
+      run_pair(pairs[i][0], 2, open, 301 + i * 7 + (uint64_t)open, 0, 0);
+      run_pair(pairs[i][0], 2, open, 401 + i * 7 + (uint64_t)open, 12, 1);
+    }
+  }
+  g_rank_devs = NULL;
+  g_refresh_per_bank = 0;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(advance_only_at_events_mixed),
       cmocka_unit_test(advance_only_at_events),
       cmocka_unit_test(advance_only_at_events_powerdown),
       cmocka_unit_test(advance_only_at_events_refresh_per_bank),

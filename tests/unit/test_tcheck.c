@@ -88,7 +88,11 @@ typedef struct scen {
   void (*run)(const dram_timing *t, int dual, int64_t dl);
   int needs; /* NEED_* below: skipped on presets without it */
 } scen;
-enum { NEED_REF = 1, NEED_2BG = 2, NEED_2BPG = 4 }; /* refresh (not NVM), >= 2 bank groups, >= 2 banks per group */
+/* refresh (not NVM), >= 2 bank groups, >= 2 banks per group; NO_RTRS: run on a copy with tRTRS 0 (isolates the
+ * plain data-bus rule) */
+enum { NEED_REF = 1, NEED_2BG = 2, NEED_2BPG = 4, NO_RTRS = 8, NEED_WR_RD_GAP = 16 };
+/* NEED_WR_RD_GAP: a read issued right after a write may reach the bus before that write's burst ends plus
+ * tRTRS (CWL + tBURST + tRTRS > CL + 1); not on devices whose CL is long enough to hide it */
 
 static void s_rcd(const dram_timing *t, int dual, int64_t dl) {
   (void)dual;
@@ -253,14 +257,25 @@ static void s_rrd_pre(const dram_timing *t, int dual, int64_t dl) {
   PRE(p + t->RRD_PRE + dl, 0, FG(1), FB(1));
 }
 /* Two ranks: a WR of rank 1 whose burst would start before rank 0's read
- * burst ends (no rank-scoped rule applies across ranks). */
+ * burst ends (no rank-scoped rule applies across ranks); with tRTRS, it must
+ * start tRTRS after that burst (rank switch on the data bus). */
 static void s_data_bus(const dram_timing *t, int dual, int64_t dl) {
   (void)dual;
   ACT(0, 0, 0, 0, 1);
   ACT(1, 1, 0, 0, 1);
   const int64_t c = t->RCD + 1;
   RD(c, 0, 0, 0, 1);
-  WR(c + t->CL + t->BURST - t->CWL + dl, 1, 0, 0, 1);
+  WR(c + t->CL + t->BURST + t->RTRS - t->CWL + dl, 1, 0, 0, 1);
+}
+/* Rank switch after a write burst: rank 1's RD burst tRTRS after rank 0's WR burst. */
+static void s_rtrs_wr_rd(const dram_timing *t, int dual, int64_t dl) {
+  (void)dual;
+  ACT(0, 0, 0, 0, 1);
+  ACT(1, 1, 0, 0, 1);
+  const int64_t c = t->RCD + 1;
+  WR(c, 0, 0, 0, 1);
+  const int64_t end = c + t->CWL + t->BURST;
+  RD(end + t->RTRS - t->CL + dl, 1, 0, 0, 1);
 }
 /* Two commands in one command-bus slot: two column commands of different
  * ranks (dual bus), or a column and a row command (single bus). */
@@ -295,7 +310,9 @@ static const scen k_scen[] = {
     {"tRFC (REF)", TCHECK_RFC, 1, s_rfc_ref, NEED_REF},
     {"tRP (REF)", TCHECK_RP, 1, s_rp_ref, NEED_REF},
     {"tRC (REF)", TCHECK_RC, 1, s_rc_ref, NEED_REF},
-    {"data bus", TCHECK_DATA_BUS, 2, s_data_bus, 0},
+    {"data bus", TCHECK_DATA_BUS, 2, s_data_bus, NO_RTRS},
+    {"tRTRS (RD -> WR)", TCHECK_RTRS, 2, s_data_bus, 0},
+    {"tRTRS (WR -> RD)", TCHECK_RTRS, 2, s_rtrs_wr_rd, NEED_WR_RD_GAP},
     {"command bus", TCHECK_CMD_BUS, 2, s_cmd_bus, 0},
     {"tRP_DIRTY", TCHECK_RP_DIRTY, 1, s_rp_dirty, 0},
     {"tRP_DIRTY (REF)", TCHECK_RP_DIRTY, 1, s_rp_dirty_ref, NEED_REF},
@@ -306,13 +323,16 @@ static void each_rule_at_limit(void **state) {
   (void)state;
   unsigned cases = 0;
   for (size_t pi = 0; pi < dram_count(); ++pi) {
-    const dram_preset d = spread(dram_at(pi));
-    NBG = d.bankgroups;
-    NBPG = d.banks_per_group;
+    const dram_preset d0 = spread(dram_at(pi));
+    NBG = d0.bankgroups;
+    NBPG = d0.banks_per_group;
     for (size_t s = 0; s < sizeof k_scen / sizeof k_scen[0]; ++s) {
       const scen *S = &k_scen[s];
+      dram_preset d = d0;
+      if (S->needs & NO_RTRS) d.t.RTRS = 0;
       if (((S->needs & NEED_REF) && !d.t.REFI) || ((S->needs & NEED_2BG) && NBG < 2) ||
-          ((S->needs & NEED_2BPG) && NBPG < 2))
+          ((S->needs & NEED_2BPG) && NBPG < 2) || (S->rule == TCHECK_RTRS && !d.t.RTRS) ||
+          ((S->needs & NEED_WR_RD_GAP) && d.t.CWL + d.t.BURST + d.t.RTRS <= d.t.CL + 1))
         continue;
       /* exactly at the limit: legal */
       tc_init(&d, S->ranks);
@@ -646,6 +666,7 @@ typedef struct broken {
   void (*engine)(dram_preset *); /* the engine's wrong copy */
   int refresh_off;        /* engine runs without refresh */
   unsigned rcd_mult, wr_mult; /* != 0: the device is throttled (checker scaled), the engine forgot */
+  unsigned ranks;         /* 0 = 1 */
 } broken;
 
 static void e_rcd(dram_preset *d) { d->t.RCD -= 4; }
@@ -669,6 +690,7 @@ static void t_rp_dirty(dram_preset *d) { d->t.RP_DIRTY = d->t.RP + 30; }
 static void t_rrd_pre(dram_preset *d) { d->t.RRD_PRE = 20; }
 static void e_rp_dirty(dram_preset *d) { d->t.RP_DIRTY = 0; }
 static void e_rrd_pre(dram_preset *d) { d->t.RRD_PRE /= 3; }
+static void e_rtrs(dram_preset *d) { d->t.RTRS = 0; }
 
 static const broken k_broken[] = {
     {"tRCD shrunk", "hbm2", TCHECK_RCD, NULL, e_rcd, 0, 0, 0},
@@ -698,6 +720,8 @@ static const broken k_broken[] = {
     {"pcm_flrb: tRRD_PRE shrunk", "pcm_flrb", TCHECK_RRD_PRE, NULL, e_rrd_pre, 0, 0, 0},
     {"throttle x2 tRCD forgotten", "hbm2", TCHECK_RCD, NULL, NULL, 0, 2, 1},
     {"throttle x4 tWR forgotten", "scm_slc", TCHECK_WR, NULL, NULL, 0, 1, 4},
+    {"ddr3_800 2 ranks: tRTRS ignored", "ddr3_800", TCHECK_RTRS, NULL, e_rtrs, 0, 0, 0, 2},
+    {"gddr5 2 ranks: tRTRS ignored", "gddr5_gtx480", TCHECK_RTRS, NULL, e_rtrs, 0, 0, 0, 2},
 };
 
 static void broken_engine_caught(void **state) {
@@ -716,8 +740,8 @@ static void broken_engine_caught(void **state) {
     if (dram_validate(&truth, err, sizeof err) != 0) fail_msg("%s: truth: %s", B->what, err);
     if (dram_validate(&eng, err, sizeof err) != 0) fail_msg("%s: engine copy: %s", B->what, err);
     /* the unbroken engine passes the same traffic */
-    traffic tr = {.ranks = 1, .open_page = 1, .refresh = 1, .rows = 4, .want = 3000, .wr_pct = 33,
-                  .seed = 777 + i, .stop_on_violation = 1};
+    traffic tr = {.ranks = B->ranks ? B->ranks : 1, .open_page = 1, .refresh = 1, .rows = 4, .want = 3000,
+                  .wr_pct = 33, .seed = 777 + i, .stop_on_violation = 1};
     run_traffic(&truth, &truth, &tr);
     if (!tcheck_ok(&C)) fail_msg("%s: unbroken engine flagged: %s", B->what, tcheck_error(&C));
     tcheck_free(&C);

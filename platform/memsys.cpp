@@ -1,0 +1,169 @@
+#include "platform/memsys.h"
+
+#include <algorithm>
+#include <memory>
+
+extern "C" {
+#include "addrmap.h"
+#include "dram.h"
+}
+
+namespace strata {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t j = s.find(',', i);
+    if (j == std::string::npos) j = s.size();
+    std::string t = s.substr(i, j - i);
+    const size_t a = t.find_first_not_of(" \t"), b = t.find_last_not_of(" \t");
+    t = a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
+    if (!t.empty() || j < s.size()) out.push_back(t);
+    i = j + 1;
+  }
+  return out;
+}
+
+namespace {
+
+const char* const kKindKey[3] = {"addrmap.dram_size", "addrmap.nvm_size", "addrmap.scm_size"};
+
+std::string kinds_text(const std::vector<unsigned>& k) {
+  std::string s;
+  for (unsigned x : k) s += (s.empty() ? "" : ", ") + std::string(dram_kind_name(x));
+  return s;
+}
+
+}  // namespace
+
+MemDevices mem_devices(const Config& C) {
+  MemDevices md;
+  md.iface = dram_find(C.s("mem.device").c_str());
+  if (!md.iface)
+    C.fail("mem.device", std::string("expected one of ") + dram_names() + ", got '" + C.s("mem.device") + "'");
+  md.channels = static_cast<unsigned>(C.i("mem.channels"));
+  md.ranks = static_cast<unsigned>(C.i("mem.ranks"));
+  const std::vector<std::string> rl = split_list(C.s("mem.rank_devices")), cl = split_list(C.s("mem.channel_devices"));
+  if (!rl.empty() && !cl.empty())
+    C.fail("mem.channel_devices", "expected either mem.rank_devices or mem.channel_devices, not both (mem.rank_devices "
+                                  "is set at " + C.origin("mem.rank_devices") + ")");
+  if (!rl.empty() && rl.size() != md.ranks)
+    C.fail("mem.rank_devices", "expected one preset per rank (mem.ranks = " + std::to_string(md.ranks) + "), got " +
+                                   std::to_string(rl.size()));
+  if (cl.size() > md.channels)
+    C.fail("mem.channel_devices", "expected at most mem.channels (" + std::to_string(md.channels) + ") presets, got " +
+                                      std::to_string(cl.size()));
+  if (!cl.empty() && md.channels % cl.size() != 0)
+    C.fail("mem.channel_devices", "expected a list whose length divides mem.channels (" +
+                                      std::to_string(md.channels) + "), got " + std::to_string(cl.size()));
+  auto lookup = [&](const char* key, const std::string& name) {
+    const dram_preset* p = dram_find(name.c_str());
+    if (!p) C.fail(key, std::string("expected preset names from ") + dram_names() + ", got '" + name + "'");
+    char why[200];
+    if (!dram_same_interface(md.iface, p, why, sizeof why))
+      C.fail(key, "expected presets with the channel interface and bank geometry of mem.device (" +
+                      std::string(md.iface->name) + "), got '" + name + "' (" + why + ")");
+    return p;
+  };
+  std::vector<const dram_preset*> rdev, cdev;
+  for (const std::string& n : rl) rdev.push_back(lookup("mem.rank_devices", n));
+  for (const std::string& n : cl) cdev.push_back(lookup("mem.channel_devices", n));
+  md.dev.resize(static_cast<size_t>(md.channels) * md.ranks);
+  for (unsigned c = 0; c < md.channels; ++c)
+    for (unsigned r = 0; r < md.ranks; ++r) {
+      const dram_preset* p = !rdev.empty() ? rdev[r] : !cdev.empty() ? cdev[c % cdev.size()] : md.iface;
+      md.dev[c * md.ranks + r] = p;
+      if (p != md.iface) md.mixed = true;
+    }
+  // Kinds present, in addrmap.part_order.
+  bool present[3] = {false, false, false};
+  for (const dram_preset* p : md.dev) present[dram_mem_kind(p)] = true;
+  const std::vector<std::string> order = split_list(C.s("addrmap.part_order"));
+  bool seen[3] = {false, false, false};
+  for (const std::string& k : order) {
+    unsigned x = 3;
+    for (unsigned i = 0; i < 3; ++i)
+      if (k == dram_kind_name(i)) x = i;
+    if (x == 3) C.fail("addrmap.part_order", "expected a list of the kinds dram, nvm, scm, got '" + k + "'");
+    if (seen[x]) C.fail("addrmap.part_order", "expected each kind once, got '" + k + "' twice");
+    seen[x] = true;
+    if (present[x]) md.kinds.push_back(x);
+  }
+  for (unsigned i = 0; i < 3; ++i)
+    if (present[i] && !seen[i])
+      C.fail("addrmap.part_order", "expected every memory kind of the devices, '" + std::string(dram_kind_name(i)) +
+                                       "' is missing (got '" + C.s("addrmap.part_order") + "')");
+  if (md.mixed && !C.s("mem.timing_check_device").empty())
+    C.fail("mem.timing_check_device", "expected it empty with mem.rank_devices / mem.channel_devices (the checker "
+                                      "uses each rank's own preset)");
+  return md;
+}
+
+void init_address_map(const Config& C, const MemDevices& md, amap* out) {
+  const dram_preset* dev = md.iface;
+  const unsigned nch = md.channels;
+  const uint32_t ranks = md.ranks;
+  const uint32_t l2pc = static_cast<uint32_t>(C.i("l2.banks")) / nch;
+  const int hash = C.b("addrmap.hash") ? 1 : 0;
+  std::string layout = C.s("addrmap.layout");
+  char buf[256], err[256];
+  if (md.kinds.size() <= 1) {
+    if (layout == "auto") {
+      if (amap_default_layout(buf, sizeof buf, dev->atom_bytes, dev->row_bytes, nch, ranks, dev->bankgroups,
+                              dev->banks_per_group) != 0)
+        C.fail("addrmap.layout", "cannot derive a layout for " + C.s("mem.device"));
+      layout = buf;
+    }
+    if (amap_init(out, layout.c_str(), nch, ranks, dev->bankgroups, dev->banks_per_group, dev->row_bytes, l2pc, hash,
+                  err, sizeof err) != 0)
+      C.fail("addrmap.layout", err);
+    if (out->atom_bytes != dev->atom_bytes)
+      C.fail("addrmap.layout", "expected off:" + std::to_string(dev->atom_bytes) + " (bytes per column access of " +
+                                   C.s("mem.device") + "), got off:" + std::to_string(out->atom_bytes));
+    if (!md.kinds.empty()) amap_set_mem(out, md.kinds[0]);
+    return;
+  }
+  // Hybrid memory: one part per kind, over the channels x ranks of that kind.
+  const uint64_t inter = C.size("addrmap.part_interleave");
+  if (inter % AMAP_PART_ALIGN)
+    C.fail("addrmap.part_interleave", "expected 0 (parts one after the other) or a multiple of " +
+                                          std::to_string(AMAP_PART_ALIGN) + " bytes, got " + std::to_string(inter));
+  std::vector<amap_part_cfg> parts(md.kinds.size());
+  std::vector<std::vector<uint32_t>> chs(md.kinds.size()), ras(md.kinds.size());
+  for (size_t i = 0; i < md.kinds.size(); ++i) {
+    const unsigned k = md.kinds[i];
+    for (unsigned c = 0; c < nch; ++c)
+      for (unsigned r = 0; r < ranks; ++r)
+        if (dram_mem_kind(md.at(c, r)) == k) {
+          if (std::find(chs[i].begin(), chs[i].end(), c) == chs[i].end()) chs[i].push_back(c);
+          if (std::find(ras[i].begin(), ras[i].end(), r) == ras[i].end()) ras[i].push_back(r);
+        }
+    std::sort(ras[i].begin(), ras[i].end());
+    for (uint32_t c : chs[i])
+      for (uint32_t r : ras[i])
+        if (dram_mem_kind(md.at(c, r)) != k)
+          C.fail(C.s("mem.rank_devices").empty() ? "mem.channel_devices" : "mem.rank_devices",
+                 "expected the " + std::string(dram_kind_name(k)) + " ranks to form a channels x ranks grid");
+    const char* key = kKindKey[k];
+    const uint64_t bytes = C.size(key);
+    if (bytes % AMAP_PART_ALIGN)
+      C.fail(key, "expected a multiple of " + std::to_string(AMAP_PART_ALIGN) + " bytes, got " + std::to_string(bytes));
+    if (!bytes && inter)
+      C.fail(key, "expected a size > 0: interleaved parts (addrmap.part_interleave) alternate in the ratio of their "
+                  "sizes");
+    if (!bytes && i + 1 < md.kinds.size())
+      C.fail(key, "expected a size > 0: the " + std::string(dram_kind_name(k)) +
+                      " part is followed by another in addrmap.part_order (" + kinds_text(md.kinds) +
+                      "; only the last may be 0 = unbounded)");
+    parts[i] = amap_part_cfg{k, bytes, static_cast<uint32_t>(chs[i].size()), static_cast<uint32_t>(ras[i].size()),
+                             chs[i].data(), ras[i].data()};
+  }
+  if (amap_init_parts(out, parts.data(), static_cast<unsigned>(parts.size()), inter, layout.c_str(), nch, ranks,
+                      dev->bankgroups, dev->banks_per_group, dev->row_bytes, dev->atom_bytes, l2pc, hash, err,
+                      sizeof err) != 0)
+    C.fail(std::string(err).find("interleave") != std::string::npos ? "addrmap.part_interleave" : "addrmap.layout",
+           err);
+}
+
+}  // namespace strata
