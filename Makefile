@@ -19,5 +19,6 @@ test: build
 bench: build
 	@cmake --build $(BUILD) --target bench
 	@cmake --build $(BUILD) --target bench_memtrace
+	@cmake --build $(BUILD) --target bench_trace
 clean:
 	rm -rf $(BUILD)
