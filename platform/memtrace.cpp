@@ -292,7 +292,6 @@ struct Player {
   amap map{};
   std::vector<mc> mcs;
   std::vector<tcheck> tcs;       // one command-timing checker per channel (mem.timing_check)
-  std::vector<uint64_t> next;    // per channel: mc_next_event, refreshed after each submit/advance
   std::vector<Slot> slots;
   uint32_t free_slot = 0;
   std::vector<uint64_t> lat_hist = std::vector<uint64_t>(kLatCycles, 0);
@@ -367,6 +366,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   mcfg.refresh_per_bank = C.s("mem.refresh_mode") == "per_bank" ? 1 : 0;
   mcfg.pd_idle = static_cast<uint32_t>(C.i("mem.powerdown_idle_cycles"));
   mcfg.nvm_gating = C.b("mem.nvm_power_gating") ? 1 : 0;
+  mcfg.done_at_issue = 1;  // completions are only recorded here: no completion events (Player::on_done)
   const uint32_t max_atoms = (kMaxRequestBytes + dev->atom_bytes - 1) / dev->atom_bytes + 1;
   if (std::min(mcfg.rq_size, mcfg.wq_size) < std::min<uint32_t>(max_atoms, (opt.request_bytes + dev->atom_bytes - 1) / dev->atom_bytes + 1))
     C.fail("mem.read_queue", "expected room for one request of --request-bytes");
@@ -386,7 +386,6 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
       mc_set_cmd_log(&P.mcs[c], tcheck_cmd, &P.tcs[c]);
     }
   }
-  P.next.assign(nch, MC_NEVER);
   size_t nslots = 0;
   for (unsigned c = 0; c < nch; ++c) nslots += P.mcs[c].nparents;
   P.slots.resize(nslots + 1);
@@ -451,72 +450,114 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     return true;
   };
 
-  // Feed every request that may enter at `now`, in trace order; returns how many.
-  auto feed = [&](uint64_t now) {
-    uint64_t fed = 0;
-    while (have && req_cycle <= now && fits()) {
-      const uint32_t s = P.free_slot;
-      Slot& sl = P.slots[s];
-      P.free_slot = sl.next;
-      sl.enter = now;
-      sl.done = 0;
-      sl.parts = sp.nparts;
-      sl.write = req.write;
-      ++P.inflight;
-      for (uint32_t i = 0; i < sp.nparts; ++i) {
-        mc* m = &P.mcs[sp.ch[i]];
-        if (mc_submit(m, now, req.write, &sp.atoms[sp.first[i]], sp.count[i], s) != 0) {
-          char h[24];
-          std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req.addr));
-          throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": address 0x" + h +
-                            " is outside the device");
-        }
-        P.next[sp.ch[i]] = mc_next_event(m);
-      }
-      ++nreq;
-      ++fed;
-      req_bytes += req.bytes;
-      if (req.write) ++P.writes; else ++P.reads;
-      load_next();
+  // Requests enter in trace order, each at the first cycle its channels have
+  // room (the DRAMSys and Ramulator front-ends behave the same way): at each
+  // event cycle t, feed the requests that fit in trace order, then advance
+  // every engine with something due at t, and repeat (iterations 1, 2, ...
+  // of cycle t) until nothing changes; then go to the next event. Apart from
+  // the trace order the channels are independent, so an engine is brought
+  // forward only when a request for it is due, and gets exactly the same
+  // submissions and advances in the same order as in that loop: a request
+  // entering in iteration i of cycle t finds its engine with everything
+  // before t done and advanced at t after each iteration before i (once per
+  // iteration that submitted to it; an advance without new submissions in
+  // between changes nothing).
+  struct ChSync {
+    uint64_t t = 0;      // cycle the engine has been brought to (everything before it done)
+    unsigned iter = 0;   // iterations of cycle t whose closing advance it has had
+  };
+  std::vector<ChSync> csync(nch);
+  // Channel c up to cycle t, before the feed of iteration `iter` of that cycle.
+  auto sync = [&](unsigned c, uint64_t t, unsigned iter) {
+    mc* m = &P.mcs[c];
+    ChSync& cs = csync[c];
+    if (t > cs.t) {
+      for (uint64_t e = mc_next_event(m); e < t; e = mc_next_event(m)) mc_advance(m, e);
+      cs.t = t;
+      cs.iter = 0;
     }
-    return fed;
+    if (cs.iter + 1 < iter) {
+      if (mc_next_event(m) <= t) mc_advance(m, t);
+      cs.iter = iter - 1;
+    }
+  };
+  auto timing_failed = [&](unsigned c) {
+    std::fprintf(stderr, "strata: timing check failed: mem.ch%u (%s, checked against %s): %s\n", c, dev->name,
+                 chk_dev->name, tcheck_error(&P.tcs[c]));
+    for (auto& m : P.mcs) mc_free(&m);
+    for (auto& t : P.tcs) tcheck_free(&t);
+    return kExitCheckFailed;
   };
 
   load_next();
-  uint64_t now = 0;
-  for (;;) {
-    // 1. Everything that happens at `now`: requests enter, engines issue what
-    //    is legal; a command that frees queue room lets more requests enter in
-    //    the same cycle, which the engines then see in the same cycle too.
+  uint64_t cur_t = 0;    // cycle the last request entered
+  unsigned cur_iter = 1; // and the iteration of that cycle
+  while (have) {
+    uint64_t t = std::max(cur_t, req_cycle);
+    unsigned iter = t == cur_t ? cur_iter : 1;
     for (;;) {
-      const uint64_t fed = feed(now);
-      bool advanced = false;
-      for (unsigned c = 0; c < nch; ++c)
-        if (P.next[c] <= now) {
-          mc_advance(&P.mcs[c], now);
-          P.next[c] = mc_next_event(&P.mcs[c]);
-          advanced = true;
-        }
-      if (!fed && !advanced) break;
+      for (uint32_t i = 0; i < sp.nparts; ++i) sync(sp.ch[i], t, iter);
+      if (check)
+        for (uint32_t i = 0; i < sp.nparts; ++i)
+          if (P.tcs[sp.ch[i]].violations) return timing_failed(sp.ch[i]);
+      if (fits()) break;
+      // Not now: again in this cycle after its engines advance at it, else at
+      // the next event of one of them.
+      bool again = false;
+      uint64_t nt = MC_NEVER;
+      for (uint32_t i = 0; i < sp.nparts; ++i) {
+        const uint64_t e = mc_next_event(&P.mcs[sp.ch[i]]);
+        again |= e <= t;
+        nt = std::min(nt, e);
+      }
+      if (again) {
+        ++iter;
+        continue;
+      }
+      if (nt == MC_NEVER) throw ConfigError(opt.trace + ": the player stalled (no event left with requests pending)");
+      t = nt;
+      iter = 1;
     }
-    if (check)
-      for (unsigned c = 0; c < nch; ++c)
-        if (!tcheck_ok(&P.tcs[c])) {
-          std::fprintf(stderr, "strata: timing check failed: mem.ch%u (%s, checked against %s): %s\n", c, dev->name,
-                       chk_dev->name, tcheck_error(&P.tcs[c]));
-          for (auto& m : P.mcs) mc_free(&m);
-          for (auto& t : P.tcs) tcheck_free(&t);
-          return kExitCheckFailed;
-        }
-    if (!have && P.inflight == 0) break;
-    // 2. Next event: the engines' (a command becomes legal, a completion, a
-    //    refresh) and the next timestamp. All of them lie after `now`.
-    uint64_t next = MC_NEVER;
-    for (unsigned c = 0; c < nch; ++c) next = std::min(next, P.next[c]);
-    if (have && req_cycle > now) next = std::min(next, req_cycle);
-    if (next == MC_NEVER) throw ConfigError(opt.trace + ": the player stalled (no event left with requests pending)");
-    now = std::max(next, now + 1);
+    const uint32_t s = P.free_slot;
+    Slot& sl = P.slots[s];
+    P.free_slot = sl.next;
+    sl.enter = t;
+    sl.done = 0;
+    sl.parts = sp.nparts;
+    sl.write = req.write;
+    ++P.inflight;
+    for (uint32_t i = 0; i < sp.nparts; ++i) {
+      mc* m = &P.mcs[sp.ch[i]];
+      if (mc_submit(m, t, req.write, &sp.atoms[sp.first[i]], sp.count[i], s) != 0) {
+        char h[24];
+        std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req.addr));
+        throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": address 0x" + h +
+                          " is outside the device");
+      }
+      // The engine settles its read/write mode when asked for its next event
+      // (mc.h): ask after every submission, as a caller waiting for that event does.
+      (void)mc_next_event(m);
+    }
+    cur_t = t;
+    cur_iter = iter;
+    ++nreq;
+    req_bytes += req.bytes;
+    if (req.write) ++P.writes; else ++P.reads;
+    load_next();
   }
+  // Drain: every engine until its queues are empty (completions are reported
+  // when the last column command of a request issues: mc_cfg.done_at_issue).
+  for (unsigned c = 0; c < nch; ++c) {
+    mc* m = &P.mcs[c];
+    while (mc_rq_occupancy(m) + mc_wq_occupancy(m)) {
+      const uint64_t e = mc_next_event(m);
+      if (e == MC_NEVER) throw ConfigError(opt.trace + ": the player stalled (no event left with requests pending)");
+      mc_advance(m, e);
+      if (check && P.tcs[c].violations) return timing_failed(c);
+    }
+  }
+  if (P.inflight) throw ConfigError(opt.trace + ": the player stalled (requests left in flight)");
+  const uint64_t now = cur_t;
   const uint64_t end = std::max(P.last_done, now);
   const double t_end = host_seconds_now();
 

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #define NIL UINT32_MAX
+enum { FLOORS_ROW = 1, FLOORS_COL = 2, FLOORS_ALL = 3 };
 
 enum { C_NONE = 0, C_ACT, C_PRE, C_COL };
 enum { K_HIT = 0, K_MISS = 1, K_CONFLICT = 2 };
@@ -67,6 +68,11 @@ void mc_free(mc *m) {
   free(m->ranks);
   free(m->live);
   free(m->floor);
+  free(m->cmask);
+  free(m->cmin);
+  free(m->cold);
+  free(m->cbase);
+  free(m->ccol);
   free(m->c_own);
   free(m->c_seq);
   free(m->c_floor);
@@ -134,7 +140,23 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
   m->nwords = (m->nbanks + 63) / 64;
   m->live = calloc(m->nwords, sizeof *m->live);
   m->ngroups = cfg->ranks * d->bankgroups;
-  m->floor = calloc(2 * (size_t)m->ngroups + 1 + cfg->ranks, sizeof *m->floor);
+  if (m->banks_per_rank > 64) FAIL("mc: at most 64 banks per rank, %s has %u", d->name, m->banks_per_rank);
+  m->cpr = 2 * d->bankgroups + 2;
+  m->nclasses = cfg->ranks * m->cpr;
+  m->floor = calloc(m->nclasses, sizeof *m->floor);
+  m->cmask = calloc(m->nclasses, sizeof *m->cmask);
+  m->cmin = calloc(m->nclasses, sizeof *m->cmin);
+  m->cold = calloc(m->nclasses, sizeof *m->cold);
+  m->cbase = calloc(m->nclasses, sizeof *m->cbase);
+  m->ccol = calloc(m->nclasses, sizeof *m->ccol);
+  if (m->cmin && m->cold && m->cbase && m->ccol)
+    for (uint32_t c = 0; c < m->nclasses; ++c) {
+      const uint32_t k = c % m->cpr;
+      m->cmin[c] = MC_NEVER;
+      m->cold[c] = NIL;
+      m->cbase[c] = (c / m->cpr) * m->banks_per_rank;
+      m->ccol[c] = (uint8_t)(k >= d->bankgroups && k < 2 * d->bankgroups);
+    }
   m->c_own = calloc(m->nbanks, sizeof *m->c_own);
   m->c_seq = calloc(m->nbanks, sizeof *m->c_seq);
   m->c_floor = calloc(m->nbanks, sizeof *m->c_floor);
@@ -146,7 +168,8 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     m->ring[q].parent = calloc(ringcap, sizeof *m->ring[q].parent);
     if (!m->ring[q].t || !m->ring[q].parent) FAIL("mc: out of memory");
   }
-  if (!m->atoms || !m->parents || !m->banks || !m->groups || !m->ranks || !m->live || !m->floor || !m->c_own ||
+  if (!m->atoms || !m->parents || !m->banks || !m->groups || !m->ranks || !m->live || !m->floor || !m->cmask ||
+      !m->cmin || !m->cold || !m->cbase || !m->ccol || !m->c_own ||
       !m->c_seq || !m->c_floor || !m->c_kind || !m->stale_w)
     FAIL("mc: out of memory");
   for (uint32_t i = 0; i < m->natoms; ++i) m->atoms[i].next = i + 1 < m->natoms ? i + 1 : NIL;
@@ -225,11 +248,12 @@ static inline void stale_bank(mc *m, mc_bank_ *B) {
   B->stale = 1;
   m->stale_w[b >> 6] |= 1ull << (b & 63);
   m->cand_valid = 0;
+  m->best_valid = 0;
   m->live[b >> 6] |= 1ull << (b & 63);
 }
 
 static void stale_all(mc *m) {
-  m->floors_valid = 0; /* called on read/write mode switches: the column floors change */
+  m->floors_valid &= (uint8_t)~FLOORS_COL; /* called on read/write mode switches: the column floors change */
   for (uint32_t b = 0; b < m->nbanks; ++b) stale_bank(m, &m->banks[b]);
 }
 
@@ -303,24 +327,66 @@ static int queue_has_row(const mc *m, const mc_bank_ *B, int q, uint64_t row) {
 
 static void compute_cand_(mc *m, mc_bank_ *B);
 
+/* Smallest own earliest cycle among the banks of class c (rank base rb). */
+static inline void class_min(mc *m, uint32_t c, uint32_t rb) {
+  uint64_t v = MC_NEVER;
+  for (uint64_t bits = m->cmask[c]; bits; bits &= bits - 1) v = min64(v, m->c_own[rb + (uint32_t)__builtin_ctzll(bits)]);
+  m->cmin[c] = v;
+}
+/* 1 when bank a's candidate is older than bank b's (FR-FCFS order: smaller
+ * seq; equal seqs -- refresh and closed-page PREs -- the lower bank). */
+static inline int older(const mc *m, uint32_t a, uint32_t b) {
+  return m->c_seq[a] < m->c_seq[b] || (m->c_seq[a] == m->c_seq[b] && a < b);
+}
+/* Oldest candidate of class c (rank base rb). */
+static inline void class_oldest(mc *m, uint32_t c, uint32_t rb) {
+  uint32_t o = NIL;
+  for (uint64_t bits = m->cmask[c]; bits; bits &= bits - 1) {
+    const uint32_t b = rb + (uint32_t)__builtin_ctzll(bits);
+    if (o == NIL || older(m, b, o)) o = b;
+  }
+  m->cold[c] = o;
+}
+
 /* The FR-FCFS candidate of one bank under the current mode; a bank without
  * one leaves the live set until it is marked stale again. */
 static void compute_cand(mc *m, mc_bank_ *B) {
-  compute_cand_(m, B);
   const uint32_t b = (uint32_t)(B - m->banks);
+  const uint32_t old = m->c_kind[b] != C_NONE ? m->c_floor[b] : UINT32_MAX;
+  const uint64_t old_own = m->c_own[b];
+  compute_cand_(m, B);
   m->stale_w[b >> 6] &= ~(1ull << (b & 63));
   m->c_kind[b] = B->cand;
   m->c_seq[b] = B->cand_seq;
+  const uint32_t rc = B->rank * m->cpr, bg = m->cfg.dev->bankgroups;
+  uint32_t cls = UINT32_MAX;
   switch (B->cand) {
-    case C_ACT: m->c_own[b] = B->act_ok; m->c_floor[b] = B->gi; break;
-    case C_COL: m->c_own[b] = B->col_ok; m->c_floor[b] = m->ngroups + B->gi; break;
+    case C_ACT: m->c_own[b] = B->act_ok; cls = rc + B->bg; break;
+    case C_COL: m->c_own[b] = B->col_ok; cls = rc + bg + B->bg; break;
     case C_PRE: /* a PRE that writes the array also waits for the rank's tRRD_PRE */
       m->c_own[b] = B->pre_ok;
-      m->c_floor[b] = 2 * m->ngroups + (m->ranks[B->rank].t.RRD_PRE && (B->dirty || m->ranks[B->rank].pre_writes_all)
-                                            ? 1 + B->rank
-                                            : 0);
+      cls = rc + 2 * bg + (m->ranks[B->rank].t.RRD_PRE && (B->dirty || m->ranks[B->rank].pre_writes_all) ? 1 : 0);
       break;
-    default: m->live[b >> 6] &= ~(1ull << (b & 63)); m->c_own[b] = MC_NEVER; m->c_floor[b] = 0; break;
+    default: m->live[b >> 6] &= ~(1ull << (b & 63)); m->c_own[b] = MC_NEVER; break;
+  }
+  m->c_floor[b] = cls == UINT32_MAX ? 0 : cls;
+  /* class membership and class minima (a minimum is recomputed only when
+   * the bank that may have held it left the class or got later) */
+  const uint32_t rb = B->rank * m->banks_per_rank;
+  const uint64_t bit = 1ull << (b - rb);
+  const uint64_t own = m->c_own[b];
+  if (old != UINT32_MAX && old != cls) {
+    m->cmask[old] &= ~bit;
+    if (old_own <= m->cmin[old]) class_min(m, old, rb);
+    if (m->cold[old] == b) class_oldest(m, old, rb);
+  }
+  if (cls != UINT32_MAX) {
+    m->cmask[cls] |= bit;
+    if (own <= m->cmin[cls]) m->cmin[cls] = own;
+    else if (old == cls && old_own <= m->cmin[cls]) class_min(m, cls, rb);
+    const uint32_t o = m->cold[cls];
+    if (o == b) class_oldest(m, cls, rb); /* it was the oldest: its priority may have changed */
+    else if (o == NIL || older(m, b, o)) m->cold[cls] = b;
   }
 }
 
@@ -395,21 +461,28 @@ static inline uint64_t rank_col_floor(const mc *m, const mc_rank_ *R) {
 }
 
 static void group_floors(mc *m) {
-  if (m->floors_valid) return;
-  m->floors_valid = 1;
+  const uint8_t todo = (uint8_t)(FLOORS_ALL & ~m->floors_valid);
+  if (!todo) return;
+  m->floors_valid = FLOORS_ALL;
   const uint32_t ng = m->cfg.dev->bankgroups;
   for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
     const mc_rank_ *R = &m->ranks[r];
-    const uint64_t ra = rank_act_floor(m, R), rc = rank_col_floor(m, R);
-    for (uint32_t g = r * ng; g < (r + 1) * ng; ++g) {
-      const mc_group_ *G = &m->groups[g];
-      m->floor[g] = max64(G->act_ok, ra);
-      m->floor[m->ngroups + g] = max64(m->write_mode ? G->wr_ok : G->rd_ok, rc);
+    uint64_t *f = &m->floor[r * m->cpr];
+    const mc_group_ *G = &m->groups[r * ng];
+    if (todo & FLOORS_ROW) {
+      const uint64_t ra = rank_act_floor(m, R);
+      for (uint32_t g = 0; g < ng; ++g) f[g] = max64(G[g].act_ok, ra);
+      f[2 * ng] = m->row_bus_ok;                        /* PRE */
+      f[2 * ng + 1] = max64(m->row_bus_ok, R->wpre_ok); /* PRE writing the array (tRRD_PRE) */
+    }
+    if (todo & FLOORS_COL) {
+      const uint64_t rc = rank_col_floor(m, R);
+      if (m->write_mode)
+        for (uint32_t g = 0; g < ng; ++g) f[ng + g] = max64(G[g].wr_ok, rc);
+      else
+        for (uint32_t g = 0; g < ng; ++g) f[ng + g] = max64(G[g].rd_ok, rc);
     }
   }
-  m->floor[2 * m->ngroups] = m->row_bus_ok;  /* PRE */
-  for (uint32_t r = 0; r < m->cfg.ranks; ++r)  /* PRE writing the array (tRRD_PRE) */
-    m->floor[2 * m->ngroups + 1 + r] = max64(m->row_bus_ok, m->ranks[r].wpre_ok);
 }
 
 /* Earliest cycle of one bank's candidate, floors computed for its group only
@@ -429,47 +502,70 @@ static uint64_t bank_earliest(const mc *m, const mc_bank_ *B) {
   }
 }
 
-/* One FR-FCFS pass over the live banks: the oldest column command and the
- * oldest row command (ACT/PRE) legal at `now`, and the earliest cycle of any
- * candidate (returned). */
+/* One FR-FCFS pass over the live banks. Returns t = max(now, the earliest
+ * cycle of any candidate) (MC_NEVER: no candidate) and the oldest column
+ * command and the oldest row command (ACT/PRE) legal at t: at `now` when
+ * something is legal now, else at the next cycle anything is. Nothing changes
+ * the engine between events, so the commands found for a future t are the
+ * ones mc_advance(t) would find: they are kept (best_*) for it. */
 static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_row) {
   uint32_t bc = NIL, br = NIL;
-  uint64_t col_seq = UINT64_MAX, row_seq = UINT64_MAX, emin = MC_NEVER;
+  uint64_t col_seq = UINT64_MAX, emin = MC_NEVER;
   /* candidates of the banks whose queue or state changed (a bank left
    * without one leaves the live set) */
   for (uint32_t w = 0; w < m->nwords; ++w)
     for (uint64_t bits = m->stale_w[w]; bits; bits &= bits - 1)
       compute_cand(m, &m->banks[w * 64 + (uint32_t)__builtin_ctzll(bits)]);
   group_floors(m);
-  const uint64_t *own = m->c_own, *seq = m->c_seq, *fl = m->floor;
-  const uint32_t *fi = m->c_floor;
-  const uint8_t *kind = m->c_kind;
-#define SCAN_BANK_(b)                                                 \
-  do {                                                                \
-    const uint64_t e = max64(own[b], fl[fi[b]]);                      \
-    emin = min64(emin, e);                                            \
-    if (e <= now) {                                                   \
-      if (kind[b] == C_COL) {                                         \
-        if (seq[b] < col_seq) bc = b, col_seq = seq[b];               \
-      } else if (seq[b] < row_seq || br == NIL) {                     \
-        br = b, row_seq = seq[b];                                     \
-      }                                                               \
-    }                                                                 \
-  } while (0)
-  if (m->nbanks <= 64) { /* a bank without a candidate has own = MC_NEVER */
-    for (uint32_t b = 0; b < m->nbanks; ++b) SCAN_BANK_(b);
-  } else {
-    for (uint32_t w = 0; w < m->nwords; ++w)
-      for (uint64_t bits = m->live[w]; bits; bits &= bits - 1) {
-        const uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits);
-        SCAN_BANK_(b);
-      }
+  /* Pass 1 (per class): t = max(now, the earliest candidate) -- the
+   * earliest of a class is max(its smallest own earliest cycle, its floor).
+   * Pass 2: in the classes with a candidate legal at t, the oldest column
+   * command and the oldest row command (ties -- refresh and closed-page PREs
+   * -- to the lowest bank, as a pass in bank order would). */
+  const uint64_t *own = m->c_own, *seq = m->c_seq, *fl = m->floor, *cmin = m->cmin, *cmask = m->cmask;
+  const uint32_t ncl = m->nclasses;
+  /* Pass 1: each class's earliest cycle (max(its smallest own earliest
+   * cycle, its floor)) and their minimum t = max(now, that). Pass 2: in
+   * each class that reaches t, its choice. In blocks of 64 classes. */
+  uint64_t E[64];
+  for (uint32_t c0 = 0; c0 < ncl; c0 += 64) {
+    const uint32_t n = ncl - c0 < 64 ? ncl - c0 : 64;
+    for (uint32_t i = 0; i < n; ++i) emin = min64(emin, max64(cmin[c0 + i], fl[c0 + i]));
   }
-#undef SCAN_BANK_
+  if (emin != MC_NEVER) {
+    emin = max64(emin, now);
+    for (uint32_t c0 = 0; c0 < ncl; c0 += 64) {
+      const uint32_t n = ncl - c0 < 64 ? ncl - c0 : 64;
+      for (uint32_t i = 0; i < n; ++i) E[i] = max64(cmin[c0 + i], fl[c0 + i]);
+      for (uint32_t i = 0; i < n; ++i) {
+        if (E[i] > emin) continue;
+        const uint32_t c = c0 + i;
+        /* the class's choice: its oldest candidate if that one is legal at
+         * t (the usual case), else the oldest of those that are */
+        uint32_t o = m->cold[c];
+        if (own[o] > emin) {
+          o = NIL;
+          for (uint64_t bits = cmask[c]; bits; bits &= bits - 1) {
+            const uint32_t b = m->cbase[c] + (uint32_t)__builtin_ctzll(bits);
+            if (own[b] <= emin && (o == NIL || older(m, b, o))) o = b;
+          }
+        }
+        if (m->ccol[c]) {
+          if (seq[o] < col_seq) bc = o, col_seq = seq[o];
+        } else if (br == NIL || older(m, o, br)) {
+          br = o;
+        }
+      }
+    }
+  }
   *best_col = bc == NIL ? NULL : &m->banks[bc];
   *best_row = br == NIL ? NULL : &m->banks[br];
-  m->cand_emin = emin;  /* exact until the next state change (stale_bank) */
+  m->cand_emin = emin;  /* a lower bound of every candidate's earliest cycle until the next change (stale_bank) */
   m->cand_valid = 1;
+  m->best_t = emin;
+  m->best_col = bc;
+  m->best_row = br;
+  m->best_valid = 1;
   return emin;
 }
 
@@ -495,13 +591,13 @@ static inline void log_cmd(mc *m, uint64_t now, mc_cmd c, const mc_bank_ *B, uin
 /* Every command goes through one of these two, so they also mark the
  * scheduling floors (rank, group and bus terms) for recomputation. */
 static inline void use_row_bus(mc *m, uint64_t now) {
-  m->floors_valid = 0;
+  m->floors_valid = m->cfg.dev->dual_cmd_bus ? (uint8_t)(m->floors_valid & ~FLOORS_ROW) : 0;
   m->row_bus_ok = now + 1;
   if (!m->cfg.dev->dual_cmd_bus) m->col_bus_ok = now + 1;
 }
 
 static inline void use_col_bus(mc *m, uint64_t now) {
-  m->floors_valid = 0;
+  m->floors_valid = m->cfg.dev->dual_cmd_bus ? (uint8_t)(m->floors_valid & ~FLOORS_COL) : 0;
   m->col_bus_ok = now + 1;
   if (!m->cfg.dev->dual_cmd_bus) m->row_bus_ok = now + 1;
 }
@@ -550,7 +646,7 @@ static void rank_wake(mc *m, uint32_t r, uint64_t trig) {
     return;
   }
   R->act_ok = max64(R->act_ok, ok);
-  m->floors_valid = 0;
+  m->floors_valid &= (uint8_t)~FLOORS_ROW;
   if (m->cmd_log) m->cmd_log(m->cmd_ctx, exit, MC_CMD_PDX, r, kind, 0, entry, 0);
 }
 
@@ -610,6 +706,8 @@ static void issue_pre(mc *m, mc_bank_ *B, uint64_t now, int conflict) {
   log_cmd(m, now, MC_CMD_PRE, B, B->open_row, 0);
 }
 
+static inline void atom_done(mc *m, uint32_t p, uint64_t t);
+
 static void ring_push(mc *m, int q, uint64_t t, uint32_t parent) {
   mc_ring_ *r = &m->ring[q];
   /* Cannot overflow: capacity bounds the column commands in flight (mc_init). */
@@ -656,7 +754,8 @@ static void issue_col(mc *m, mc_bank_ *B, uint64_t now) {
     R->n_wr++;
     m->st.wr_atoms++;
     m->st.wr_bytes += bytes;
-    ring_push(m, 1, data_end, A->parent);
+    if (m->cfg.done_at_issue) atom_done(m, A->parent, data_end);
+    else ring_push(m, 1, data_end, A->parent);
   } else {
     m->rq_n--;
     const uint64_t data_end = now + t->CL + t->BURST;
@@ -671,7 +770,8 @@ static void issue_col(mc *m, mc_bank_ *B, uint64_t now) {
     R->n_rd++;
     m->st.rd_atoms++;
     m->st.rd_bytes += bytes;
-    ring_push(m, 0, data_end, A->parent);
+    if (m->cfg.done_at_issue) atom_done(m, A->parent, data_end);
+    else ring_push(m, 0, data_end, A->parent);
   }
   m->st.bus_busy += t->BURST;
   use_col_bus(m, now);
@@ -784,13 +884,8 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
   return 0;
 }
 
-static void complete_one(mc *m, int q, uint64_t now) {
-  mc_ring_ *r = &m->ring[q];
-  const uint64_t t = r->t[r->head];
-  const uint32_t p = r->parent[r->head];
-  r->head = r->head + 1 == r->cap ? 0 : r->head + 1;
-  r->n--;
-  (void)now;
+/* One atom of parent p is done at cycle t; the parent when it was its last. */
+static inline void atom_done(mc *m, uint32_t p, uint64_t t) {
   mc_parent_ *P = &m->parents[p];
   if (--P->remaining) return;
   if (P->is_write) {
@@ -807,6 +902,15 @@ static void complete_one(mc *m, int q, uint64_t now) {
   if (m->done) m->done(m->done_ctx, user, w, t);
 }
 
+static void complete_one(mc *m, int q) {
+  mc_ring_ *r = &m->ring[q];
+  const uint64_t t = r->t[r->head];
+  const uint32_t p = r->parent[r->head];
+  r->head = r->head + 1 == r->cap ? 0 : r->head + 1;
+  r->n--;
+  atom_done(m, p, t);
+}
+
 static uint64_t next_from(const mc *m, uint64_t e);
 
 void mc_advance(mc *m, uint64_t now) {
@@ -819,8 +923,8 @@ void mc_advance(mc *m, uint64_t now) {
     const int r = m->ring[0].n && m->ring[0].t[m->ring[0].head] <= now;
     const int w = m->ring[1].n && m->ring[1].t[m->ring[1].head] <= now;
     if (!r && !w) break;
-    if (r && (!w || m->ring[0].t[m->ring[0].head] <= m->ring[1].t[m->ring[1].head])) complete_one(m, 0, now);
-    else complete_one(m, 1, now);
+    if (r && (!w || m->ring[0].t[m->ring[0].head] <= m->ring[1].t[m->ring[1].head])) complete_one(m, 0);
+    else complete_one(m, 1);
   }
   /* 2. refreshes falling due */
   if (m->refresh_on)
@@ -852,11 +956,21 @@ void mc_advance(mc *m, uint64_t now) {
       break;
     }
     mc_bank_ *best_col, *best_row;
-    const uint64_t future = scan(m, now, &best_col, &best_row);
-    if (!best_col && !best_row) {
+    uint64_t t;
+    if (m->best_valid && m->best_t == now) {
+      /* The pass at the previous event found the commands legal now, and
+       * nothing changed since. */
+      best_col = m->best_col == NIL ? NULL : &m->banks[m->best_col];
+      best_row = m->best_row == NIL ? NULL : &m->banks[m->best_row];
+      t = now;
+    } else {
+      t = scan(m, now, &best_col, &best_row);
+    }
+    if (t > now) {
       /* Nothing legal now: this scan saw the final state, so the next event
-       * is known without another pass (same terms as mc_next_event). */
-      m->next_cache = next_from(m, future);
+       * is known without another pass (same terms as mc_next_event), and
+       * the commands legal then are kept for it. */
+      m->next_cache = next_from(m, t);
       m->next_valid = 1;
       break;
     }

@@ -104,6 +104,13 @@ typedef struct mc_cfg {
                               tRFC_PB) when the device has it (RFC_PB > 0); else all-bank */
   uint32_t pd_idle;        /* precharge power-down after this many cycles with the rank idle (0 = never) */
   int nvm_gating;          /* 1 = power-gate NVM ranks after the preset's tGATE_IDLE (ignored when it is 0) */
+  /* 1 = report a parent done when its last column command issues, with its
+   * completion cycle (then in the future), instead of at that cycle: no
+   * completion events, for callers that only record completions (the trace
+   * player). Counters then include parents whose data is still in flight
+   * until their completion cycle; mc_idle() ignores in-flight data. Scheduling
+   * is the same either way. */
+  int done_at_issue;
 } mc_cfg;
 
 /* Location of one atom inside the channel (from amap_decode). */
@@ -220,11 +227,25 @@ typedef struct mc {
   mc_rank_ *ranks;
   mc_ring_ ring[2]; /* completions in order: [0] reads, [1] writes */
   uint64_t *live;   /* bit b: bank b is stale or has a candidate (the banks a scan visits) */
-  uint64_t *floor;  /* per-pass floors: [0,ng) ACT per bank group, [ng,2ng) column command per bank group,
-                     [2ng] PRE, [2ng+1+r] PRE writing the array in rank r (tRRD_PRE) */
-  /* Per-bank copy of the candidate for the scheduling pass (contiguous, so a
-   * pass over the banks touches a few small arrays): its kind, FR-FCFS
-   * priority, the bank's own earliest cycle for it, and the floor it needs. */
+  /* Candidate classes: a class is the candidates of one kind in one scope
+   * that share every constraint but the bank's own -- per rank r (cpr =
+   * 2 x bank groups + 2 classes): [r cpr + g] ACT in bank group g, [r cpr +
+   * bg + g] column command in bank group g, [r cpr + 2 bg] PRE, [r cpr + 2 bg
+   * + 1] PRE writing the array (tRRD_PRE). floor[c] is the class's earliest
+   * cycle from rank, group and bus state (recomputed per pass when commands
+   * changed it); cmask[c] its banks (bit = bank within the rank), cmin[c] the
+   * smallest own earliest cycle among them. A candidate's earliest cycle is
+   * max(its own, its class's floor), so the earliest of a class is
+   * max(cmin, floor) and a pass costs a few operations per class, not per
+   * bank. */
+  uint64_t *floor, *cmask, *cmin;
+  uint32_t *cold;   /* per class: its oldest candidate (smallest seq, ties to the lowest bank), NIL when empty:
+                       the FR-FCFS choice of the class whenever it is legal */
+  uint32_t nclasses, cpr;
+  uint32_t *cbase;  /* per class: index of the first bank of its rank */
+  uint8_t *ccol;    /* per class: 1 = column commands */
+  /* Per-bank copy of the candidate (its kind, FR-FCFS priority, the bank's
+   * own earliest cycle for it, and its class). */
   uint64_t *c_own, *c_seq;
   uint32_t *c_floor;
   uint8_t *c_kind;
@@ -237,10 +258,20 @@ typedef struct mc {
   uint64_t row_bus_ok, col_bus_ok;
   uint64_t next_cache;
   uint64_t cand_emin;             /* lower bound of every candidate's earliest cycle (valid with cand_valid) */
+  /* The commands a scan found legal at cycle best_t = max(its now, the
+   * earliest candidate): the oldest column and row command there (NIL =
+   * none). Valid (best_valid) while nothing changed since -- the state does
+   * not change between events -- so mc_advance(best_t) issues them without
+   * another pass. */
+  uint64_t best_t;
+  uint32_t best_col, best_row;
+  uint8_t best_valid;
   uint32_t rq_n, wq_n, drain_extra;
   uint8_t write_mode, forced_drain, next_valid, refresh_on, cand_valid;
   uint8_t mixed;                  /* ranks run different presets (mc_cfg.rank_devs) */
-  uint8_t floors_valid;           /* floor[] matches the rank/group/bus state (cleared by every command and mode switch) */
+  uint8_t floors_valid;           /* floor[] matches the rank/group/bus state: FLOORS_ROW (ACT, PRE classes) and
+                                     FLOORS_COL (column classes) bits, cleared by the commands and mode switches
+                                     that change them */
   uint8_t lp_on;                  /* power-down or gating enabled on some rank */
   mc_done_fn done;
   void *done_ctx;
