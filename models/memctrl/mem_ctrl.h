@@ -165,6 +165,7 @@ class MemCtrl : public sc_core::sc_module {
   bstore* mem_;
   const dram_preset* dev_ = nullptr;
   double period_ps_ = 1000.0;
+  bool ps_res_ = false;  // 1 ps time resolution: cycle_of / time_of skip the library conversions
   mc mc_{};
   tcheck tc_{};
   bool tc_on_ = false;

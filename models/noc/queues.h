@@ -12,6 +12,8 @@
 
 #include <systemc>
 
+#include "common/simtime.h"
+
 namespace strata {
 
 // Fixed-capacity FIFO ring.
@@ -63,7 +65,7 @@ class TimedQueue {
   explicit TimedQueue(size_t reserve = 64) { buf_.reserve(reserve); }
   void reserve(size_t n) { buf_.reserve(n); }
   // Ready at absolute time `at` (>= now).
-  void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev) { push(at, v, ev, sc_core::sc_time_stamp()); }
+  void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev) { push(at, v, ev, sim_now()); }
   // As above with the caller's current time `now` (saves a kernel call in loops).
   void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev, const sc_core::sc_time& now) {
     if (head_ == buf_.size()) {  // drained: start over at the front
@@ -85,13 +87,13 @@ class TimedQueue {
   bool empty() const { return head_ == buf_.size(); }
   size_t size() const { return buf_.size() - head_; }
   // True if the earliest item is ready at the current time.
-  bool ready() const { return ready(sc_core::sc_time_stamp()); }
+  bool ready() const { return ready(sim_now()); }
   bool ready(const sc_core::sc_time& now) const { return head_ != buf_.size() && buf_[head_].at <= now; }
   const T& top() const { return buf_[head_].v; }
   const sc_core::sc_time& top_time() const { return buf_[head_].at; }
   T pop() { return buf_[head_++].v; }
   // Re-arm `ev` for the earliest remaining item (call after draining ready ones).
-  void rearm(sc_core::sc_event& ev) const { rearm(ev, sc_core::sc_time_stamp()); }
+  void rearm(sc_core::sc_event& ev) const { rearm(ev, sim_now()); }
   void rearm(sc_core::sc_event& ev, const sc_core::sc_time& now) const {
     if (head_ != buf_.size()) ev.notify(buf_[head_].at - now);
   }

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/bits.h"
+
 namespace strata {
 
 using sc_core::sc_time;
@@ -94,10 +96,10 @@ unsigned Xbar::data_bytes(int dir, tlm_generic_payload& gp) const {
   GpuExt& e = GpuExt::get(gp);
   if (dir == kReq) {
     if (!gp.is_write()) return 0;
-    return static_cast<unsigned>(__builtin_popcountll(e.byte_mask[0]) + __builtin_popcountll(e.byte_mask[1]));
+    return popcount64(e.byte_mask[0]) + popcount64(e.byte_mask[1]);
   }
   if (gp.is_write()) return 0;
-  const unsigned s = static_cast<unsigned>(__builtin_popcount(e.sector_mask & ((1u << kSectorsPerLine) - 1u)));
+  const unsigned s = popcount32(e.sector_mask & ((1u << kSectorsPerLine) - 1u));
   return (s ? s : kSectorsPerLine) * kSectorBytes;
 }
 
@@ -108,7 +110,7 @@ void Xbar::admit(int dir, uint32_t src, uint32_t dst, tlm_generic_payload& gp, c
   Out& out = D.out[dst];
   const unsigned bytes = kHeaderBytes + data_bytes(dir, gp);
   const unsigned n = (bytes + bpc_ - 1) / bpc_;
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   const sc_time t = arrival > now ? arrival : now;
   const sc_time start_in = t > in.free ? t : in.free;
   in.free = start_in + n * T_;
@@ -144,7 +146,7 @@ tlm_sync_enum Xbar::fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& 
     GpuExt& e = GpuExt::get(gp);
     if (e.l2_bank >= num_banks_) fatal("request for an L2 bank beyond the crossbar's ports");
     e.sm_id = sm;  // response route (port i == SM i)
-    if (offer(kReq, sm, e.l2_bank, gp, sc_core::sc_time_stamp() + d)) {
+    if (offer(kReq, sm, e.l2_bank, gp, sim_now() + d)) {
       ph = tlm::END_REQ;
       return tlm::TLM_UPDATED;
     }
@@ -180,7 +182,7 @@ tlm_sync_enum Xbar::bw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& 
     }
     const uint32_t sm = GpuExt::get(gp).sm_id;
     if (sm >= num_sms_) fatal("response for an unknown SM port");
-    return offer(kResp, bank, sm, gp, sc_core::sc_time_stamp() + d) ? tlm::TLM_COMPLETED : tlm::TLM_ACCEPTED;
+    return offer(kResp, bank, sm, gp, sim_now() + d) ? tlm::TLM_COMPLETED : tlm::TLM_ACCEPTED;
   }
   fatal("unexpected phase from an L2 bank");
 }
@@ -193,7 +195,7 @@ unsigned Xbar::dbg(int id, tlm_generic_payload& gp) {
 }
 
 void Xbar::wake_method() {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   while (wake_q_.ready(now)) {
     const uint32_t w = wake_q_.pop();
     deliver(static_cast<int>(w >> 31), w & 0x7fffffffu);
@@ -204,7 +206,7 @@ void Xbar::wake_method() {
 // Hand ready head packets of destination `dst` to their receiver.
 void Xbar::deliver(int dir, uint32_t dst) {
   Out& o = dir_[dir].out[dst];
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   while (!o.blocked && !o.q.empty()) {
     const Entry e = o.q.front();
     if (e.ready > now) {
@@ -229,7 +231,7 @@ void Xbar::pop_front(int dir, uint32_t dst) {
   Out& o = D.out[dst];
   const Entry e = o.q.front();
   o.q.pop();
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   const sc_time unloaded = (cfg_.latency + e.flits) * T_;
   const sc_time spent = now - e.arrival;
   D.packets++;
