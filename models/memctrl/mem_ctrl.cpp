@@ -114,9 +114,10 @@ uint64_t MemCtrl::cycle_of(const sc_time& t) const {
 
 sc_time MemCtrl::time_of(uint64_t cycle) const {
   const double ps = static_cast<double>(cycle) * period_ps_;
-  // At a 1 ps resolution sc_time(ps, SC_PS) is int64(ps + 0.5) ticks: inline.
-  if (ps_res_ && ps > 0) return sc_time::from_value(static_cast<uint64_t>(static_cast<int64_t>(ps + 0.5)));
-  return sc_time(ps, SC_PS);
+  // At a 1 ps resolution sc_time(ps, SC_PS) is int64(ps + 0.5) ticks, which is
+  // what the inline sc_time * double computes for one tick times ps.
+  static const sc_time kTick = sc_time::from_value(1);
+  return ps_res_ ? kTick * ps : sc_time(ps, SC_PS);
 }
 
 // ------------------------------------------------------------- transport
@@ -373,8 +374,12 @@ void MemCtrl::process() {
     if (!s.write) {
       unsigned char* p = gp.get_data_ptr();
       const uint64_t line = gp.get_address();
-      for (unsigned j = 0; j < kSectorsPerLine; ++j)
-        if ((s.mask >> j) & 1u) bstore_read(mem_, line + j * kSectorBytes, p + j * kSectorBytes, kSectorBytes);
+      if (s.mask == (1u << kSectorsPerLine) - 1u) {  // whole line: one copy
+        bstore_read(mem_, line, p, kLineBytes);
+      } else {
+        for (unsigned j = 0; j < kSectorsPerLine; ++j)
+          if ((s.mask >> j) & 1u) bstore_read(mem_, line + j * kSectorBytes, p + j * kSectorBytes, kSectorBytes);
+      }
       lat_ps_sum_ += now_ps - s.arrive_ps;
       ++lat_count_;
     }
