@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/bits.h"
+
 namespace strata {
 
 using sc_core::sc_time;
@@ -13,7 +15,7 @@ using tlm::tlm_phase;
 using tlm::tlm_sync_enum;
 
 namespace {
-unsigned popcount8(uint8_t v) { return static_cast<unsigned>(__builtin_popcount(v)); }
+unsigned popcount8(uint8_t v) { return popcount32(v); }
 
 // Sectors a write touches / writes completely, from GpuExt::byte_mask.
 uint8_t touched_sectors(const GpuExt& e) {
@@ -204,7 +206,7 @@ tlm_sync_enum L2Bank::fw(tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
   if (ph == tlm::BEGIN_REQ) {
     if (pending_req_) fatal("BEGIN_REQ while a previous request still waits for END_REQ");
     if (!inq_.full()) {
-      inq_.push(InReq{&gp, sc_core::sc_time_stamp() + d});
+      inq_.push(InReq{&gp, sim_now() + d});
       if (!stalled_) process_ev_.notify(d);  // process_method waits for the tag slot itself
       ph = tlm::END_REQ;
       return tlm::TLM_UPDATED;
@@ -257,7 +259,7 @@ void L2Bank::wake() {
 // Tag pipeline: one lookup per L2 cycle, in order; the head stalls when a
 // resource is missing and is retried by wake() when one frees.
 void L2Bank::process_method() {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   while (!inq_.empty()) {
     const InReq& r = inq_.front();
     const sc_time at = r.arrival > tag_free_ ? r.arrival : tag_free_;
@@ -330,7 +332,7 @@ void L2Bank::queue_response(tlm_generic_payload& gp, const sc_time& lookup, uint
   const unsigned cyc = (n * kSectorBytes + cfg_.bytes_per_cycle - 1) / cfg_.bytes_per_cycle;
   sc_time ready = lookup;
   if (cfg_.latency > cyc) ready += (cfg_.latency - cyc) * T_;
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   if (ready < now) ready = now;
   resp_q_.push(schedule_port(ready, n), &gp, resp_ev_, now);
 }
@@ -352,7 +354,7 @@ void L2Bank::issue_fill(int m, uint64_t line, uint8_t sectors, uint8_t mem_type)
   e.l2_bank = id_;
   e.mem_type = static_cast<MemType>(mem_type);
   e.channel = map_ ? amap_channel(map_, line) : 0;
-  e.issue_ps = sc_core::sc_time_stamp().value() / ps_unit_;
+  e.issue_ps = sim_now().value() / ps_unit_;
   mshr_[m].fetching |= sectors;
   mshr_[m].fills_out++;
   push_down(f);
@@ -369,7 +371,7 @@ void L2Bank::writeback(uint64_t line, const cache_line& l, const unsigned char* 
   e.l2_bank = id_;
   e.mem_type = static_cast<MemType>(l.mem_type);
   e.channel = map_ ? amap_channel(map_, line) : 0;
-  e.issue_ps = sc_core::sc_time_stamp().value() / ps_unit_;
+  e.issue_ps = sim_now().value() / ps_unit_;
   for (unsigned s = 0; s < c_.sectors; ++s)
     if ((l.dirty_sectors >> s) & 1u) e.byte_mask[s >> 1] |= 0xffffffffull << ((s & 1) * 32);
   std::memcpy(w->get_data_ptr(), data, kLineBytes);
@@ -382,7 +384,7 @@ void L2Bank::writeback(uint64_t line, const cache_line& l, const unsigned char* 
 
 bool L2Bank::try_handle(tlm_generic_payload& gp) {
   GpuExt& e = GpuExt::get(gp);
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   const uint64_t line = gp.get_address() & ~uint64_t(kLineBytes - 1);
   const bool wr = gp.is_write();
   uint8_t req, partial = 0;
@@ -561,7 +563,7 @@ void L2Bank::complete_mshr(int m) {
 void L2Bank::respond_method() { send_up(); }
 
 void L2Bank::send_up() {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   while (!up_blocked_ && resp_q_.ready(now)) {
     tlm_generic_payload* gp = resp_q_.pop();
     tlm_phase ph = tlm::BEGIN_RESP;
@@ -584,10 +586,10 @@ void L2Bank::send_down() {
     if (s == tlm::TLM_ACCEPTED) {
       down_wait_ = gp;
     } else if (s == tlm::TLM_UPDATED) {
-      if (ph == tlm::BEGIN_RESP) memresp_q_.push(sc_core::sc_time_stamp() + d, gp, memresp_ev_);
+      if (ph == tlm::BEGIN_RESP) memresp_q_.push(sim_now() + d, gp, memresp_ev_);
       else if (ph != tlm::END_REQ) fatal("unexpected phase returned by memory");
     } else {  // TLM_COMPLETED: response carried by the return path
-      memresp_q_.push(sc_core::sc_time_stamp() + d, gp, memresp_ev_);
+      memresp_q_.push(sim_now() + d, gp, memresp_ev_);
     }
   }
   wake();
@@ -605,14 +607,14 @@ tlm_sync_enum L2Bank::bw(tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
       down_wait_ = nullptr;
       send_down();
     }
-    memresp_q_.push(sc_core::sc_time_stamp() + d, &gp, memresp_ev_);
+    memresp_q_.push(sim_now() + d, &gp, memresp_ev_);
     return tlm::TLM_COMPLETED;
   }
   fatal("unexpected phase on isock");
 }
 
 void L2Bank::memresp_method() {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   while (memresp_q_.ready(now)) mem_response(*memresp_q_.pop());
   memresp_q_.rearm(memresp_ev_, now);
 }

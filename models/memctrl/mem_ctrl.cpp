@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/simtime.h"
+
 namespace strata {
 
 using sc_core::sc_time;
@@ -70,6 +72,7 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
     tc_on_ = true;
   }
   period_ps_ = 1e6 / dev_->clk_mhz;
+  ps_res_ = sc_core::sc_get_time_resolution() == sc_time(1, SC_PS);
   sector_is_col_ = sectors_are_low_column(map_);
 
   // Slots: every parent the engine can hold, every accepted-but-not-arrived
@@ -115,11 +118,20 @@ bool MemCtrl::idle() const { return inflight_ == 0 && mc_idle(&mc_); }
 uint64_t MemCtrl::cycle_of(const sc_time& t) const {
   // Tolerance of 1e-3 cycle absorbs the 1 ps rounding of time_of() for clocks
   // whose period is not a whole number of picoseconds (924 MHz).
-  const double c = std::ceil(t.to_seconds() * 1e12 / period_ps_ - 1e-3);
+  // At a 1 ps resolution (ps_res_) t.to_seconds() is value * 1000 fs * 1e-15:
+  // the same product inline (same rounding, no library call).
+  const double s = ps_res_ ? static_cast<double>(t.value()) * 1000.0 * 1e-15 : t.to_seconds();
+  const double c = std::ceil(s * 1e12 / period_ps_ - 1e-3);
   return c > 0 ? static_cast<uint64_t>(c) : 0;
 }
 
-sc_time MemCtrl::time_of(uint64_t cycle) const { return sc_time(static_cast<double>(cycle) * period_ps_, SC_PS); }
+sc_time MemCtrl::time_of(uint64_t cycle) const {
+  const double ps = static_cast<double>(cycle) * period_ps_;
+  // At a 1 ps resolution sc_time(ps, SC_PS) is int64(ps + 0.5) ticks, which is
+  // what the inline sc_time * double computes for one tick times ps.
+  static const sc_time kTick = sc_time::from_value(1);
+  return ps_res_ ? kTick * ps : sc_time(ps, SC_PS);
+}
 
 // ------------------------------------------------------------- transport
 
@@ -179,10 +191,10 @@ bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, const sc_time& 
         if ((mask >> k) & 1u) bm[k >> 1] |= 0xffffffffull << ((k & 1) * 32);
     if (bstore_write_masked(mem_, addr, gp.get_data_ptr(), bm) != 0) fatal("out of memory in the device store");
   }
-  const sc_time at = sc_core::sc_time_stamp() + delay;
+  const sc_time at = sim_now() + delay;
   s.arrive_ps = static_cast<uint64_t>(at.value());
   const uint64_t cyc = cycle_of(at);
-  if (cyc <= cycle_of(sc_core::sc_time_stamp())) {
+  if (cyc <= cycle_of(sim_now())) {
     submit(si, cyc);
   } else {  // annotated delay reaches a later clock edge: hold it until then
     reserved_[q] += n;
@@ -246,7 +258,7 @@ tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
       return tlm::TLM_UPDATED;
     }
     p.waiting = &gp;
-    p.waiting_delay = sc_core::sc_time_stamp() + d;  // absolute arrival time
+    p.waiting_delay = sim_now() + d;  // absolute arrival time
     p.waiting_write = gp.is_write();
     p.waiting_atoms = static_cast<uint8_t>(popcount8(sectors_of(gp, p.waiting_write)));
     wait_order_.push_back(port);
@@ -278,7 +290,7 @@ void MemCtrl::accept_waiting() {
       ++i;
       continue;
     }
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_now();
     const sc_time at = ports_[port].waiting_delay;
     if (!try_accept(port, *gp, at > now ? at - now : SC_ZERO_TIME)) {
       blocked[q] = true;
@@ -370,7 +382,7 @@ void MemCtrl::resp_process() {
 
 void MemCtrl::process() {
   pending_ = MC_NEVER;  // ev_ fired: no notification pending any more
-  const uint64_t now = cycle_of(sc_core::sc_time_stamp());
+  const uint64_t now = cycle_of(sim_now());
   size_t k = 0;
   while (k < arrivals_.size() && arrivals_[k].cycle <= now) {
     const Slot& s = slots_[arrivals_[k].slot];
@@ -382,15 +394,19 @@ void MemCtrl::process() {
   // mc_advance before the engine's next event is a no-op (mc.h): skip it when
   // this wake-up was for an earlier prediction that no longer holds.
   if (k || mc_next_event(&mc_) <= now) mc_advance(&mc_, now);
-  const uint64_t now_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
+  const uint64_t now_ps = static_cast<uint64_t>(sim_now().value());
   for (size_t i = 0; i < done_.size(); ++i) {  // done_ only grows inside mc_advance
     Slot& s = slots_[done_[i]];
     tlm_generic_payload& gp = *s.gp;
     if (!s.write) {
       unsigned char* p = gp.get_data_ptr();
       const uint64_t line = gp.get_address();
-      for (unsigned j = 0; j < kSectorsPerLine; ++j)
-        if ((s.mask >> j) & 1u) bstore_read(mem_, line + j * kSectorBytes, p + j * kSectorBytes, kSectorBytes);
+      if (s.mask == (1u << kSectorsPerLine) - 1u) {  // whole line: one copy
+        bstore_read(mem_, line, p, kLineBytes);
+      } else {
+        for (unsigned j = 0; j < kSectorsPerLine; ++j)
+          if ((s.mask >> j) & 1u) bstore_read(mem_, line + j * kSectorBytes, p + j * kSectorBytes, kSectorBytes);
+      }
       lat_ps_sum_ += now_ps - s.arrive_ps;
       ++lat_count_;
     }
@@ -410,7 +426,7 @@ void MemCtrl::schedule() {
   // request for the same or a later cycle than the pending one changes nothing.
   if (next == MC_NEVER || next >= pending_) return;
   pending_ = next;
-  const sc_time t = time_of(next), now = sc_core::sc_time_stamp();
+  const sc_time t = time_of(next), now = sim_now();
   ev_.notify(t > now ? t - now : SC_ZERO_TIME);
 }
 

@@ -177,6 +177,7 @@ class MemCtrl : public sc_core::sc_module {
   std::vector<uint8_t> rank_kind_;            // AMAP_MEM_* of each rank's preset
   static constexpr double kOne = 1.0;         // value of the per-rank device.<preset> stats
   double period_ps_ = 1000.0;
+  bool ps_res_ = false;  // 1 ps time resolution: cycle_of / time_of skip the library conversions
   mc mc_{};
   tcheck tc_{};
   bool tc_on_ = false;

@@ -12,6 +12,8 @@
 
 #include <systemc>
 
+#include "common/simtime.h"
+
 namespace strata {
 
 // Fixed-capacity FIFO ring.
@@ -56,16 +58,47 @@ class Ring {
 // vector is reserved at construction; push/pop never allocate while the
 // number of queued items stays within that capacity (the popped prefix is
 // reclaimed before the vector would grow). `ev` is notified for the earliest
-// ready time whenever that changes.
+// ready time whenever that changes. Times are kernel ticks (sc_time::value());
+// the sc_time overloads are for callers that keep sc_time, the tick ones for
+// modules that keep integer times (the crossbar).
 template <typename T>
 class TimedQueue {
  public:
   explicit TimedQueue(size_t reserve = 64) { buf_.reserve(reserve); }
   void reserve(size_t n) { buf_.reserve(n); }
   // Ready at absolute time `at` (>= now).
-  void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev) { push(at, v, ev, sc_core::sc_time_stamp()); }
+  void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev) { push(at, v, ev, sim_now()); }
   // As above with the caller's current time `now` (saves a kernel call in loops).
   void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev, const sc_core::sc_time& now) {
+    if (insert(at.value(), v)) ev.notify(at - now);
+  }
+  // The same in ticks.
+  void push(uint64_t at, const T& v, sc_core::sc_event& ev, uint64_t now) {
+    if (insert(at, v)) ev.notify(ticks_time(at - now));
+  }
+  bool empty() const { return head_ == buf_.size(); }
+  size_t size() const { return buf_.size() - head_; }
+  // True if the earliest item is ready at the current time.
+  bool ready() const { return ready(sim_now().value()); }
+  bool ready(const sc_core::sc_time& now) const { return ready(now.value()); }
+  bool ready(uint64_t now) const { return head_ != buf_.size() && buf_[head_].at <= now; }
+  const T& top() const { return buf_[head_].v; }
+  uint64_t top_ticks() const { return buf_[head_].at; }
+  T pop() { return buf_[head_++].v; }
+  // Re-arm `ev` for the earliest remaining item (call after draining ready ones).
+  void rearm(sc_core::sc_event& ev) const { rearm(ev, sim_now().value()); }
+  void rearm(sc_core::sc_event& ev, const sc_core::sc_time& now) const { rearm(ev, now.value()); }
+  void rearm(sc_core::sc_event& ev, uint64_t now) const {
+    if (head_ != buf_.size()) ev.notify(ticks_time(buf_[head_].at - now));
+  }
+
+ private:
+  struct Item {
+    uint64_t at;  // ticks
+    T v;
+  };
+  // Sorted insertion; true when the item became the earliest.
+  bool insert(uint64_t at, const T& v) {
     if (head_ == buf_.size()) {  // drained: start over at the front
       buf_.clear();
       head_ = 0;
@@ -80,27 +113,8 @@ class TimedQueue {
       --i;
     }
     if (i != buf_.size() - 1) buf_[i] = Item{at, v};
-    if (i == head_) ev.notify(at - now);
+    return i == head_;
   }
-  bool empty() const { return head_ == buf_.size(); }
-  size_t size() const { return buf_.size() - head_; }
-  // True if the earliest item is ready at the current time.
-  bool ready() const { return ready(sc_core::sc_time_stamp()); }
-  bool ready(const sc_core::sc_time& now) const { return head_ != buf_.size() && buf_[head_].at <= now; }
-  const T& top() const { return buf_[head_].v; }
-  const sc_core::sc_time& top_time() const { return buf_[head_].at; }
-  T pop() { return buf_[head_++].v; }
-  // Re-arm `ev` for the earliest remaining item (call after draining ready ones).
-  void rearm(sc_core::sc_event& ev) const { rearm(ev, sc_core::sc_time_stamp()); }
-  void rearm(sc_core::sc_event& ev, const sc_core::sc_time& now) const {
-    if (head_ != buf_.size()) ev.notify(buf_[head_].at - now);
-  }
-
- private:
-  struct Item {
-    sc_core::sc_time at;
-    T v;
-  };
   std::vector<Item> buf_;
   size_t head_ = 0;
 };

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/bits.h"
+
 namespace strata {
 
 using sc_core::sc_time;
@@ -20,7 +22,7 @@ Xbar::Xbar(sc_core::sc_module_name name, unsigned num_sms, unsigned num_banks, c
       num_banks_(num_banks),
       cfg_(cfg),
       bpc_(cfg.bytes_per_cycle ? cfg.bytes_per_cycle : 1),
-      T_(cfg.clk.period()),
+      T_(cfg.clk.period().value()),
       ps_unit_(sc_core::sc_time(1, sc_core::SC_PS).value()) {
   if (num_sms == 0 || num_banks == 0 || cfg.bytes_per_cycle == 0 || cfg.queue == 0)
     fatal("num_sms, num_banks, bytes_per_cycle and queue must be > 0");
@@ -94,26 +96,26 @@ unsigned Xbar::data_bytes(int dir, tlm_generic_payload& gp) const {
   GpuExt& e = GpuExt::get(gp);
   if (dir == kReq) {
     if (!gp.is_write()) return 0;
-    return static_cast<unsigned>(__builtin_popcountll(e.byte_mask[0]) + __builtin_popcountll(e.byte_mask[1]));
+    return popcount64(e.byte_mask[0]) + popcount64(e.byte_mask[1]);
   }
   if (gp.is_write()) return 0;
-  const unsigned s = static_cast<unsigned>(__builtin_popcount(e.sector_mask & ((1u << kSectorsPerLine) - 1u)));
+  const unsigned s = popcount32(e.sector_mask & ((1u << kSectorsPerLine) - 1u));
   return (s ? s : kSectorsPerLine) * kSectorBytes;
 }
 
 // Timing of one packet: source link, switch traversal, destination link.
-void Xbar::admit(int dir, uint32_t src, uint32_t dst, tlm_generic_payload& gp, const sc_time& arrival) {
+void Xbar::admit(int dir, uint32_t src, uint32_t dst, tlm_generic_payload& gp, uint64_t arrival) {
   Dir& D = dir_[dir];
   In& in = D.in[src];
   Out& out = D.out[dst];
   const unsigned bytes = kHeaderBytes + data_bytes(dir, gp);
   const unsigned n = (bytes + bpc_ - 1) / bpc_;
-  const sc_time now = sc_core::sc_time_stamp();
-  const sc_time t = arrival > now ? arrival : now;
-  const sc_time start_in = t > in.free ? t : in.free;
+  const uint64_t now = sim_now().value();
+  const uint64_t t = arrival > now ? arrival : now;
+  const uint64_t start_in = t > in.free ? t : in.free;
   in.free = start_in + n * T_;
-  const sc_time at_out = start_in + cfg_.latency * T_;
-  const sc_time start_out = at_out > out.free ? at_out : out.free;
+  const uint64_t at_out = start_in + cfg_.latency * T_;
+  const uint64_t start_out = at_out > out.free ? at_out : out.free;
   out.free = start_out + n * T_;
   D.flits += n;
   D.bytes += bytes;
@@ -122,7 +124,7 @@ void Xbar::admit(int dir, uint32_t src, uint32_t dst, tlm_generic_payload& gp, c
   if (was_empty && !out.blocked) wake_q_.push(out.free, (static_cast<uint32_t>(dir) << 31) | dst, wake_ev_, now);
 }
 
-bool Xbar::offer(int dir, uint32_t src, uint32_t dst, tlm_generic_payload& gp, const sc_time& arrival) {
+bool Xbar::offer(int dir, uint32_t src, uint32_t dst, tlm_generic_payload& gp, uint64_t arrival) {
   Dir& D = dir_[dir];
   In& in = D.in[src];
   Out& out = D.out[dst];
@@ -144,7 +146,7 @@ tlm_sync_enum Xbar::fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& 
     GpuExt& e = GpuExt::get(gp);
     if (e.l2_bank >= num_banks_) fatal("request for an L2 bank beyond the crossbar's ports");
     e.sm_id = sm;  // response route (port i == SM i)
-    if (offer(kReq, sm, e.l2_bank, gp, sc_core::sc_time_stamp() + d)) {
+    if (offer(kReq, sm, e.l2_bank, gp, sim_now().value() + d.value())) {
       ph = tlm::END_REQ;
       return tlm::TLM_UPDATED;
     }
@@ -180,7 +182,7 @@ tlm_sync_enum Xbar::bw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& 
     }
     const uint32_t sm = GpuExt::get(gp).sm_id;
     if (sm >= num_sms_) fatal("response for an unknown SM port");
-    return offer(kResp, bank, sm, gp, sc_core::sc_time_stamp() + d) ? tlm::TLM_COMPLETED : tlm::TLM_ACCEPTED;
+    return offer(kResp, bank, sm, gp, sim_now().value() + d.value()) ? tlm::TLM_COMPLETED : tlm::TLM_ACCEPTED;
   }
   fatal("unexpected phase from an L2 bank");
 }
@@ -193,7 +195,7 @@ unsigned Xbar::dbg(int id, tlm_generic_payload& gp) {
 }
 
 void Xbar::wake_method() {
-  const sc_time now = sc_core::sc_time_stamp();
+  const uint64_t now = sim_now().value();
   while (wake_q_.ready(now)) {
     const uint32_t w = wake_q_.pop();
     deliver(static_cast<int>(w >> 31), w & 0x7fffffffu);
@@ -204,7 +206,7 @@ void Xbar::wake_method() {
 // Hand ready head packets of destination `dst` to their receiver.
 void Xbar::deliver(int dir, uint32_t dst) {
   Out& o = dir_[dir].out[dst];
-  const sc_time now = sc_core::sc_time_stamp();
+  const uint64_t now = sim_now().value();
   while (!o.blocked && !o.q.empty()) {
     const Entry e = o.q.front();
     if (e.ready > now) {
@@ -229,11 +231,11 @@ void Xbar::pop_front(int dir, uint32_t dst) {
   Out& o = D.out[dst];
   const Entry e = o.q.front();
   o.q.pop();
-  const sc_time now = sc_core::sc_time_stamp();
-  const sc_time unloaded = (cfg_.latency + e.flits) * T_;
-  const sc_time spent = now - e.arrival;
+  const uint64_t now = sim_now().value();
+  const uint64_t unloaded = (cfg_.latency + e.flits) * T_;
+  const uint64_t spent = now - e.arrival;
   D.packets++;
-  if (spent > unloaded) D.delay_ps += (spent - unloaded).value() / ps_unit_;
+  if (spent > unloaded) D.delay_ps += (spent - unloaded) / ps_unit_;
   if (!o.waiters.empty()) {  // a slot freed: admit the oldest waiting sender and end its phase
     const uint32_t src = o.waiters.front();
     o.waiters.pop();

@@ -53,22 +53,24 @@ class Xbar : public sc_core::sc_module {
 
  private:
   enum { kReq = 0, kResp = 1 };
+  // Times are kernel ticks (sc_time::value()): integer arithmetic on the
+  // per-packet path, the same values the sc_time operators would give.
   struct Entry {
     tlm::tlm_generic_payload* gp = nullptr;
-    sc_core::sc_time ready, arrival;
+    uint64_t ready = 0, arrival = 0;
     unsigned flits = 0;
   };
   struct Out {  // destination port (bank for requests, SM for responses)
     Ring<Entry> q;
     Ring<uint32_t> waiters;   // source ports whose packet waits for a slot
-    sc_core::sc_time free;    // destination link next-free time
+    uint64_t free = 0;        // destination link next-free time
     bool blocked = false;     // receiver returned TLM_ACCEPTED; END_* pending
   };
   struct In {  // source port
-    sc_core::sc_time free;    // source link next-free time
+    uint64_t free = 0;        // source link next-free time
     tlm::tlm_generic_payload* pending = nullptr;
     uint32_t dst = 0;
-    sc_core::sc_time arrival;
+    uint64_t arrival = 0;
   };
   struct Dir {
     std::vector<In> in;
@@ -83,8 +85,8 @@ class Xbar : public sc_core::sc_module {
 
   unsigned data_bytes(int dir, tlm::tlm_generic_payload& gp) const;
   // Offer a packet from source port `src` to destination `dst`; true if admitted now.
-  bool offer(int dir, uint32_t src, uint32_t dst, tlm::tlm_generic_payload& gp, const sc_core::sc_time& arrival);
-  void admit(int dir, uint32_t src, uint32_t dst, tlm::tlm_generic_payload& gp, const sc_core::sc_time& arrival);
+  bool offer(int dir, uint32_t src, uint32_t dst, tlm::tlm_generic_payload& gp, uint64_t arrival);
+  void admit(int dir, uint32_t src, uint32_t dst, tlm::tlm_generic_payload& gp, uint64_t arrival);
   void deliver(int dir, uint32_t dst);
   void pop_front(int dir, uint32_t dst);  // receiver took the head: free its slot, admit a waiter
   [[noreturn]] void fatal(const char* msg) const;
@@ -92,7 +94,7 @@ class Xbar : public sc_core::sc_module {
   const unsigned num_sms_, num_banks_;
   const XbarCfg cfg_;
   const unsigned bpc_;
-  const sc_core::sc_time T_;
+  const uint64_t T_;        // clock period in ticks
   const uint64_t ps_unit_;  // sc_time ticks per picosecond
   Dir dir_[2];
   TimedQueue<uint32_t> wake_q_;  // (dir << 31 | port) at the time its head is ready

@@ -69,10 +69,11 @@ static int lru_victim(void *st, uint32_t set, const repl_line *lines, uint32_t w
   const lru_state *s = st;
   const uint8_t *a = s->age + (size_t)set * s->ways;
   int best = -1;
-  for (uint32_t w = 0; w < s->ways; ++w)
-    if (((way_mask >> w) & 1u) && !lines[w].valid) return (int)w;
+  /* One pass: the first (lowest) invalid allowed way wins outright, else the
+   * allowed way with the largest age. */
   for (uint32_t w = 0; w < s->ways; ++w) {
     if (!((way_mask >> w) & 1u)) continue;
+    if (!lines[w].valid) return (int)w;
     if (best < 0 || a[w] > a[best]) best = (int)w;
   }
   return best; /* -1 only for an empty mask, which the cache core never passes */

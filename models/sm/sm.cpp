@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/bits.h"
 #include "sm/gpu.h"
 
 using sc_core::sc_time;
@@ -11,14 +12,6 @@ using sc_core::SC_PS;
 namespace strata {
 
 namespace {
-// Branch-free popcount (the build does not assume POPCNT: __builtin_popcount
-// would be a libgcc call).
-inline unsigned popc(uint32_t x) {
-  x = x - ((x >> 1) & 0x55555555u);
-  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-  x = (x + (x >> 4)) & 0x0f0f0f0fu;
-  return (x * 0x01010101u) >> 24;
-}
 // Copy the store data of `lanes` into the line buffer d (fixed-size copies).
 template <unsigned B>
 inline void put_lanes(unsigned char* d, uint32_t lanes, const uint64_t* addr, const uint64_t* data) {
@@ -532,7 +525,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
   Warp& w = warps_[slot];
   WarpInst& in = w.inst;
   ++warp_insts_;
-  thread_insts_ += popc(in.active);
+  thread_insts_ += popcount32(in.active);
   if (issue_log_) issue_log_->push_back({c, w.ctx.cta, static_cast<uint16_t>(slot), static_cast<uint16_t>(w.ctx.warp), in.op});
   last_issued_ = static_cast<int>(slot);
   last_iss_[slot] = c;

@@ -41,6 +41,7 @@
 #include "common/cfg.h"
 #include "common/check.h"
 #include "common/payload.h"
+#include "common/simtime.h"
 #include "common/stats.h"
 #include "workloads/program.h"
 
@@ -209,7 +210,7 @@ class Sm : public sc_core::sc_module {
     if (pend < t) return true;
     return pend == t && (t > now || pend_delta == sc_core::sc_delta_count());
   }
-  uint64_t now_ps() const { return sc_core::sc_time_stamp().value() / ps_unit_; }
+  uint64_t now_ps() const { return sim_now().value() / ps_unit_; }
   sc_core::sc_time ps_time(uint64_t ps) const { return sc_core::sc_time::from_value(ps * ps_unit_); }
 
   const unsigned id_;
