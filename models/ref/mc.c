@@ -549,9 +549,10 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
       const uint32_t n = ncl - c0 < 64 ? ncl - c0 : 64;
       if (ncl > 64)
         for (uint32_t i = 0; i < n; ++i) E[i] = max64(cmin[c0 + i], fl[c0 + i]);
-      for (uint32_t i = 0; i < n; ++i) {
-        if (E[i] > emin) continue;
-        const uint32_t c = c0 + i;
+      uint64_t qual = 0; /* the classes that reach t, a bit each (branch-free) */
+      for (uint32_t i = 0; i < n; ++i) qual |= (uint64_t)(E[i] <= emin) << i;
+      for (; qual; qual &= qual - 1) {
+        const uint32_t c = c0 + (uint32_t)__builtin_ctzll(qual);
         /* the class's choice: its oldest candidate if that one is legal at
          * t (the usual case), else the oldest of those that are */
         uint32_t o = m->cold[c];
@@ -830,6 +831,19 @@ int mc_can_accept(const mc *m, int is_write, unsigned n) {
   return is_write ? m->wq_n + n <= m->cfg.wq_size : m->rq_n + n <= m->cfg.rq_size;
 }
 
+/* 1 when appending an atom for `row` to bank B's queue q cannot change B's
+ * (up-to-date) candidate, so B need not be recomputed: open page (closed
+ * page looks at both queues), and the atom goes to the queue of the other
+ * mode, or behind others in a bank whose candidate is an ACT or column
+ * command for an older atom, a refresh PRE, or a conflict PRE the atom does
+ * not resolve (it misses the open row too). A newer atom never becomes the
+ * FR-FCFS choice over an older one of the same kind. */
+static inline int cand_kept(const mc *m, const mc_bank_ *B, int q, uint64_t row) {
+  if (B->stale || !m->cfg.open_page) return 0;
+  if (q != m->write_mode) return 1;
+  return B->n[q] && !(B->cand == C_PRE && B->conflict && B->open && row == B->open_row);
+}
+
 int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned n, uint64_t user) {
   if (n == 0 || !mc_can_accept(m, is_write, n) || m->parent_free == NIL) return -1;
   const dram_preset *d = m->cfg.dev;
@@ -847,8 +861,10 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
   const int had_best = m->best_valid;
   const uint64_t bt = m->best_t;
   uint32_t bcol = m->best_col, brow = m->best_row;
+  const int q = is_write ? 1 : 0;
   for (unsigned i = 0; i < n && keep; ++i) {
     const mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
+    if (cand_kept(m, B, q, atoms[i].row)) continue;
     if (B->stale || (B->cand != C_NONE && bank_earliest(m, B) <= old_emin)) keep = 0;
   }
   const uint32_t p = m->parent_free;
@@ -858,7 +874,6 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
   P->arrive = now;
   P->remaining = n;
   P->is_write = (uint8_t)(is_write != 0);
-  const int q = is_write ? 1 : 0;
   for (unsigned i = 0; i < n; ++i) {
     const uint32_t a = m->atom_free; /* cannot be NIL: natoms = rq_size + wq_size */
     mc_atom_ *A = &m->atoms[a];
@@ -868,6 +883,7 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
     A->seq = ++m->seq;
     A->parent = p;
     mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
+    const int kept = cand_kept(m, B, q, atoms[i].row);
     if (m->lp_on) rank_wake(m, atoms[i].rank, now);
     m->ranks[atoms[i].rank].nq++;
     A->next = NIL;
@@ -875,7 +891,7 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
     if (B->tail[q] != NIL) m->atoms[B->tail[q]].next = a; else B->head[q] = a;
     B->tail[q] = a;
     B->n[q]++;
-    stale_bank(m, B);
+    if (!kept) stale_bank(m, B);
   }
   if (q) m->wq_n += n; else m->rq_n += n;
   /* Keep the cached next event when this submission cannot change the

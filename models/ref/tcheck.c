@@ -459,7 +459,7 @@ void tcheck_cmd(void *ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t b
   if (k.cycle > c->ref_deadline) refresh_interval(c, &k, k.cycle);
 
   tcheck_rank_ *R = &c->rk[rank];
-  if (R->pdx != NEVER_ && k.cycle - R->pdx < R->pdx_need)
+  if (__builtin_expect(k.cycle - R->pdx < R->pdx_need, 0)) /* no exit yet: pdx = NEVER_, far in the past */
     violation(c, &k, TCHECK_XP, "%s (%s -> any command same rank) needs %lld cycles after the exit at cycle %lld, got %lld",
               R->pdx_gated ? "tWAKE" : "tXP", R->pdx_gated ? "power-gating wake-up" : "power-down exit",
               (long long)R->pdx_need, (long long)R->pdx, (long long)(k.cycle - R->pdx));
