@@ -42,19 +42,27 @@ namespace {
 constexpr size_t kBufBytes = 1u << 20;
 constexpr uint32_t kMaxRequestBytes = 4096;
 
+// Character classes (one table lookup per character): hex digit value
+// (0-15, 16 = not a hex digit) and field separators (space, tab, CR).
+struct CharTab {
+  uint8_t hex[256];
+  uint8_t sep[256];
+  constexpr CharTab() : hex(), sep() {
+    for (int i = 0; i < 256; ++i) hex[i] = 16, sep[i] = 0;
+    for (int i = 0; i < 10; ++i) hex['0' + i] = static_cast<uint8_t>(i);
+    for (int i = 0; i < 6; ++i) hex['a' + i] = hex['A' + i] = static_cast<uint8_t>(10 + i);
+    sep[' '] = sep['\t'] = sep['\r'] = 1;
+  }
+};
+constexpr CharTab kChar;
+inline uint8_t hexval(char c) { return kChar.hex[static_cast<uint8_t>(c)]; }
 inline const char* skip_ws(const char* p, const char* e) {
-  while (p < e && (*p == ' ' || *p == '\t' || *p == '\r')) ++p;
+  while (p < e && kChar.sep[static_cast<uint8_t>(*p)]) ++p;
   return p;
 }
 inline const char* token_end(const char* p, const char* e) {
-  while (p < e && *p != ' ' && *p != '\t' && *p != '\r') ++p;
+  while (p < e && !kChar.sep[static_cast<uint8_t>(*p)]) ++p;
   return p;
-}
-inline int hexval(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 // Unsigned number: 0x-prefixed hex or decimal, the whole token [b, e). False
 // when malformed or above 2^64 - 1.
@@ -64,16 +72,20 @@ bool parse_u64(const char* b, const char* e, uint64_t* out) {
   if (e - b > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X')) {
     if (e - b > 18) return false;
     for (const char* p = b + 2; p < e; ++p) {
-      const int h = hexval(*p);
-      if (h < 0) return false;
-      v = v << 4 | static_cast<uint64_t>(h);
+      const uint8_t h = hexval(*p);
+      if (h > 15) return false;
+      v = v << 4 | h;
     }
   } else {
+    if (e - b > 20) return false;
     for (const char* p = b; p < e; ++p) {
-      if (*p < '0' || *p > '9') return false;
-      const uint64_t d = static_cast<uint64_t>(*p - '0');
-      if (v > (UINT64_MAX - d) / 10) return false;
-      v = v * 10 + d;
+      const unsigned d = static_cast<unsigned>(static_cast<uint8_t>(*p) - '0');
+      if (d > 9) return false;
+      if (e - b < 20) { /* at most 19 digits: below 2^64 */
+        v = v * 10 + d;
+      } else if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, d, &v)) {
+        return false;
+      }
     }
   }
   *out = v;
@@ -231,7 +243,7 @@ void TraceReader::parse_stl(const char* b, const char* e, TraceReq* r) {
       const char* q = p;
       if (t - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) q += 2;
       for (; q < t; ++q)
-        if (hexval(*q) < 0) fail("data as hex digits after the address", p, e);
+        if (hexval(*q) > 15) fail("data as hex digits after the address", p, e);
     }
   }
   if (!have_addr) fail("an address after the command", b, e);
@@ -242,10 +254,12 @@ void TraceReader::parse_addr(const char* b, const char* e, TraceReq* r) {
   const char* t = token_end(b, e);
   if (!parse_u64(b, t, &r->addr)) fail("'0xADDR R|W' (address first)", b, e);
   const char* p = skip_ws(t, e);
-  const char* t2 = token_end(p, e);
-  if (token_is(p, t2, "R")) r->write = false;
-  else if (token_is(p, t2, "W")) r->write = true;
-  else fail("'R' or 'W' after the address", p, e);
+  const char* t2 = p + 1;
+  if (t2 <= e && (t2 == e || kChar.sep[static_cast<uint8_t>(*t2)]) && (*p == 'R' || *p == 'W')) {
+    r->write = *p == 'W';
+  } else {
+    fail("'R' or 'W' after the address", p, e);
+  }
   if (skip_ws(t2, e) != e) fail("nothing after 'R'/'W'", b, e);
 }
 

@@ -308,8 +308,8 @@ static inline uint32_t fslice(const amap_dec *m, uint64_t pa, unsigned k) {
   return (uint32_t)((pa >> m->fpos[k]) & m->fmask[k]);
 }
 static inline uint32_t frowhash(const amap_dec *m, uint64_t row) {
-  uint32_t h = 0;
-  for (unsigned j = 0; j < m->row_bytes_n; ++j) h ^= m->hash_tab[j][(row >> (8 * j)) & 0xff];
+  uint32_t h = 0; /* zero bytes add entry 0 = 0: stop at the last non-zero byte */
+  for (unsigned j = 0; row && j < m->row_bytes_n; ++j, row >>= 8) h ^= m->hash_tab[j][row & 0xff];
   return h;
 }
 static inline uint32_t fbank(const amap_dec *m, uint64_t pa, uint32_t ch) {

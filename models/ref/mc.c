@@ -134,6 +134,7 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     for (uint32_t r = 0; r < cfg->ranks; ++r) {
       const dram_preset *rd = cfg->rank_devs ? cfg->rank_devs[r] : d;
       m->ranks[r].dev = rd;
+      m->ranks[r].idx = r;
       m->ranks[r].t = rd->t;
       if (rd != d) m->mixed = 1;
     }
@@ -184,6 +185,7 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     B->bg = (uint8_t)((b % m->banks_per_rank) / d->banks_per_group);
     B->ba = b % d->banks_per_group;
     B->gi = (uint32_t)B->rank * d->bankgroups + B->bg;
+    B->idx = b;
     B->stale = 1;
     m->live[b >> 6] |= 1ull << (b & 63);
     m->stale_w[b >> 6] |= 1ull << (b & 63);
@@ -244,7 +246,7 @@ static void occ_touch(mc *m, uint64_t now) {
 
 /* Mark a bank's candidate for recomputation (and the bank live). */
 static inline void stale_bank(mc *m, mc_bank_ *B) {
-  const uint32_t b = (uint32_t)(B - m->banks);
+  const uint32_t b = B->idx;
   B->stale = 1;
   m->stale_w[b >> 6] |= 1ull << (b & 63);
   m->cand_valid = 0;
@@ -284,7 +286,7 @@ static int write_hits_left(mc *m) {
 
 /* Write-drain hysteresis: forced drain from wq_high down to wq_low; an
  * opportunistic drain (no reads waiting) ends as soon as a read arrives. */
-static void update_mode(mc *m) {
+static void update_mode_(mc *m) {
   if (!m->write_mode) {
     if (m->wq_n >= m->cfg.wq_high || (m->rq_n == 0 && m->wq_n > 0)) {
       m->write_mode = 1;
@@ -313,10 +315,15 @@ static void update_mode(mc *m) {
 
 /* 1 when update_mode() would change anything now (conservative: a forced
  * drain that would continue for write row hits counts as a change). */
-static int mode_change_pending(const mc *m) {
+static inline int mode_change_pending(const mc *m) {
   if (!m->write_mode) return m->wq_n >= m->cfg.wq_high || (m->rq_n == 0 && m->wq_n > 0);
   if (m->wq_n >= m->cfg.wq_high && !m->forced_drain) return 1;
   return m->wq_n == 0 || (m->rq_n > 0 && (!m->forced_drain || m->wq_n <= m->cfg.wq_low));
+}
+
+/* update_mode when it would change anything (the common case: nothing). */
+static inline void update_mode(mc *m) {
+  if (mode_change_pending(m)) update_mode_(m);
 }
 
 static int queue_has_row(const mc *m, const mc_bank_ *B, int q, uint64_t row) {
@@ -351,7 +358,7 @@ static inline void class_oldest(mc *m, uint32_t c, uint32_t rb) {
 /* The FR-FCFS candidate of one bank under the current mode; a bank without
  * one leaves the live set until it is marked stale again. */
 static void compute_cand(mc *m, mc_bank_ *B) {
-  const uint32_t b = (uint32_t)(B - m->banks);
+  const uint32_t b = B->idx;
   const uint32_t old = m->c_kind[b] != C_NONE ? m->c_floor[b] : UINT32_MAX;
   const uint64_t old_own = m->c_own[b];
   compute_cand_(m, B);
@@ -398,7 +405,7 @@ static inline mc_bank_ *ref_target(mc *m, uint32_t r) {
 /* 1 when a pending refresh holds bank B (all banks of its rank, or just B). */
 static inline int ref_blocks(const mc *m, const mc_bank_ *B) {
   const mc_rank_ *R = &m->ranks[B->rank];
-  return R->ref_pending && (!R->ref_pb || (uint32_t)(B - m->banks) == B->rank * m->banks_per_rank + R->ref_bank);
+  return R->ref_pending && (!R->ref_pb || B->idx == B->rank * m->banks_per_rank + R->ref_bank);
 }
 
 static void compute_cand_(mc *m, mc_bank_ *B) {
@@ -455,7 +462,7 @@ static inline uint64_t rank_act_floor(const mc *m, const mc_rank_ *R) {
 static inline uint64_t rank_col_floor(const mc *m, const mc_rank_ *R) {
   const uint64_t lat = m->write_mode ? m->t.CWL : m->t.CL;
   uint64_t busy = m->bus_free;
-  if (m->bus_rank != NIL && m->bus_rank != (uint32_t)(R - m->ranks)) busy += m->t.RTRS;
+  if (m->bus_rank != NIL && m->bus_rank != R->idx) busy += m->t.RTRS;
   const uint64_t colfloor = max64(m->col_bus_ok, busy > lat ? busy - lat : 0);
   return max64(m->write_mode ? R->wr_ok : R->rd_ok, colfloor);
 }
@@ -528,18 +535,24 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
    * cycle, its floor)) and their minimum t = max(now, that). Pass 2: in
    * each class that reaches t, its choice. In blocks of 64 classes. */
   uint64_t E[64];
-  for (uint32_t c0 = 0; c0 < ncl; c0 += 64) {
-    const uint32_t n = ncl - c0 < 64 ? ncl - c0 : 64;
-    for (uint32_t i = 0; i < n; ++i) emin = min64(emin, max64(cmin[c0 + i], fl[c0 + i]));
+  if (ncl <= 64) { /* one block: E computed once */
+    for (uint32_t i = 0; i < ncl; ++i) {
+      E[i] = max64(cmin[i], fl[i]);
+      emin = min64(emin, E[i]);
+    }
+  } else {
+    for (uint32_t c = 0; c < ncl; ++c) emin = min64(emin, max64(cmin[c], fl[c]));
   }
   if (emin != MC_NEVER) {
     emin = max64(emin, now);
     for (uint32_t c0 = 0; c0 < ncl; c0 += 64) {
       const uint32_t n = ncl - c0 < 64 ? ncl - c0 : 64;
-      for (uint32_t i = 0; i < n; ++i) E[i] = max64(cmin[c0 + i], fl[c0 + i]);
-      for (uint32_t i = 0; i < n; ++i) {
-        if (E[i] > emin) continue;
-        const uint32_t c = c0 + i;
+      if (ncl > 64)
+        for (uint32_t i = 0; i < n; ++i) E[i] = max64(cmin[c0 + i], fl[c0 + i]);
+      uint64_t qual = 0; /* the classes that reach t, a bit each (branch-free) */
+      for (uint32_t i = 0; i < n; ++i) qual |= (uint64_t)(E[i] <= emin) << i;
+      for (; qual; qual &= qual - 1) {
+        const uint32_t c = c0 + (uint32_t)__builtin_ctzll(qual);
         /* the class's choice: its oldest candidate if that one is legal at
          * t (the usual case), else the oldest of those that are */
         uint32_t o = m->cold[c];
@@ -818,6 +831,19 @@ int mc_can_accept(const mc *m, int is_write, unsigned n) {
   return is_write ? m->wq_n + n <= m->cfg.wq_size : m->rq_n + n <= m->cfg.rq_size;
 }
 
+/* 1 when appending an atom for `row` to bank B's queue q cannot change B's
+ * (up-to-date) candidate, so B need not be recomputed: open page (closed
+ * page looks at both queues), and the atom goes to the queue of the other
+ * mode, or behind others in a bank whose candidate is an ACT or column
+ * command for an older atom, a refresh PRE, or a conflict PRE the atom does
+ * not resolve (it misses the open row too). A newer atom never becomes the
+ * FR-FCFS choice over an older one of the same kind. */
+static inline int cand_kept(const mc *m, const mc_bank_ *B, int q, uint64_t row) {
+  if (B->stale || !m->cfg.open_page) return 0;
+  if (q != m->write_mode) return 1;
+  return B->n[q] && !(B->cand == C_PRE && B->conflict && B->open && row == B->open_row);
+}
+
 int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned n, uint64_t user) {
   if (n == 0 || !mc_can_accept(m, is_write, n) || m->parent_free == NIL) return -1;
   const dram_preset *d = m->cfg.dev;
@@ -831,8 +857,14 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
    * candidate may be the one defining the earliest cycle (see below). */
   int keep = m->next_valid && m->cand_valid;
   const uint64_t old_emin = m->cand_emin;
+  /* the commands kept for the next event (scan), merged below */
+  const int had_best = m->best_valid;
+  const uint64_t bt = m->best_t;
+  uint32_t bcol = m->best_col, brow = m->best_row;
+  const int q = is_write ? 1 : 0;
   for (unsigned i = 0; i < n && keep; ++i) {
     const mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
+    if (cand_kept(m, B, q, atoms[i].row)) continue;
     if (B->stale || (B->cand != C_NONE && bank_earliest(m, B) <= old_emin)) keep = 0;
   }
   const uint32_t p = m->parent_free;
@@ -842,7 +874,6 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
   P->arrive = now;
   P->remaining = n;
   P->is_write = (uint8_t)(is_write != 0);
-  const int q = is_write ? 1 : 0;
   for (unsigned i = 0; i < n; ++i) {
     const uint32_t a = m->atom_free; /* cannot be NIL: natoms = rq_size + wq_size */
     mc_atom_ *A = &m->atoms[a];
@@ -852,6 +883,7 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
     A->seq = ++m->seq;
     A->parent = p;
     mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
+    const int kept = cand_kept(m, B, q, atoms[i].row);
     if (m->lp_on) rank_wake(m, atoms[i].rank, now);
     m->ranks[atoms[i].rank].nq++;
     A->next = NIL;
@@ -859,7 +891,7 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
     if (B->tail[q] != NIL) m->atoms[B->tail[q]].next = a; else B->head[q] = a;
     B->tail[q] = a;
     B->n[q]++;
-    stale_bank(m, B);
+    if (!kept) stale_bank(m, B);
   }
   if (q) m->wq_n += n; else m->rq_n += n;
   /* Keep the cached next event when this submission cannot change the
@@ -870,14 +902,32 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
    * wake-ups as with a full pass. Otherwise the next query does the pass. */
   if (keep && !mode_change_pending(m)) {
     uint64_t e = MC_NEVER;
+    int best_ok = had_best;
     for (unsigned i = 0; i < n; ++i) {
       mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
       if (B->stale) compute_cand(m, B);
-      e = min64(e, bank_earliest(m, B));
+      const uint64_t eb = bank_earliest(m, B);
+      e = min64(e, eb);
+      /* The commands kept for cycle bt stay the choice there unless a
+       * touched bank's candidate is legal at bt (then it competes: it is not
+       * among them, the keep condition above) or earlier (then pass again). */
+      if (best_ok && eb <= bt) {
+        if (eb < bt) best_ok = 0;
+        else if (B->cand == C_COL) {
+          if (bcol == NIL || m->c_seq[B->idx] < m->c_seq[bcol]) bcol = B->idx;
+        } else if (brow == NIL || older(m, B->idx, brow)) {
+          brow = B->idx;
+        }
+      }
     }
     m->next_cache = max64(min64(m->next_cache, e), now);
     m->cand_emin = min64(old_emin, e);
     m->cand_valid = 1;
+    if (best_ok) {
+      m->best_valid = 1;
+      m->best_col = bcol;
+      m->best_row = brow;
+    }
   } else {
     m->next_valid = 0;
   }

@@ -179,6 +179,7 @@ typedef struct mc_bank_ {
   uint8_t rank, bg;                /* coordinates of this bank */
   uint32_t ba;
   uint32_t gi;                     /* index of its bank group in mc.groups */
+  uint32_t idx;                    /* its index in mc.banks */
 } mc_bank_;
 typedef struct mc_group_ {
   uint64_t act_ok, rd_ok, wr_ok;
@@ -206,6 +207,7 @@ typedef struct mc_rank_ {
   uint64_t n_act, n_pre, n_pre_dirty, n_rd, n_wr, n_ref; /* commands, for per-rank energy */
   uint64_t n_refpb;                                      /* per-bank REFs */
   uint32_t ref_bank;                                     /* per-bank refresh: next bank (index in the rank) */
+  uint32_t idx;                                          /* its index in mc.ranks */
 } mc_rank_;
 typedef struct mc_ring_ {
   uint64_t *t;

@@ -212,7 +212,7 @@ static void prefix(const tcheck *c, char *buf, size_t n, const cur_ *k) {
 }
 
 #if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
+__attribute__((format(printf, 4, 5), cold, noinline))
 #endif
 static void
 violation(tcheck *c, const cur_ *k, tcheck_rule rule, const char *fmt, ...) {
@@ -233,7 +233,9 @@ violation(tcheck *c, const cur_ *k, tcheck_rule rule, const char *fmt, ...) {
  * previous command `prev_cmd` at `prev` (nothing to check when there was none). */
 static inline void spacing(tcheck *c, const cur_ *k, tcheck_rule rule, const char *what, int64_t prev,
                            mc_cmd prev_cmd, int64_t need) {
-  if (prev == NEVER_ || k->cycle - prev >= need) return;
+  /* "no such command yet" (NEVER_, far in the past) always passes: cycle -
+   * NEVER_ exceeds any spacing */
+  if (__builtin_expect(k->cycle - prev >= need, 1)) return;
   violation(c, k, rule, "%s (%s) needs %lld cycles after %s at cycle %lld, got %lld", tcheck_rule_name(rule), what,
             (long long)need, mc_cmd_name(prev_cmd), (long long)prev, (long long)(k->cycle - prev));
 }
@@ -457,7 +459,7 @@ void tcheck_cmd(void *ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t b
   if (k.cycle > c->ref_deadline) refresh_interval(c, &k, k.cycle);
 
   tcheck_rank_ *R = &c->rk[rank];
-  if (R->pdx != NEVER_ && k.cycle - R->pdx < R->pdx_need)
+  if (__builtin_expect(k.cycle - R->pdx < R->pdx_need, 0)) /* no exit yet: pdx = NEVER_, far in the past */
     violation(c, &k, TCHECK_XP, "%s (%s -> any command same rank) needs %lld cycles after the exit at cycle %lld, got %lld",
               R->pdx_gated ? "tWAKE" : "tXP", R->pdx_gated ? "power-gating wake-up" : "power-down exit",
               (long long)R->pdx_need, (long long)R->pdx, (long long)(k.cycle - R->pdx));
