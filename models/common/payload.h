@@ -11,6 +11,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <typeinfo>
 #include <vector>
 #include <tlm>
 
@@ -50,11 +51,11 @@ struct GpuExt : tlm::tlm_extension<GpuExt> {
   tlm::tlm_extension_base* clone() const override { return new GpuExt(*this); }
   void copy_from(const tlm::tlm_extension_base& o) override { *this = static_cast<const GpuExt&>(o); }
 
-  static GpuExt& get(tlm::tlm_generic_payload& gp) {
-    GpuExt* e = nullptr;
-    gp.get_extension(e);
-    return *e;  // every pooled payload carries one (PayloadPool attaches it)
-  }
+  // The payload's GpuExt (every pooled payload carries one: PayloadPool
+  // attaches it); defined after PayloadPool.
+  static GpuExt& get(tlm::tlm_generic_payload& gp);
+  // The same, or nullptr for a payload without one.
+  static GpuExt* find(tlm::tlm_generic_payload& gp);
   void set_bytes(unsigned off, unsigned len) {
     for (unsigned b = off; b < off + len && b < kLineBytes; ++b) byte_mask[b >> 6] |= 1ull << (b & 63);
   }
@@ -128,9 +129,20 @@ class PayloadPool : public tlm::tlm_mm_interface {
   }
   size_t live() const { return live_; }
   size_t capacity() const { return all_.size(); }
+  // The GpuExt of a payload from any PayloadPool (it lives in the pool item,
+  // beside the payload), or nullptr for other payloads. Found from the
+  // payload's dynamic type, i.e. its vtable pointer on the payload's first
+  // cache line, instead of the payload's extension array, a separate heap
+  // block whose load missed the data cache on the request path.
+  static GpuExt* ext_of(tlm::tlm_generic_payload& gp) {
+    return typeid(gp) == typeid(Item) ? &static_cast<Item&>(gp).ext : nullptr;
+  }
 
  private:
-  struct Item : tlm::tlm_generic_payload {
+  // `ext` is the GpuExt registered in the payload's extension array (the
+  // constructor does it; nothing replaces it), so ext_of() and get_extension()
+  // find the same object.
+  struct Item final : tlm::tlm_generic_payload {
     explicit Item(PayloadPool* p) : tlm::tlm_generic_payload(p) { set_extension(&ext); }
     ~Item() override { clear_extension(&ext); }
     GpuExt ext;
@@ -140,5 +152,14 @@ class PayloadPool : public tlm::tlm_mm_interface {
   std::vector<Item*> all_;
   size_t live_ = 0;
 };
+
+inline GpuExt* GpuExt::find(tlm::tlm_generic_payload& gp) {
+  if (GpuExt* e = PayloadPool::ext_of(gp)) return e;
+  GpuExt* e = nullptr;
+  gp.get_extension(e);
+  return e;
+}
+
+inline GpuExt& GpuExt::get(tlm::tlm_generic_payload& gp) { return *find(gp); }
 
 }  // namespace strata

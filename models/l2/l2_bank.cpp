@@ -267,7 +267,11 @@ void L2Bank::process_method() {
       process_ev_.notify(at - now);
       return;
     }
-    if (!try_handle(*r.gp)) {
+    // A head stalled on a line miss for want of an MSHR or a merge node stalls
+    // again while neither has freed: its retry would take the same path (the
+    // bank's tags change only in try_handle), so skip the lookup.
+    const bool no_mshr = head_no_mshr_ && (mshr_used_ >= mshr_.size() || free_node_ < 0);
+    if (no_mshr || !try_handle(*r.gp)) {
       if (!stall_counted_) ++st_.stalls;  // count stall episodes, not retries
       stall_counted_ = true;
       stalled_ = true;
@@ -275,6 +279,7 @@ void L2Bank::process_method() {
     }
     stalled_ = false;
     stall_counted_ = false;
+    head_no_mshr_ = false;
     inq_.pop();
     tag_free_ = now + T_;
     if (pending_req_) {  // room again: accept the waiting request
@@ -496,7 +501,7 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
   int nm = -1;
   if (need) {
     nm = free_mshr();
-    if (nm < 0 || free_node_ < 0) return false;
+    if (nm < 0 || free_node_ < 0) return head_no_mshr_ = true, false;
   }
   if (outq_.free() < 2) return false;
   const uint32_t busy = set_busy_[set];

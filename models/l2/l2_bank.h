@@ -144,6 +144,7 @@ class L2Bank : public sc_core::sc_module {
   sc_core::sc_time port_free_ = sc_core::SC_ZERO_TIME;
   bool stalled_ = false;        // head waits for a resource (retried by wake())
   bool stall_counted_ = false;
+  bool head_no_mshr_ = false;   // the stalled head is a line miss that found no free MSHR or node
   sc_core::sc_event process_ev_;
 
   // MSHRs

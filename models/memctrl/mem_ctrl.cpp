@@ -136,8 +136,7 @@ sc_time MemCtrl::time_of(uint64_t cycle) const {
 // ------------------------------------------------------------- transport
 
 uint8_t MemCtrl::sectors_of(tlm_generic_payload& gp, bool write) {
-  GpuExt* e = nullptr;
-  gp.get_extension(e);
+  GpuExt* e = GpuExt::find(gp);
   if (!e) return 0xf;
   uint8_t m = e->sector_mask & 0xf;
   if (write)
@@ -182,8 +181,7 @@ bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, const sc_time& 
   if (gp.has_mm()) gp.acquire();
   ++inflight_;
   if (write) {  // functional: visible to every later read
-    GpuExt* e = nullptr;
-    gp.get_extension(e);
+    GpuExt* e = GpuExt::find(gp);
     uint64_t bm[2] = {0, 0};
     if (e) bm[0] = e->byte_mask[0], bm[1] = e->byte_mask[1];
     if (!bm[0] && !bm[1])  // no byte mask: the request's whole sectors

@@ -1,7 +1,64 @@
+#if defined(__linux__)
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, madvise */
+#include <sys/mman.h>
+#endif
 #include "bstore.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Slabs: 2 MiB (one x86-64 huge page), aligned to 2 MiB so the kernel can
+ * back them with transparent huge pages. Anonymous mappings are zero-filled. */
+#define SLAB_BYTES ((size_t)2 << 20)
+#define SLAB_PAGES (SLAB_BYTES / BSTORE_PAGE_BYTES)
+
+static void *slab_alloc(void) {
+#if defined(__linux__)
+  /* Map one slab more than needed and trim to a 2 MiB boundary. */
+  unsigned char *m = mmap(NULL, 2 * SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return NULL;
+  const size_t head = (SLAB_BYTES - ((uintptr_t)m & (SLAB_BYTES - 1))) & (SLAB_BYTES - 1);
+  if (head) munmap(m, head);
+  munmap(m + head + SLAB_BYTES, SLAB_BYTES - head);
+  m += head;
+#ifdef MADV_HUGEPAGE
+  madvise(m, SLAB_BYTES, MADV_HUGEPAGE); /* advice only: ignored where THP is off */
+#endif
+  return m;
+#else
+  return calloc(1, SLAB_BYTES);
+#endif
+}
+
+static void slab_free(void *p) {
+#if defined(__linux__)
+  munmap(p, SLAB_BYTES);
+#else
+  free(p);
+#endif
+}
+
+/* A zero-filled page from the current slab (a new slab when it is used up). */
+static unsigned char *page_alloc(bstore *s) {
+  if (s->slab_left == 0) {
+    if (s->nslabs == s->slabs_cap) {
+      const size_t ncap = s->slabs_cap ? 2 * s->slabs_cap : 16;
+      void **n = realloc(s->slabs, ncap * sizeof *n);
+      if (!n) return NULL;
+      s->slabs = n;
+      s->slabs_cap = ncap;
+    }
+    unsigned char *slab = slab_alloc();
+    if (!slab) return NULL;
+    s->slabs[s->nslabs++] = slab;
+    s->slab = slab;
+    s->slab_left = SLAB_PAGES;
+  }
+  unsigned char *p = s->slab;
+  s->slab += BSTORE_PAGE_BYTES;
+  s->slab_left--;
+  return p;
+}
 
 static size_t slot_of(uint64_t pn, size_t cap) {
   uint64_t h = pn * 0x9E3779B97F4A7C15ull; /* Fibonacci hashing */
@@ -14,16 +71,25 @@ int bstore_init(bstore *s) {
   s->slots = calloc(s->cap, sizeof *s->slots);
   s->last_pn = UINT64_MAX;
   s->last = NULL;
+  s->slab = NULL;
+  s->slab_left = 0;
+  s->slabs = NULL;
+  s->nslabs = s->slabs_cap = 0;
   return s->slots ? 0 : -1;
 }
 
 void bstore_free(bstore *s) {
-  for (size_t i = 0; i < s->cap; ++i) free(s->slots[i].bytes);
+  for (size_t i = 0; i < s->nslabs; ++i) slab_free(s->slabs[i]);
+  free(s->slabs);
   free(s->slots);
   s->slots = NULL;
   s->cap = s->used = 0;
   s->last = NULL;
   s->last_pn = UINT64_MAX;
+  s->slab = NULL;
+  s->slab_left = 0;
+  s->slabs = NULL;
+  s->nslabs = s->slabs_cap = 0;
 }
 
 static unsigned char *find(bstore *s, uint64_t pn) {
@@ -60,7 +126,7 @@ static unsigned char *find_or_add(bstore *s, uint64_t pn) {
   unsigned char *p = find(s, pn);
   if (p) return p;
   if ((s->used + 1) * 4 > s->cap * 3 && grow(s) != 0) return NULL; /* load factor <= 0.75 */
-  p = calloc(1, BSTORE_PAGE_BYTES);
+  p = page_alloc(s);
   if (!p) return NULL;
   size_t i = slot_of(pn, s->cap);
   while (s->slots[i].bytes) i = (i + 1) & (s->cap - 1);

@@ -127,7 +127,9 @@ void cache_install(cache *c, uint32_t set, uint32_t way, uint64_t line_addr, uin
   l->valid_sectors = 0;
   l->dirty_sectors = 0;
   l->mem_type = mem_type;
-  if (c->data) memset(cache_data_at(c, set, way), 0, c->cfg.line_bytes);
+  /* The line's data is left as it is: no sector is valid yet, and every user
+   * writes a sector's bytes before marking it valid (a zeroing store here
+   * only pulled the cold line into the host cache ahead of its fill). */
   if (c->cfg.policy->on_fill) c->cfg.policy->on_fill(c->repl_state, set, way, a);
 }
 

@@ -63,7 +63,8 @@ void cache_touch(cache *c, uint32_t set, uint32_t way, const repl_access *a);
  * then calls cache_install. */
 int cache_victim(cache *c, uint64_t line_addr, const repl_access *a);
 /* Put line_addr into (set, way): valid, no sectors valid or dirty yet,
- * memory type from `mem_type`; informs the policy (on_fill). */
+ * memory type from `mem_type`; informs the policy (on_fill). The line's data
+ * bytes are unspecified until written: write a sector before marking it valid. */
 void cache_install(cache *c, uint32_t set, uint32_t way, uint64_t line_addr, uint8_t mem_type,
                    const repl_access *a);
 /* Invalidate one line (policy on_invalidate) or all lines. */

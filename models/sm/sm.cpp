@@ -57,6 +57,7 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
   for (CtaSlot& c : ctas_) c.slots.reserve(cfg.max_warps);
   age_order_.reserve(cfg.max_warps);
   ldrecs_.resize(static_cast<size_t>(cfg.max_warps) * kLdPerWarp);
+  if (checker_ && checker_->enabled()) ldchk_.resize(ldrecs_.size());
   for (size_t i = ldrecs_.size(); i-- > 0;) ldrec_free_.push_back(static_cast<uint16_t>(i));
   memq_.resize(kMemQ);
   outq_.assign(kOutQ, nullptr);
@@ -571,9 +572,9 @@ void Sm::issue(unsigned slot, uint64_t c) {
         r.bytes = in.bytes;
         r.pending = in.active;
         r.ready = c;
-        if (checker_ && checker_->enabled()) {  // only compare_lanes reads addr / expect
-          std::memcpy(r.addr, in.addr, sizeof r.addr);
-          std::memcpy(r.expect, in.data, sizeof r.expect);
+        if (!ldchk_.empty()) {  // check mode: what compare_lanes reads
+          std::memcpy(ldchk_[id].addr, in.addr, sizeof ldchk_[id].addr);
+          std::memcpy(ldchk_[id].expect, in.data, sizeof ldchk_[id].expect);
         }
         m.ldrec = id;
         ++w.pending_loads;
@@ -661,14 +662,16 @@ tlm::tlm_generic_payload* Sm::new_request(uint64_t line, uint16_t warp, uint8_t 
   return gp;
 }
 
-void Sm::compare_lanes(const LdRec& rec, uint32_t lanes, const unsigned char* line_data, uint64_t c) {
-  if (!checker_ || !checker_->enabled()) return;
+void Sm::compare_lanes(uint16_t ldrec, uint32_t lanes, const unsigned char* line_data, uint64_t c) {
+  if (ldchk_.empty()) return;  // checker off
+  const LdRec& rec = ldrecs_[ldrec];
+  const LdChk& chk = ldchk_[ldrec];
   while (lanes) {
     const unsigned l = static_cast<unsigned>(__builtin_ctz(lanes));
     lanes &= lanes - 1;
     uint64_t got = 0;
-    std::memcpy(&got, line_data + (rec.addr[l] & (kLineBytes - 1)), rec.bytes);
-    checker_->compare(id_, rec.warp, rec.addr[l], c, &rec.expect[l], &got, rec.bytes);
+    std::memcpy(&got, line_data + (chk.addr[l] & (kLineBytes - 1)), rec.bytes);
+    checker_->compare(id_, rec.warp, chk.addr[l], c, &chk.expect[l], &got, rec.bytes);
   }
 }
 
@@ -728,7 +731,6 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
     l1_memo_ = {l1_epoch_, &m, m.next, mshr, port_level};
     return false;
   };
-  LdRec& rec = ldrecs_[m.ldrec];
   const uint8_t need = r.sector_mask;
   uint8_t hit_sect = 0;
   int set = -1, way = -1;
@@ -765,7 +767,7 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
     repl_access ra{};
     ra.ea_count = r.ea_count;
     cache_touch(&l1_, static_cast<uint32_t>(set), static_cast<uint32_t>(way), &ra);
-    compare_lanes(rec, hit_lanes, cache_data_at(&l1_, static_cast<uint32_t>(set), static_cast<uint32_t>(way)), c);
+    compare_lanes(m.ldrec, hit_lanes, cache_data_at(&l1_, static_cast<uint32_t>(set), static_cast<uint32_t>(way)), c);
   }
   if (!miss_sect) {
     ++l1_hit_;
@@ -982,7 +984,7 @@ void Sm::process_response(tlm::tlm_generic_payload* gp, uint64_t c) {
       rest |= wt.lanes[s];
     }
     if (sat) {
-      compare_lanes(ldrecs_[wt.ldrec], sat, d, c);
+      compare_lanes(wt.ldrec, sat, d, c);
       complete_lanes(wt.ldrec, sat, c);
     }
     if (rest) wv[keep++] = wt;

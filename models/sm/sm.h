@@ -125,8 +125,10 @@ class Sm : public sc_core::sc_module {
     uint8_t dst = kNoReg, bytes = 4;
     uint32_t pending = 0;  // lanes whose bytes have not arrived
     uint64_t ready = 0;    // latest completion cycle among arrived lanes
-    uint64_t addr[kWarpSize];    // check mode only (compare_lanes)
-    uint64_t expect[kWarpSize];  // check mode only
+  };
+  struct LdChk {  // check mode only (compare_lanes): kept apart from the small, hot LdRec
+    uint64_t addr[kWarpSize];
+    uint64_t expect[kWarpSize];
   };
   struct MemInst {
     bool store = false;
@@ -191,7 +193,7 @@ class Sm : public sc_core::sc_module {
   // helpers
   void fetch(Warp& w);
   void complete_lanes(uint16_t ldrec, uint32_t lanes, uint64_t ready_cycle);
-  void compare_lanes(const LdRec& rec, uint32_t lanes, const unsigned char* line_data, uint64_t c);
+  void compare_lanes(uint16_t ldrec, uint32_t lanes, const unsigned char* line_data, uint64_t c);
   int find_mshr(uint64_t line) const;
   unsigned mshr_hash(uint64_t line) const { return static_cast<unsigned>(((line >> 7) * 0x9E3779B97F4A7C15ull) >> mshr_shift_); }
   void mshr_link(unsigned ms);
@@ -251,6 +253,7 @@ class Sm : public sc_core::sc_module {
   int last_issued_ = -1;
 
   std::vector<LdRec> ldrecs_;
+  std::vector<LdChk> ldchk_;  // by load record; allocated only when the checker is on
   std::vector<uint16_t> ldrec_free_;
   std::vector<MemInst> memq_;  // ring
   unsigned memq_head_ = 0, memq_count_ = 0;
