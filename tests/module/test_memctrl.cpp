@@ -6,6 +6,7 @@
 // tCCD_L 3, tBURST 2). Also: data written and read back, partial byte masks,
 // annotated delays, backpressure (END_REQ later), idle refresh, stats, and
 // the built-in command timing checker (every command checked, no violation).
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -242,6 +243,31 @@ int sc_main(int, char*[]) {
   expect_resp(i2.reqs[1], mc2.time_of(223), "gddr5 row-hit line read");
   CHECK(mc2.time_of(126) == sc_time(136364, SC_PS), "924 MHz edge 126 = 136.364 ns, got %s",
         mc2.time_of(126).to_string().c_str());
+  // cycle_of / time_of do the library's conversions inline at a 1 ps resolution:
+  // the same results as sc_time(ps, SC_PS) and ceil(to_seconds() * 1e12 / period - 1e-3).
+  {
+    uint64_t x = 88172645463325252ull;
+    size_t bad = 0;
+    for (MemCtrl* m : {&mc0, &mc2}) {
+      const double period = 1e6 / m->device().clk_mhz;
+      for (int i = 0; i < 100000; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        const uint64_t cyc = x % 100000000;
+        bad += m->time_of(cyc) != sc_time(static_cast<double>(cyc) * period, SC_PS);
+        uint64_t v = x % 100000000000ull;
+        if (i & 1) {  // at and next to clock edges
+          v = m->time_of(cyc).value() + (x >> 40) % 3;
+          if (v) --v;
+        }
+        const sc_time t = sc_time::from_value(v);
+        const double c = std::ceil(t.to_seconds() * 1e12 / period - 1e-3);
+        bad += m->cycle_of(t) != (c > 0 ? static_cast<uint64_t>(c) : 0);
+      }
+    }
+    CHECK(bad == 0, "cycle_of/time_of differ from the library conversions in %zu cases", bad);
+  }
 
   // stats
   CHECK(stats.get("mem.ch0.reads") == 5, "mem.ch0.reads %g", stats.get("mem.ch0.reads"));

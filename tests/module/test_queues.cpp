@@ -1,11 +1,14 @@
 // TimedQueue (models/noc/queues.h): pops in (ready time, push order) order,
 // wakes its method exactly at each earliest ready time (no early or late
 // wake-up), and keeps working past its reserve while items are popped (slots
-// reclaimed). Randomized against a std::multimap reference.
+// reclaimed). Randomized against a std::multimap reference. A second queue fed
+// the same items through the tick (integer time) overloads, with its own
+// event, must pop the same items at the same times.
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include <systemc>
 
@@ -28,7 +31,9 @@ static int failures = 0;
 struct Bench : sc_core::sc_module {
   SC_HAS_PROCESS(Bench);
   strata::TimedQueue<unsigned> q{8};
-  sc_core::sc_event ev;
+  strata::TimedQueue<unsigned> qt{8};  // same items via push(ticks, ...)
+  sc_core::sc_event ev, evt;
+  unsigned popped_t = 0, early_t = 0;
   std::multimap<std::pair<uint64_t, unsigned>, unsigned> ref;  // (time ps, seq) -> value
   unsigned seq = 0, popped = 0, pushed = 0, wakeups = 0, early = 0;
   uint64_t rng = 12345;
@@ -41,6 +46,9 @@ struct Bench : sc_core::sc_module {
     SC_METHOD(drain);
     sensitive << ev;
     dont_initialize();
+    SC_METHOD(drain_ticks);
+    sensitive << evt;
+    dont_initialize();
   }
   void driver() {
     for (unsigned round = 0; round < 3000; ++round) {
@@ -52,6 +60,8 @@ struct Bench : sc_core::sc_module {
         const bool becomes_front = ref.empty() || at < ref.begin()->first.first;
         ref.emplace(std::make_pair(at, seq), seq);
         q.push(sc_time(static_cast<double>(at), sc_core::SC_PS), seq, ev);
+        qt.push(sc_time(static_cast<double>(at), sc_core::SC_PS).value(), seq, evt, sc_core::sc_time_stamp().value());
+        at_ticks.push_back(sc_time(static_cast<double>(at), sc_core::SC_PS).value());
         if (becomes_front) CHECK(q.top() == seq);
         ++seq;
         ++pushed;
@@ -71,11 +81,28 @@ struct Bench : sc_core::sc_module {
       CHECK(it->first.first == now_ps);  // drained at its ready time, never later
       CHECK(q.top() == it->second);
       CHECK(q.pop() == it->second);
+      log.push_back(it->second);
       ref.erase(it);
       ++popped;
     }
     CHECK(ref.empty() || ref.begin()->first.first > now_ps);
     q.rearm(ev);
+  }
+  // The tick-overload queue: each item popped exactly at its ready time, and
+  // overall in the order the sc_time queue popped them (compared at the end).
+  std::vector<unsigned> log, log_t;  // values popped by drain() / drain_ticks(), in order
+  std::vector<uint64_t> at_ticks;    // ready time of each pushed item, by seq
+  void drain_ticks() {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    if (!qt.ready(now)) ++early_t;
+    while (qt.ready(now)) {
+      CHECK(qt.top_ticks() == now);
+      const unsigned v = qt.pop();
+      CHECK(v < at_ticks.size() && at_ticks[v] == now);
+      log_t.push_back(v);
+      ++popped_t;
+    }
+    qt.rearm(evt, now);
   }
 };
 
@@ -87,6 +114,10 @@ int sc_main(int, char**) {
   CHECK(b.popped == b.pushed);
   CHECK(b.q.empty());
   CHECK(b.early == 0);
+  CHECK(b.popped_t == b.popped);
+  CHECK(b.qt.empty());
+  CHECK(b.early_t == 0);
+  CHECK(b.log_t == b.log);
   std::printf("test_queues: %u pushed, %u popped, %u wake-ups\n", b.pushed, b.popped, b.wakeups);
   if (failures) {
     std::printf("0 passed, 1 failed\n");

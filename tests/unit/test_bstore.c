@@ -54,7 +54,30 @@ static void many_pages_and_mask(void **state) {
   bstore_free(&s);
 }
 
+/* Pages come from 2 MiB slabs: a store spanning several slabs keeps every
+ * page apart and zero where never written, also after free + init. */
+static void slabs_zero_and_reuse(void **state) {
+  (void)state;
+  bstore s;
+  for (int round = 0; round < 2; ++round) {
+    assert_int_equal(bstore_init(&s), 0);
+    const uint64_t n = 1300; /* > 2 slabs of 512 pages */
+    for (uint64_t p = 0; p < n; ++p) {
+      const unsigned char v = (unsigned char)(p * 37 + 1 + round);
+      assert_int_equal(bstore_write(&s, (p * 3 + 1) * BSTORE_PAGE_BYTES + (p % 4000), &v, 1), 0);
+    }
+    static unsigned char page[BSTORE_PAGE_BYTES];
+    for (uint64_t p = 0; p < n; ++p) {
+      bstore_read(&s, (p * 3 + 1) * BSTORE_PAGE_BYTES, page, BSTORE_PAGE_BYTES);
+      for (unsigned i = 0; i < BSTORE_PAGE_BYTES; ++i)
+        assert_int_equal(page[i], i == p % 4000 ? (unsigned char)(p * 37 + 1 + round) : 0);
+    }
+    bstore_free(&s);
+  }
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(sparse_and_zero), cmocka_unit_test(many_pages_and_mask)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(sparse_and_zero), cmocka_unit_test(many_pages_and_mask),
+                                     cmocka_unit_test(slabs_zero_and_reuse)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
