@@ -8,15 +8,7 @@
 #include <tlm>
 
 #include "common/payload.h"
-
-static int failures = 0;
-#define CHECK(c)                                                                 \
-  do {                                                                           \
-    if (!(c)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-      ++failures;                                                                \
-    }                                                                            \
-  } while (0)
+#include "tests/common/expect.h"
 
 int sc_main(int, char**) {
   using strata::GpuExt;
@@ -26,25 +18,25 @@ int sc_main(int, char**) {
   for (tlm::tlm_generic_payload* gp : {a, b}) {
     GpuExt* reg = nullptr;
     gp->get_extension(reg);
-    CHECK(reg != nullptr);
-    CHECK(GpuExt::find(*gp) == reg);
-    CHECK(&GpuExt::get(*gp) == reg);
+    EXPECT(reg != nullptr);
+    EXPECT(GpuExt::find(*gp) == reg);
+    EXPECT(&GpuExt::get(*gp) == reg);
   }
-  CHECK(&GpuExt::get(*a) != &GpuExt::get(*b));
+  EXPECT(&GpuExt::get(*a) != &GpuExt::get(*b));
   GpuExt::get(*a).tag = 42;
   GpuExt* ra = nullptr;
   a->get_extension(ra);
-  CHECK(ra->tag == 42);
+  EXPECT(ra->tag == 42);
   a->release();
   b->release();
-  CHECK(pool.live() == 0);
+  EXPECT(pool.live() == 0);
 
   tlm::tlm_generic_payload plain;  // not from a pool
-  CHECK(GpuExt::find(plain) == nullptr);
+  EXPECT(GpuExt::find(plain) == nullptr);
   GpuExt own;
   plain.set_extension(&own);
-  CHECK(GpuExt::find(plain) == &own);
-  CHECK(&GpuExt::get(plain) == &own);
+  EXPECT(GpuExt::find(plain) == &own);
+  EXPECT(&GpuExt::get(plain) == &own);
   plain.clear_extension(&own);
 
   if (failures) {
