@@ -48,7 +48,7 @@ static void on_done(void *ctx, uint64_t user, int is_write, uint64_t cycle) {
 }
 
 /* Engine with rank r on devs[r]; the checker on the same presets. */
-static void setup(mc *m, const char *d0, const char *d1, int refresh, int gating) {
+static void setup(mc *m, const char *d0, const char *d1, int refresh, int gating, int open_page) {
   memset(&H, 0, sizeof H);
   H.devs[0] = dram_find(d0);
   H.devs[1] = dram_find(d1);
@@ -64,7 +64,7 @@ static void setup(mc *m, const char *d0, const char *d1, int refresh, int gating
   c.rq_size = c.wq_size = 64;
   c.wq_high = 48;
   c.wq_low = 16;
-  c.open_page = 1;
+  c.open_page = open_page;
   c.refresh = refresh;
   c.refresh_per_bank = 1;
   c.nvm_gating = gating;
@@ -113,7 +113,7 @@ static void submit(mc *m, uint64_t now, int wr, uint32_t rank, uint64_t row, uin
 static void hms_channel_hand_checked(void **state) {
   (void)state;
   mc m;
-  setup(&m, "hbm2", "scm_mlc", 0, 0);
+  setup(&m, "hbm2", "scm_mlc", 0, 0, 1);
   submit(&m, 0, 0, 0, 5, 0, 0);
   submit(&m, 0, 0, 1, 7, 0, 1);
   run_to(&m, 199);
@@ -190,7 +190,7 @@ static void hms_channel_hand_checked(void **state) {
 static void refresh_only_on_the_dram_rank(void **state) {
   (void)state;
   mc m;
-  setup(&m, "hbm2", "scm_mlc", 1, 0);
+  setup(&m, "hbm2", "scm_mlc", 1, 0, 1);
   run_to(&m, 3 * 3900);
   for (unsigned k = 0; k < 48; ++k) assert_int_equal(at(MC_CMD_REFPB, 0, k), (uint64_t)(k + 1) * 243);
   assert_null(nth(MC_CMD_REFPB, 1, 0));
@@ -201,7 +201,7 @@ static void refresh_only_on_the_dram_rank(void **state) {
   tcheck_free(&H.c);
   /* and the same with the ranks swapped (the SCM rank first): rank r's
    * refreshes are staggered by r x 243 / 2 ranks = 121 cycles */
-  setup(&m, "scm_mlc", "hbm2", 1, 0);
+  setup(&m, "scm_mlc", "hbm2", 1, 0, 1);
   run_to(&m, 3900);
   for (unsigned k = 0; k < 15; ++k) assert_int_equal(at(MC_CMD_REFPB, 1, k), (uint64_t)(k + 1) * 243 + 121);
   assert_null(nth(MC_CMD_REFPB, 0, 0));
@@ -219,24 +219,7 @@ static void refresh_only_on_the_dram_rank(void **state) {
 static void gating_only_on_the_nvm_rank(void **state) {
   (void)state;
   mc m;
-  memset(&H, 0, sizeof H);
-  H.devs[0] = dram_find("hbm2");
-  H.devs[1] = dram_find("scm_mlc");
-  char err[256];
-  assert_int_equal(tcheck_init_ranks(&H.c, H.devs[0], H.devs, 2, err, sizeof err), 0);
-  tcheck_expect_refresh(&H.c, 0);
-  mc_cfg c = {0};
-  c.dev = H.devs[0];
-  c.rank_devs = H.devs;
-  c.ranks = 2;
-  c.rq_size = c.wq_size = 64;
-  c.wq_high = 48;
-  c.wq_low = 16;
-  c.open_page = 0; /* closed page: banks close after the reads */
-  c.nvm_gating = 1;
-  assert_int_equal(mc_init(&m, &c, err, sizeof err), 0);
-  mc_set_cmd_log(&m, on_cmd, NULL);
-  mc_set_done(&m, on_done, NULL);
+  setup(&m, "hbm2", "scm_mlc", 0, 1, 0); /* closed page: banks close after the reads */
   submit(&m, 0, 0, 0, 5, 0, 0);
   submit(&m, 0, 0, 1, 7, 0, 1);
   run_to(&m, 5000);
