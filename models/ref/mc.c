@@ -59,6 +59,18 @@ const char *mc_cmd_name(mc_cmd c) {
 
 /* ------------------------------------------------------------------ init */
 
+/* ref_due_min and ref_npend from the ranks (after a refresh state change). */
+static void ref_update(mc *m) {
+  uint64_t e = MC_NEVER;
+  uint32_t np = 0;
+  for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
+    if (m->ranks[r].ref_pending) np++;
+    else if (m->ranks[r].ref_due < e) e = m->ranks[r].ref_due;
+  }
+  m->ref_due_min = e;
+  m->ref_npend = np;
+}
+
 void mc_free(mc *m) {
   if (!m) return;
   free(m->atoms);
@@ -211,6 +223,7 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     /* ranks staggered across one refresh interval */
     R->ref_due = refreshes ? R->refi_pb + (uint64_t)r * (R->refi_pb / cfg->ranks) : MC_NEVER;
   }
+  ref_update(m);
   return 0;
 #undef FAIL
 }
@@ -803,6 +816,7 @@ static void issue_ref(mc *m, uint32_t r, uint64_t now) {
     stale_bank(m, T);
     R->ref_pending = 0;
     R->ref_due += R->refi_pb;
+    ref_update(m);
     R->ref_bank = R->ref_bank + 1 == m->banks_per_rank ? 0 : R->ref_bank + 1;
     R->last_cmd = now;
     R->n_refpb++;
@@ -818,6 +832,7 @@ static void issue_ref(mc *m, uint32_t r, uint64_t now) {
   }
   R->ref_pending = 0;
   R->ref_due += R->t.REFI;
+  ref_update(m);
   R->last_cmd = now;
   R->n_ref++;
   use_row_bus(m, now);
@@ -977,7 +992,7 @@ void mc_advance(mc *m, uint64_t now) {
     else complete_one(m, 1);
   }
   /* 2. refreshes falling due */
-  if (m->refresh_on)
+  if (now >= m->ref_due_min) {
     for (uint32_t r = 0; r < m->cfg.ranks; ++r)
       if (!m->ranks[r].ref_pending && now >= m->ranks[r].ref_due) {
         if (m->lp_on) rank_wake(m, r, m->ranks[r].ref_due);
@@ -985,10 +1000,12 @@ void mc_advance(mc *m, uint64_t now) {
         if (m->ranks[r].ref_pb) stale_bank(m, ref_target(m, r));
         else stale_rank(m, r);
       }
+    ref_update(m);
+  }
   /* 3. issue every legal command, best first (one per command bus per cycle) */
   for (;;) {
     update_mode(m);
-    if (m->refresh_on) {
+    if (m->ref_npend) {
       int done_ref = 0;
       for (uint32_t r = 0; r < m->cfg.ranks; ++r)
         if (m->ranks[r].ref_pending && ref_closed(m, r) && ref_earliest(m, r) <= now) {
@@ -1052,12 +1069,10 @@ void mc_advance(mc *m, uint64_t now) {
 static uint64_t next_from(const mc *m, uint64_t e) {
   for (int q = 0; q < 2; ++q)
     if (m->ring[q].n) e = min64(e, m->ring[q].t[m->ring[q].head]);
-  if (m->refresh_on)
-    for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
-      const mc_rank_ *R = &m->ranks[r];
-      if (!R->ref_pending) e = min64(e, R->ref_due);
-      else if (ref_closed(m, r)) e = min64(e, ref_earliest(m, r));
-    }
+  e = min64(e, m->ref_due_min); /* refreshes falling due */
+  if (m->ref_npend) /* pending ones that can issue once their banks are closed */
+    for (uint32_t r = 0; r < m->cfg.ranks; ++r)
+      if (m->ranks[r].ref_pending && ref_closed(m, r)) e = min64(e, ref_earliest(m, r));
   if (e != MC_NEVER && e < m->now) e = m->now;
   return e;
 }

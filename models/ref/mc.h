@@ -256,6 +256,8 @@ typedef struct mc {
   uint32_t ngroups; /* ranks x bank groups */
   uint64_t now, seq, occ_t;
   uint64_t bus_free;              /* end of the last data burst */
+  uint64_t ref_due_min;           /* earliest ref_due of the ranks without a pending refresh (MC_NEVER: none) */
+  uint32_t ref_npend;             /* ranks with a pending refresh */
   uint32_t bus_rank;              /* rank of that burst (tRTRS before another rank's burst); UINT32_MAX: none yet */
   uint64_t row_bus_ok, col_bus_ok;
   uint64_t next_cache;
