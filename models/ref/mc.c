@@ -397,11 +397,13 @@ static void compute_cand(mc *m, mc_bank_ *B) {
   const uint64_t own = m->c_own[b];
   if (old != UINT32_MAX && old != cls) {
     m->cmask[old] &= ~bit;
+    if (!m->cmask[old]) m->cnz &= ~(1ull << (old & 63));
     if (old_own <= m->cmin[old]) class_min(m, old, rb);
     if (m->cold[old] == b) class_oldest(m, old, rb);
   }
   if (cls != UINT32_MAX) {
     m->cmask[cls] |= bit;
+    m->cnz |= 1ull << (cls & 63);
     if (own <= m->cmin[cls]) m->cmin[cls] = own;
     else if (old == cls && old_own <= m->cmin[cls]) class_min(m, cls, rb);
     const uint32_t o = m->cold[cls];
@@ -537,19 +539,18 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
     for (uint64_t bits = m->stale_w[w]; bits; bits &= bits - 1)
       compute_cand(m, &m->banks[w * 64 + (uint32_t)__builtin_ctzll(bits)]);
   group_floors(m);
-  /* Pass 1 (per class): t = max(now, the earliest candidate) -- the
-   * earliest of a class is max(its smallest own earliest cycle, its floor).
-   * Pass 2: in the classes with a candidate legal at t, the oldest column
-   * command and the oldest row command (ties -- refresh and closed-page PREs
-   * -- to the lowest bank, as a pass in bank order would). */
+  /* Pass 1: each class's earliest cycle E = max(its smallest own earliest
+   * cycle, its floor) and t = max(now, the smallest E). Pass 2: in each
+   * class with E <= t, its choice; the oldest column command and the oldest
+   * row command of those (ties -- refresh and closed-page PREs -- to the
+   * lowest bank, as a pass in bank order would). Up to 64 classes (6 ranks):
+   * only the classes with a candidate; more: in blocks of 64. */
   const uint64_t *own = m->c_own, *seq = m->c_seq, *fl = m->floor, *cmin = m->cmin, *cmask = m->cmask;
   const uint32_t ncl = m->nclasses;
-  /* Pass 1: each class's earliest cycle (max(its smallest own earliest
-   * cycle, its floor)) and their minimum t = max(now, that). Pass 2: in
-   * each class that reaches t, its choice. In blocks of 64 classes. */
   uint64_t E[64];
-  if (ncl <= 64) { /* one block: E computed once */
-    for (uint32_t i = 0; i < ncl; ++i) {
+  if (ncl <= 64) {
+    for (uint64_t bits = m->cnz; bits; bits &= bits - 1) {
+      const uint32_t i = (uint32_t)__builtin_ctzll(bits);
       E[i] = max64(cmin[i], fl[i]);
       emin = min64(emin, E[i]);
     }
@@ -563,7 +564,13 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
       if (ncl > 64)
         for (uint32_t i = 0; i < n; ++i) E[i] = max64(cmin[c0 + i], fl[c0 + i]);
       uint64_t qual = 0; /* the classes that reach t, a bit each (branch-free) */
-      for (uint32_t i = 0; i < n; ++i) qual |= (uint64_t)(E[i] <= emin) << i;
+      if (ncl <= 64)
+        for (uint64_t bits = m->cnz; bits; bits &= bits - 1) {
+          const uint32_t i = (uint32_t)__builtin_ctzll(bits);
+          qual |= (uint64_t)(E[i] <= emin) << i;
+        }
+      else
+        for (uint32_t i = 0; i < n; ++i) qual |= (uint64_t)(E[i] <= emin) << i;
       for (; qual; qual &= qual - 1) {
         const uint32_t c = c0 + (uint32_t)__builtin_ctzll(qual);
         /* the class's choice: its oldest candidate if that one is legal at

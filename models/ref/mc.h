@@ -244,6 +244,7 @@ typedef struct mc {
   uint32_t *cold;   /* per class: its oldest candidate (smallest seq, ties to the lowest bank), NIL when empty:
                        the FR-FCFS choice of the class whenever it is legal */
   uint32_t nclasses, cpr;
+  uint64_t cnz;     /* classes with a candidate, a bit each (used when nclasses <= 64) */
   uint32_t *cbase;  /* per class: index of the first bank of its rank */
   uint8_t *ccol;    /* per class: 1 = column commands */
   /* Per-bank copy of the candidate (its kind, FR-FCFS priority, the bank's
