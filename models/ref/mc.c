@@ -927,7 +927,8 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
     int best_ok = had_best;
     for (unsigned i = 0; i < n; ++i) {
       mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
-      if (B->stale) compute_cand(m, B);
+      if (!B->stale) continue; /* kept (cand_kept) or already recomputed: its candidate is counted */
+      compute_cand(m, B);
       const uint64_t eb = bank_earliest(m, B);
       e = min64(e, eb);
       /* The commands kept for cycle bt stay the choice there unless a
