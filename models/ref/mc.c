@@ -548,11 +548,14 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
   const uint64_t *own = m->c_own, *seq = m->c_seq, *fl = m->floor, *cmin = m->cmin, *cmask = m->cmask;
   const uint32_t ncl = m->nclasses;
   uint64_t E[64];
+  uint64_t qnow = 0, qmin = 0; /* classes legal now; classes at the smallest E so far (ncl <= 64) */
   if (ncl <= 64) {
     for (uint64_t bits = m->cnz; bits; bits &= bits - 1) {
       const uint32_t i = (uint32_t)__builtin_ctzll(bits);
-      E[i] = max64(cmin[i], fl[i]);
-      emin = min64(emin, E[i]);
+      const uint64_t e = max64(cmin[i], fl[i]), bit = 1ull << i;
+      qnow |= e <= now ? bit : 0;
+      if (e < emin) emin = e, qmin = bit;
+      else if (e == emin) qmin |= bit;
     }
   } else {
     for (uint32_t c = 0; c < ncl; ++c) emin = min64(emin, max64(cmin[c], fl[c]));
@@ -563,12 +566,10 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
       const uint32_t n = ncl - c0 < 64 ? ncl - c0 : 64;
       if (ncl > 64)
         for (uint32_t i = 0; i < n; ++i) E[i] = max64(cmin[c0 + i], fl[c0 + i]);
-      uint64_t qual = 0; /* the classes that reach t, a bit each (branch-free) */
+      /* the classes that reach t: those legal now when t = now, else those at the minimum */
+      uint64_t qual = 0;
       if (ncl <= 64)
-        for (uint64_t bits = m->cnz; bits; bits &= bits - 1) {
-          const uint32_t i = (uint32_t)__builtin_ctzll(bits);
-          qual |= (uint64_t)(E[i] <= emin) << i;
-        }
+        qual = emin == now ? qnow : qmin;
       else
         for (uint32_t i = 0; i < n; ++i) qual |= (uint64_t)(E[i] <= emin) << i;
       for (; qual; qual &= qual - 1) {
