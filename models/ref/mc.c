@@ -10,13 +10,18 @@
  *    next: column command for its oldest row hit, else PRE for a conflict,
  *    else ACT for its oldest request). The cache is invalidated only when the
  *    bank's queue or state, the read/write mode or the rank's refresh state
- *    changes, so a scheduling decision costs one pass over the banks -- and
- *    only over the "live" banks (a bitmask of the banks that are stale or
- *    have a candidate; idle banks are never visited). The group / rank / bus
- *    terms of each candidate's earliest cycle are folded once per pass into a
- *    per-group floor, so a bank costs one max().
+ *    changes (and not by a submission that cannot change it: cand_kept).
+ *  - Candidates are grouped in classes per rank (ACT / column command per
+ *    bank group, PRE, array-writing PRE) sharing every constraint but the
+ *    bank's own; each class keeps a floor (rank / group / bus terms,
+ *    recomputed per row or column half after a command), its smallest own
+ *    earliest cycle and its oldest candidate. A scheduling pass is then a few
+ *    operations per non-empty class (mc.h, docs/memctrl.md "Scheduling
+ *    pass"), and it keeps the commands legal at the next event for
+ *    mc_advance there: one pass per command.
  *  - Completions are two FIFOs (reads, writes): CL and CWL are constants, so
- *    data returns in column-command order within each direction.
+ *    data returns in column-command order within each direction (or, with
+ *    mc_cfg.done_at_issue, are reported when the last column command issues).
  *  - Power states cost no events: a rank is idle (all banks closed, nothing
  *    queued, no refresh pending) from its last command on, so its power-down
  *    entry is last_cmd + pd_idle (not before its last burst ends) and its
