@@ -425,19 +425,22 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   // unchanged; the column index is built low piece first), so one decode per
   // chunk serves its atoms (addrmap.h).
   const uint64_t col_chunk = amap_col_chunk_bytes(&P.map);
+  // masks instead of divisions when the sizes are powers of two (the usual case)
+  const bool ab_pow2 = (ab & (ab - 1)) == 0, chunk_pow2 = col_chunk && (col_chunk & (col_chunk - 1)) == 0;
   auto load_next = [&]() {
     have = rd.next(&req);
     if (!have) return;
     req_cycle = !req.timed ? 0
                 : same_clock ? req.cycle
                              : static_cast<uint64_t>(std::ceil(static_cast<double>(req.cycle) * mem_mhz / trace_mhz - 1e-9));
-    const uint64_t a0 = req.addr / ab * ab;
+    const uint64_t a0 = ab_pow2 ? req.addr & ~static_cast<uint64_t>(ab - 1) : req.addr / ab * ab;
     const uint64_t a1 = req.addr + req.bytes;
     sp.nparts = 0;
     uint32_t n = 0;
     amap_loc l{};
     for (uint64_t a = a0; a < a1; a += ab, ++n) {
-      if (n && col_chunk && a % col_chunk) ++l.col;  // same chunk: only the low column digit moves
+      const uint64_t in_chunk = chunk_pow2 ? a & (col_chunk - 1) : col_chunk ? a % col_chunk : 0;
+      if (n && in_chunk) ++l.col;  // same chunk: only the low column digit moves
       else amap_decode(&P.map, a, &l);
       sp.atoms[n] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
       if (sp.nparts && sp.ch[sp.nparts - 1] == l.ch) {
@@ -454,6 +457,10 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   // leaves and re-enters it) must fit as a whole: count atoms per channel.
   auto fits = [&]() {
     if (P.free_slot == UINT32_MAX) return false;
+    if (sp.nparts == 1) { /* the usual case: one channel */
+      const mc& m = P.mcs[sp.ch[0]];
+      return mc_can_accept(&m, req.write, sp.count[0]) && m.parent_free != UINT32_MAX;
+    }
     for (uint32_t i = 0; i < sp.nparts; ++i) {
       uint32_t need = 0;
       for (uint32_t j = 0; j < sp.nparts; ++j)

@@ -10,13 +10,18 @@
  *    next: column command for its oldest row hit, else PRE for a conflict,
  *    else ACT for its oldest request). The cache is invalidated only when the
  *    bank's queue or state, the read/write mode or the rank's refresh state
- *    changes, so a scheduling decision costs one pass over the banks -- and
- *    only over the "live" banks (a bitmask of the banks that are stale or
- *    have a candidate; idle banks are never visited). The group / rank / bus
- *    terms of each candidate's earliest cycle are folded once per pass into a
- *    per-group floor, so a bank costs one max().
+ *    changes (and not by a submission that cannot change it: cand_kept).
+ *  - Candidates are grouped in classes per rank (ACT / column command per
+ *    bank group, PRE, array-writing PRE) sharing every constraint but the
+ *    bank's own; each class keeps a floor (rank / group / bus terms,
+ *    recomputed per row or column half after a command), its smallest own
+ *    earliest cycle and its oldest candidate. A scheduling pass is then a few
+ *    operations per non-empty class (mc.h, docs/memctrl.md "Scheduling
+ *    pass"), and it keeps the commands legal at the next event for
+ *    mc_advance there: one pass per command.
  *  - Completions are two FIFOs (reads, writes): CL and CWL are constants, so
- *    data returns in column-command order within each direction.
+ *    data returns in column-command order within each direction (or, with
+ *    mc_cfg.done_at_issue, are reported when the last column command issues).
  *  - Power states cost no events: a rank is idle (all banks closed, nothing
  *    queued, no refresh pending) from its last command on, so its power-down
  *    entry is last_cmd + pd_idle (not before its last burst ends) and its
@@ -58,6 +63,18 @@ const char *mc_cmd_name(mc_cmd c) {
 }
 
 /* ------------------------------------------------------------------ init */
+
+/* ref_due_min and ref_npend from the ranks (after a refresh state change). */
+static void ref_update(mc *m) {
+  uint64_t e = MC_NEVER;
+  uint32_t np = 0;
+  for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
+    if (m->ranks[r].ref_pending) np++;
+    else if (m->ranks[r].ref_due < e) e = m->ranks[r].ref_due;
+  }
+  m->ref_due_min = e;
+  m->ref_npend = np;
+}
 
 void mc_free(mc *m) {
   if (!m) return;
@@ -211,6 +228,7 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     /* ranks staggered across one refresh interval */
     R->ref_due = refreshes ? R->refi_pb + (uint64_t)r * (R->refi_pb / cfg->ranks) : MC_NEVER;
   }
+  ref_update(m);
   return 0;
 #undef FAIL
 }
@@ -384,11 +402,13 @@ static void compute_cand(mc *m, mc_bank_ *B) {
   const uint64_t own = m->c_own[b];
   if (old != UINT32_MAX && old != cls) {
     m->cmask[old] &= ~bit;
+    if (!m->cmask[old]) m->cnz &= ~(1ull << (old & 63));
     if (old_own <= m->cmin[old]) class_min(m, old, rb);
     if (m->cold[old] == b) class_oldest(m, old, rb);
   }
   if (cls != UINT32_MAX) {
     m->cmask[cls] |= bit;
+    m->cnz |= 1ull << (cls & 63);
     if (own <= m->cmin[cls]) m->cmin[cls] = own;
     else if (old == cls && old_own <= m->cmin[cls]) class_min(m, cls, rb);
     const uint32_t o = m->cold[cls];
@@ -524,21 +544,23 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
     for (uint64_t bits = m->stale_w[w]; bits; bits &= bits - 1)
       compute_cand(m, &m->banks[w * 64 + (uint32_t)__builtin_ctzll(bits)]);
   group_floors(m);
-  /* Pass 1 (per class): t = max(now, the earliest candidate) -- the
-   * earliest of a class is max(its smallest own earliest cycle, its floor).
-   * Pass 2: in the classes with a candidate legal at t, the oldest column
-   * command and the oldest row command (ties -- refresh and closed-page PREs
-   * -- to the lowest bank, as a pass in bank order would). */
+  /* Pass 1: each class's earliest cycle E = max(its smallest own earliest
+   * cycle, its floor) and t = max(now, the smallest E). Pass 2: in each
+   * class with E <= t, its choice; the oldest column command and the oldest
+   * row command of those (ties -- refresh and closed-page PREs -- to the
+   * lowest bank, as a pass in bank order would). Up to 64 classes (6 ranks):
+   * only the classes with a candidate; more: in blocks of 64. */
   const uint64_t *own = m->c_own, *seq = m->c_seq, *fl = m->floor, *cmin = m->cmin, *cmask = m->cmask;
   const uint32_t ncl = m->nclasses;
-  /* Pass 1: each class's earliest cycle (max(its smallest own earliest
-   * cycle, its floor)) and their minimum t = max(now, that). Pass 2: in
-   * each class that reaches t, its choice. In blocks of 64 classes. */
   uint64_t E[64];
-  if (ncl <= 64) { /* one block: E computed once */
-    for (uint32_t i = 0; i < ncl; ++i) {
-      E[i] = max64(cmin[i], fl[i]);
-      emin = min64(emin, E[i]);
+  uint64_t qnow = 0, qmin = 0; /* classes legal now; classes at the smallest E so far (ncl <= 64) */
+  if (ncl <= 64) {
+    for (uint64_t bits = m->cnz; bits; bits &= bits - 1) {
+      const uint32_t i = (uint32_t)__builtin_ctzll(bits);
+      const uint64_t e = max64(cmin[i], fl[i]), bit = 1ull << i;
+      qnow |= e <= now ? bit : 0;
+      if (e < emin) emin = e, qmin = bit;
+      else if (e == emin) qmin |= bit;
     }
   } else {
     for (uint32_t c = 0; c < ncl; ++c) emin = min64(emin, max64(cmin[c], fl[c]));
@@ -549,8 +571,12 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
       const uint32_t n = ncl - c0 < 64 ? ncl - c0 : 64;
       if (ncl > 64)
         for (uint32_t i = 0; i < n; ++i) E[i] = max64(cmin[c0 + i], fl[c0 + i]);
-      uint64_t qual = 0; /* the classes that reach t, a bit each (branch-free) */
-      for (uint32_t i = 0; i < n; ++i) qual |= (uint64_t)(E[i] <= emin) << i;
+      /* the classes that reach t: those legal now when t = now, else those at the minimum */
+      uint64_t qual = 0;
+      if (ncl <= 64)
+        qual = emin == now ? qnow : qmin;
+      else
+        for (uint32_t i = 0; i < n; ++i) qual |= (uint64_t)(E[i] <= emin) << i;
       for (; qual; qual &= qual - 1) {
         const uint32_t c = c0 + (uint32_t)__builtin_ctzll(qual);
         /* the class's choice: its oldest candidate if that one is legal at
@@ -803,6 +829,7 @@ static void issue_ref(mc *m, uint32_t r, uint64_t now) {
     stale_bank(m, T);
     R->ref_pending = 0;
     R->ref_due += R->refi_pb;
+    ref_update(m);
     R->ref_bank = R->ref_bank + 1 == m->banks_per_rank ? 0 : R->ref_bank + 1;
     R->last_cmd = now;
     R->n_refpb++;
@@ -818,6 +845,7 @@ static void issue_ref(mc *m, uint32_t r, uint64_t now) {
   }
   R->ref_pending = 0;
   R->ref_due += R->t.REFI;
+  ref_update(m);
   R->last_cmd = now;
   R->n_ref++;
   use_row_bus(m, now);
@@ -905,7 +933,8 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
     int best_ok = had_best;
     for (unsigned i = 0; i < n; ++i) {
       mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
-      if (B->stale) compute_cand(m, B);
+      if (!B->stale) continue; /* kept (cand_kept) or already recomputed: its candidate is counted */
+      compute_cand(m, B);
       const uint64_t eb = bank_earliest(m, B);
       e = min64(e, eb);
       /* The commands kept for cycle bt stay the choice there unless a
@@ -977,7 +1006,7 @@ void mc_advance(mc *m, uint64_t now) {
     else complete_one(m, 1);
   }
   /* 2. refreshes falling due */
-  if (m->refresh_on)
+  if (now >= m->ref_due_min) {
     for (uint32_t r = 0; r < m->cfg.ranks; ++r)
       if (!m->ranks[r].ref_pending && now >= m->ranks[r].ref_due) {
         if (m->lp_on) rank_wake(m, r, m->ranks[r].ref_due);
@@ -985,10 +1014,12 @@ void mc_advance(mc *m, uint64_t now) {
         if (m->ranks[r].ref_pb) stale_bank(m, ref_target(m, r));
         else stale_rank(m, r);
       }
+    ref_update(m);
+  }
   /* 3. issue every legal command, best first (one per command bus per cycle) */
   for (;;) {
     update_mode(m);
-    if (m->refresh_on) {
+    if (m->ref_npend) {
       int done_ref = 0;
       for (uint32_t r = 0; r < m->cfg.ranks; ++r)
         if (m->ranks[r].ref_pending && ref_closed(m, r) && ref_earliest(m, r) <= now) {
@@ -1052,12 +1083,10 @@ void mc_advance(mc *m, uint64_t now) {
 static uint64_t next_from(const mc *m, uint64_t e) {
   for (int q = 0; q < 2; ++q)
     if (m->ring[q].n) e = min64(e, m->ring[q].t[m->ring[q].head]);
-  if (m->refresh_on)
-    for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
-      const mc_rank_ *R = &m->ranks[r];
-      if (!R->ref_pending) e = min64(e, R->ref_due);
-      else if (ref_closed(m, r)) e = min64(e, ref_earliest(m, r));
-    }
+  e = min64(e, m->ref_due_min); /* refreshes falling due */
+  if (m->ref_npend) /* pending ones that can issue once their banks are closed */
+    for (uint32_t r = 0; r < m->cfg.ranks; ++r)
+      if (m->ranks[r].ref_pending && ref_closed(m, r)) e = min64(e, ref_earliest(m, r));
   if (e != MC_NEVER && e < m->now) e = m->now;
   return e;
 }

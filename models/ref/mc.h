@@ -244,6 +244,7 @@ typedef struct mc {
   uint32_t *cold;   /* per class: its oldest candidate (smallest seq, ties to the lowest bank), NIL when empty:
                        the FR-FCFS choice of the class whenever it is legal */
   uint32_t nclasses, cpr;
+  uint64_t cnz;     /* classes with a candidate, a bit each (used when nclasses <= 64) */
   uint32_t *cbase;  /* per class: index of the first bank of its rank */
   uint8_t *ccol;    /* per class: 1 = column commands */
   /* Per-bank copy of the candidate (its kind, FR-FCFS priority, the bank's
@@ -256,6 +257,8 @@ typedef struct mc {
   uint32_t ngroups; /* ranks x bank groups */
   uint64_t now, seq, occ_t;
   uint64_t bus_free;              /* end of the last data burst */
+  uint64_t ref_due_min;           /* earliest ref_due of the ranks without a pending refresh (MC_NEVER: none) */
+  uint32_t ref_npend;             /* ranks with a pending refresh */
   uint32_t bus_rank;              /* rank of that burst (tRTRS before another rank's burst); UINT32_MAX: none yet */
   uint64_t row_bus_ok, col_bus_ok;
   uint64_t next_cache;

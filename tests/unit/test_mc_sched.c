@@ -166,6 +166,8 @@ static void advance_only_at_events(void **state) {
     for (unsigned ranks = 1; ranks <= 5; ranks += 2)
       for (int open = 0; open <= 1; ++open)
         run_pair(devs[dv], ranks, open, 99 + (uint64_t)dv * 31 + ranks * 7 + (uint64_t)open, 0, 0);
+  /* 7 hbm2 ranks: 70 candidate classes, more than one 64-bit class word */
+  run_pair("hbm2", 7, 1, 4242, 0, 0);
 }
 
 /* The same with precharge power-down (short time-out, so exits are frequent)
