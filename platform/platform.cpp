@@ -14,6 +14,7 @@
 #include <systemc>
 
 #include "common/payload.h"
+#include "common/sched.h"
 #include "common/stats.h"
 #include "l2/l2_bank.h"
 #include "memctrl/mem_ctrl.h"
@@ -52,11 +53,10 @@ struct Sampler : sc_core::sc_module {
     rq_.assign(mcs_.size(), 0.0);
     wq_.assign(mcs_.size(), 0.0);
     last_bytes_.assign(mcs_.size(), 0);
-    SC_METHOD(tick);
-    sensitive << ev_;
-    dont_initialize();
+    ev_.bind<&Sampler::tick>(this);  // created last: runs after the models due at the same time
   }
   void start() { ev_.notify(epoch_); }
+  void stop() { ev_.cancel(); }
 
   void trace(sc_core::sc_trace_file* tf) {
     for (size_t c = 0; c < mcs_.size(); ++c) {
@@ -104,6 +104,7 @@ struct Sampler : sc_core::sc_module {
     if (inst == last_inst_ && req == last_req_) {
       if (++idle_epochs_ * dt_s > 1e-3 + 1000 * dt_s) {
         stalled_ = true;
+        Scheduler::get().pause();
         sc_core::sc_stop();
         return;
       }
@@ -135,7 +136,7 @@ struct Sampler : sc_core::sc_module {
   std::vector<MemCtrl*> mcs_;
   double core_mhz_;
   sc_time epoch_;
-  sc_core::sc_event ev_;
+  Event ev_;
   std::vector<double> bw_, rq_, wq_;
   std::vector<uint64_t> last_bytes_;
   double l2_hit_rate_ = 0, ipc_ = 0, inst_ = 0;
@@ -190,6 +191,7 @@ void Platform::build() {
   Impl& P = *p_;
   const Config& C = P.cfg;
   const double t0 = host_now();
+  Scheduler::get();  // the models' event scheduler, a top-level module (common/sched.h)
 
   // Memory devices (a preset per channel and rank) and the address map.
   const MemDevices md = mem_devices(C);
@@ -276,6 +278,7 @@ void Platform::build() {
 
   // Sampler, time series, VCD.
   P.sampler.reset(new Sampler("sampler", C.f("sim.epoch_ns"), P.gpu.get(), l2v, mcv, sm.clk.mhz));
+  P.gpu->on_finished([s = P.sampler.get()] { s->stop(); });  // the last sample is the end of the run
   if (!P.opt.vcd.empty()) {
     std::string base = P.opt.vcd;
     if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
@@ -298,6 +301,8 @@ void Platform::build() {
                 "32 B DRAM column accesses (read + write bursts) simulated per host second", Unit::PerSecond,
                 &P.mem_access_rate);
   P.stats.value("host.peak_rss_bytes", "peak resident memory of the simulator process", Unit::Byte, &P.peak_rss);
+  P.stats.formula("host.process_runs", "model process activations by the event scheduler (common/sched.h)", Unit::Count,
+                  [] { return static_cast<double>(Scheduler::get().activations()); });
   P.stats.formula("workload.footprint_bytes", "bytes of all arrays of the workload", Unit::Byte,
                   [ip] { return static_cast<double>(ip->program->footprint_bytes()); });
   P.host_setup = host_now() - t0;

@@ -74,15 +74,9 @@ L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_bank
   resp_q_.reserve(nodes_.size() + 4 * kInQueue);
   memresp_q_.reserve(outq_.capacity() + 16);
 
-  SC_METHOD(process_method);
-  sensitive << process_ev_;
-  dont_initialize();
-  SC_METHOD(respond_method);
-  sensitive << resp_ev_;
-  dont_initialize();
-  SC_METHOD(memresp_method);
-  sensitive << memresp_ev_;
-  dont_initialize();
+  process_ev_.bind<&L2Bank::process_method>(this);
+  resp_ev_.bind<&L2Bank::respond_method>(this);
+  memresp_ev_.bind<&L2Bank::memresp_method>(this);
 
   const std::string p = "l2.bank" + std::to_string(id_);
   stats.counter(join(p, "accesses"), "requests looked up (reads + writes)", Unit::Count, &st_.accesses);

@@ -35,6 +35,7 @@
 
 #include "common/cfg.h"
 #include "common/payload.h"
+#include "common/sched.h"
 #include "common/stats.h"
 #include "noc/queues.h"
 
@@ -145,7 +146,7 @@ class L2Bank : public sc_core::sc_module {
   bool stalled_ = false;        // head waits for a resource (retried by wake())
   bool stall_counted_ = false;
   bool head_no_mshr_ = false;   // the stalled head is a line miss that found no free MSHR or node
-  sc_core::sc_event process_ev_;
+  Event process_ev_;
 
   // MSHRs
   std::vector<Mshr> mshr_;
@@ -161,13 +162,13 @@ class L2Bank : public sc_core::sc_module {
   // responses upstream
   TimedQueue<tlm::tlm_generic_payload*> resp_q_;
   bool up_blocked_ = false;  // BEGIN_RESP sent, END_RESP outstanding
-  sc_core::sc_event resp_ev_;
+  Event resp_ev_;
 
   // requests downstream
   Ring<tlm::tlm_generic_payload*> outq_;
   tlm::tlm_generic_payload* down_wait_ = nullptr;  // BEGIN_REQ sent, END_REQ outstanding
   TimedQueue<tlm::tlm_generic_payload*> memresp_q_;
-  sc_core::sc_event memresp_ev_;
+  Event memresp_ev_;
 
   struct Stats {
     uint64_t accesses = 0, hits = 0, misses = 0, sector_misses = 0, reads = 0, writes = 0;

@@ -87,12 +87,8 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   tsock.register_nb_transport_fw(this, &MemCtrl::nb_transport_fw);
   tsock.register_b_transport(this, &MemCtrl::b_transport);
   tsock.register_transport_dbg(this, &MemCtrl::transport_dbg);
-  SC_METHOD(process);
-  sensitive << ev_;
-  dont_initialize();
-  SC_METHOD(resp_process);
-  sensitive << resp_ev_;
-  dont_initialize();
+  ev_.bind<&MemCtrl::process>(this);
+  resp_ev_.bind<&MemCtrl::resp_process>(this);
   register_stats(stats);
 }
 

@@ -38,6 +38,7 @@
 
 #include "common/cfg.h"
 #include "common/payload.h"
+#include "common/sched.h"
 #include "common/stats.h"
 
 extern "C" {
@@ -194,7 +195,7 @@ class MemCtrl : public sc_core::sc_module {
   uint64_t inflight_ = 0;             // accepted requests not yet finished
   uint64_t pending_ = MC_NEVER;       // cycle of the pending ev_ notification (MC_NEVER: none)
   bool sector_is_col_ = false;        // see sectors_are_low_column
-  sc_core::sc_event ev_, resp_ev_;
+  Event ev_, resp_ev_;
 };
 
 }  // namespace strata

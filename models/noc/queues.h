@@ -1,6 +1,6 @@
 // Allocation-free queues for Strata's event-driven TLM modules (L2 banks,
 // crossbar): a fixed-capacity FIFO ring and a time-ordered queue that drives
-// one sc_event (the next time something becomes ready), so no module polls
+// one event (the next time something becomes ready), so no module polls
 // per cycle. Capacity is fixed at construction (elaboration); push on a full
 // queue is a modelling bug and reported as fatal by the caller.
 #pragma once
@@ -12,9 +12,14 @@
 
 #include <systemc>
 
+#include "common/sched.h"
 #include "common/simtime.h"
 
 namespace strata {
+
+// Wake `ev` at absolute time `at` ticks (>= now).
+inline void wake_at(Event& ev, uint64_t at, uint64_t now) { ev.notify_at(at, now); }
+inline void wake_at(sc_core::sc_event& ev, uint64_t at, uint64_t now) { ev.notify(ticks_time(at - now)); }
 
 // Fixed-capacity FIFO ring.
 template <typename T>
@@ -67,14 +72,18 @@ class TimedQueue {
   explicit TimedQueue(size_t reserve = 64) { buf_.reserve(reserve); }
   void reserve(size_t n) { buf_.reserve(n); }
   // Ready at absolute time `at` (>= now).
-  void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev) { push(at, v, ev, sim_now()); }
+  // Ev: strata::Event (models) or sc_core::sc_event (test benches).
+  template <class Ev>
+  void push(const sc_core::sc_time& at, const T& v, Ev& ev) { push(at, v, ev, sim_now()); }
   // As above with the caller's current time `now` (saves a kernel call in loops).
-  void push(const sc_core::sc_time& at, const T& v, sc_core::sc_event& ev, const sc_core::sc_time& now) {
-    if (insert(at.value(), v)) ev.notify(at - now);
+  template <class Ev>
+  void push(const sc_core::sc_time& at, const T& v, Ev& ev, const sc_core::sc_time& now) {
+    if (insert(at.value(), v)) wake_at(ev, at.value(), now.value());
   }
   // The same in ticks.
-  void push(uint64_t at, const T& v, sc_core::sc_event& ev, uint64_t now) {
-    if (insert(at, v)) ev.notify(ticks_time(at - now));
+  template <class Ev>
+  void push(uint64_t at, const T& v, Ev& ev, uint64_t now) {
+    if (insert(at, v)) wake_at(ev, at, now);
   }
   bool empty() const { return head_ == buf_.size(); }
   size_t size() const { return buf_.size() - head_; }
@@ -86,10 +95,13 @@ class TimedQueue {
   uint64_t top_ticks() const { return buf_[head_].at; }
   T pop() { return buf_[head_++].v; }
   // Re-arm `ev` for the earliest remaining item (call after draining ready ones).
-  void rearm(sc_core::sc_event& ev) const { rearm(ev, sim_now().value()); }
-  void rearm(sc_core::sc_event& ev, const sc_core::sc_time& now) const { rearm(ev, now.value()); }
-  void rearm(sc_core::sc_event& ev, uint64_t now) const {
-    if (head_ != buf_.size()) ev.notify(ticks_time(buf_[head_].at - now));
+  template <class Ev>
+  void rearm(Ev& ev) const { rearm(ev, sim_now().value()); }
+  template <class Ev>
+  void rearm(Ev& ev, const sc_core::sc_time& now) const { rearm(ev, now.value()); }
+  template <class Ev>
+  void rearm(Ev& ev, uint64_t now) const {
+    if (head_ != buf_.size()) wake_at(ev, buf_[head_].at, now);
   }
 
  private:

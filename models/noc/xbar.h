@@ -28,6 +28,7 @@
 
 #include "common/cfg.h"
 #include "common/payload.h"
+#include "common/sched.h"
 #include "common/stats.h"
 #include "noc/queues.h"
 
@@ -98,7 +99,7 @@ class Xbar : public sc_core::sc_module {
   const uint64_t ps_unit_;  // sc_time ticks per picosecond
   Dir dir_[2];
   TimedQueue<uint32_t> wake_q_;  // (dir << 31 | port) at the time its head is ready
-  sc_core::sc_event wake_ev_;
+  Event wake_ev_;
 };
 
 }  // namespace strata

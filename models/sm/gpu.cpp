@@ -13,11 +13,9 @@ Gpu::Gpu(sc_core::sc_module_name name, unsigned num_sms, const SmCfg& sm, const 
   for (unsigned i = 0; i < num_sms; ++i)
     sms_.emplace_back(new Sm(("sm" + std::to_string(i)).c_str(), i, sm, l1, map, pool, golden, &checker_, this, stats));
 
-  SC_METHOD(kernel_method);
-  sensitive << kernel_ev_;  // initialised: runs at t = 0 to launch the first kernel
-  SC_METHOD(dispatch_method);
-  sensitive << dispatch_ev_;
-  dont_initialize();
+  kernel_ev_.bind<&Gpu::kernel_method>(this);
+  dispatch_ev_.bind<&Gpu::dispatch_method>(this);
+  kernel_ev_.notify(sc_core::SC_ZERO_TIME);  // launches the first kernel at t = 0
 
   const Gpu* g = this;
   stats.counter("gpu.cycles", "core cycles until the last kernel ended", Unit::Cycle, &cycles_);
@@ -94,8 +92,10 @@ void Gpu::kernel_method() {
   for (;;) {
     kernel_ = prog_->next_kernel();
     if (!kernel_) {
+      // Done. The simulation goes on until nothing is left to do (the memory
+      // controllers drain the write-backs still queued), then sc_start returns.
       finished_ = true;
-      sc_core::sc_stop();
+      if (on_finished_) on_finished_();
       return;
     }
     if (kernel_->ctas == 0) {  // empty launch: nothing to run

@@ -11,6 +11,7 @@
 // returned load is compared against it (models/common/check.h).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "common/cfg.h"
 #include "common/check.h"
 #include "common/payload.h"
+#include "common/sched.h"
 #include "common/stats.h"
 #include "sm/sm.h"
 #include "workloads/program.h"
@@ -36,6 +38,8 @@ class Gpu : public sc_core::sc_module {
   unsigned num_sms() const { return static_cast<unsigned>(sms_.size()); }
   void load(Program* prog);  // before sc_start; not owned
   bool finished() const { return finished_; }
+  // Called once when the last kernel has ended (the platform stops its sampler).
+  void on_finished(std::function<void()> f) { on_finished_ = std::move(f); }
   uint64_t instructions() const;  // thread instructions so far (cumulative)
   uint64_t mem_requests() const;  // L1 -> L2 requests so far (cumulative)
   double progress() const;        // rough fraction of the program done, 0..1
@@ -62,7 +66,8 @@ class Gpu : public sc_core::sc_module {
   uint32_t next_cta_ = 0, ctas_done_ = 0;
   unsigned rr_ = 0;
   bool finished_ = false;
-  sc_core::sc_event kernel_ev_, dispatch_ev_;
+  std::function<void()> on_finished_;
+  Event kernel_ev_, dispatch_ev_;
   uint64_t cycles_ = 0, kernels_ = 0;
 };
 

@@ -85,12 +85,8 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
       SC_REPORT_FATAL(this->name(), (std::string("L1: ") + (cc.policy ? err : "no lru policy")).c_str());
   }
 
-  SC_METHOD(cycle);
-  sensitive << wake_;
-  dont_initialize();
-  SC_METHOD(on_resp);
-  sensitive << resp_ev_;
-  dont_initialize();
+  wake_.bind<&Sm::cycle>(this);
+  resp_ev_.bind<&Sm::on_resp>(this);
 
   const std::string g = "gpu.sm" + std::to_string(id), l = "l1.sm" + std::to_string(id);
   stats.counter(g + ".instructions", "thread instructions issued", Unit::Count, &thread_insts_);
@@ -127,19 +123,9 @@ uint64_t Sm::cycle_now() const { return now_ps() / period_ps_; }
 
 void Sm::wake_cycle(uint64_t cyc) { wake_at_ps(cyc * period_ps_, now_ps()); }
 
-// Notify wake_ for max(t, now) unless a notification at that time or earlier
-// is already pending (sc_event keeps only the earliest one anyway; skipping
-// the call saves the kernel's event-queue work).
-void Sm::wake_at_ps(uint64_t t, uint64_t now) {
-  if (t < now) t = now;
-  if (wake_pend_ps_ != kNever && notify_redundant(t, now, wake_pend_ps_, wake_pend_delta_)) return;
-  wake_pend_ps_ = t;
-  wake_pend_delta_ = sc_core::sc_delta_count();
-  if (t == now)
-    wake_.notify(sc_core::SC_ZERO_TIME);
-  else
-    wake_.notify(ps_time(t - now));
-}
+// Wake the SM's cycle at max(t, now) ps (the scheduler keeps only the
+// earliest pending wake-up).
+void Sm::wake_at_ps(uint64_t t, uint64_t now) { wake_.notify_at(t * ps_unit_, now * ps_unit_); }
 
 // ---------------------------------------------------------------- dispatch
 
@@ -217,7 +203,6 @@ std::string Sm::debug_state() const {
 // ---------------------------------------------------------------- main cycle
 
 void Sm::cycle() {
-  wake_pend_ps_ = kNever;  // wake_ just fired
   now_ps_ = now_ps();
   const uint64_t c = now_ps_ / period_ps_;
   if (c != last_cycle_) {
@@ -267,18 +252,10 @@ void Sm::resp_push(tlm::tlm_generic_payload& gp, uint64_t t_ps) {
   std::push_heap(rheap_.begin(), rheap_.end(), [](const RespEnt& a, const RespEnt& b) {
     return a.t_ps != b.t_ps ? a.t_ps > b.t_ps : a.seq > b.seq;
   });
-  if (resp_pend_ps_ == kNever || !notify_redundant(t_ps, now, resp_pend_ps_, resp_pend_delta_)) {
-    resp_pend_ps_ = t_ps;
-    resp_pend_delta_ = sc_core::sc_delta_count();
-    if (t_ps == now)
-      resp_ev_.notify(sc_core::SC_ZERO_TIME);
-    else
-      resp_ev_.notify(ps_time(t_ps - now));
-  }
+  resp_ev_.notify_at(t_ps * ps_unit_, now * ps_unit_);
 }
 
 void Sm::on_resp() {
-  resp_pend_ps_ = kNever;
   const uint64_t now = now_ps();
   auto later = [](const RespEnt& a, const RespEnt& b) { return a.t_ps != b.t_ps ? a.t_ps > b.t_ps : a.seq > b.seq; };
   while (!rheap_.empty() && rheap_.front().t_ps <= now) {
@@ -287,9 +264,7 @@ void Sm::on_resp() {
     rheap_.pop_back();
   }
   if (!rheap_.empty()) {
-    resp_pend_ps_ = rheap_.front().t_ps;
-    resp_pend_delta_ = sc_core::sc_delta_count();
-    resp_ev_.notify(ps_time(resp_pend_ps_ - now));
+    resp_ev_.notify_at(rheap_.front().t_ps * ps_unit_, now * ps_unit_);
   }
   l1_blocked_ = false;
   wake_at_ps((now + period_ps_ - 1) / period_ps_ * period_ps_, now);

@@ -41,6 +41,7 @@
 #include "common/cfg.h"
 #include "common/check.h"
 #include "common/payload.h"
+#include "common/sched.h"
 #include "common/simtime.h"
 #include "common/stats.h"
 #include "workloads/program.h"
@@ -202,16 +203,6 @@ class Sm : public sc_core::sc_module {
   void release_barrier(CtaSlot& cs);
   void wake_cycle(uint64_t cyc);
   void wake_at_ps(uint64_t t_ps, uint64_t now);
-  // Would sc_event::notify for time t (t >= now) be a no-op, given a pending
-  // notification for pend made in delta cycle pend_delta? True if pend is
-  // earlier, or equal and not yet triggered (a future time, or a delta
-  // notification made in the current delta). A notification for now that was
-  // made in an earlier delta has already triggered (the process is runnable or
-  // ran), so notifying again schedules another run, as it always did.
-  static bool notify_redundant(uint64_t t, uint64_t now, uint64_t pend, uint64_t pend_delta) {
-    if (pend < t) return true;
-    return pend == t && (t > now || pend_delta == sc_core::sc_delta_count());
-  }
   uint64_t now_ps() const { return sim_now().value() / ps_unit_; }
   sc_core::sc_time ps_time(uint64_t ps) const { return sc_core::sc_time::from_value(ps * ps_unit_); }
 
@@ -275,13 +266,9 @@ class Sm : public sc_core::sc_module {
 
   std::vector<RespEnt> rheap_;  // min-heap on (t_ps, seq)
   uint64_t rseq_ = 0;
-  sc_core::sc_event resp_ev_;
-  uint64_t resp_pend_ps_ = kNever;  // time of resp_ev_'s pending notification
-  uint64_t resp_pend_delta_ = 0;    // delta cycle in which it was made
+  Event resp_ev_;
   std::vector<tlm::tlm_generic_payload*> resp_ready_;
-  sc_core::sc_event wake_;
-  uint64_t wake_pend_ps_ = kNever;  // time of wake_'s pending notification
-  uint64_t wake_pend_delta_ = 0;    // delta cycle in which it was made
+  Event wake_;
   uint64_t last_cycle_ = kNever;
   uint64_t now_ps_ = 0;             // current time while cycle() runs
   // A second evaluation within one cycle (a response in a later delta) rescans

@@ -1,0 +1,139 @@
+// Strata's event scheduler: the wake-ups of every timing model of the platform
+// (SMs, crossbar, L2 banks, memory controllers, GPU front end, sampler) in one
+// deterministic event list, driven by a single SystemC method process.
+//
+// Why not one sc_event + SC_METHOD per model process: SystemC runs processes
+// that are due at the same time (and delta cycle) in the order its timed-event
+// heap yields them, and that order depends on the history of every timed
+// notification, superseded ones included. Same-time order is part of a cycle
+// model's result (which SM's request the crossbar admits first), so with plain
+// sc_events an unrelated notification -- the sampler's period, a trace probe --
+// changed the stats. Here every process has a fixed rank (its order of
+// creation at elaboration) and due processes run in (time, delta, rank) order:
+// the result depends only on the model. It is also cheaper: a wake-up is a
+// few comparisons in a small indexed heap, not a kernel event round trip.
+//
+// Semantics (those of sc_event + SC_METHOD with dont_initialize, one event per
+// process, as the modules used before):
+//  * Event::notify(d) with d > 0 schedules the bound process at now + d; with
+//    d = 0 in the next delta cycle (after every process due in the current
+//    one). An event keeps only its earliest pending notification.
+//  * Processes due at the same time run by delta cycle, then by rank.
+//  * Between model processes SystemC time does not advance: the scheduler's
+//    method runs all entries due now (all delta cycles) in one activation, then
+//    notifies its sc_event for the next due time. sc_time_stamp() is correct
+//    inside every process, and TLM calls between modules are plain function
+//    calls as before; SystemC processes of a test bench interoperate (a
+//    notification from outside an activation wakes the method as needed).
+//  * pause() stops dispatching after the running process (sc_start() then
+//    returns when nothing else is due); resume() continues where it stopped.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+
+#include "common/simtime.h"
+
+namespace strata {
+
+class Scheduler;
+
+class Event {
+ public:
+  Event() = default;
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  // Bind the process run by this event: `ev.bind<&Module::method>(this)`.
+  // The rank (same-time order) is the order of bind calls.
+  template <auto F, class M>
+  void bind(M* obj) {
+    obj_ = obj;
+    fn_ = [](void* o) { (static_cast<M*>(o)->*F)(); };
+    attach();
+  }
+
+  // Run the process after `delay` (SC_ZERO_TIME: next delta cycle).
+  inline void notify(const sc_core::sc_time& delay);
+  // Run the process at absolute time `at` ticks (sc_time::value()); at <= now
+  // means the next delta cycle. `now` is the caller's current time.
+  inline void notify_at(uint64_t at, uint64_t now);
+  void notify_at(uint64_t at) { notify_at(at, sim_now().value()); }
+  // Drop the pending notification, if any.
+  void cancel();
+  bool pending() const { return pos_ != kNone; }
+
+ private:
+  friend class Scheduler;
+  static constexpr uint32_t kNone = ~0u;
+  void attach();
+  // Heap key: time, then delta cycle within that time, then rank.
+  bool before(const Event& o) const { return t_ != o.t_ ? t_ < o.t_ : sub_ < o.sub_; }
+  uint64_t t_ = 0;    // due time, ticks (valid while pending)
+  uint64_t sub_ = 0;  // delta << 24 | rank
+  uint32_t rank_ = 0;
+  uint32_t pos_ = kNone;  // index in the scheduler's heap
+  Scheduler* s_ = nullptr;
+  void* obj_ = nullptr;
+  void (*fn_)(void*) = nullptr;
+};
+
+class Scheduler : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Scheduler);
+  // The scheduler of this simulation; created on first use (elaboration).
+  static Scheduler& get();
+
+  void pause() { paused_ = true; }
+  void resume();
+  bool paused() const { return paused_; }
+  // Entries waiting (pending events).
+  size_t pending() const { return heap_.size(); }
+  // Processes run so far (for host-performance reports).
+  uint64_t activations() const { return runs_; }
+
+ private:
+  friend class Event;
+  static constexpr unsigned kRankBits = 24;
+  explicit Scheduler(sc_core::sc_module_name n);
+  void run();
+  uint32_t next_rank() {
+    if (ranks_ >= (1u << kRankBits)) SC_REPORT_FATAL("strata.scheduler", "too many processes");
+    return ranks_++;
+  }
+  // Sub-key of a notification for `now` from the current context: the next
+  // delta cycle inside an activation, the first one outside.
+  uint64_t delta_sub(uint32_t rank) const { return ((in_run_ ? cur_delta_ + 1 : 0) << kRankBits) | rank; }
+  void place(Event* e, uint64_t t, uint64_t sub, uint64_t now);
+  void remove(Event* e);
+  void sift_up(uint32_t i);
+  void sift_down(uint32_t i);
+
+  std::vector<Event*> heap_;
+  sc_core::sc_event wake_;
+  uint32_t ranks_ = 0;
+  uint64_t cur_delta_ = 0;
+  uint64_t runs_ = 0;
+  bool in_run_ = false, paused_ = false;
+};
+
+inline void Event::notify(const sc_core::sc_time& delay) {
+  const uint64_t now = sim_now().value();
+  notify_at(now + delay.value(), now);
+}
+
+inline void Event::notify_at(uint64_t at, uint64_t now) {
+  uint64_t sub;
+  if (at <= now) {
+    at = now;
+    sub = s_->delta_sub(rank_);
+  } else {
+    sub = rank_;
+  }
+  if (pos_ != kNone && (t_ < at || (t_ == at && sub_ <= sub))) return;  // an earlier one is pending
+  s_->place(this, at, sub, now);
+}
+
+}  // namespace strata
