@@ -13,7 +13,7 @@ Scheduler& Scheduler::get() {
 }
 
 Scheduler::Scheduler(sc_core::sc_module_name n) : sc_module(n) {
-  heap_.reserve(256);
+  slots_.reserve(256);
   SC_METHOD(run);
   sensitive << wake_;
   dont_initialize();
@@ -24,90 +24,164 @@ void Event::attach() {
   rank_ = s_->next_rank();
 }
 
-Event::~Event() {
-  if (pos_ != kNone) s_->remove(this);
-}
+Event::~Event() { cancel(); }
 
 void Event::cancel() {
-  if (pos_ != kNone) s_->remove(this);
+  switch (state_) {
+    case kIdle:
+      return;
+    case kSlot:
+      s_->slot_remove(this);
+      break;
+    case kCur:
+      Scheduler::list_remove(s_->cur_, this);
+      break;
+    case kNext:
+      Scheduler::list_remove(s_->next_, this);
+      break;
+  }
+  state_ = kIdle;
 }
 
-void Scheduler::place(Event* e, uint64_t t, uint64_t sub, uint64_t now) {
+// Not due by `at` yet (Event::notify_at checked): move or add it.
+void Event::notify_slow(uint64_t at, uint64_t now) {
+  if (state_ == kSlot) s_->slot_remove(this);
+  if (at <= now && s_->in_run_) {  // next delta cycle
+    Scheduler::list_insert(s_->next_, this);
+    state_ = kNext;
+    t_ = now;
+    return;
+  }
+  // A later time, or now from outside an activation (elaboration, a test
+  // bench process): the slot of that time.
+  s_->slot_add(this, at > now ? at : now, now);
+}
+
+void Scheduler::list_insert(Event*& head, Event* e) {
+  Event* prev = nullptr;
+  Event* n = head;
+  while (n && n->rank_ < e->rank_) {
+    prev = n;
+    n = n->next_;
+  }
+  e->prev_ = prev;
+  e->next_ = n;
+  if (n) n->prev_ = e;
+  if (prev)
+    prev->next_ = e;
+  else
+    head = e;
+}
+
+void Scheduler::list_remove(Event*& head, Event* e) {
+  if (e->prev_)
+    e->prev_->next_ = e->next_;
+  else
+    head = e->next_;
+  if (e->next_) e->next_->prev_ = e->prev_;
+  e->prev_ = e->next_ = nullptr;
+}
+
+size_t Scheduler::find_slot(uint64_t t) const {
+  size_t lo = head_, hi = slots_.size();
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (slots_[mid].t < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+void Scheduler::slot_add(Event* e, uint64_t t, uint64_t now) {
+  e->state_ = Event::kSlot;
   e->t_ = t;
-  e->sub_ = sub;
-  if (e->pos_ == Event::kNone) {
-    e->pos_ = static_cast<uint32_t>(heap_.size());
-    heap_.push_back(e);
+  if (head_ == slots_.size()) {  // no slot left: start over at the front
+    slots_.clear();
+    head_ = 0;
   }
-  sift_up(e->pos_);  // the key only ever decreases
-  // Inside an activation the loop in run() picks it up (or re-arms wake_ at
-  // its end); from outside (elaboration, a test bench process) wake the
-  // method if this entry is now the earliest.
-  if (!in_run_ && !paused_ && heap_[0] == e) wake_.notify(t > now ? ticks_time(t - now) : sc_core::SC_ZERO_TIME);
+  size_t i = slots_.size();
+  if (i == head_ || slots_[i - 1].t < t) {  // the latest time (the common case)
+    if (slots_.size() == slots_.capacity() && head_ > 0) {  // reclaim taken slots instead of growing
+      slots_.erase(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+    e->prev_ = e->next_ = nullptr;
+    slots_.push_back(Slot{t, e});
+    i = slots_.size() - 1;
+  } else {
+    i = find_slot(t);
+    if (slots_[i].t == t) {
+      list_insert(slots_[i].head, e);
+    } else if (i == head_ && head_ > 0) {  // before the earliest: reuse a taken slot
+      e->prev_ = e->next_ = nullptr;
+      slots_[--head_] = Slot{t, e};
+      i = head_;
+    } else {
+      e->prev_ = e->next_ = nullptr;
+      slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(i), Slot{t, e});
+    }
+  }
+  // Inside an activation run() re-arms wake_ at its end; from outside, wake
+  // the method if this is now the earliest time.
+  if (!in_run_ && !paused_ && i == head_ && !cur_ && !next_)
+    wake_.notify(t > now ? ticks_time(t - now) : sc_core::SC_ZERO_TIME);
 }
 
-void Scheduler::remove(Event* e) {
-  const uint32_t i = e->pos_;
-  e->pos_ = Event::kNone;
-  Event* last = heap_.back();
-  heap_.pop_back();
-  if (last == e) return;
-  heap_[i] = last;
-  last->pos_ = i;
-  sift_up(i);
-  sift_down(last->pos_);
+void Scheduler::slot_remove(Event* e) {
+  const size_t i = find_slot(e->t_);
+  list_remove(slots_[i].head, e);
+  if (slots_[i].head) return;
+  if (i == head_)
+    ++head_;
+  else
+    slots_.erase(slots_.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
-void Scheduler::sift_up(uint32_t i) {
-  Event* e = heap_[i];
-  while (i > 0) {
-    const uint32_t p = (i - 1) / 2;
-    if (!e->before(*heap_[p])) break;
-    heap_[i] = heap_[p];
-    heap_[i]->pos_ = i;
-    i = p;
-  }
-  heap_[i] = e;
-  e->pos_ = i;
-}
-
-void Scheduler::sift_down(uint32_t i) {
-  const uint32_t n = static_cast<uint32_t>(heap_.size());
-  Event* e = heap_[i];
-  for (;;) {
-    uint32_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && heap_[c + 1]->before(*heap_[c])) ++c;
-    if (!heap_[c]->before(*e)) break;
-    heap_[i] = heap_[c];
-    heap_[i]->pos_ = i;
-    i = c;
-  }
-  heap_[i] = e;
-  e->pos_ = i;
+void Scheduler::take(Event* list) {
+  cur_ = list;
+  for (Event* e = list; e; e = e->next_) e->state_ = Event::kCur;
 }
 
 void Scheduler::run() {
   const uint64_t now = sim_now().value();
   in_run_ = true;
-  while (!heap_.empty() && !paused_) {
-    Event* e = heap_[0];
-    if (e->t_ > now) break;  // (earlier only after a pause: overdue entries run now, in key order)
-    cur_delta_ = e->sub_ >> kRankBits;
-    remove(e);
+  while (!paused_) {
+    Event* e = cur_;
+    if (!e) {
+      if (next_) {  // the next delta cycle
+        Event* n = next_;
+        next_ = nullptr;
+        take(n);
+        continue;
+      }
+      // The earliest time, if due (earlier than now only after a pause:
+      // overdue events run now, in time and rank order).
+      if (head_ < slots_.size() && slots_[head_].t <= now) {
+        take(slots_[head_++].head);
+        continue;
+      }
+      break;
+    }
+    cur_ = e->next_;
+    if (cur_) cur_->prev_ = nullptr;
+    e->next_ = nullptr;
+    e->state_ = Event::kIdle;
     ++runs_;
     e->fn_(e->obj_);
   }
   in_run_ = false;
-  cur_delta_ = 0;
-  if (!heap_.empty() && !paused_) wake_.notify(ticks_time(heap_[0]->t_ - now));
+  if (!paused_ && head_ < slots_.size()) wake_.notify(ticks_time(slots_[head_].t - now));
 }
 
 void Scheduler::resume() {
   paused_ = false;
-  if (heap_.empty()) return;
-  const uint64_t now = sim_now().value(), t = heap_[0]->t_;
-  wake_.notify(t > now ? ticks_time(t - now) : sc_core::SC_ZERO_TIME);
+  const uint64_t now = sim_now().value();
+  if (cur_ || next_)
+    wake_.notify(sc_core::SC_ZERO_TIME);
+  else if (head_ < slots_.size())
+    wake_.notify(slots_[head_].t > now ? ticks_time(slots_[head_].t - now) : sc_core::SC_ZERO_TIME);
 }
 
 }  // namespace strata

@@ -63,18 +63,22 @@ class Event {
   void notify_at(uint64_t at) { notify_at(at, sim_now().value()); }
   // Drop the pending notification, if any.
   void cancel();
-  bool pending() const { return pos_ != kNone; }
+  bool pending() const { return state_ != kIdle; }
 
  private:
   friend class Scheduler;
-  static constexpr uint32_t kNone = ~0u;
+  enum State : uint8_t {
+    kIdle,
+    kSlot,  // waiting in the time slot t_
+    kCur,   // due in the delta cycle being run
+    kNext,  // due in the next delta cycle
+  };
   void attach();
-  // Heap key: time, then delta cycle within that time, then rank.
-  bool before(const Event& o) const { return t_ != o.t_ ? t_ < o.t_ : sub_ < o.sub_; }
-  uint64_t t_ = 0;    // due time, ticks (valid while pending)
-  uint64_t sub_ = 0;  // delta << 24 | rank
+  void notify_slow(uint64_t at, uint64_t now);
+  State state_ = kIdle;
   uint32_t rank_ = 0;
-  uint32_t pos_ = kNone;  // index in the scheduler's heap
+  uint64_t t_ = 0;  // due time, ticks (while pending)
+  Event *prev_ = nullptr, *next_ = nullptr;  // in a rank-ordered list
   Scheduler* s_ = nullptr;
   void* obj_ = nullptr;
   void (*fn_)(void*) = nullptr;
@@ -89,32 +93,36 @@ class Scheduler : public sc_core::sc_module {
   void pause() { paused_ = true; }
   void resume();
   bool paused() const { return paused_; }
-  // Entries waiting (pending events).
-  size_t pending() const { return heap_.size(); }
   // Processes run so far (for host-performance reports).
   uint64_t activations() const { return runs_; }
 
  private:
   friend class Event;
-  static constexpr unsigned kRankBits = 24;
   explicit Scheduler(sc_core::sc_module_name n);
   void run();
-  uint32_t next_rank() {
-    if (ranks_ >= (1u << kRankBits)) SC_REPORT_FATAL("strata.scheduler", "too many processes");
-    return ranks_++;
-  }
-  // Sub-key of a notification for `now` from the current context: the next
-  // delta cycle inside an activation, the first one outside.
-  uint64_t delta_sub(uint32_t rank) const { return ((in_run_ ? cur_delta_ + 1 : 0) << kRankBits) | rank; }
-  void place(Event* e, uint64_t t, uint64_t sub, uint64_t now);
-  void remove(Event* e);
-  void sift_up(uint32_t i);
-  void sift_down(uint32_t i);
+  uint32_t next_rank() { return ranks_++; }
+  // Pending events by due time: one slot per distinct time, in time order
+  // from head_ (a moving head, as in TimedQueue), each with its events in a
+  // list ordered by rank. Most notifications go to the latest time or to a
+  // time that already has a slot (a clock edge), so adding is cheap; the
+  // earliest slot becomes the current delta cycle's list when it is due.
+  struct Slot {
+    uint64_t t;
+    Event* head;
+  };
+  size_t find_slot(uint64_t t) const;  // first slot at or after t
+  void slot_add(Event* e, uint64_t t, uint64_t now);
+  void slot_remove(Event* e);
+  static void list_insert(Event*& head, Event* e);
+  static void list_remove(Event*& head, Event* e);
+  void take(Event* list);  // a list due now becomes the current delta cycle
 
-  std::vector<Event*> heap_;
+  std::vector<Slot> slots_;
+  size_t head_ = 0;
+  Event* cur_ = nullptr;   // due now, current delta cycle, by rank
+  Event* next_ = nullptr;  // due now, next delta cycle, by rank
   sc_core::sc_event wake_;
   uint32_t ranks_ = 0;
-  uint64_t cur_delta_ = 0;
   uint64_t runs_ = 0;
   bool in_run_ = false, paused_ = false;
 };
@@ -125,15 +133,9 @@ inline void Event::notify(const sc_core::sc_time& delay) {
 }
 
 inline void Event::notify_at(uint64_t at, uint64_t now) {
-  uint64_t sub;
-  if (at <= now) {
-    at = now;
-    sub = s_->delta_sub(rank_);
-  } else {
-    sub = rank_;
-  }
-  if (pos_ != kNone && (t_ < at || (t_ == at && sub_ <= sub))) return;  // an earlier one is pending
-  s_->place(this, at, sub, now);
+  // Already due no later than `at`: an event keeps its earliest notification.
+  if (state_ == kCur || state_ == kNext || (state_ == kSlot && t_ <= (at > now ? at : now))) return;
+  notify_slow(at, now);
 }
 
 }  // namespace strata
