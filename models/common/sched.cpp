@@ -21,7 +21,15 @@ Scheduler::Scheduler(sc_core::sc_module_name n) : sc_module(n) {
 
 void Event::attach() {
   s_ = &Scheduler::get();
-  rank_ = s_->next_rank();
+  rank_ = s_->next_rank(this);
+}
+
+uint32_t Scheduler::next_rank(Event* e) {
+  by_rank_.push_back(e);
+  const size_t words = (by_rank_.size() + 63) / 64;
+  cur_.resize(words, 0);
+  next_.resize(words, 0);
+  return ranks_++;
 }
 
 Event::~Event() { cancel(); }
@@ -34,10 +42,12 @@ void Event::cancel() {
       s_->slot_remove(this);
       break;
     case kCur:
-      Scheduler::list_remove(s_->cur_, this);
+      s_->clear_bit(s_->cur_, rank_);
+      --s_->ncur_;
       break;
     case kNext:
-      Scheduler::list_remove(s_->next_, this);
+      s_->clear_bit(s_->next_, rank_);
+      --s_->nnext_;
       break;
   }
   state_ = kIdle;
@@ -47,7 +57,8 @@ void Event::cancel() {
 void Event::notify_slow(uint64_t at, uint64_t now) {
   if (state_ == kSlot) s_->slot_remove(this);
   if (at <= now && s_->in_run_) {  // next delta cycle
-    Scheduler::list_insert(s_->next_, this);
+    s_->set_bit(s_->next_, rank_);
+    ++s_->nnext_;
     state_ = kNext;
     t_ = now;
     return;
@@ -55,31 +66,6 @@ void Event::notify_slow(uint64_t at, uint64_t now) {
   // A later time, or now from outside an activation (elaboration, a test
   // bench process): the slot of that time.
   s_->slot_add(this, at > now ? at : now, now);
-}
-
-void Scheduler::list_insert(Event*& head, Event* e) {
-  Event* prev = nullptr;
-  Event* n = head;
-  while (n && n->rank_ < e->rank_) {
-    prev = n;
-    n = n->next_;
-  }
-  e->prev_ = prev;
-  e->next_ = n;
-  if (n) n->prev_ = e;
-  if (prev)
-    prev->next_ = e;
-  else
-    head = e;
-}
-
-void Scheduler::list_remove(Event*& head, Event* e) {
-  if (e->prev_)
-    e->prev_->next_ = e->next_;
-  else
-    head = e->next_;
-  if (e->next_) e->next_->prev_ = e->prev_;
-  e->prev_ = e->next_ = nullptr;
 }
 
 size_t Scheduler::find_slot(uint64_t t) const {
@@ -97,6 +83,7 @@ size_t Scheduler::find_slot(uint64_t t) const {
 void Scheduler::slot_add(Event* e, uint64_t t, uint64_t now) {
   e->state_ = Event::kSlot;
   e->t_ = t;
+  e->prev_ = nullptr;
   if (head_ == slots_.size()) {  // no slot left: start over at the front
     slots_.clear();
     head_ = 0;
@@ -107,31 +94,39 @@ void Scheduler::slot_add(Event* e, uint64_t t, uint64_t now) {
       slots_.erase(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(head_));
       head_ = 0;
     }
-    e->prev_ = e->next_ = nullptr;
+    e->next_ = nullptr;
     slots_.push_back(Slot{t, e});
     i = slots_.size() - 1;
   } else {
     i = find_slot(t);
-    if (slots_[i].t == t) {
-      list_insert(slots_[i].head, e);
+    if (slots_[i].t == t) {  // push on the front of that time's list
+      Event* h = slots_[i].head;
+      e->next_ = h;
+      h->prev_ = e;
+      slots_[i].head = e;
     } else if (i == head_ && head_ > 0) {  // before the earliest: reuse a taken slot
-      e->prev_ = e->next_ = nullptr;
+      e->next_ = nullptr;
       slots_[--head_] = Slot{t, e};
       i = head_;
     } else {
-      e->prev_ = e->next_ = nullptr;
+      e->next_ = nullptr;
       slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(i), Slot{t, e});
     }
   }
   // Inside an activation run() re-arms wake_ at its end; from outside, wake
   // the method if this is now the earliest time.
-  if (!in_run_ && !paused_ && i == head_ && !cur_ && !next_)
+  if (!in_run_ && !paused_ && i == head_ && !ncur_ && !nnext_)
     wake_.notify(t > now ? ticks_time(t - now) : sc_core::SC_ZERO_TIME);
 }
 
 void Scheduler::slot_remove(Event* e) {
   const size_t i = find_slot(e->t_);
-  list_remove(slots_[i].head, e);
+  if (e->prev_)
+    e->prev_->next_ = e->next_;
+  else
+    slots_[i].head = e->next_;
+  if (e->next_) e->next_->prev_ = e->prev_;
+  e->prev_ = e->next_ = nullptr;
   if (slots_[i].head) return;
   if (i == head_)
     ++head_;
@@ -140,20 +135,27 @@ void Scheduler::slot_remove(Event* e) {
 }
 
 void Scheduler::take(Event* list) {
-  cur_ = list;
-  for (Event* e = list; e; e = e->next_) e->state_ = Event::kCur;
+  for (Event* e = list; e; e = e->next_) {
+    e->state_ = Event::kCur;
+    set_bit(cur_, e->rank_);
+    ++ncur_;
+  }
+  cur_word_ = 0;
 }
 
 void Scheduler::run() {
   const uint64_t now = sim_now().value();
   in_run_ = true;
   while (!paused_) {
-    Event* e = cur_;
-    if (!e) {
-      if (next_) {  // the next delta cycle
-        Event* n = next_;
-        next_ = nullptr;
-        take(n);
+    if (!ncur_) {
+      if (nnext_) {  // the next delta cycle
+        cur_.swap(next_);
+        ncur_ = nnext_;
+        nnext_ = 0;
+        cur_word_ = 0;
+        for (size_t w = 0; w < cur_.size(); ++w)
+          for (uint64_t b = cur_[w]; b; b &= b - 1)
+            by_rank_[w * 64 + static_cast<unsigned>(__builtin_ctzll(b))]->state_ = Event::kCur;
         continue;
       }
       // The earliest time, if due (earlier than now only after a pause:
@@ -164,10 +166,17 @@ void Scheduler::run() {
       }
       break;
     }
-    cur_ = e->next_;
-    if (cur_) cur_->prev_ = nullptr;
-    e->next_ = nullptr;
+    // Lowest rank first. No event joins the current delta cycle while it
+    // runs (zero-delay notifications go to the next one), so the scan
+    // position only moves forward.
+    while (!cur_[cur_word_]) ++cur_word_;
+    const uint64_t w = cur_[cur_word_];
+    const uint32_t r = static_cast<uint32_t>(cur_word_ * 64 + static_cast<unsigned>(__builtin_ctzll(w)));
+    cur_[cur_word_] = w & (w - 1);
+    --ncur_;
+    Event* e = by_rank_[r];
     e->state_ = Event::kIdle;
+    e->next_ = nullptr;
     ++runs_;
     e->fn_(e->obj_);
   }
@@ -178,7 +187,7 @@ void Scheduler::run() {
 void Scheduler::resume() {
   paused_ = false;
   const uint64_t now = sim_now().value();
-  if (cur_ || next_)
+  if (ncur_ || nnext_)
     wake_.notify(sc_core::SC_ZERO_TIME);
   else if (head_ < slots_.size())
     wake_.notify(slots_[head_].t > now ? ticks_time(slots_[head_].t - now) : sc_core::SC_ZERO_TIME);

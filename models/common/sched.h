@@ -78,7 +78,7 @@ class Event {
   State state_ = kIdle;
   uint32_t rank_ = 0;
   uint64_t t_ = 0;  // due time, ticks (while pending)
-  Event *prev_ = nullptr, *next_ = nullptr;  // in a rank-ordered list
+  Event *prev_ = nullptr, *next_ = nullptr;  // in its time slot's list
   Scheduler* s_ = nullptr;
   void* obj_ = nullptr;
   void (*fn_)(void*) = nullptr;
@@ -100,12 +100,14 @@ class Scheduler : public sc_core::sc_module {
   friend class Event;
   explicit Scheduler(sc_core::sc_module_name n);
   void run();
-  uint32_t next_rank() { return ranks_++; }
+  uint32_t next_rank(Event* e);
   // Pending events by due time: one slot per distinct time, in time order
-  // from head_ (a moving head, as in TimedQueue), each with its events in a
-  // list ordered by rank. Most notifications go to the latest time or to a
-  // time that already has a slot (a clock edge), so adding is cheap; the
-  // earliest slot becomes the current delta cycle's list when it is due.
+  // from head_ (a moving head, as in TimedQueue), each with a list of its
+  // events (any order). Most notifications go to the latest time or to a
+  // time that already has a slot (a clock edge), so adding is cheap. When a
+  // slot is due its events become the current delta cycle: a bitmap by rank,
+  // run lowest rank first; zero-delay notifications go to the next delta
+  // cycle's bitmap.
   struct Slot {
     uint64_t t;
     Event* head;
@@ -113,14 +115,16 @@ class Scheduler : public sc_core::sc_module {
   size_t find_slot(uint64_t t) const;  // first slot at or after t
   void slot_add(Event* e, uint64_t t, uint64_t now);
   void slot_remove(Event* e);
-  static void list_insert(Event*& head, Event* e);
-  static void list_remove(Event*& head, Event* e);
-  void take(Event* list);  // a list due now becomes the current delta cycle
+  void take(Event* list);  // a slot's events become the current delta cycle
+  void set_bit(std::vector<uint64_t>& b, uint32_t r) { b[r >> 6] |= 1ull << (r & 63); }
+  void clear_bit(std::vector<uint64_t>& b, uint32_t r) { b[r >> 6] &= ~(1ull << (r & 63)); }
 
   std::vector<Slot> slots_;
   size_t head_ = 0;
-  Event* cur_ = nullptr;   // due now, current delta cycle, by rank
-  Event* next_ = nullptr;  // due now, next delta cycle, by rank
+  std::vector<Event*> by_rank_;
+  std::vector<uint64_t> cur_, next_;  // rank bitmaps: due now in this / the next delta cycle
+  uint32_t ncur_ = 0, nnext_ = 0;     // their populations
+  size_t cur_word_ = 0;               // no bit below this word in cur_
   sc_core::sc_event wake_;
   uint32_t ranks_ = 0;
   uint64_t runs_ = 0;
