@@ -38,9 +38,6 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# HAC paper Table II workloads -> Strata kernel-library analogues (strata --list-workloads).
-# Not available (yet): RAY (ray tracing), NN (Rodinia neuralnet; Strata's `nn` is nearest
-# neighbour, a different kernel), BH (Barnes-Hut), WP (weather prediction).
 # HAC paper Table II, in its order, with Strata's analogue of each (docs/workload_library.md).
 ANALOGUES = [("LIB", "libor"), ("DCT", "dct8x8"), ("HG", "histogram"), ("RAY", "ray"), ("BFS", "bfs"),
              ("NN", "neuralnet"), ("MUM", "mummer"), ("LPS", "laplace"), ("BH", "barneshut"), ("WP", "weather")]
