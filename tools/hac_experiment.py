@@ -18,6 +18,15 @@ The paper's system is configs/hac_gtx480_hybrid (a GDDR5 rank and a PCM rank on 
 channels, DRAM and PCM pages alternating, so half of every footprint is NVM with PCM timing).
 
 Runs are deterministic (same config + seed -> same stats), so the tables are reproducible.
+
+  tools/hac_experiment.py CONFIG --sweep [--out DIR] [--workloads ...] [--jobs N] [--set ...]
+
+runs instead the footprint sweep of docs/hac.md (SWEEP below: each analogue's footprint knob from
+below to several times the L2) under lru and hac, plus two lru controls per point: the same run
+with a 6 MiB L2 (how much IPC the L2 capacity can buy at that footprint: the workload's cache
+sensitivity) and with the L2 latency one cycle longer (`l2.latency` + 1: how much IPC moves for a
+timing change that has nothing to do with the policy, the noise floor of an IPC comparison).
+Writes DIR/hac_sweep.csv and DIR/hac_sweep.md.
 """
 import argparse
 import concurrent.futures
@@ -29,9 +38,6 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# HAC paper Table II workloads -> Strata kernel-library analogues (strata --list-workloads).
-# Not available (yet): RAY (ray tracing), NN (Rodinia neuralnet; Strata's `nn` is nearest
-# neighbour, a different kernel), BH (Barnes-Hut), WP (weather prediction).
 # HAC paper Table II, in its order, with Strata's analogue of each (docs/workload_library.md).
 ANALOGUES = [("LIB", "libor"), ("DCT", "dct8x8"), ("HG", "histogram"), ("RAY", "ray"), ("BFS", "bfs"),
              ("NN", "neuralnet"), ("MUM", "mummer"), ("LPS", "laplace"), ("BH", "barneshut"), ("WP", "weather")]
@@ -51,6 +57,20 @@ METRICS = [  # key, stat, title
     ("wb_dram", "l2.writebacks.dram", "DRAM write-backs"),
     ("wb_nvm", "l2.writebacks.nvm", "NVM write-backs"),
 ]
+# Footprint sweep (--sweep): workload, knob, values (small to several times the 768 KB L2).
+SWEEP = [("mummer", "workload.mummer.log2ref", [16, 17, 18, 19, 20]),
+         ("libor", "workload.libor.paths", [8192, 16384, 32768, 65536]),
+         ("histogram", "workload.histogram.n", [131072, 262144, 524288, 1048576]),
+         ("ray", "workload.ray.log2prims", [14, 15, 16, 17]),
+         ("bfs", "workload.bfs.scale", [13, 14, 15, 16]),
+         ("neuralnet", "workload.neuralnet.images", [6, 12, 24, 48]),
+         ("laplace", "workload.laplace.nz", [4, 8, 16, 32]),
+         ("weather", "workload.weather.nz", [3, 4, 8, 16]),
+         ("dct8x8", "workload.dct8x8.height", [32, 64, 128, 512]),
+         ("barneshut", "workload.barneshut.bodies", [4096, 8192, 16384])]
+SWEEP_RUNS = [("lru", ["--set", "l2.policy=lru"]), ("hac", ["--set", "l2.policy=hac"]),
+              ("lru_big_l2", ["--set", "l2.policy=lru", "--set", "l2.size=6MiB"]),
+              ("lru_jitter", ["--set", "l2.policy=lru", "--set", "l2.latency=101"])]
 EXTRA = ["l2.miss_rate.dram", "l2.bypasses", "l2.accesses", "l2.accesses.nvm", "l2.policy_overhead_bytes",
          "gpu.instructions", "gpu.cycles", "workload.footprint_bytes", "host.seconds"]
 
@@ -84,6 +104,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, help="parallel runs (default %(default)s)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra config override")
     ap.add_argument("--strata", default=None, help="strata executable (default: build/strata, then PATH)")
+    ap.add_argument("--sweep", action="store_true", help="footprint sweep under lru and hac (docs/hac.md)")
     a = ap.parse_args()
 
     strata = a.strata or next((p for p in [os.path.join(HERE, "..", "build", "strata")] if os.path.exists(p)), "strata")
@@ -95,6 +116,8 @@ def main():
     extra = [x for kv in a.set for x in ("--set", kv)]
     os.makedirs(a.out, exist_ok=True)
 
+    if a.sweep:
+        return sweep(a, strata, workloads, extra)
     base = {w: ["--config", a.config, "--workload", w, *extra] for w in workloads}
 
     jobs = [(w, p) for w in workloads for p in policies]
@@ -166,6 +189,42 @@ def main():
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
     print(f"wrote {csv_path} and {md_path}", file=sys.stderr)
+
+
+def sweep(a, strata, workloads, extra):
+    points = [(w, k, v) for w, k, vals in SWEEP if w in workloads for v in vals]
+    stats = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        futs = {ex.submit(strata_run, strata, os.path.join(a.out, "sweep", f"{w}-{v}", r),
+                          ["--config", a.config, "--workload", w, "--set", f"{k}={v}", *extra, *ra]): (w, v, r)
+                for w, k, v in points for r, ra in SWEEP_RUNS}
+        for f in concurrent.futures.as_completed(futs):
+            stats[futs[f]] = f.result()
+            print(f"  {' '.join(map(str, futs[f]))}: ipc {stats[futs[f]]['gpu.ipc']:.3f}", file=sys.stderr)
+    cols = ["gpu.ipc", "l2.miss_rate", "l2.miss_rate.nvm", "l2.writebacks.nvm", "l2.writebacks.dram", "l2.bypasses",
+            "workload.footprint_bytes"]
+    with open(os.path.join(a.out, "hac_sweep.csv"), "w", newline="") as f:
+        wr = csv.writer(f)
+        wr.writerow(["workload", "knob", "value", "run"] + cols)
+        for w, k, v in points:
+            for r, _ in SWEEP_RUNS:
+                wr.writerow([w, k, v, r] + [stats[(w, v, r)][c] for c in cols])
+    pct = lambda x, y: f"{(x / y - 1) * 100:+.1f}%" if y else "n/a"
+    md = [f"Command: `tools/hac_experiment.py {a.config} --sweep" + "".join(f" --set {kv}" for kv in a.set) + "`", "",
+          "| workload | knob | footprint | lru miss rate (6 MiB L2) | IPC 6 MiB L2 vs 768 KB | IPC, L2 latency +1 | "
+          "hac IPC vs lru | miss rate lru -> hac | NVM miss rate lru -> hac | NVM wb lru -> hac | hac bypasses |",
+          "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for w, k, v in points:
+        L, H, B, J = (stats[(w, v, r)] for r, _ in SWEEP_RUNS)
+        md.append(f"| {w} | {k.split('.')[-1]}={v} | {L['workload.footprint_bytes'] / 1024:.0f} KiB | "
+                  f"{L['l2.miss_rate']:.3f} ({B['l2.miss_rate']:.3f}) | {pct(B['gpu.ipc'], L['gpu.ipc'])} | "
+                  f"{pct(J['gpu.ipc'], L['gpu.ipc'])} | {pct(H['gpu.ipc'], L['gpu.ipc'])} | "
+                  f"{L['l2.miss_rate']:.3f} -> {H['l2.miss_rate']:.3f} | {L['l2.miss_rate.nvm']:.3f} -> "
+                  f"{H['l2.miss_rate.nvm']:.3f} | {L['l2.writebacks.nvm']:.0f} -> {H['l2.writebacks.nvm']:.0f} | "
+                  f"{H['l2.bypasses']:.0f} |")
+    with open(os.path.join(a.out, "hac_sweep.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
 
 
 if __name__ == "__main__":

@@ -42,7 +42,9 @@ typedef struct repl_ops {
   /* Pick the way to fill for a miss in `set`. lines[] has one entry per way;
    * only ways whose bit is set in way_mask may be chosen (ways carved out for a
    * tag cache are masked off). An invalid allowed way must be preferred. May
-   * return REPL_BYPASS only when a->allow_bypass is set. */
+   * return REPL_BYPASS only when a->allow_bypass is set; a bypass is final (the
+   * cache serves the miss without allocating), so the policy may update its
+   * state when it returns it (hac ages the would-be victim, docs/hac.md). */
   int (*victim)(void *st, uint32_t set, const repl_line *lines, uint32_t way_mask, const repl_access *a);
   /* A new line was installed in (set, way). */
   void (*on_fill)(void *st, uint32_t set, uint32_t way, const repl_access *a);

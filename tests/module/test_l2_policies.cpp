@@ -68,9 +68,13 @@ constexpr uint64_t kNvmBase = 0x10000, kNvmSize = 0x10000;  // [64 KiB, 128 KiB)
 // 1 + mc/4 - 1 = 1,2,2,2,2,3,3,3 (k = 1..8); the re-read hit moves L_k to DP = pos
 // + 4 + mc/4 = 6 (k = 1) or MRU (k >= 2), pushing X down one each time from k = 2;
 // the k = 8 miss (set full, evicts position 0, inserts at 3) pushes it to LRU. From
-// k = 9 on, dirty X (EA 3 > 0) makes both reads of each pair a bypass: 16 x 2 = 32
-// bypasses, X stays; hits = write + 8 re-reads + the final read of X = 10. Clean X
-// is evicted by the k = 9 miss instead.
+// k = 9 on, dirty X (EA 3 > 0) turns away reads of EA 0, and each bypass ages its EA
+// flag by one (docs/hac.md, "bypass aging"): the two reads of pair 9 and the first of
+// pair 10 are bypassed (EA 3 -> 2 -> 1 -> 0), the re-read of pair 10 evicts X (one NVM
+// write-back) and allocates L_10; pairs 11..24 behave like pairs 1..8 (miss, hit).
+// hits = write + 8 re-reads + 14 re-reads = 23; the final read of X refetches it and
+// must see the written bytes (they went to memory with the write-back). Without the
+// aging X would stay for ever: 32 bypasses. Clean X is evicted by the k = 9 miss.
 unsigned char g_pat[32];
 const uint64_t kX = kNvmBase;
 void scenario_dirty(Driver& d, bool dirty) {
@@ -109,10 +113,10 @@ void check_dirty(Rig& r, bool dirty) {
   size_t x_fills = 0;
   for (const MemReq& m : r.mem.log) x_fills += m.addr == kX && m.cls == ReqClass::Fill;
   if (dirty) {
-    CHECK(r.st("bypasses") == 32 && r.st("hits") == 10, "dirty: bypasses %.0f hits %.0f", r.st("bypasses"),
+    CHECK(r.st("bypasses") == 3 && r.st("hits") == 23, "dirty: bypasses %.0f hits %.0f", r.st("bypasses"),
           r.st("hits"));
-    CHECK(cache_find(r.bank.tags(), kX) >= 0 && x_fills == 1, "dirty: X stayed (fills of X %zu)", x_fills);
-    CHECK(r.st("writebacks.nvm") == 0, "dirty: X never written back");
+    CHECK(x_fills == 2, "dirty: X evicted after 3 bypasses and refetched (fills of X %zu)", x_fills);
+    CHECK(r.st("writebacks.nvm") == 1, "dirty: X written back once (%.0f)", r.st("writebacks.nvm"));
   } else {
     CHECK(r.st("bypasses") == 0, "clean: bypasses %.0f", r.st("bypasses"));
     CHECK(x_fills == 2, "clean: X evicted and refetched (fills %zu)", x_fills);

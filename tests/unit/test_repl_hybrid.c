@@ -294,7 +294,10 @@ static void hac_mc_saturates_8(void **state) {
 }
 
 /* Algorithm 1 lines 10-11: bypass a demand miss iff the LRU line is dirty, NVM,
- * and its EA is larger than the request's; bypassing changes nothing. */
+ * and its EA is larger than the request's; a bypass leaves the recency stack and
+ * mc alone and ages the would-be victim's EA by one (docs/hac.md, "bypass
+ * aging"; hac_bypass_aging pins that). The non-bypass cases come first: they
+ * change nothing. */
 static void hac_bypass(void **state) {
   (void)state;
   for (int k = 0; k < 2; ++k) {
@@ -307,12 +310,8 @@ static void hac_bypass(void **state) {
     assert_int_equal(t->ref[0], d);
     assert_true(t->ln[d].dirty && t->ln[d].mem_type == NVM);
     const uint32_t full = all(A);
-    repl_access a = acc(0, DRAM, 1, 1); /* EA 0 < A/2-1 */
-    assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), REPL_BYPASS);
-    a = acc(0, NVM, 24, 1);             /* A=16: EA 5 < 7; A=8: EA 2 < 3 */
-    assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), REPL_BYPASS);
     /* not bypassed: equal EA (ea 30 -> EA A/2-1), unknown ea (= 32), bypass not allowed, a write */
-    a = acc(0, DRAM, 30, 1);
+    repl_access a = acc(0, DRAM, 30, 1);
     assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), d);
     a = acc(0, DRAM, 0, 1);
     assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), d);
@@ -330,7 +329,12 @@ static void hac_bypass(void **state) {
     t->ln[d].mem_type = NVM;
     /* only the victim counts: masked out, the next LRU (dirty NVM, EA 0) is evicted */
     assert_int_equal(t->o->victim(t->st, SET, t->ln, full & ~(1u << d), &a), t->ref[1]);
-    /* bypass decisions left the stack and mc alone (victim is a pure query) */
+    /* bypassed: a request with a smaller EA, whatever the memory type of the missing line */
+    a = acc(0, NVM, 24, 1);             /* A=16: EA 5 < 7; A=8: EA 2 < 3 */
+    assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), REPL_BYPASS);
+    a = acc(0, DRAM, 1, 1);             /* EA 0 < A/2-2 */
+    assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), REPL_BYPASS);
+    /* the bypasses left the stack alone */
     check_stack(t);
     /* a demand read hit with ea 1 rewrites the line's EA to 0 ("EA is updated at
      * each memory request"): then no bypass for an ea-1 request. The hit moves it
@@ -338,6 +342,50 @@ static void hac_bypass(void **state) {
     hit(t, 0, acc(0, 0, 1, 0), A == 16 ? 13 : 6); /* NVM NP = 0 + A - mc/8 - 1, mc = 2^(n-1) */
     while (ref_pos(t, d) != 0) miss(t, acc(1, NVM, 1, 0), A == 16 ? 13 : 6);
     assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), d);
+    teardown_t(t);
+  }
+}
+
+/* Bypass aging (docs/hac.md; the paper is silent on what a bypass does to the
+ * set): each bypass lowers the would-be victim's EA flag by one and touches
+ * nothing else (recency stack, mc, other lines' EA). So a dirty NVM line with
+ * flag E turns away exactly E - e demand misses of EA e, and the next one
+ * evicts it; a hit renews the flag. Without the aging the set would turn away
+ * every such miss for good. */
+static void hac_bypass_aging(void **state) {
+  (void)state;
+  for (int k = 0; k < 2; ++k) {
+    const uint32_t A = k ? 16 : 8;
+    const uint32_t dnp = A == 16 ? 13 : 6; /* DNP = A-1-mc/8 at mc = 2^(n-1) */
+    T *t = setup("hac", A);
+    const int d = miss(t, acc(1, NVM, 32, 0), dnp); /* EA A/2-1 */
+    while (ref_pos(t, d) != 0) miss(t, acc(1, NVM, 1, 0), dnp);
+    const uint32_t full = all(A);
+    /* ea-1 reads (EA 0): A/2-1 bypasses, then the victim is given up */
+    repl_access a = acc(0, DRAM, 1, 1);
+    for (uint32_t i = 0; i < A / 2 - 1; ++i) {
+      assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), REPL_BYPASS);
+      check_stack(t); /* the stack never moves */
+    }
+    assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), d);
+    assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), d); /* not a bypass: no further aging */
+    /* a hit by a fully coalesced write renews the flag (and promotes; bring it back down) */
+    hit(t, 0, acc(1, 0, 32, 0), dnp);                /* NVM NP = 0 + A - mc/8 - 1 */
+    while (ref_pos(t, d) != 0) miss(t, acc(1, NVM, 1, 0), dnp);
+    /* a request of EA e is turned away A/2-1-e times: A=16, ea 24 -> EA 5: twice */
+    a = acc(0, NVM, 24, 1);
+    const uint32_t e = A * 23 / 64;
+    for (uint32_t i = 0; i < A / 2 - 1 - e; ++i)
+      assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), REPL_BYPASS);
+    assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), d);
+    /* the aging of this set's line left the next LRU line's flag alone: the
+     * dirty NVM writeback lines above d (EA 0) are never a bypass reason */
+    assert_int_equal(t->o->victim(t->st, SET, t->ln, full & ~(1u << d), &a), t->ref[1]);
+    /* mc untouched by all the bypasses: an NVM demand miss now brings it from
+     * 2^(n-1) to 2^(n-1)-2, CNP = A/2 - mc/8 + EA (ea 32: EA A/2-1) */
+    const uint32_t mc = (A == 16 ? 16 : 8) - 2;
+    const int n = miss(t, acc(0, NVM, 32, 1), A / 2 - mc / 8 + A / 2 - 1);
+    assert_int_equal(n, d);
     teardown_t(t);
   }
 }
@@ -538,7 +586,7 @@ int main(void) {
       cmocka_unit_test(hac_static_misc),        cmocka_unit_test(hac_writeback_insertion_16),
       cmocka_unit_test(hac_writeback_insertion_8), cmocka_unit_test(hac_mc_saturates_low),
       cmocka_unit_test(hac_mc_saturates_high),  cmocka_unit_test(hac_mc_saturates_8),
-      cmocka_unit_test(hac_bypass),             cmocka_unit_test(hac_writeback_hit),
+      cmocka_unit_test(hac_bypass), cmocka_unit_test(hac_bypass_aging),             cmocka_unit_test(hac_writeback_hit),
       cmocka_unit_test(hac_misc),               cmocka_unit_test(eabp_insertion_promotion),
       cmocka_unit_test(eabp_is_lru_when_coalesced), cmocka_unit_test(wbar_insertion_victim),
       cmocka_unit_test(all_random_invariants),
