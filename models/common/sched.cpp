@@ -49,6 +49,13 @@ void Event::cancel() {
       s_->clear_bit(s_->next_, rank_);
       --s_->nnext_;
       break;
+    case kExt:
+      for (size_t i = 0; i < s_->ext_.size(); ++i)
+        if (s_->ext_[i] == this) {
+          s_->ext_.erase(s_->ext_.begin() + static_cast<std::ptrdiff_t>(i));
+          break;
+        }
+      break;
   }
   state_ = kIdle;
 }
@@ -63,9 +70,14 @@ void Event::notify_slow(uint64_t at, uint64_t now) {
     t_ = now;
     return;
   }
-  // A later time, or now from outside an activation (elaboration, a test
-  // bench process): the slot of that time.
-  s_->slot_add(this, at > now ? at : now, now);
+  if (at <= now) {  // now, from outside an activation (elaboration, a test bench process)
+    state_ = kExt;
+    t_ = sc_core::sc_delta_count();
+    s_->ext_.push_back(this);
+    if (!s_->paused_) s_->wake_.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
+  s_->slot_add(this, at, now);
 }
 
 size_t Scheduler::find_slot(uint64_t t) const {
@@ -143,9 +155,29 @@ void Scheduler::take(Event* list) {
   cur_word_ = 0;
 }
 
+// Outside notifications made in an earlier SystemC delta cycle join the
+// current delta cycle (they are the oldest entries due now).
+void Scheduler::take_ext() {
+  const uint64_t dc = sc_core::sc_delta_count();
+  size_t keep = 0;
+  for (size_t i = 0; i < ext_.size(); ++i) {
+    Event* e = ext_[i];
+    if (e->t_ < dc) {
+      e->state_ = Event::kCur;
+      set_bit(cur_, e->rank_);
+      ++ncur_;
+    } else {
+      ext_[keep++] = e;
+    }
+  }
+  ext_.resize(keep);
+  cur_word_ = 0;
+}
+
 void Scheduler::run() {
   const uint64_t now = sim_now().value();
   in_run_ = true;
+  if (!ext_.empty() && !ncur_) take_ext();
   while (!paused_) {
     if (!ncur_) {
       if (nnext_) {  // the next delta cycle
@@ -181,13 +213,17 @@ void Scheduler::run() {
     e->fn_(e->obj_);
   }
   in_run_ = false;
-  if (!paused_ && head_ < slots_.size()) wake_.notify(ticks_time(slots_[head_].t - now));
+  if (paused_) return;
+  if (!ext_.empty())
+    wake_.notify(sc_core::SC_ZERO_TIME);  // made in this delta cycle: the next one
+  else if (head_ < slots_.size())
+    wake_.notify(ticks_time(slots_[head_].t - now));
 }
 
 void Scheduler::resume() {
   paused_ = false;
   const uint64_t now = sim_now().value();
-  if (ncur_ || nnext_)
+  if (ncur_ || nnext_ || !ext_.empty())
     wake_.notify(sc_core::SC_ZERO_TIME);
   else if (head_ < slots_.size())
     wake_.notify(slots_[head_].t > now ? ticks_time(slots_[head_].t - now) : sc_core::SC_ZERO_TIME);

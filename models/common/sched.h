@@ -19,6 +19,9 @@
 //    d = 0 in the next delta cycle (after every process due in the current
 //    one). An event keeps only its earliest pending notification.
 //  * Processes due at the same time run by delta cycle, then by rank.
+//  * A notification for now from outside an activation (a test bench's
+//    SystemC process) runs in a later SystemC delta cycle, as an SC_METHOD
+//    notified with SC_ZERO_TIME would.
 //  * Between model processes SystemC time does not advance: the scheduler's
 //    method runs all entries due now (all delta cycles) in one activation, then
 //    notifies its sc_event for the next due time. sc_time_stamp() is correct
@@ -72,12 +75,13 @@ class Event {
     kSlot,  // waiting in the time slot t_
     kCur,   // due in the delta cycle being run
     kNext,  // due in the next delta cycle
+    kExt,   // notified for now from outside an activation: due in a later SystemC delta cycle
   };
   void attach();
   void notify_slow(uint64_t at, uint64_t now);
   State state_ = kIdle;
   uint32_t rank_ = 0;
-  uint64_t t_ = 0;  // due time, ticks (while pending)
+  uint64_t t_ = 0;  // due time, ticks (while pending); kExt: the SystemC delta count of the notification
   Event *prev_ = nullptr, *next_ = nullptr;  // in its time slot's list
   Scheduler* s_ = nullptr;
   void* obj_ = nullptr;
@@ -119,6 +123,13 @@ class Scheduler : public sc_core::sc_module {
   void set_bit(std::vector<uint64_t>& b, uint32_t r) { b[r >> 6] |= 1ull << (r & 63); }
   void clear_bit(std::vector<uint64_t>& b, uint32_t r) { b[r >> 6] &= ~(1ull << (r & 63)); }
 
+  // Notifications for now made from outside an activation (a test bench's
+  // SystemC process, elaboration). As with an SC_METHOD notified with
+  // SC_ZERO_TIME, they run in a later SystemC delta cycle than the one in
+  // which they were made: an activation in that same delta cycle (the
+  // scheduler may run before or after the notifying process) leaves them.
+  std::vector<Event*> ext_;
+  void take_ext();
   std::vector<Slot> slots_;
   size_t head_ = 0;
   std::vector<Event*> by_rank_;
@@ -138,7 +149,8 @@ inline void Event::notify(const sc_core::sc_time& delay) {
 
 inline void Event::notify_at(uint64_t at, uint64_t now) {
   // Already due no later than `at`: an event keeps its earliest notification.
-  if (state_ == kCur || state_ == kNext || (state_ == kSlot && t_ <= (at > now ? at : now))) return;
+  if (state_ == kCur || state_ == kNext || state_ == kExt || (state_ == kSlot && t_ <= (at > now ? at : now)))
+    return;
   notify_slow(at, now);
 }
 

@@ -60,6 +60,7 @@ typedef struct hac_state {
   uint32_t sets, ways;
   uint32_t mc_max;  /* 2^n - 1 */
   uint32_t mc_init; /* 2^(n-1) */
+  uint32_t aging;   /* 1: hac (bypass aging), 0: hac_literal */
   uint8_t *pos;     /* sets * ways, recency positions */
   uint8_t *ea;      /* sets * ways, EA flags */
   uint8_t *mc;      /* sets, miss counters */
@@ -73,8 +74,9 @@ static size_t hac_state_bytes(uint32_t sets, uint32_t ways) {
 /* n = log2(A) + 1 bits of mc (Sec. IV-B). */
 static uint32_t hac_mc_bits(uint32_t ways) { return rstk_log2(ways) + 1; }
 
-static void hac_init(void *st, uint32_t sets, uint32_t ways) {
+static void hac_init_common(void *st, uint32_t sets, uint32_t ways, uint32_t aging) {
   hac_state *s = st;
+  s->aging = aging;
   s->sets = sets;
   s->ways = ways;
   const uint32_t n = hac_mc_bits(ways);
@@ -89,6 +91,9 @@ static void hac_init(void *st, uint32_t sets, uint32_t ways) {
     s->mc[set] = (uint8_t)s->mc_init;
   }
 }
+
+static void hac_init(void *st, uint32_t sets, uint32_t ways) { hac_init_common(st, sets, ways, 1); }
+static void hac_literal_init(void *st, uint32_t sets, uint32_t ways) { hac_init_common(st, sets, ways, 0); }
 
 /* EA = A*(ea-1)/64 (Sec. IV-B), ea = 1..32 -> 0 .. A/2-1. */
 static uint32_t hac_ea(uint32_t ways, uint8_t ea_count) { return ways * (rstk_ea(ea_count) - 1) / 64; }
@@ -121,7 +126,7 @@ static int hac_victim(void *st, uint32_t set, const repl_line *lines, uint32_t w
      * flag drops by one; the stack and mc stay as they are. A line brought in
      * with flag E turns away at most E - e misses of EA e, i.e. "a higher
      * priority ... for a longer time" (Sec. III-B), not for ever. */
-    s->ea[base + (uint32_t)v]--;
+    if (s->aging) s->ea[base + (uint32_t)v]--;
     return REPL_BYPASS;
   }
   return v;
@@ -168,11 +173,26 @@ static const char *hac_check(uint32_t sets, uint32_t ways) {
   return 0;
 }
 
+/* hac: with bypass aging (the decision above). */
 const repl_ops repl_hac_ops = {
     .name = "hac",
     .desc = "HAC: dynamic hybrid-aware insertion/promotion with miss counter, EA flags and bypass; HAC paper Alg. 1-2",
     .state_bytes = hac_state_bytes,
     .init = hac_init,
+    .on_hit = hac_on_hit,
+    .victim = hac_victim,
+    .on_fill = hac_on_fill,
+    .on_invalidate = hac_on_invalidate,
+    .overhead_bits = hac_overhead_bits,
+    .check = hac_check,
+};
+
+/* Algorithm 1 as printed: a bypass changes nothing in the set. */
+const repl_ops repl_hac_literal_ops = {
+    .name = "hac_literal",
+    .desc = "HAC exactly as Alg. 1-2 print it: a bypass leaves the set unchanged (no aging; sets can freeze)",
+    .state_bytes = hac_state_bytes,
+    .init = hac_literal_init,
     .on_hit = hac_on_hit,
     .victim = hac_victim,
     .on_fill = hac_on_fill,

@@ -14,6 +14,7 @@
   X(repl_lru_ops, "lru") \
   X(repl_hac_static_ops, "hac_static") \
   X(repl_hac_ops, "hac") \
+  X(repl_hac_literal_ops, "hac_literal") \
   X(repl_eabp_ops, "eabp") \
   X(repl_wbar_ops, "wbar")
 

@@ -3,8 +3,8 @@
 // and history of their notifications; a zero-delay notification runs in the
 // next delta cycle; an event keeps only its earliest pending notification;
 // cancel drops it; pause/resume; a notification from a plain SystemC thread
-// wakes the scheduler. Each case records (time ns, process) and compares with
-// the hand-written expectation.
+// wakes the scheduler and runs in a later SystemC delta cycle. Each case
+// records (time ns, process) and compares with the hand-written expectation.
 #include <string>
 #include <vector>
 
@@ -83,6 +83,15 @@ struct Procs : sc_core::sc_module {
     EXPECT(strata::Scheduler::get().paused());
     strata::Scheduler::get().resume();  // at 400 ns: e (due 310) and c (due 320) run now, in key order
     wait(sc_time(100, SC_NS));
+    // 5. A zero-delay notification from this thread runs in a later SystemC
+    //    delta cycle than the timed entries due now, whichever of this thread
+    //    and the scheduler SystemC runs first: b (timed) before a (rank 0).
+    mode = 0;
+    b.notify(sc_time(100, SC_NS));
+    wait(sc_time(100, SC_NS));
+    a.notify(SC_ZERO_TIME);
+    EXPECT(a.pending());
+    wait(sc_time(100, SC_NS));
   }
 };
 
@@ -96,6 +105,7 @@ int sc_main(int, char*[]) {
       "110b", "110c", "110a",               // case 2
       "210b",                               // case 3
       "310d", "400e", "400c",               // case 4
+      "600b", "600a",                       // case 5
   };
   EXPECT_EQ(g_log.size(), want.size());
   for (size_t i = 0; i < want.size() && i < g_log.size(); ++i) {

@@ -390,6 +390,30 @@ static void hac_bypass_aging(void **state) {
   }
 }
 
+/* hac_literal: Algorithm 1 as printed ("bypass req; break;"): a bypass changes
+ * nothing, so the same dirty high-EA NVM line turns away every lower-EA demand
+ * miss for good (what hac's aging prevents); otherwise it is hac. */
+static void hac_literal_no_aging(void **state) {
+  (void)state;
+  for (int k = 0; k < 2; ++k) {
+    const uint32_t A = k ? 16 : 8;
+    const uint32_t dnp = A == 16 ? 13 : 6;
+    T *t = setup("hac_literal", A);
+    const int d = miss(t, acc(1, NVM, 32, 0), dnp);
+    while (ref_pos(t, d) != 0) miss(t, acc(1, NVM, 1, 0), dnp);
+    const uint32_t full = all(A);
+    repl_access a = acc(0, DRAM, 1, 1);
+    for (uint32_t i = 0; i < 4 * A; ++i) {
+      assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), REPL_BYPASS);
+      check_stack(t);
+    }
+    /* equal EA: evicted, as in hac */
+    a = acc(0, DRAM, 30, 1);
+    assert_int_equal(t->o->victim(t->st, SET, t->ln, full, &a), d);
+    teardown_t(t);
+  }
+}
+
 /* Writeback hit (Algorithm 2 lines 2-3): the line becomes dirty in the cache and
  * is promoted like any hit; a clean NVM line hit by a write is then protected by
  * the bypass rule. (The dirty bit itself is the cache core's; see
@@ -586,7 +610,7 @@ int main(void) {
       cmocka_unit_test(hac_static_misc),        cmocka_unit_test(hac_writeback_insertion_16),
       cmocka_unit_test(hac_writeback_insertion_8), cmocka_unit_test(hac_mc_saturates_low),
       cmocka_unit_test(hac_mc_saturates_high),  cmocka_unit_test(hac_mc_saturates_8),
-      cmocka_unit_test(hac_bypass), cmocka_unit_test(hac_bypass_aging),             cmocka_unit_test(hac_writeback_hit),
+      cmocka_unit_test(hac_bypass), cmocka_unit_test(hac_bypass_aging), cmocka_unit_test(hac_literal_no_aging),             cmocka_unit_test(hac_writeback_hit),
       cmocka_unit_test(hac_misc),               cmocka_unit_test(eabp_insertion_promotion),
       cmocka_unit_test(eabp_is_lru_when_coalesced), cmocka_unit_test(wbar_insertion_victim),
       cmocka_unit_test(all_random_invariants),
