@@ -251,8 +251,21 @@ void TraceReader::parse_stl(const char* b, const char* e, TraceReq* r) {
 
 void TraceReader::parse_addr(const char* b, const char* e, TraceReq* r) {
   // 0xADDR R|W
-  const char* t = token_end(b, e);
-  if (!parse_u64(b, t, &r->addr)) fail("'0xADDR R|W' (address first)", b, e);
+  // The usual line, "0x" and 1-16 hex digits up to a separator, in one pass;
+  // anything else (decimal, too long, malformed) through the general token
+  // parser, which gives the same value or the error.
+  const char* t = b;
+  uint64_t v = 0;
+  if (e - b > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X')) {
+    t = b + 2;
+    for (uint8_t h; t < e && (h = hexval(*t)) <= 15; ++t) v = v << 4 | h;
+  }
+  if (t - b > 2 && t - b <= 18 && (t == e || kChar.sep[static_cast<uint8_t>(*t)])) {
+    r->addr = v;
+  } else {
+    t = token_end(b, e);
+    if (!parse_u64(b, t, &r->addr)) fail("'0xADDR R|W' (address first)", b, e);
+  }
   const char* p = skip_ws(t, e);
   const char* t2 = p + 1;
   if (t2 <= e && (t2 == e || kChar.sep[static_cast<uint8_t>(*t2)]) && (*p == 'R' || *p == 'W')) {
