@@ -288,9 +288,11 @@ static void refresh_interval(tcheck *c, const cur_ *k, int64_t now) {
  * plain values. */
 #if defined(__GNUC__)
 #define TC_COLD_ __attribute__((cold, noinline))
+#define TC_NOINLINE_ __attribute__((noinline))
 #define TC_UNLIKELY_(x) __builtin_expect(!!(x), 0)
 #else
 #define TC_COLD_
+#define TC_NOINLINE_
 #define TC_UNLIKELY_(x) (x)
 #endif
 #define CUR_(k, cy, cmd, rank, bg, bank) const cur_ k = {(cy), (cmd), (rank), (bg), (bank), 0}
@@ -558,8 +560,9 @@ static inline tcheck_rank_ *bus_cmd(tcheck *c, int64_t cy, mc_cmd cmd, uint32_t 
   return R;
 }
 
-/* ACT, PRE, RD, WR: the hot commands, one function each (called from the dispatch in tcheck_cmd). */
-static void act_cmd(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row) {
+/* ACT, PRE, RD, WR: the hot commands, one function each (tail calls of the dispatch in tcheck_cmd, each
+ * with only the registers it needs). */
+TC_NOINLINE_ static void act_cmd(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row) {
   if (TC_UNLIKELY_(rank >= c->ranks || bg >= c->nbg || bank >= c->nbpg)) {
     bad_addr(c, cy, MC_CMD_ACT, rank, bg, bank);
     return;
@@ -569,7 +572,7 @@ static void act_cmd(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t 
          &c->groups[rank * c->nbg + bg], R, row);
 }
 
-static void pre_cmd(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank) {
+TC_NOINLINE_ static void pre_cmd(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank) {
   if (TC_UNLIKELY_(rank >= c->ranks || bg >= c->nbg || bank >= c->nbpg)) {
     bad_addr(c, cy, MC_CMD_PRE, rank, bg, bank);
     return;
@@ -578,7 +581,7 @@ static void pre_cmd(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t 
   do_pre(c, cy, rank, bg, bank, &c->banks[rank * c->banks_per_rank + bg * c->nbpg + bank], R);
 }
 
-static void col_cmd(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row, int rd) {
+TC_NOINLINE_ static void col_cmd(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row, int rd) {
   const mc_cmd cmd = rd ? MC_CMD_RD : MC_CMD_WR;
   if (TC_UNLIKELY_(rank >= c->ranks || bg >= c->nbg || bank >= c->nbpg)) {
     bad_addr(c, cy, cmd, rank, bg, bank);
