@@ -375,12 +375,17 @@ static inline void class_oldest(mc *m, uint32_t c, uint32_t rb) {
 
 /* The FR-FCFS candidate of one bank under the current mode; a bank without
  * one leaves the live set until it is marked stale again. */
+static void cand_update(mc *m, mc_bank_ *B);
 static void compute_cand(mc *m, mc_bank_ *B) {
+  m->stale_w[B->idx >> 6] &= ~(1ull << (B->idx & 63));
+  cand_update(m, B);
+}
+/* compute_cand without clearing the bank's stale bit (scan clears whole words). */
+static void cand_update(mc *m, mc_bank_ *B) {
   const uint32_t b = B->idx;
   const uint32_t old = m->c_kind[b] != C_NONE ? m->c_floor[b] : UINT32_MAX;
   const uint64_t old_own = m->c_own[b];
   compute_cand_(m, B);
-  m->stale_w[b >> 6] &= ~(1ull << (b & 63));
   m->c_kind[b] = B->cand;
   m->c_seq[b] = B->cand_seq;
   const uint32_t rc = B->rank * m->cpr, bg = m->cfg.dev->bankgroups;
@@ -491,20 +496,23 @@ static void group_floors(mc *m) {
   const uint8_t todo = (uint8_t)(FLOORS_ALL & ~m->floors_valid);
   if (!todo) return;
   m->floors_valid = FLOORS_ALL;
-  const uint32_t ng = m->cfg.dev->bankgroups;
-  for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
+  /* locals: the stores to floor[] may alias every field of m for the compiler */
+  const uint32_t ng = m->cfg.dev->bankgroups, nr = m->cfg.ranks, cpr = m->cpr;
+  const uint64_t row_bus = m->row_bus_ok;
+  const int wm = m->write_mode;
+  uint64_t *f = m->floor;
+  const mc_group_ *G = m->groups;
+  for (uint32_t r = 0; r < nr; ++r, f += cpr, G += ng) {
     const mc_rank_ *R = &m->ranks[r];
-    uint64_t *f = &m->floor[r * m->cpr];
-    const mc_group_ *G = &m->groups[r * ng];
     if (todo & FLOORS_ROW) {
       const uint64_t ra = rank_act_floor(m, R);
       for (uint32_t g = 0; g < ng; ++g) f[g] = max64(G[g].act_ok, ra);
-      f[2 * ng] = m->row_bus_ok;                        /* PRE */
-      f[2 * ng + 1] = max64(m->row_bus_ok, R->wpre_ok); /* PRE writing the array (tRRD_PRE) */
+      f[2 * ng] = row_bus;                        /* PRE */
+      f[2 * ng + 1] = max64(row_bus, R->wpre_ok); /* PRE writing the array (tRRD_PRE) */
     }
     if (todo & FLOORS_COL) {
       const uint64_t rc = rank_col_floor(m, R);
-      if (m->write_mode)
+      if (wm)
         for (uint32_t g = 0; g < ng; ++g) f[ng + g] = max64(G[g].wr_ok, rc);
       else
         for (uint32_t g = 0; g < ng; ++g) f[ng + g] = max64(G[g].rd_ok, rc);
@@ -540,9 +548,11 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
   uint64_t col_seq = UINT64_MAX, emin = MC_NEVER;
   /* candidates of the banks whose queue or state changed (a bank left
    * without one leaves the live set) */
-  for (uint32_t w = 0; w < m->nwords; ++w)
-    for (uint64_t bits = m->stale_w[w]; bits; bits &= bits - 1)
-      compute_cand(m, &m->banks[w * 64 + (uint32_t)__builtin_ctzll(bits)]);
+  for (uint32_t w = 0; w < m->nwords; ++w) {
+    uint64_t bits = m->stale_w[w];
+    m->stale_w[w] = 0; /* a candidate update marks no bank stale */
+    for (; bits; bits &= bits - 1) cand_update(m, &m->banks[w * 64 + (uint32_t)__builtin_ctzll(bits)]);
+  }
   group_floors(m);
   /* Pass 1: each class's earliest cycle E = max(its smallest own earliest
    * cycle, its floor) and t = max(now, the smallest E). Pass 2: in each
@@ -553,14 +563,13 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
   const uint64_t *own = m->c_own, *seq = m->c_seq, *fl = m->floor, *cmin = m->cmin, *cmask = m->cmask;
   const uint32_t ncl = m->nclasses;
   uint64_t E[64];
-  uint64_t qnow = 0, qmin = 0; /* classes legal now; classes at the smallest E so far (ncl <= 64) */
+  uint64_t qmin = 0; /* classes at the smallest E so far (ncl <= 64) */
   if (ncl <= 64) {
     for (uint64_t bits = m->cnz; bits; bits &= bits - 1) {
       const uint32_t i = (uint32_t)__builtin_ctzll(bits);
-      const uint64_t e = max64(cmin[i], fl[i]), bit = 1ull << i;
-      qnow |= e <= now ? bit : 0;
-      if (e < emin) emin = e, qmin = bit;
-      else if (e == emin) qmin |= bit;
+      const uint64_t e = max64(cmin[i], fl[i]);
+      if (e < emin) emin = e, qmin = 1ull << i;
+      else if (e == emin) qmin |= 1ull << i;
     }
   } else {
     for (uint32_t c = 0; c < ncl; ++c) emin = min64(emin, max64(cmin[c], fl[c]));
@@ -573,9 +582,14 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
         for (uint32_t i = 0; i < n; ++i) E[i] = max64(cmin[c0 + i], fl[c0 + i]);
       /* the classes that reach t: those legal now when t = now, else those at the minimum */
       uint64_t qual = 0;
-      if (ncl <= 64)
-        qual = emin == now ? qnow : qmin;
-      else
+      if (ncl <= 64) {
+        qual = qmin;
+        if (emin == now) /* something is legal now (rare after a command): every class at or before now */
+          for (uint64_t bits = m->cnz & ~qmin; bits; bits &= bits - 1) {
+            const uint32_t i = (uint32_t)__builtin_ctzll(bits);
+            if (max64(cmin[i], fl[i]) <= now) qual |= 1ull << i;
+          }
+      } else
         for (uint32_t i = 0; i < n; ++i) qual |= (uint64_t)(E[i] <= emin) << i;
       for (; qual; qual &= qual - 1) {
         const uint32_t c = c0 + (uint32_t)__builtin_ctzll(qual);
