@@ -472,14 +472,14 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     if (P.free_slot == UINT32_MAX) return false;
     if (sp.nparts == 1) { /* the usual case: one channel */
       const mc& m = P.mcs[sp.ch[0]];
-      return mc_can_accept(&m, req.write, sp.count[0]) && m.parent_free != UINT32_MAX;
+      return mc_can_accept_fast(&m, req.write, sp.count[0]) && m.parent_free != UINT32_MAX;
     }
     for (uint32_t i = 0; i < sp.nparts; ++i) {
       uint32_t need = 0;
       for (uint32_t j = 0; j < sp.nparts; ++j)
         if (sp.ch[j] == sp.ch[i]) need += sp.count[j];
       const mc& m = P.mcs[sp.ch[i]];
-      if (!mc_can_accept(&m, req.write, need) || m.parent_free == UINT32_MAX) return false;
+      if (!mc_can_accept_fast(&m, req.write, need) || m.parent_free == UINT32_MAX) return false;
     }
     return true;
   };
@@ -506,12 +506,12 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     mc* m = &P.mcs[c];
     ChSync& cs = csync[c];
     if (t > cs.t) {
-      for (uint64_t e = mc_next_event(m); e < t; e = mc_next_event(m)) mc_advance(m, e);
+      for (uint64_t e = mc_next_event_fast(m); e < t; e = mc_next_event_fast(m)) mc_advance(m, e);
       cs.t = t;
       cs.iter = 0;
     }
     if (cs.iter + 1 < iter) {
-      if (mc_next_event(m) <= t) mc_advance(m, t);
+      if (mc_next_event_fast(m) <= t) mc_advance(m, t);
       cs.iter = iter - 1;
     }
   };
@@ -540,7 +540,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
       bool again = false;
       uint64_t nt = MC_NEVER;
       for (uint32_t i = 0; i < sp.nparts; ++i) {
-        const uint64_t e = mc_next_event(&P.mcs[sp.ch[i]]);
+        const uint64_t e = mc_next_event_fast(&P.mcs[sp.ch[i]]);
         again |= e <= t;
         nt = std::min(nt, e);
       }
@@ -570,7 +570,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
       }
       // The engine settles its read/write mode when asked for its next event
       // (mc.h): ask after every submission, as a caller waiting for that event does.
-      (void)mc_next_event(m);
+      (void)mc_next_event_fast(m);
     }
     cur_t = t;
     cur_iter = iter;
@@ -584,7 +584,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   for (unsigned c = 0; c < nch; ++c) {
     mc* m = &P.mcs[c];
     while (mc_rq_occupancy(m) + mc_wq_occupancy(m)) {
-      const uint64_t e = mc_next_event(m);
+      const uint64_t e = mc_next_event_fast(m);
       if (e == MC_NEVER) throw ConfigError(opt.trace + ": the player stalled (no event left with requests pending)");
       mc_advance(m, e);
       if (check && P.tcs[c].violations) return timing_failed(c);
@@ -607,7 +607,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   std::vector<ChStats> cs(nch);
   for (unsigned c = 0; c < nch; ++c) {
     // Bring idle engines' refreshes up to the end of the run.
-    for (uint64_t e = mc_next_event(&P.mcs[c]); e <= end && e != MC_NEVER; e = mc_next_event(&P.mcs[c]))
+    for (uint64_t e = mc_next_event_fast(&P.mcs[c]); e <= end && e != MC_NEVER; e = mc_next_event_fast(&P.mcs[c]))
       mc_advance(&P.mcs[c], e);
     cs[c].st = *mc_get_stats(&P.mcs[c], end);
     if (check) {

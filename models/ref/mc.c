@@ -203,6 +203,9 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     B->ba = b % d->banks_per_group;
     B->gi = (uint32_t)B->rank * d->bankgroups + B->bg;
     B->idx = b;
+    B->rbase = (uint32_t)B->rank * m->banks_per_rank;
+    B->cls_act = (uint32_t)B->rank * m->cpr + B->bg;
+    B->cls_pre = (uint32_t)B->rank * m->cpr + 2 * d->bankgroups;
     B->stale = 1;
     m->live[b >> 6] |= 1ull << (b & 63);
     m->stale_w[b >> 6] |= 1ull << (b & 63);
@@ -388,23 +391,23 @@ static void cand_update(mc *m, mc_bank_ *B) {
   compute_cand_(m, B);
   m->c_kind[b] = B->cand;
   m->c_seq[b] = B->cand_seq;
-  const uint32_t rc = B->rank * m->cpr, bg = m->cfg.dev->bankgroups;
-  uint32_t cls = UINT32_MAX;
+  uint32_t cls;
+  uint64_t own;
   switch (B->cand) {
-    case C_ACT: m->c_own[b] = B->act_ok; cls = rc + B->bg; break;
-    case C_COL: m->c_own[b] = B->col_ok; cls = rc + bg + B->bg; break;
+    case C_ACT: own = B->act_ok; cls = B->cls_act; break;
+    case C_COL: own = B->col_ok; cls = B->cls_act + m->cfg.dev->bankgroups; break;
     case C_PRE: /* a PRE that writes the array also waits for the rank's tRRD_PRE */
-      m->c_own[b] = B->pre_ok;
-      cls = rc + 2 * bg + (m->ranks[B->rank].t.RRD_PRE && (B->dirty || m->ranks[B->rank].pre_writes_all) ? 1 : 0);
+      own = B->pre_ok;
+      cls = B->cls_pre + (m->ranks[B->rank].t.RRD_PRE && (B->dirty || m->ranks[B->rank].pre_writes_all) ? 1 : 0);
       break;
-    default: m->live[b >> 6] &= ~(1ull << (b & 63)); m->c_own[b] = MC_NEVER; break;
+    default: m->live[b >> 6] &= ~(1ull << (b & 63)); own = MC_NEVER; cls = UINT32_MAX; break;
   }
+  m->c_own[b] = own;
   m->c_floor[b] = cls == UINT32_MAX ? 0 : cls;
   /* class membership and class minima (a minimum is recomputed only when
    * the bank that may have held it left the class or got later) */
-  const uint32_t rb = B->rank * m->banks_per_rank;
+  const uint32_t rb = B->rbase;
   const uint64_t bit = 1ull << (b - rb);
-  const uint64_t own = m->c_own[b];
   if (old != UINT32_MAX && old != cls) {
     m->cmask[old] &= ~bit;
     if (!m->cmask[old]) m->cnz &= ~(1ull << (old & 63));
@@ -869,9 +872,7 @@ static void issue_ref(mc *m, uint32_t r, uint64_t now) {
 
 /* ----------------------------------------------------------- public API */
 
-int mc_can_accept(const mc *m, int is_write, unsigned n) {
-  return is_write ? m->wq_n + n <= m->cfg.wq_size : m->rq_n + n <= m->cfg.rq_size;
-}
+int mc_can_accept(const mc *m, int is_write, unsigned n) { return mc_can_accept_fast(m, is_write, n); }
 
 /* 1 when appending an atom for `row` to bank B's queue q cannot change B's
  * (up-to-date) candidate, so B need not be recomputed: open page (closed
