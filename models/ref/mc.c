@@ -174,6 +174,7 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
       m->cold[c] = NIL;
       m->cbase[c] = (c / m->cpr) * m->banks_per_rank;
       m->ccol[c] = (uint8_t)(k >= d->bankgroups && k < 2 * d->bankgroups);
+      if (m->ccol[c] && c < 64) m->ccol_bits |= 1ull << c;
     }
   m->c_own = calloc(m->nbanks, sizeof *m->c_own);
   m->c_seq = calloc(m->nbanks, sizeof *m->c_seq);
@@ -284,24 +285,22 @@ static void stale_rank(mc *m, uint32_t r) {
   for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) stale_bank(m, &m->banks[b]);
 }
 
-/* Visit the live banks in increasing index order (FR-FCFS ties go to the
- * lowest bank, as in a plain loop). The body sees `b` and `B`. */
-#define FOR_LIVE(m, ...)                                              \
-  for (uint32_t w_ = 0; w_ < (m)->nwords; ++w_)                        \
-    for (uint64_t bits_ = (m)->live[w_]; bits_; bits_ &= bits_ - 1) { \
-      const uint32_t b = w_ * 64 + (uint32_t)__builtin_ctzll(bits_);   \
-      mc_bank_ *B = &(m)->banks[b];                                    \
-      __VA_ARGS__                                                      \
-    }
-
 static void compute_cand(mc *m, mc_bank_ *B);
 
-/* 1 if some bank's write candidate is a row hit (write mode). */
+static void cand_update(mc *m, mc_bank_ *B);
+
+/* 1 if some bank's write candidate is a row hit (write mode): the stale
+ * candidates brought up to date (as the next pass would), then a column
+ * class with a member. */
 static int write_hits_left(mc *m) {
-  FOR_LIVE(m, {
-    if (B->stale) compute_cand(m, B);
-    if (B->cand == C_COL) return 1;
-  })
+  for (uint32_t w = 0; w < m->nwords; ++w) {
+    uint64_t bits = m->stale_w[w];
+    m->stale_w[w] = 0;
+    for (; bits; bits &= bits - 1) cand_update(m, &m->banks[w * 64 + (uint32_t)__builtin_ctzll(bits)]);
+  }
+  if (m->nclasses <= 64) return (m->cnz & m->ccol_bits) != 0;
+  for (uint32_t c = 0; c < m->nclasses; ++c)
+    if (m->ccol[c] && m->cmask[c]) return 1;
   return 0;
 }
 
@@ -378,7 +377,6 @@ static inline void class_oldest(mc *m, uint32_t c, uint32_t rb) {
 
 /* The FR-FCFS candidate of one bank under the current mode; a bank without
  * one leaves the live set until it is marked stale again. */
-static void cand_update(mc *m, mc_bank_ *B);
 static void compute_cand(mc *m, mc_bank_ *B) {
   m->stale_w[B->idx >> 6] &= ~(1ull << (B->idx & 63));
   cand_update(m, B);

@@ -250,6 +250,7 @@ typedef struct mc {
   uint64_t cnz;     /* classes with a candidate, a bit each (used when nclasses <= 64) */
   uint32_t *cbase;  /* per class: index of the first bank of its rank */
   uint8_t *ccol;    /* per class: 1 = column commands */
+  uint64_t ccol_bits; /* the column classes among the first 64, a bit each (as cnz) */
   /* Per-bank copy of the candidate (its kind, FR-FCFS priority, the bank's
    * own earliest cycle for it, and its class). */
   uint64_t *c_own, *c_seq;
