@@ -1010,8 +1010,8 @@ void mc_advance(mc *m, uint64_t now) {
   occ_touch(m, now);
   m->now = now;
   m->next_valid = 0;
-  /* 1. completions due, in time order across the two FIFOs */
-  for (;;) {
+  /* 1. completions due, in time order across the two FIFOs (none with done_at_issue) */
+  while (m->ring[0].n | m->ring[1].n) {
     const int r = m->ring[0].n && m->ring[0].t[m->ring[0].head] <= now;
     const int w = m->ring[1].n && m->ring[1].t[m->ring[1].head] <= now;
     if (!r && !w) break;
