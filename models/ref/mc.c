@@ -539,12 +539,13 @@ static uint64_t bank_earliest(const mc *m, const mc_bank_ *B) {
 }
 
 /* One FR-FCFS pass over the live banks. Returns t = max(now, the earliest
- * cycle of any candidate) (MC_NEVER: no candidate) and the oldest column
- * command and the oldest row command (ACT/PRE) legal at t: at `now` when
+ * cycle of any candidate) (MC_NEVER: no candidate) and keeps in best_col /
+ * best_row the oldest column command and the oldest row command (ACT/PRE)
+ * legal at t (NIL: none): at `now` when
  * something is legal now, else at the next cycle anything is. Nothing changes
  * the engine between events, so the commands found for a future t are the
  * ones mc_advance(t) would find: they are kept (best_*) for it. */
-static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_row) {
+static uint64_t scan(mc *m, uint64_t now) {
   uint32_t bc = NIL, br = NIL;
   uint64_t col_seq = UINT64_MAX, emin = MC_NEVER;
   /* candidates of the banks whose queue or state changed (a bank left
@@ -612,8 +613,6 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
       }
     }
   }
-  *best_col = bc == NIL ? NULL : &m->banks[bc];
-  *best_row = br == NIL ? NULL : &m->banks[br];
   m->cand_emin = emin;  /* a lower bound of every candidate's earliest cycle until the next change (stale_bank) */
   m->cand_valid = 1;
   m->best_t = emin;
@@ -1049,25 +1048,21 @@ void mc_advance(mc *m, uint64_t now) {
       m->next_valid = 1;
       break;
     }
-    mc_bank_ *best_col, *best_row;
-    uint64_t t;
-    if (m->best_valid && m->best_t == now) {
-      /* The pass at the previous event found the commands legal now, and
-       * nothing changed since. */
-      best_col = m->best_col == NIL ? NULL : &m->banks[m->best_col];
-      best_row = m->best_row == NIL ? NULL : &m->banks[m->best_row];
-      t = now;
-    } else {
-      t = scan(m, now, &best_col, &best_row);
+    /* The pass at the previous event may have found the commands legal now
+     * (kept in best_*), and nothing changed since; else a pass. */
+    if (!(m->best_valid && m->best_t == now)) {
+      const uint64_t t = scan(m, now);
+      if (t > now) {
+        /* Nothing legal now: this scan saw the final state, so the next event
+         * is known without another pass (same terms as mc_next_event), and
+         * the commands legal then are kept for it. */
+        m->next_cache = next_from(m, t);
+        m->next_valid = 1;
+        break;
+      }
     }
-    if (t > now) {
-      /* Nothing legal now: this scan saw the final state, so the next event
-       * is known without another pass (same terms as mc_next_event), and
-       * the commands legal then are kept for it. */
-      m->next_cache = next_from(m, t);
-      m->next_valid = 1;
-      break;
-    }
+    mc_bank_ *const best_col = m->best_col == NIL ? NULL : &m->banks[m->best_col];
+    mc_bank_ *const best_row = m->best_row == NIL ? NULL : &m->banks[m->best_row];
     if (best_col) {
       issue_col(m, best_col, now);
       /* Dual command bus: the row command this pass chose is still legal and
@@ -1107,8 +1102,7 @@ static uint64_t next_from(const mc *m, uint64_t e) {
 uint64_t mc_next_event(mc *m) {
   if (m->next_valid) return m->next_cache;
   update_mode(m);
-  mc_bank_ *bc, *br;
-  const uint64_t e = scan(m, m->now, &bc, &br);
+  const uint64_t e = scan(m, m->now);
   m->next_cache = next_from(m, e);
   m->next_valid = 1;
   return m->next_cache;
