@@ -15,6 +15,13 @@
  *  - Per command: a constant number of comparisons. The refresh-interval rule
  *    is one comparison against a precomputed deadline (the earliest rank's);
  *    only a REF recomputes it (O(ranks)).
+ *  - Speed (docs/memtrace.md "Benchmark"): ACT, PRE, RD and WR each have their
+ *    own function (tail calls of the dispatch in tcheck_cmd); all their
+ *    pairwise comparisons are ORed into one flag without a branch per rule,
+ *    and only a raised flag runs the rule-by-rule evaluation that counts and
+ *    describes the violations (cold code). The formulation stays pairwise --
+ *    the prior command's cycle and the spacing -- rather than precomputed
+ *    earliest-allowed times: those would be the engine's own folding.
  */
 #include "tcheck.h"
 
