@@ -448,6 +448,12 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
                              : static_cast<uint64_t>(std::ceil(static_cast<double>(req.cycle) * mem_mhz / trace_mhz - 1e-9));
     const uint64_t a0 = ab_pow2 ? req.addr & ~static_cast<uint64_t>(ab - 1) : req.addr / ab * ab;
     const uint64_t a1 = req.addr + req.bytes;
+    if (a1 < req.addr) {  // the request runs past 2^64 (it would split into nothing)
+      char h[24];
+      std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req.addr));
+      throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": address 0x" + h + " + " +
+                        std::to_string(req.bytes) + " bytes is outside the device");
+    }
     sp.nparts = 0;
     uint32_t n = 0;
     amap_loc l{};
