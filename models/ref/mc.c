@@ -568,10 +568,12 @@ static uint64_t scan(mc *m, uint64_t now) {
   uint64_t qmin = 0; /* classes at the smallest E so far (ncl <= 64) */
   if (ncl <= 64) {
     for (uint64_t bits = m->cnz; bits; bits &= bits - 1) {
+      /* selects, not branches: which class is the earliest is data, not a pattern */
       const uint32_t i = (uint32_t)__builtin_ctzll(bits);
       const uint64_t e = max64(cmin[i], fl[i]);
-      if (e < emin) emin = e, qmin = 1ull << i;
-      else if (e == emin) qmin |= 1ull << i;
+      const uint64_t lt = (uint64_t)0 - (uint64_t)(e < emin); /* all ones: a new minimum (drops the old one's) */
+      qmin = (qmin & ~lt) | ((uint64_t)(e <= emin) << i);
+      emin = min64(emin, e);
     }
   } else {
     for (uint32_t c = 0; c < ncl; ++c) emin = min64(emin, max64(cmin[c], fl[c]));
