@@ -251,8 +251,21 @@ void TraceReader::parse_stl(const char* b, const char* e, TraceReq* r) {
 
 void TraceReader::parse_addr(const char* b, const char* e, TraceReq* r) {
   // 0xADDR R|W
-  const char* t = token_end(b, e);
-  if (!parse_u64(b, t, &r->addr)) fail("'0xADDR R|W' (address first)", b, e);
+  // The usual line, "0x" and 1-16 hex digits up to a separator, in one pass;
+  // anything else (decimal, too long, malformed) through the general token
+  // parser, which gives the same value or the error.
+  const char* t = b;
+  uint64_t v = 0;
+  if (e - b > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X')) {
+    t = b + 2;
+    for (uint8_t h; t < e && (h = hexval(*t)) <= 15; ++t) v = v << 4 | h;
+  }
+  if (t - b > 2 && t - b <= 18 && (t == e || kChar.sep[static_cast<uint8_t>(*t)])) {
+    r->addr = v;
+  } else {
+    t = token_end(b, e);
+    if (!parse_u64(b, t, &r->addr)) fail("'0xADDR R|W' (address first)", b, e);
+  }
   const char* p = skip_ws(t, e);
   const char* t2 = p + 1;
   if (t2 <= e && (t2 == e || kChar.sep[static_cast<uint8_t>(*t2)]) && (*p == 'R' || *p == 'W')) {
@@ -435,6 +448,12 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
                              : static_cast<uint64_t>(std::ceil(static_cast<double>(req.cycle) * mem_mhz / trace_mhz - 1e-9));
     const uint64_t a0 = ab_pow2 ? req.addr & ~static_cast<uint64_t>(ab - 1) : req.addr / ab * ab;
     const uint64_t a1 = req.addr + req.bytes;
+    if (a1 < req.addr) {  // the request runs past 2^64 (it would split into nothing)
+      char h[24];
+      std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req.addr));
+      throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": address 0x" + h + " + " +
+                        std::to_string(req.bytes) + " bytes is outside the device");
+    }
     sp.nparts = 0;
     uint32_t n = 0;
     amap_loc l{};
@@ -459,14 +478,14 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     if (P.free_slot == UINT32_MAX) return false;
     if (sp.nparts == 1) { /* the usual case: one channel */
       const mc& m = P.mcs[sp.ch[0]];
-      return mc_can_accept(&m, req.write, sp.count[0]) && m.parent_free != UINT32_MAX;
+      return mc_can_accept_fast(&m, req.write, sp.count[0]) && m.parent_free != UINT32_MAX;
     }
     for (uint32_t i = 0; i < sp.nparts; ++i) {
       uint32_t need = 0;
       for (uint32_t j = 0; j < sp.nparts; ++j)
         if (sp.ch[j] == sp.ch[i]) need += sp.count[j];
       const mc& m = P.mcs[sp.ch[i]];
-      if (!mc_can_accept(&m, req.write, need) || m.parent_free == UINT32_MAX) return false;
+      if (!mc_can_accept_fast(&m, req.write, need) || m.parent_free == UINT32_MAX) return false;
     }
     return true;
   };
@@ -493,12 +512,12 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     mc* m = &P.mcs[c];
     ChSync& cs = csync[c];
     if (t > cs.t) {
-      for (uint64_t e = mc_next_event(m); e < t; e = mc_next_event(m)) mc_advance(m, e);
+      for (uint64_t e = mc_next_event_fast(m); e < t; e = mc_next_event_fast(m)) mc_advance(m, e);
       cs.t = t;
       cs.iter = 0;
     }
     if (cs.iter + 1 < iter) {
-      if (mc_next_event(m) <= t) mc_advance(m, t);
+      if (mc_next_event_fast(m) <= t) mc_advance(m, t);
       cs.iter = iter - 1;
     }
   };
@@ -527,7 +546,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
       bool again = false;
       uint64_t nt = MC_NEVER;
       for (uint32_t i = 0; i < sp.nparts; ++i) {
-        const uint64_t e = mc_next_event(&P.mcs[sp.ch[i]]);
+        const uint64_t e = mc_next_event_fast(&P.mcs[sp.ch[i]]);
         again |= e <= t;
         nt = std::min(nt, e);
       }
@@ -557,7 +576,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
       }
       // The engine settles its read/write mode when asked for its next event
       // (mc.h): ask after every submission, as a caller waiting for that event does.
-      (void)mc_next_event(m);
+      (void)mc_next_event_fast(m);
     }
     cur_t = t;
     cur_iter = iter;
@@ -571,7 +590,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   for (unsigned c = 0; c < nch; ++c) {
     mc* m = &P.mcs[c];
     while (mc_rq_occupancy(m) + mc_wq_occupancy(m)) {
-      const uint64_t e = mc_next_event(m);
+      const uint64_t e = mc_next_event_fast(m);
       if (e == MC_NEVER) throw ConfigError(opt.trace + ": the player stalled (no event left with requests pending)");
       mc_advance(m, e);
       if (check && P.tcs[c].violations) return timing_failed(c);
@@ -594,7 +613,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   std::vector<ChStats> cs(nch);
   for (unsigned c = 0; c < nch; ++c) {
     // Bring idle engines' refreshes up to the end of the run.
-    for (uint64_t e = mc_next_event(&P.mcs[c]); e <= end && e != MC_NEVER; e = mc_next_event(&P.mcs[c]))
+    for (uint64_t e = mc_next_event_fast(&P.mcs[c]); e <= end && e != MC_NEVER; e = mc_next_event_fast(&P.mcs[c]))
       mc_advance(&P.mcs[c], e);
     cs[c].st = *mc_get_stats(&P.mcs[c], end);
     if (check) {

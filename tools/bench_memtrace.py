@@ -4,10 +4,16 @@
 Replays 1 M sequential and 1 M uniformly random 64 B requests (2/3 reads, no timestamps: as fast
 as the controllers accept) on the HBM2 preset (configs/baseline_hbm2: 8 channels; the random trace
 also on configs/hbm2_pseudo_channel: the same HBM2 as 16 pseudo-channels) and prints,
-per trace, host seconds (median of N runs), requests per host second, simulated bandwidth and
-peak RSS. Traces are written once into WORKDIR by tools/gen_memtrace.py.
+per trace, host seconds (median of N runs), requests per host second (median and best run),
+simulated bandwidth and peak RSS. Traces are written once into WORKDIR by tools/gen_memtrace.py.
+
+With --against OLD_STRATA the runs of OLD_STRATA and STRATA alternate (old, new, old, new, ...),
+so both see the same machine load, and each gets a line with the best and the median requests per
+host second (docs/memtrace.md "Benchmark" reports these). Both builds must give the same
+simulated results; a difference is reported.
 
 usage: bench_memtrace.py STRATA WORKDIR [--repeat N] [--count N] [--set key=value ...]
+                         [--against OLD_STRATA] [--only CONFIG:PATTERN ...]
 """
 import json
 import os
@@ -16,11 +22,23 @@ import subprocess
 import sys
 import tempfile
 
+CASES = (("baseline_hbm2", "seq"), ("baseline_hbm2", "random"), ("hbm2_pseudo_channel", "random"),
+         ("hbm2_pseudo_channel", "seq"))
+DEFAULT = CASES[:3]
+
+
+def run(strata, config, path, extra):
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run([strata, "memtrace", "--quiet", "--config", config, "--trace", path, "--out", d, *extra],
+                       check=True)
+        with open(os.path.join(d, "stats.json")) as f:
+            return json.load(f)
+
 
 def main():
     strata, work = sys.argv[1], sys.argv[2]
     args = sys.argv[3:]
-    repeat, count, extra = 3, 1000000, []
+    repeat, count, extra, against, only = 3, 1000000, [], None, []
     while args:
         a = args.pop(0)
         if a == "--repeat":
@@ -29,27 +47,41 @@ def main():
             count = int(args.pop(0))
         elif a == "--set":
             extra += ["--set", args.pop(0)]
+        elif a == "--against":
+            against = args.pop(0)
+        elif a == "--only":
+            only.append(tuple(args.pop(0).split(":")))
+        else:
+            sys.exit(f"bench_memtrace.py: unknown option {a}")
+    cases = [c for c in CASES if c in only] if only else DEFAULT
     gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen_memtrace.py")
     os.makedirs(work, exist_ok=True)
-    print(f"{'config':<20} {'trace':<8} {'requests':>9} {'host s (median)':>16} {'req/host s':>12} {'GB/s sim':>9} "
-          f"{'% peak':>7} {'row hits':>9} {'p99 ns':>8} {'RSS MiB':>8}")
-    for config, pattern in (("baseline_hbm2", "seq"), ("baseline_hbm2", "random"), ("hbm2_pseudo_channel", "random")):
+    builds = [("old", against), ("new", strata)] if against else [("", strata)]
+    print(f"{'config':<20} {'trace':<8} {'build':<5} {'requests':>9} {'host s (median)':>16} {'req/host s':>12} "
+          f"{'best':>12} {'GB/s sim':>9} {'% peak':>7} {'row hits':>9} {'p99 ns':>8} {'RSS MiB':>8}")
+    for config, pattern in cases:
         path = os.path.join(work, f"bench_{pattern}_{count}.trc")
         if not os.path.exists(path):
             subprocess.run([sys.executable, gen, path, "--pattern", pattern, "--count", str(count)], check=True)
-        runs = []
+        runs = {name: [] for name, _ in builds}
         for _ in range(repeat):
-            with tempfile.TemporaryDirectory() as d:
-                subprocess.run([strata, "memtrace", "--quiet", "--config", config, "--trace", path,
-                                "--out", d, *extra], check=True)
-                with open(os.path.join(d, "stats.json")) as f:
-                    runs.append(json.load(f))
-        med = statistics.median(r["host.seconds"] for r in runs)
-        r = runs[0]
-        print(f"{config:<20} {pattern:<8} {r['memtrace.requests']:>9.0f} {med:>16.3f} {r['memtrace.requests'] / med:>12.0f} "
-              f"{r['mem.bandwidth_gbps']:>9.1f} {100 * r['mem.bandwidth_gbps'] / r['mem.peak_bandwidth_gbps']:>7.1f} "
-              f"{r['mem.row_hit_rate']:>9.3f} {r['mem.read_latency_p99_ns']:>8.0f} "
-              f"{max(x['host.peak_rss_bytes'] for x in runs) / 2**20:>8.0f}")
+            for name, exe in builds:  # alternated: both builds see the same load
+                runs[name].append(run(exe, config, path, extra))
+        sims = []
+        for name, _ in builds:
+            rs = runs[name]
+            secs = [r["host.seconds"] for r in rs]
+            med, best = statistics.median(secs), min(secs)
+            r = rs[0]
+            sims.append({k: v for k, v in r.items() if not k.startswith("host.")})
+            print(f"{config:<20} {pattern:<8} {name:<5} {r['memtrace.requests']:>9.0f} {med:>16.3f} "
+                  f"{r['memtrace.requests'] / med:>12.0f} {r['memtrace.requests'] / best:>12.0f} "
+                  f"{r['mem.bandwidth_gbps']:>9.1f} {100 * r['mem.bandwidth_gbps'] / r['mem.peak_bandwidth_gbps']:>7.1f} "
+                  f"{r['mem.row_hit_rate']:>9.3f} {r['mem.read_latency_p99_ns']:>8.0f} "
+                  f"{max(x['host.peak_rss_bytes'] for x in rs) / 2**20:>8.0f}")
+        if len(sims) == 2 and sims[0] != sims[1]:
+            diff = sorted(k for k in sims[0] if sims[0][k] != sims[1].get(k))
+            print(f"  WARNING: simulated results differ between the builds: {', '.join(diff[:8])}")
 
 
 if __name__ == "__main__":

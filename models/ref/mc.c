@@ -174,6 +174,7 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
       m->cold[c] = NIL;
       m->cbase[c] = (c / m->cpr) * m->banks_per_rank;
       m->ccol[c] = (uint8_t)(k >= d->bankgroups && k < 2 * d->bankgroups);
+      if (m->ccol[c] && c < 64) m->ccol_bits |= 1ull << c;
     }
   m->c_own = calloc(m->nbanks, sizeof *m->c_own);
   m->c_seq = calloc(m->nbanks, sizeof *m->c_seq);
@@ -203,6 +204,9 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     B->ba = b % d->banks_per_group;
     B->gi = (uint32_t)B->rank * d->bankgroups + B->bg;
     B->idx = b;
+    B->rbase = (uint32_t)B->rank * m->banks_per_rank;
+    B->cls_act = (uint32_t)B->rank * m->cpr + B->bg;
+    B->cls_pre = (uint32_t)B->rank * m->cpr + 2 * d->bankgroups;
     B->stale = 1;
     m->live[b >> 6] |= 1ull << (b & 63);
     m->stale_w[b >> 6] |= 1ull << (b & 63);
@@ -281,24 +285,22 @@ static void stale_rank(mc *m, uint32_t r) {
   for (uint32_t b = r * m->banks_per_rank; b < (r + 1) * m->banks_per_rank; ++b) stale_bank(m, &m->banks[b]);
 }
 
-/* Visit the live banks in increasing index order (FR-FCFS ties go to the
- * lowest bank, as in a plain loop). The body sees `b` and `B`. */
-#define FOR_LIVE(m, ...)                                              \
-  for (uint32_t w_ = 0; w_ < (m)->nwords; ++w_)                        \
-    for (uint64_t bits_ = (m)->live[w_]; bits_; bits_ &= bits_ - 1) { \
-      const uint32_t b = w_ * 64 + (uint32_t)__builtin_ctzll(bits_);   \
-      mc_bank_ *B = &(m)->banks[b];                                    \
-      __VA_ARGS__                                                      \
-    }
-
 static void compute_cand(mc *m, mc_bank_ *B);
 
-/* 1 if some bank's write candidate is a row hit (write mode). */
+static void cand_update(mc *m, mc_bank_ *B);
+
+/* 1 if some bank's write candidate is a row hit (write mode): the stale
+ * candidates brought up to date (as the next pass would), then a column
+ * class with a member. */
 static int write_hits_left(mc *m) {
-  FOR_LIVE(m, {
-    if (B->stale) compute_cand(m, B);
-    if (B->cand == C_COL) return 1;
-  })
+  for (uint32_t w = 0; w < m->nwords; ++w) {
+    uint64_t bits = m->stale_w[w];
+    m->stale_w[w] = 0;
+    for (; bits; bits &= bits - 1) cand_update(m, &m->banks[w * 64 + (uint32_t)__builtin_ctzll(bits)]);
+  }
+  if (m->nclasses <= 64) return (m->cnz & m->ccol_bits) != 0;
+  for (uint32_t c = 0; c < m->nclasses; ++c)
+    if (m->ccol[c] && m->cmask[c]) return 1;
   return 0;
 }
 
@@ -376,30 +378,34 @@ static inline void class_oldest(mc *m, uint32_t c, uint32_t rb) {
 /* The FR-FCFS candidate of one bank under the current mode; a bank without
  * one leaves the live set until it is marked stale again. */
 static void compute_cand(mc *m, mc_bank_ *B) {
+  m->stale_w[B->idx >> 6] &= ~(1ull << (B->idx & 63));
+  cand_update(m, B);
+}
+/* compute_cand without clearing the bank's stale bit (scan clears whole words). */
+static void cand_update(mc *m, mc_bank_ *B) {
   const uint32_t b = B->idx;
   const uint32_t old = m->c_kind[b] != C_NONE ? m->c_floor[b] : UINT32_MAX;
   const uint64_t old_own = m->c_own[b];
   compute_cand_(m, B);
-  m->stale_w[b >> 6] &= ~(1ull << (b & 63));
   m->c_kind[b] = B->cand;
   m->c_seq[b] = B->cand_seq;
-  const uint32_t rc = B->rank * m->cpr, bg = m->cfg.dev->bankgroups;
-  uint32_t cls = UINT32_MAX;
+  uint32_t cls;
+  uint64_t own;
   switch (B->cand) {
-    case C_ACT: m->c_own[b] = B->act_ok; cls = rc + B->bg; break;
-    case C_COL: m->c_own[b] = B->col_ok; cls = rc + bg + B->bg; break;
+    case C_ACT: own = B->act_ok; cls = B->cls_act; break;
+    case C_COL: own = B->col_ok; cls = B->cls_act + m->cfg.dev->bankgroups; break;
     case C_PRE: /* a PRE that writes the array also waits for the rank's tRRD_PRE */
-      m->c_own[b] = B->pre_ok;
-      cls = rc + 2 * bg + (m->ranks[B->rank].t.RRD_PRE && (B->dirty || m->ranks[B->rank].pre_writes_all) ? 1 : 0);
+      own = B->pre_ok;
+      cls = B->cls_pre + (m->ranks[B->rank].t.RRD_PRE && (B->dirty || m->ranks[B->rank].pre_writes_all) ? 1 : 0);
       break;
-    default: m->live[b >> 6] &= ~(1ull << (b & 63)); m->c_own[b] = MC_NEVER; break;
+    default: m->live[b >> 6] &= ~(1ull << (b & 63)); own = MC_NEVER; cls = UINT32_MAX; break;
   }
+  m->c_own[b] = own;
   m->c_floor[b] = cls == UINT32_MAX ? 0 : cls;
   /* class membership and class minima (a minimum is recomputed only when
    * the bank that may have held it left the class or got later) */
-  const uint32_t rb = B->rank * m->banks_per_rank;
+  const uint32_t rb = B->rbase;
   const uint64_t bit = 1ull << (b - rb);
-  const uint64_t own = m->c_own[b];
   if (old != UINT32_MAX && old != cls) {
     m->cmask[old] &= ~bit;
     if (!m->cmask[old]) m->cnz &= ~(1ull << (old & 63));
@@ -491,20 +497,23 @@ static void group_floors(mc *m) {
   const uint8_t todo = (uint8_t)(FLOORS_ALL & ~m->floors_valid);
   if (!todo) return;
   m->floors_valid = FLOORS_ALL;
-  const uint32_t ng = m->cfg.dev->bankgroups;
-  for (uint32_t r = 0; r < m->cfg.ranks; ++r) {
+  /* locals: the stores to floor[] may alias every field of m for the compiler */
+  const uint32_t ng = m->cfg.dev->bankgroups, nr = m->cfg.ranks, cpr = m->cpr;
+  const uint64_t row_bus = m->row_bus_ok;
+  const int wm = m->write_mode;
+  uint64_t *f = m->floor;
+  const mc_group_ *G = m->groups;
+  for (uint32_t r = 0; r < nr; ++r, f += cpr, G += ng) {
     const mc_rank_ *R = &m->ranks[r];
-    uint64_t *f = &m->floor[r * m->cpr];
-    const mc_group_ *G = &m->groups[r * ng];
     if (todo & FLOORS_ROW) {
       const uint64_t ra = rank_act_floor(m, R);
       for (uint32_t g = 0; g < ng; ++g) f[g] = max64(G[g].act_ok, ra);
-      f[2 * ng] = m->row_bus_ok;                        /* PRE */
-      f[2 * ng + 1] = max64(m->row_bus_ok, R->wpre_ok); /* PRE writing the array (tRRD_PRE) */
+      f[2 * ng] = row_bus;                        /* PRE */
+      f[2 * ng + 1] = max64(row_bus, R->wpre_ok); /* PRE writing the array (tRRD_PRE) */
     }
     if (todo & FLOORS_COL) {
       const uint64_t rc = rank_col_floor(m, R);
-      if (m->write_mode)
+      if (wm)
         for (uint32_t g = 0; g < ng; ++g) f[ng + g] = max64(G[g].wr_ok, rc);
       else
         for (uint32_t g = 0; g < ng; ++g) f[ng + g] = max64(G[g].rd_ok, rc);
@@ -530,19 +539,22 @@ static uint64_t bank_earliest(const mc *m, const mc_bank_ *B) {
 }
 
 /* One FR-FCFS pass over the live banks. Returns t = max(now, the earliest
- * cycle of any candidate) (MC_NEVER: no candidate) and the oldest column
- * command and the oldest row command (ACT/PRE) legal at t: at `now` when
+ * cycle of any candidate) (MC_NEVER: no candidate) and keeps in best_col /
+ * best_row the oldest column command and the oldest row command (ACT/PRE)
+ * legal at t (NIL: none): at `now` when
  * something is legal now, else at the next cycle anything is. Nothing changes
  * the engine between events, so the commands found for a future t are the
  * ones mc_advance(t) would find: they are kept (best_*) for it. */
-static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_row) {
+static uint64_t scan(mc *m, uint64_t now) {
   uint32_t bc = NIL, br = NIL;
   uint64_t col_seq = UINT64_MAX, emin = MC_NEVER;
   /* candidates of the banks whose queue or state changed (a bank left
    * without one leaves the live set) */
-  for (uint32_t w = 0; w < m->nwords; ++w)
-    for (uint64_t bits = m->stale_w[w]; bits; bits &= bits - 1)
-      compute_cand(m, &m->banks[w * 64 + (uint32_t)__builtin_ctzll(bits)]);
+  for (uint32_t w = 0; w < m->nwords; ++w) {
+    uint64_t bits = m->stale_w[w];
+    m->stale_w[w] = 0; /* a candidate update marks no bank stale */
+    for (; bits; bits &= bits - 1) cand_update(m, &m->banks[w * 64 + (uint32_t)__builtin_ctzll(bits)]);
+  }
   group_floors(m);
   /* Pass 1: each class's earliest cycle E = max(its smallest own earliest
    * cycle, its floor) and t = max(now, the smallest E). Pass 2: in each
@@ -553,14 +565,15 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
   const uint64_t *own = m->c_own, *seq = m->c_seq, *fl = m->floor, *cmin = m->cmin, *cmask = m->cmask;
   const uint32_t ncl = m->nclasses;
   uint64_t E[64];
-  uint64_t qnow = 0, qmin = 0; /* classes legal now; classes at the smallest E so far (ncl <= 64) */
+  uint64_t qmin = 0; /* classes at the smallest E so far (ncl <= 64) */
   if (ncl <= 64) {
     for (uint64_t bits = m->cnz; bits; bits &= bits - 1) {
+      /* selects, not branches: which class is the earliest is data, not a pattern */
       const uint32_t i = (uint32_t)__builtin_ctzll(bits);
-      const uint64_t e = max64(cmin[i], fl[i]), bit = 1ull << i;
-      qnow |= e <= now ? bit : 0;
-      if (e < emin) emin = e, qmin = bit;
-      else if (e == emin) qmin |= bit;
+      const uint64_t e = max64(cmin[i], fl[i]);
+      const uint64_t lt = (uint64_t)0 - (uint64_t)(e < emin); /* all ones: a new minimum (drops the old one's) */
+      qmin = (qmin & ~lt) | ((uint64_t)(e <= emin) << i);
+      emin = min64(emin, e);
     }
   } else {
     for (uint32_t c = 0; c < ncl; ++c) emin = min64(emin, max64(cmin[c], fl[c]));
@@ -573,9 +586,14 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
         for (uint32_t i = 0; i < n; ++i) E[i] = max64(cmin[c0 + i], fl[c0 + i]);
       /* the classes that reach t: those legal now when t = now, else those at the minimum */
       uint64_t qual = 0;
-      if (ncl <= 64)
-        qual = emin == now ? qnow : qmin;
-      else
+      if (ncl <= 64) {
+        qual = qmin;
+        if (emin == now) /* something is legal now (rare after a command): every class at or before now */
+          for (uint64_t bits = m->cnz & ~qmin; bits; bits &= bits - 1) {
+            const uint32_t i = (uint32_t)__builtin_ctzll(bits);
+            if (max64(cmin[i], fl[i]) <= now) qual |= 1ull << i;
+          }
+      } else
         for (uint32_t i = 0; i < n; ++i) qual |= (uint64_t)(E[i] <= emin) << i;
       for (; qual; qual &= qual - 1) {
         const uint32_t c = c0 + (uint32_t)__builtin_ctzll(qual);
@@ -597,8 +615,6 @@ static uint64_t scan(mc *m, uint64_t now, mc_bank_ **best_col, mc_bank_ **best_r
       }
     }
   }
-  *best_col = bc == NIL ? NULL : &m->banks[bc];
-  *best_row = br == NIL ? NULL : &m->banks[br];
   m->cand_emin = emin;  /* a lower bound of every candidate's earliest cycle until the next change (stale_bank) */
   m->cand_valid = 1;
   m->best_t = emin;
@@ -855,9 +871,7 @@ static void issue_ref(mc *m, uint32_t r, uint64_t now) {
 
 /* ----------------------------------------------------------- public API */
 
-int mc_can_accept(const mc *m, int is_write, unsigned n) {
-  return is_write ? m->wq_n + n <= m->cfg.wq_size : m->rq_n + n <= m->cfg.rq_size;
-}
+int mc_can_accept(const mc *m, int is_write, unsigned n) { return mc_can_accept_fast(m, is_write, n); }
 
 /* 1 when appending an atom for `row` to bank B's queue q cannot change B's
  * (up-to-date) candidate, so B need not be recomputed: open page (closed
@@ -997,8 +1011,8 @@ void mc_advance(mc *m, uint64_t now) {
   occ_touch(m, now);
   m->now = now;
   m->next_valid = 0;
-  /* 1. completions due, in time order across the two FIFOs */
-  for (;;) {
+  /* 1. completions due, in time order across the two FIFOs (none with done_at_issue) */
+  while (m->ring[0].n | m->ring[1].n) {
     const int r = m->ring[0].n && m->ring[0].t[m->ring[0].head] <= now;
     const int w = m->ring[1].n && m->ring[1].t[m->ring[1].head] <= now;
     if (!r && !w) break;
@@ -1036,25 +1050,21 @@ void mc_advance(mc *m, uint64_t now) {
       m->next_valid = 1;
       break;
     }
-    mc_bank_ *best_col, *best_row;
-    uint64_t t;
-    if (m->best_valid && m->best_t == now) {
-      /* The pass at the previous event found the commands legal now, and
-       * nothing changed since. */
-      best_col = m->best_col == NIL ? NULL : &m->banks[m->best_col];
-      best_row = m->best_row == NIL ? NULL : &m->banks[m->best_row];
-      t = now;
-    } else {
-      t = scan(m, now, &best_col, &best_row);
+    /* The pass at the previous event may have found the commands legal now
+     * (kept in best_*), and nothing changed since; else a pass. */
+    if (!(m->best_valid && m->best_t == now)) {
+      const uint64_t t = scan(m, now);
+      if (t > now) {
+        /* Nothing legal now: this scan saw the final state, so the next event
+         * is known without another pass (same terms as mc_next_event), and
+         * the commands legal then are kept for it. */
+        m->next_cache = next_from(m, t);
+        m->next_valid = 1;
+        break;
+      }
     }
-    if (t > now) {
-      /* Nothing legal now: this scan saw the final state, so the next event
-       * is known without another pass (same terms as mc_next_event), and
-       * the commands legal then are kept for it. */
-      m->next_cache = next_from(m, t);
-      m->next_valid = 1;
-      break;
-    }
+    mc_bank_ *const best_col = m->best_col == NIL ? NULL : &m->banks[m->best_col];
+    mc_bank_ *const best_row = m->best_row == NIL ? NULL : &m->banks[m->best_row];
     if (best_col) {
       issue_col(m, best_col, now);
       /* Dual command bus: the row command this pass chose is still legal and
@@ -1094,8 +1104,7 @@ static uint64_t next_from(const mc *m, uint64_t e) {
 uint64_t mc_next_event(mc *m) {
   if (m->next_valid) return m->next_cache;
   update_mode(m);
-  mc_bank_ *bc, *br;
-  const uint64_t e = scan(m, m->now, &bc, &br);
+  const uint64_t e = scan(m, m->now);
   m->next_cache = next_from(m, e);
   m->next_valid = 1;
   return m->next_cache;

@@ -180,6 +180,9 @@ typedef struct mc_bank_ {
   uint32_t ba;
   uint32_t gi;                     /* index of its bank group in mc.groups */
   uint32_t idx;                    /* its index in mc.banks */
+  uint32_t rbase;                  /* index of the first bank of its rank */
+  uint32_t cls_act, cls_pre;       /* its ACT class and its rank's first PRE class (mc.floor); the column class is
+                                      cls_act + bank groups */
 } mc_bank_;
 typedef struct mc_group_ {
   uint64_t act_ok, rd_ok, wr_ok;
@@ -247,6 +250,7 @@ typedef struct mc {
   uint64_t cnz;     /* classes with a candidate, a bit each (used when nclasses <= 64) */
   uint32_t *cbase;  /* per class: index of the first bank of its rank */
   uint8_t *ccol;    /* per class: 1 = column commands */
+  uint64_t ccol_bits; /* the column classes among the first 64, a bit each (as cnz) */
   /* Per-bank copy of the candidate (its kind, FR-FCFS priority, the bank's
    * own earliest cycle for it, and its class). */
   uint64_t *c_own, *c_seq;
@@ -314,6 +318,13 @@ void mc_advance(mc *m, uint64_t now);
 /* Earliest cycle >= the last cycle used at which mc_advance can do something,
  * or MC_NEVER when the engine is idle for good (empty and no refresh). */
 uint64_t mc_next_event(mc *m);
+/* The same, answered inline when the engine has the answer cached (the
+ * usual case in a caller's event loop; the trace player's hot path). */
+static inline uint64_t mc_next_event_fast(mc *m) { return m->next_valid ? m->next_cache : mc_next_event(m); }
+/* mc_can_accept, inline. */
+static inline int mc_can_accept_fast(const mc *m, int is_write, unsigned n) {
+  return is_write ? m->wq_n + n <= m->cfg.wq_size : m->rq_n + n <= m->cfg.rq_size;
+}
 
 /* Scale timing for commands issued from now on (HMS Sec. III-E SCM power
  * throttling: "the timing parameters for SCM activation (tRCD) and/or write

@@ -15,6 +15,13 @@
  *  - Per command: a constant number of comparisons. The refresh-interval rule
  *    is one comparison against a precomputed deadline (the earliest rank's);
  *    only a REF recomputes it (O(ranks)).
+ *  - Speed (docs/memtrace.md "Benchmark"): ACT, PRE, RD and WR each have their
+ *    own function (tail calls of the dispatch in tcheck_cmd); all their
+ *    pairwise comparisons are ORed into one flag without a branch per rule,
+ *    and only a raised flag runs the rule-by-rule evaluation that counts and
+ *    describes the violations (cold code). The formulation stays pairwise --
+ *    the prior command's cycle and the spacing -- rather than precomputed
+ *    earliest-allowed times: those would be the engine's own folding.
  */
 #include "tcheck.h"
 
@@ -75,6 +82,14 @@ void tcheck_free(tcheck *c) {
   memset(c, 0, sizeof *c);
 }
 
+/* Spacings derived from the rank's timing in force (after init and every scaling). */
+static void derive(tcheck_rank_ *R) {
+  const dram_timing *t = &R->t;
+  R->wtr_l_need = (int64_t)t->CWL + t->BURST + t->WTR_L;
+  R->wtr_s_need = (int64_t)t->CWL + t->BURST + t->WTR_S;
+  R->wr_need = (int64_t)t->CWL + t->BURST + t->WR;
+}
+
 static void update_deadline(tcheck *c) {
   c->ref_deadline = NOLIMIT_;
   if (!c->refresh) return;
@@ -122,6 +137,9 @@ int tcheck_init_ranks(tcheck *c, const dram_preset *dev, const dram_preset *cons
   c->ranks = ranks;
   c->banks_per_rank = dev->bankgroups * dev->banks_per_group;
   c->ngroups = ranks * dev->bankgroups;
+  c->nbg = dev->bankgroups;
+  c->nbpg = dev->banks_per_group;
+  c->dual = (uint8_t)(dev->dual_cmd_bus != 0);
   c->banks = calloc((size_t)ranks * c->banks_per_rank, sizeof *c->banks);
   c->groups = calloc(c->ngroups, sizeof *c->groups);
   c->rk = calloc(ranks, sizeof *c->rk);
@@ -139,6 +157,7 @@ int tcheck_init_ranks(tcheck *c, const dram_preset *dev, const dram_preset *cons
     tcheck_rank_ *R = &c->rk[r];
     R->dev = rank_devs ? rank_devs[r] : dev;
     R->t = R->dev->t;
+    derive(R);
     R->pre_writes_all = (uint8_t)(R->dev->tech == DRAM_TECH_DRAM);
     if (R->dev != dev) c->mixed = 1;
     R->act = R->rd = R->wr = R->pre = R->ref = R->refpb = R->wpre = NEVER_;
@@ -178,13 +197,17 @@ int tcheck_scale(tcheck *c, unsigned rcd_mult, unsigned wr_mult) {
   for (uint32_t r = 0; r < c->ranks; ++r) /* all or nothing */
     if (scale_into(&c->rk[r].t, &c->rk[r].dev->t, rcd_mult, wr_mult, 1) != 0) return -1;
   scale_into(&c->t, &c->dev->t, rcd_mult, wr_mult, 0);
-  for (uint32_t r = 0; r < c->ranks; ++r) scale_into(&c->rk[r].t, &c->rk[r].dev->t, rcd_mult, wr_mult, 0);
+  for (uint32_t r = 0; r < c->ranks; ++r) {
+    scale_into(&c->rk[r].t, &c->rk[r].dev->t, rcd_mult, wr_mult, 0);
+    derive(&c->rk[r]);
+  }
   return 0;
 }
 
 int tcheck_scale_rank(tcheck *c, uint32_t r, unsigned rcd_mult, unsigned wr_mult) {
-  if (r >= c->ranks) return -1;
-  return scale_into(&c->rk[r].t, &c->rk[r].dev->t, rcd_mult, wr_mult, 0);
+  if (r >= c->ranks || scale_into(&c->rk[r].t, &c->rk[r].dev->t, rcd_mult, wr_mult, 0) != 0) return -1;
+  derive(&c->rk[r]);
+  return 0;
 }
 
 /* ----------------------------------------------------------- violations */
@@ -259,7 +282,32 @@ static void refresh_interval(tcheck *c, const cur_ *k, int64_t now) {
   update_deadline(c);
 }
 
-static void do_act(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, tcheck_rank_ *R, uint64_t row) {
+/* Each bus command has two parts: its rules, evaluated all at once into
+ * one flag (the fast path: every rule is the same pairwise comparison "new -
+ * previous < spacing" as in its *_rules function, the results ORed without a
+ * branch per rule; a guard such as "tRC = 0: no constraint" is dropped
+ * there, which can only raise the flag), and, only when the flag is up, the
+ * rule-by-rule evaluation of *_rules that counts and describes every
+ * violated rule in the order of the rule table. Then the history update. A
+ * flag raised without a violation (possible only with commands out of order)
+ * costs the slow evaluation and nothing else. The cold functions build the
+ * description of the command (cur_) themselves, so the fast path passes
+ * plain values. */
+#if defined(__GNUC__)
+#define TC_COLD_ __attribute__((cold, noinline))
+#define TC_NOINLINE_ __attribute__((noinline))
+#define TC_UNLIKELY_(x) __builtin_expect(!!(x), 0)
+#else
+#define TC_COLD_
+#define TC_NOINLINE_
+#define TC_UNLIKELY_(x) (x)
+#endif
+#define CUR_(k, cy, cmd, rank, bg, bank) const cur_ k = {(cy), (cmd), (rank), (bg), (bank), 0}
+
+TC_COLD_ static void act_rules(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank,
+                               const tcheck_bank_ *B, const tcheck_group_ *G, const tcheck_rank_ *R, uint64_t row) {
+  CUR_(kk, cy, MC_CMD_ACT, rank, bg, bank);
+  const cur_ *k = &kk;
   const dram_timing *t = &R->t;
   if (B->open)
     violation(c, k, TCHECK_ACT_OPEN, "%s: row %llu is open (ACT to row %llu)", tcheck_rule_name(TCHECK_ACT_OPEN),
@@ -275,46 +323,70 @@ static void do_act(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, 
   spacing(c, k, TCHECK_RRD_S, "ACT -> ACT same rank", R->act, MC_CMD_ACT, t->RRD_S);
   /* faw[faw_i] is the oldest of the last four ACTs of the rank */
   if (t->FAW) spacing(c, k, TCHECK_FAW, "fifth ACT in a window, same rank", R->faw[R->faw_i], MC_CMD_ACT, t->FAW);
+}
+
+static inline void do_act(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank, tcheck_bank_ *B,
+                          tcheck_group_ *G, tcheck_rank_ *R, uint64_t row) {
+  const dram_timing *t = &R->t;
+  const int bad = B->open | (cy - B->act < (int64_t)t->RC) | (cy - B->pre < (int64_t)B->rp_need) |
+                  (cy - R->ref < (int64_t)t->RFC) | (cy - B->refpb < (int64_t)t->RFC_PB) |
+                  (cy - G->act < (int64_t)t->RRD_L) | (cy - R->act < (int64_t)t->RRD_S) |
+                  (cy - R->faw[R->faw_i] < (int64_t)t->FAW);
+  if (TC_UNLIKELY_(bad)) act_rules(c, cy, rank, bg, bank, B, G, R, row);
   if (!B->open) R->nopen++;
   B->open = 1;
   B->dirty = 0;
   B->row = row;
   B->rcd = t->RCD;
-  B->act = G->act = R->act = k->cycle;
+  B->act = G->act = R->act = cy;
   B->rd = B->wr = NEVER_; /* column history of the new row */
-  R->faw[R->faw_i] = k->cycle;
+  R->faw[R->faw_i] = cy;
   R->faw_i = (R->faw_i + 1) & 3u;
 }
 
-static void do_pre(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_rank_ *R) {
+TC_COLD_ static void pre_rules(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank,
+                               const tcheck_bank_ *B, const tcheck_rank_ *R) {
+  CUR_(kk, cy, MC_CMD_PRE, rank, bg, bank);
+  const cur_ *k = &kk;
+  const dram_timing *t = &R->t;
+  spacing(c, k, TCHECK_RAS, "ACT -> PRE same bank", B->act, MC_CMD_ACT, t->RAS);
+  spacing(c, k, TCHECK_RTP, "RD -> PRE same bank", B->rd, MC_CMD_RD, t->RTP);
+  spacing(c, k, TCHECK_WR, "WR -> PRE same bank: CWL + tBURST + tWR", B->wr, MC_CMD_WR, B->wr_need);
+  if (t->RRD_PRE && (B->dirty || R->pre_writes_all))
+    spacing(c, k, TCHECK_RRD_PRE, "array-writing PRE -> array-writing PRE same rank", R->wpre, MC_CMD_PRE,
+            t->RRD_PRE);
+}
+
+static inline void do_pre(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank, tcheck_bank_ *B,
+                          tcheck_rank_ *R) {
   const dram_timing *t = &R->t;
   if (!B->open) { /* PRE of an idle bank: a no-op (JEDEC), no timing, no state */
     c->pre_idle++;
     return;
   }
-  spacing(c, k, TCHECK_RAS, "ACT -> PRE same bank", B->act, MC_CMD_ACT, t->RAS);
-  spacing(c, k, TCHECK_RTP, "RD -> PRE same bank", B->rd, MC_CMD_RD, t->RTP);
-  spacing(c, k, TCHECK_WR, "WR -> PRE same bank: CWL + tBURST + tWR", B->wr, MC_CMD_WR, B->wr_need);
-  if (t->RRD_PRE && (B->dirty || R->pre_writes_all)) {
-    spacing(c, k, TCHECK_RRD_PRE, "array-writing PRE -> array-writing PRE same rank", R->wpre, MC_CMD_PRE,
-            t->RRD_PRE);
-    R->wpre = k->cycle;
-  }
+  const int wpre = t->RRD_PRE && (B->dirty || R->pre_writes_all); /* writes the array (tRRD_PRE) */
+  const int bad = (cy - B->act < (int64_t)t->RAS) | (cy - B->rd < (int64_t)t->RTP) | (cy - B->wr < B->wr_need) |
+                  (wpre & (cy - R->wpre < (int64_t)t->RRD_PRE));
+  if (TC_UNLIKELY_(bad)) pre_rules(c, cy, rank, bg, bank, B, R);
+  if (wpre) R->wpre = cy;
   B->pre_dirty = B->dirty;
   B->rp_need = B->dirty && t->RP_DIRTY ? t->RP_DIRTY : t->RP;
   B->open = 0;
   B->dirty = 0;
   R->nopen--;
-  B->pre = k->cycle;
-  if (R->pre == NEVER_ || k->cycle + B->rp_need > R->pre + R->pre_need) {
-    R->pre = k->cycle;
+  B->pre = cy;
+  if (R->pre == NEVER_ || cy + B->rp_need > R->pre + R->pre_need) {
+    R->pre = cy;
     R->pre_need = B->rp_need;
     R->pre_dirty = B->pre_dirty && t->RP_DIRTY;
   }
 }
 
-static void do_col(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, tcheck_rank_ *R, uint64_t row,
-                   int rd) {
+TC_COLD_ static void col_rules(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank,
+                               const tcheck_bank_ *B, const tcheck_group_ *G, const tcheck_rank_ *R, uint64_t row,
+                               int rd, int64_t start) {
+  CUR_(kk, cy, rd ? MC_CMD_RD : MC_CMD_WR, rank, bg, bank);
+  const cur_ *k = &kk;
   const dram_timing *t = &R->t;
   if (!B->open)
     violation(c, k, TCHECK_COL_CLOSED, "%s (row %llu)", tcheck_rule_name(TCHECK_COL_CLOSED), (unsigned long long)row);
@@ -322,7 +394,6 @@ static void do_col(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, 
     violation(c, k, TCHECK_COL_ROW, "%s: row %llu, open row %llu", tcheck_rule_name(TCHECK_COL_ROW),
               (unsigned long long)row, (unsigned long long)B->row);
   spacing(c, k, TCHECK_RCD, "ACT -> RD/WR same bank", B->act, MC_CMD_ACT, B->rcd);
-  int64_t start;
   if (rd) {
     spacing(c, k, TCHECK_CCD_L, "RD -> RD same bank group", G->rd, MC_CMD_RD, t->CCD_L);
     spacing(c, k, TCHECK_CCD_S, "RD -> RD same rank", R->rd, MC_CMD_RD, t->CCD_S);
@@ -330,16 +401,10 @@ static void do_col(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, 
             (int64_t)t->CWL + t->BURST + t->WTR_L);
     spacing(c, k, TCHECK_WTR_S, "WR -> RD same rank: CWL + tBURST + tWTR_S", R->wr, MC_CMD_WR,
             (int64_t)t->CWL + t->BURST + t->WTR_S);
-    start = k->cycle + t->CL;
-    B->rd = G->rd = R->rd = k->cycle;
   } else {
     spacing(c, k, TCHECK_CCD_L, "WR -> WR same bank group", G->wr, MC_CMD_WR, t->CCD_L);
     spacing(c, k, TCHECK_CCD_S, "WR -> WR same rank", R->wr, MC_CMD_WR, t->CCD_S);
     spacing(c, k, TCHECK_RTW, "RD -> WR same rank", R->rd, MC_CMD_RD, t->RTW);
-    start = k->cycle + t->CWL;
-    B->wr = G->wr = R->wr = k->cycle;
-    B->wr_need = (int64_t)t->CWL + t->BURST + t->WR;
-    B->dirty = 1;
   }
   if (c->bus_end != NEVER_ && start < c->bus_end)
     violation(c, k, TCHECK_DATA_BUS, "%s: burst starts at cycle %lld, the previous burst ends at cycle %lld",
@@ -350,10 +415,33 @@ static void do_col(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_group_ *G, 
               "%lld, got %lld",
               tcheck_rule_name(TCHECK_RTRS), c->t.RTRS, c->bus_rank, (long long)c->bus_end,
               (long long)(start - c->bus_end));
+}
+
+static inline void do_col(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank, tcheck_bank_ *B,
+                          tcheck_group_ *G, tcheck_rank_ *R, uint64_t row, int rd) {
+  const dram_timing *t = &R->t;
+  const int64_t start = cy + (rd ? t->CL : t->CWL);
+  /* data bus: the burst starts after the previous one ended (NEVER_: far in the past), tRTRS later after another
+   * rank's burst */
+  int bad = !B->open | (B->row != row) | (cy - B->act < (int64_t)B->rcd) |
+            (start < c->bus_end + (c->bus_rank != rank ? (int64_t)c->t.RTRS : 0));
+  if (rd)
+    bad |= (cy - G->rd < (int64_t)t->CCD_L) | (cy - R->rd < (int64_t)t->CCD_S) | (cy - G->wr < R->wtr_l_need) |
+           (cy - R->wr < R->wtr_s_need);
+  else
+    bad |= (cy - G->wr < (int64_t)t->CCD_L) | (cy - R->wr < (int64_t)t->CCD_S) | (cy - R->rd < (int64_t)t->RTW);
+  if (TC_UNLIKELY_(bad)) col_rules(c, cy, rank, bg, bank, B, G, R, row, rd, start);
+  if (rd) {
+    B->rd = G->rd = R->rd = cy;
+  } else {
+    B->wr = G->wr = R->wr = cy;
+    B->wr_need = R->wr_need;
+    B->dirty = 1;
+  }
   const int64_t end = start + t->BURST;
   if (end > c->bus_end) {
     c->bus_end = end;
-    c->bus_rank = k->rank;
+    c->bus_rank = rank;
   }
   R->burst_end = end;
 }
@@ -420,64 +508,127 @@ static void do_refpb(tcheck *c, const cur_ *k, tcheck_bank_ *B, tcheck_rank_ *R)
   update_deadline(c);
 }
 
+/* Address out of range or unknown command. */
+TC_COLD_ static void bad_addr(tcheck *c, int64_t cy, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank) {
+  CUR_(k, cy, (unsigned)cmd >= MC_NCMDS ? MC_CMD_ACT : cmd, rank, bg, bank);
+  const dram_preset *d = c->dev;
+  violation(c, &k, TCHECK_ADDR, "%s out of range (command %d, %u ranks, %u bank groups x %u banks)",
+            tcheck_rule_name(TCHECK_ADDR), (int)cmd, c->ranks, d->bankgroups, d->banks_per_group);
+}
+
+/* Command order and command-bus slots (the slow path of the test in bus_cmd). */
+TC_COLD_ static void bus_rules(tcheck *c, int64_t cy, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank,
+                               int row_cmd) {
+  CUR_(kk, cy, cmd, rank, bg, bank);
+  const cur_ *k = &kk;
+  if (k->cycle < c->last_cmd) {
+    violation(c, k, TCHECK_ORDER, "%s: issued after a command at cycle %lld", tcheck_rule_name(TCHECK_ORDER),
+              (long long)c->last_cmd);
+  } else if (c->dual) {
+    const int64_t prev = row_cmd ? c->last_row_cmd : c->last_col_cmd;
+    if (k->cycle == prev)
+      violation(c, k, TCHECK_CMD_BUS, "%s: second %s command in cycle %lld (one row + one column command per cycle)",
+                tcheck_rule_name(TCHECK_CMD_BUS), row_cmd ? "row" : "column", (long long)prev);
+  } else if (k->cycle == c->last_cmd) {
+    violation(c, k, TCHECK_CMD_BUS, "%s: second command in cycle %lld (one command per cycle)",
+              tcheck_rule_name(TCHECK_CMD_BUS), (long long)c->last_cmd);
+  }
+}
+
+TC_COLD_ static void refresh_at(tcheck *c, int64_t cy, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank) {
+  CUR_(k, cy, cmd, rank, bg, bank);
+  refresh_interval(c, &k, cy);
+}
+
+TC_COLD_ static void xp_rule(tcheck *c, int64_t cy, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank) {
+  CUR_(k, cy, cmd, rank, bg, bank);
+  const tcheck_rank_ *R = &c->rk[rank];
+  violation(c, &k, TCHECK_XP, "%s (%s -> any command same rank) needs %lld cycles after the exit at cycle %lld, got %lld",
+            R->pdx_gated ? "tWAKE" : "tXP", R->pdx_gated ? "power-gating wake-up" : "power-down exit",
+            (long long)R->pdx_need, (long long)R->pdx, (long long)(cy - R->pdx));
+}
+
+/* The rules every bus command shares (command order and bus slot, refresh
+ * interval, tXP / tWAKE of its rank) and their history; returns the rank. */
+static inline tcheck_rank_ *bus_cmd(tcheck *c, int64_t cy, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank,
+                                    int row_cmd) {
+  c->cmds[cmd]++;
+  /* a command before the last one, or in the slot of the last command on its bus (single bus: the last command;
+   * dual bus: the last row or column command) */
+  const int64_t slot = !c->dual ? c->last_cmd : row_cmd ? c->last_row_cmd : c->last_col_cmd;
+  if (TC_UNLIKELY_(cy < c->last_cmd || cy == slot)) bus_rules(c, cy, cmd, rank, bg, bank, row_cmd);
+  if (cy > c->last_cmd) c->last_cmd = cy;
+  if (row_cmd) c->last_row_cmd = cy;
+  else c->last_col_cmd = cy;
+  if (TC_UNLIKELY_(cy > c->ref_deadline)) refresh_at(c, cy, cmd, rank, bg, bank);
+  tcheck_rank_ *R = &c->rk[rank];
+  if (TC_UNLIKELY_(cy - R->pdx < R->pdx_need)) xp_rule(c, cy, cmd, rank, bg, bank); /* no exit yet: pdx = NEVER_ */
+  R->last = cy;
+  return R;
+}
+
+/* ACT, PRE, RD, WR: the hot commands, one function each (tail calls of the dispatch in tcheck_cmd, each
+ * with only the registers it needs). */
+TC_NOINLINE_ static void act_cmd(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row) {
+  if (TC_UNLIKELY_(rank >= c->ranks || bg >= c->nbg || bank >= c->nbpg)) {
+    bad_addr(c, cy, MC_CMD_ACT, rank, bg, bank);
+    return;
+  }
+  tcheck_rank_ *R = bus_cmd(c, cy, MC_CMD_ACT, rank, bg, bank, 1);
+  do_act(c, cy, rank, bg, bank, &c->banks[rank * c->banks_per_rank + bg * c->nbpg + bank],
+         &c->groups[rank * c->nbg + bg], R, row);
+}
+
+TC_NOINLINE_ static void pre_cmd(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank) {
+  if (TC_UNLIKELY_(rank >= c->ranks || bg >= c->nbg || bank >= c->nbpg)) {
+    bad_addr(c, cy, MC_CMD_PRE, rank, bg, bank);
+    return;
+  }
+  tcheck_rank_ *R = bus_cmd(c, cy, MC_CMD_PRE, rank, bg, bank, 1);
+  do_pre(c, cy, rank, bg, bank, &c->banks[rank * c->banks_per_rank + bg * c->nbpg + bank], R);
+}
+
+TC_NOINLINE_ static void col_cmd(tcheck *c, int64_t cy, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row, int rd) {
+  const mc_cmd cmd = rd ? MC_CMD_RD : MC_CMD_WR;
+  if (TC_UNLIKELY_(rank >= c->ranks || bg >= c->nbg || bank >= c->nbpg)) {
+    bad_addr(c, cy, cmd, rank, bg, bank);
+    return;
+  }
+  tcheck_rank_ *R = bus_cmd(c, cy, cmd, rank, bg, bank, 0);
+  do_col(c, cy, rank, bg, bank, &c->banks[rank * c->banks_per_rank + bg * c->nbpg + bank],
+         &c->groups[rank * c->nbg + bg], R, row, rd);
+}
+
+/* REF, REFPB, PDX and unknown commands. */
+TC_COLD_ static void other_cmd(tcheck *c, int64_t cy, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank,
+                               uint64_t row) {
+  if ((unsigned)cmd >= MC_NCMDS || rank >= c->ranks ||
+      (cmd == MC_CMD_REFPB && (bg >= c->nbg || bank >= c->nbpg))) {
+    bad_addr(c, cy, cmd, rank, bg, bank);
+    return;
+  }
+  CUR_(k, cy, cmd, rank, bg, bank);
+  if (cmd == MC_CMD_PDX) { /* on CKE, not the command bus; may be reported ahead of other ranks' commands */
+    c->cmds[cmd]++;
+    do_pdx(c, &k, &c->rk[rank], (int64_t)row, bg != 0);
+    return;
+  }
+  tcheck_rank_ *R = bus_cmd(c, cy, cmd, rank, bg, bank, 1);
+  if (cmd == MC_CMD_REF) do_ref(c, &k, R);
+  else do_refpb(c, &k, &c->banks[rank * c->banks_per_rank + bg * c->nbpg + bank], R);
+}
+
 void tcheck_cmd(void *ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row,
                 uint32_t col) {
   tcheck *c = ctx;
   (void)col;
   c->checked++;
-  cur_ k = {(int64_t)cycle, cmd, rank, bg, bank, 0};
-  const dram_preset *d = c->dev;
-  if ((unsigned)cmd >= MC_NCMDS || rank >= c->ranks ||
-      (cmd != MC_CMD_REF && cmd != MC_CMD_PDX && (bg >= d->bankgroups || bank >= d->banks_per_group))) {
-    k.cmd = (unsigned)cmd >= MC_NCMDS ? MC_CMD_ACT : cmd;
-    violation(c, &k, TCHECK_ADDR, "%s out of range (command %d, %u ranks, %u bank groups x %u banks)",
-              tcheck_rule_name(TCHECK_ADDR), (int)cmd, c->ranks, d->bankgroups, d->banks_per_group);
-    return;
-  }
-  c->cmds[cmd]++;
-  if (cmd == MC_CMD_PDX) { /* on CKE, not the command bus; may be reported ahead of other ranks' commands */
-    do_pdx(c, &k, &c->rk[rank], (int64_t)row, bg != 0);
-    return;
-  }
-  /* command order and command-bus slots */
-  const int row_cmd = cmd == MC_CMD_ACT || cmd == MC_CMD_PRE || cmd == MC_CMD_REF || cmd == MC_CMD_REFPB;
-  if (k.cycle < c->last_cmd) {
-    violation(c, &k, TCHECK_ORDER, "%s: issued after a command at cycle %lld", tcheck_rule_name(TCHECK_ORDER),
-              (long long)c->last_cmd);
-  } else if (d->dual_cmd_bus) {
-    const int64_t prev = row_cmd ? c->last_row_cmd : c->last_col_cmd;
-    if (k.cycle == prev)
-      violation(c, &k, TCHECK_CMD_BUS, "%s: second %s command in cycle %lld (one row + one column command per cycle)",
-                tcheck_rule_name(TCHECK_CMD_BUS), row_cmd ? "row" : "column", (long long)prev);
-  } else if (k.cycle == c->last_cmd) {
-    violation(c, &k, TCHECK_CMD_BUS, "%s: second command in cycle %lld (one command per cycle)",
-              tcheck_rule_name(TCHECK_CMD_BUS), (long long)c->last_cmd);
-  }
-  if (k.cycle > c->last_cmd) c->last_cmd = k.cycle;
-  if (row_cmd) c->last_row_cmd = k.cycle;
-  else c->last_col_cmd = k.cycle;
-  if (k.cycle > c->ref_deadline) refresh_interval(c, &k, k.cycle);
-
-  tcheck_rank_ *R = &c->rk[rank];
-  if (__builtin_expect(k.cycle - R->pdx < R->pdx_need, 0)) /* no exit yet: pdx = NEVER_, far in the past */
-    violation(c, &k, TCHECK_XP, "%s (%s -> any command same rank) needs %lld cycles after the exit at cycle %lld, got %lld",
-              R->pdx_gated ? "tWAKE" : "tXP", R->pdx_gated ? "power-gating wake-up" : "power-down exit",
-              (long long)R->pdx_need, (long long)R->pdx, (long long)(k.cycle - R->pdx));
-  R->last = k.cycle;
-  if (cmd == MC_CMD_REF) {
-    do_ref(c, &k, R);
-    return;
-  }
-  const uint32_t gi = rank * d->bankgroups + bg;
-  tcheck_bank_ *B = &c->banks[rank * c->banks_per_rank + bg * d->banks_per_group + bank];
-  tcheck_group_ *G = &c->groups[gi];
   switch (cmd) {
-    case MC_CMD_ACT: do_act(c, &k, B, G, R, row); break;
-    case MC_CMD_PRE: do_pre(c, &k, B, R); break;
-    case MC_CMD_RD: do_col(c, &k, B, G, R, row, 1); break;
-    case MC_CMD_WR: do_col(c, &k, B, G, R, row, 0); break;
-    case MC_CMD_REFPB: do_refpb(c, &k, B, R); break;
-    default: break;
+    case MC_CMD_ACT: act_cmd(c, (int64_t)cycle, rank, bg, bank, row); return;
+    case MC_CMD_PRE: pre_cmd(c, (int64_t)cycle, rank, bg, bank); return;
+    case MC_CMD_RD: col_cmd(c, (int64_t)cycle, rank, bg, bank, row, 1); return;
+    case MC_CMD_WR: col_cmd(c, (int64_t)cycle, rank, bg, bank, row, 0); return;
+    default: other_cmd(c, (int64_t)cycle, cmd, rank, bg, bank, row); return;
   }
 }
 

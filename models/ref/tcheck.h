@@ -125,6 +125,7 @@ typedef struct tcheck_rank_ {
   const dram_preset *dev;  /* the rank's device */
   dram_timing t;           /* its timing in force (scaled by tcheck_scale / tcheck_scale_rank) */
   uint8_t pre_writes_all;  /* DRAM rank: every PRE writes the array (tRRD_PRE) */
+  int64_t wtr_l_need, wtr_s_need, wr_need; /* CWL + tBURST + tWTR_L / tWTR_S / tWR of t */
   int64_t act, rd, wr, ref;
   int64_t refpb;           /* last per-bank REF in the rank */
   int64_t wpre;            /* last array-writing PRE (tRRD_PRE) */
@@ -146,6 +147,8 @@ typedef struct tcheck {
   uint8_t mixed;           /* ranks check against different presets */
   uint32_t bus_rank;       /* rank of the burst that ends last (UINT32_MAX: none yet) */
   uint32_t ranks, banks_per_rank, ngroups;
+  uint32_t nbg, nbpg;      /* bank groups per rank, banks per bank group */
+  uint8_t dual;            /* dev->dual_cmd_bus */
   tcheck_bank_ *banks;
   tcheck_group_ *groups;
   tcheck_rank_ *rk;

@@ -121,6 +121,8 @@ def main():
             "dramsim3_cmd": ("0x40 LOAD 3\n", "dramsim3", r"bad\.trc:1: 'READ' or 'WRITE'"),
             "auto_unknown": ("hello\n", "auto", r"bad\.trc:1: a request line of a known format"),
             "overflow": ("0x1ffffffffffffffff R\n", "addr", r"bad\.trc:1: '0xADDR R\|W'"),
+            "addr_hex": ("0x40 R\n0x12G W\n", "addr", r"bad\.trc:2: '0xADDR R\|W'"),
+            "addr_wrap": ("0xffffffffffffffc0 R\n", "addr", r"bad\.trc:1: address 0xffffffffffffffc0 \+ 64 bytes is outside"),
         }
         for name, (text, fmt, regex) in bad.items():
             path = f"{work}/bad.trc"

@@ -538,6 +538,30 @@ static void timing_scaling(void **state) {
   tcheck_free(&C);
 }
 
+/* tcheck_scale_rank: the WR -> PRE spacing (CWL + tBURST + tWR, kept per
+ * rank and refreshed by every scaling) of the scaled rank only, each rank
+ * exactly at its limit legal and one cycle early caught as tWR. */
+static void rank_scaling_wr(void **state) {
+  (void)state;
+  const dram_preset *h = dram_find("hbm2");
+  const int64_t wr1 = h->t.CWL + h->t.BURST + h->t.WR, wr3 = h->t.CWL + h->t.BURST + 3 * (int64_t)h->t.WR;
+  for (int rank = 0; rank < 2; ++rank)
+    for (int64_t dl = -1; dl <= 0; ++dl) {
+      tc_init(h, 2);
+      assert_int_equal(tcheck_scale_rank(&C, 1, 1, 3), 0);
+      assert_int_equal(tcheck_scale_rank(&C, 2, 1, 3), -1); /* no rank 2 */
+      ACT(0, (uint32_t)rank, 0, 0, 1);
+      WR(h->t.RCD, (uint32_t)rank, 0, 0, 1);
+      PRE(h->t.RCD + (rank ? wr3 : wr1) + dl, (uint32_t)rank, 0, 0);
+      if (dl == 0 && !tcheck_ok(&C)) fail_msg("rank %d at the tWR limit: %s", rank, tcheck_error(&C));
+      if (dl) {
+        assert_int_equal(tcheck_first_rule(&C), TCHECK_WR);
+        assert_int_equal(C.violations, 1);
+      }
+      tcheck_free(&C);
+    }
+}
+
 /* ------------------------------------------------------ with the mc engine */
 
 static uint64_t lcg(uint64_t *s) {
@@ -770,6 +794,7 @@ int main(void) {
       cmocka_unit_test(state_rules),
       cmocka_unit_test(refresh_interval),
       cmocka_unit_test(timing_scaling),
+      cmocka_unit_test(rank_scaling_wr),
       cmocka_unit_test(engine_random_all_presets),
       cmocka_unit_test(broken_engine_caught),
   };
