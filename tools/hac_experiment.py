@@ -41,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # HAC paper Table II, in its order, with Strata's analogue of each (docs/workload_library.md).
 ANALOGUES = [("LIB", "libor"), ("DCT", "dct8x8"), ("HG", "histogram"), ("RAY", "ray"), ("BFS", "bfs"),
              ("NN", "neuralnet"), ("MUM", "mummer"), ("LPS", "laplace"), ("BH", "barneshut"), ("WP", "weather")]
-POLICIES = ["lru", "hac_static", "hac", "eabp", "wbar"]
+POLICIES = ["lru", "hac_static", "hac", "hac_literal", "eabp", "wbar"]
 # The paper's averages (Sec. V-C), as ratios to the baseline (1.1278 = +12.78 %).
 PAPER = {
     ("hac", "lru", "ipc"): 1.1278, ("hac", "lru", "miss_rate"): 1 - 0.0867,

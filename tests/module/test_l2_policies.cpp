@@ -1,5 +1,5 @@
 // Module tests of strata::L2Bank under the hybrid-memory replacement policies
-// (lru, hac_static, hac, eabp, wbar; models/ref/repl_*.c), with a fake memory
+// (lru, hac_static, hac, hac_literal, eabp, wbar; models/ref/repl_*.c), with a fake memory
 // and a scripted initiator (tests/module/tlm_harness.h). Part of the address
 // space is NVM through the address map (amap_add_region).
 //
@@ -15,7 +15,7 @@
 //     backpressure paths): every read under every policy returns the reference
 //     data (bypassed reads included), the final memory+cache image is the
 //     reference, and the policy-independent stats (accesses, reads, writes) are
-//     equal across policies; only hac bypasses.
+//     equal across policies; only hac and hac_literal bypass.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -56,7 +56,7 @@ L2Cfg cfg_for(const std::string& policy, unsigned size, unsigned assoc) {
   return c;
 }
 
-const char* const kPolicies[] = {"lru", "hac_static", "hac", "eabp", "wbar"};
+const char* const kPolicies[] = {"lru", "hac_static", "hac", "hac_literal", "eabp", "wbar"};
 amap g_map;
 constexpr uint64_t kNvmBase = 0x10000, kNvmSize = 0x10000;  // [64 KiB, 128 KiB) is NVM
 
@@ -249,7 +249,7 @@ int sc_main(int, char*[]) {
     CHECK(r.st("misses.dram") + r.st("misses.nvm") == r.st("misses"), "C %s: misses by type", r.policy.c_str());
     for (const char* s : {"accesses", "reads", "writes", "accesses.nvm"})
       CHECK(r.st(s) == c[0]->st(s), "C %s: %s %.0f vs lru %.0f", r.policy.c_str(), s, r.st(s), c[0]->st(s));
-    const bool is_hac = r.policy == "hac";
+    const bool is_hac = r.policy == "hac" || r.policy == "hac_literal";
     CHECK(is_hac ? r.st("bypasses") > 0 : r.st("bypasses") == 0, "C %s: bypasses %.0f", r.policy.c_str(),
           r.st("bypasses"));
     CHECK(r.st("writebacks.nvm") > 0 && r.st("writebacks.dram") > 0, "C %s: both kinds of writebacks",
