@@ -20,7 +20,7 @@
 // later read sees them; a read copies its sectors into the payload buffer when
 // it completes. transport_dbg / b_transport are functional back doors (no
 // timing, no stats).
-// Scheduling: one SC_METHOD woken by one sc_event at the engine's next event
+// Scheduling: one process woken by one strata::Event at the engine's next event
 // (mc_next_event) or the next delayed arrival; no per-cycle process.
 // Timing check (McCfg::timing_check, on by default): every command the engine
 // issues goes through an independent checker (models/ref/tcheck.h) before any
@@ -148,8 +148,8 @@ class MemCtrl : public sc_core::sc_module {
   unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp);
   void end_of_elaboration() override;
 
-  void process();       // SC_METHOD on ev_
-  void resp_process();  // SC_METHOD on resp_ev_ (responses held by END_RESP)
+  void process();       // process of ev_
+  void resp_process();  // process of resp_ev_ (responses held by END_RESP)
   void schedule();
   static uint8_t sectors_of(tlm::tlm_generic_payload& gp, bool write);
   // True when the 32 B sectors of a line differ only in the lowest column
