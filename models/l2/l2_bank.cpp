@@ -381,6 +381,11 @@ void L2Bank::writeback(uint64_t line, const cache_line& l, const unsigned char* 
   push_down(w);
 }
 
+uint8_t L2Bank::sector_mask_of(tlm_generic_payload& gp) const {
+  const uint8_t m = GpuExt::get(gp).sector_mask & all_sectors_;
+  return m ? m : all_sectors_;
+}
+
 bool L2Bank::try_handle(tlm_generic_payload& gp) {
   GpuExt& e = GpuExt::get(gp);
   const sc_time now = sim_now();
@@ -391,8 +396,7 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
     req = touched_sectors(e) & all_sectors_;
     partial = static_cast<uint8_t>(req & ~full_sectors(e));
   } else {
-    req = e.sector_mask & all_sectors_;
-    if (!req) req = all_sectors_;
+    req = sector_mask_of(gp);
   }
   repl_access acc{};
   acc.is_write = wr;
@@ -491,6 +495,19 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
     return true;
   }
   acc.mem_type = mt;
+  // A read of a line whose bypassed fill is in flight waits for that fill (an
+  // MSHR merge, as for an allocated line) instead of fetching the line again.
+  if (!wr && bypass_live_ > 0) {
+    for (size_t k = 0; k < mshr_.size(); ++k) {
+      Mshr& M = mshr_[k];
+      if (!M.busy || !M.bypass || M.line != line || (req & ~M.fetching)) continue;
+      if (M.count >= kMaxMerge || free_node_ < 0) return false;
+      count(0, mt);
+      ++st_.mshr_merges;
+      enqueue(static_cast<int>(k));
+      return true;
+    }
+  }
   const uint8_t need = wr ? partial : req;
   int nm = -1;
   if (need) {
@@ -509,6 +526,8 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
     M = Mshr();
     M.busy = true;
     M.bypass = true;
+    M.line = line;
+    ++bypass_live_;
     mshr_take(nm);
     ++mshr_used_;
     issue_fill(nm, line, need, mt);
@@ -624,19 +643,24 @@ void L2Bank::mem_response(tlm_generic_payload& gp) {
     const int m = static_cast<int>(e.tag);
     Mshr& M = mshr_[m];
     if (!M.busy || M.fills_out == 0) fatal("fill response without an MSHR");
-    if (M.bypass) {  // one read, nothing allocated: copy its sectors and answer
-      const int n = M.head;
-      tlm_generic_payload& rq = *nodes_[n].gp;
-      const uint8_t req = e.sector_mask;
-      for (unsigned s = 0; s < c_.sectors; ++s)
-        if ((req >> s) & 1u)
-          std::memcpy(rq.get_data_ptr() + s * kSectorBytes, gp.get_data_ptr() + s * kSectorBytes, kSectorBytes);
-      rq.set_response_status(tlm::TLM_OK_RESPONSE);
-      st_.fill_bytes += popcount8(req) * kSectorBytes;
-      queue_response(rq, nodes_[n].lookup, req);
-      nodes_[n] = Node();
-      nodes_[n].next = free_node_;
-      free_node_ = n;
+    if (M.bypass) {  // nothing allocated: copy the fetched sectors to every waiting read and answer
+      const uint8_t got = e.sector_mask;
+      st_.fill_bytes += popcount8(got) * kSectorBytes;
+      for (int n = M.head; n >= 0;) {
+        tlm_generic_payload& rq = *nodes_[n].gp;
+        const uint8_t want = static_cast<uint8_t>(sector_mask_of(rq) & got);
+        for (unsigned s = 0; s < c_.sectors; ++s)
+          if ((want >> s) & 1u)
+            std::memcpy(rq.get_data_ptr() + s * kSectorBytes, gp.get_data_ptr() + s * kSectorBytes, kSectorBytes);
+        rq.set_response_status(tlm::TLM_OK_RESPONSE);
+        queue_response(rq, nodes_[n].lookup, want);
+        const int next = nodes_[n].next;
+        nodes_[n] = Node();
+        nodes_[n].next = free_node_;
+        free_node_ = n;
+        n = next;
+      }
+      --bypass_live_;
       M = Mshr();
       mshr_give(m);
       --mshr_used_;

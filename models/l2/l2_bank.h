@@ -102,6 +102,7 @@ class L2Bank : public sc_core::sc_module {
     int head = -1, tail = -1;
     unsigned count = 0;
     bool bypass = false;      // policy bypass: no line allocated, data straight to the requester
+    uint64_t line = 0;        // bypass: the line being fetched (reads of it merge behind the fill)
   };
 
   // TLM interfaces
@@ -115,6 +116,7 @@ class L2Bank : public sc_core::sc_module {
   void memresp_method();   // handle ready responses from memory
 
   bool try_handle(tlm::tlm_generic_payload& gp);  // false = stall
+  uint8_t sector_mask_of(tlm::tlm_generic_payload& gp) const;  // a read's sectors (none given: all)
   void apply(tlm::tlm_generic_payload& gp, uint32_t set, uint32_t way);
   sc_core::sc_time schedule_port(const sc_core::sc_time& lookup, unsigned sectors);
   void queue_response(tlm::tlm_generic_payload& gp, const sc_core::sc_time& lookup, uint8_t sectors);
@@ -156,6 +158,7 @@ class L2Bank : public sc_core::sc_module {
   std::vector<Node> nodes_;
   int free_node_ = -1;
   unsigned mshr_used_ = 0;
+  unsigned bypass_live_ = 0;  // MSHRs of bypassed reads in flight
   void mshr_take(int m) { mshr_free_[static_cast<size_t>(m) >> 6] &= ~(1ull << (m & 63)); }
   void mshr_give(int m) { mshr_free_[static_cast<size_t>(m) >> 6] |= 1ull << (m & 63); }
 
