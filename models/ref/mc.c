@@ -494,8 +494,8 @@ static inline uint64_t rank_col_floor(const mc *m, const mc_rank_ *R) {
 }
 
 static void group_floors(mc *m) {
-  const uint8_t todo = (uint8_t)(FLOORS_ALL & ~m->floors_valid);
-  if (!todo) return;
+  const uint8_t stale = (uint8_t)(FLOORS_ALL & ~m->floors_valid);
+  if (!stale) return;
   m->floors_valid = FLOORS_ALL;
   /* locals: the stores to floor[] may alias every field of m for the compiler */
   const uint32_t ng = m->cfg.dev->bankgroups, nr = m->cfg.ranks, cpr = m->cpr;
@@ -505,13 +505,13 @@ static void group_floors(mc *m) {
   const mc_group_ *G = m->groups;
   for (uint32_t r = 0; r < nr; ++r, f += cpr, G += ng) {
     const mc_rank_ *R = &m->ranks[r];
-    if (todo & FLOORS_ROW) {
+    if (stale & FLOORS_ROW) {
       const uint64_t ra = rank_act_floor(m, R);
       for (uint32_t g = 0; g < ng; ++g) f[g] = max64(G[g].act_ok, ra);
       f[2 * ng] = row_bus;                        /* PRE */
       f[2 * ng + 1] = max64(row_bus, R->wpre_ok); /* PRE writing the array (tRRD_PRE) */
     }
-    if (todo & FLOORS_COL) {
+    if (stale & FLOORS_COL) {
       const uint64_t rc = rank_col_floor(m, R);
       if (wm)
         for (uint32_t g = 0; g < ng; ++g) f[ng + g] = max64(G[g].wr_ok, rc);

@@ -173,30 +173,20 @@ static const char *hac_check(uint32_t sets, uint32_t ways) {
   return 0;
 }
 
-/* hac: with bypass aging (the decision above). */
-const repl_ops repl_hac_ops = {
-    .name = "hac",
-    .desc = "HAC: dynamic hybrid-aware insertion/promotion with miss counter, EA flags and bypass; HAC paper Alg. 1-2",
-    .state_bytes = hac_state_bytes,
-    .init = hac_init,
-    .on_hit = hac_on_hit,
-    .victim = hac_victim,
-    .on_fill = hac_on_fill,
-    .on_invalidate = hac_on_invalidate,
-    .overhead_bits = hac_overhead_bits,
-    .check = hac_check,
-};
+/* The two variants share every entry but name, description and init. */
+#define HAC_OPS(nm, text, init_fn)                                                                  \
+  {                                                                                                 \
+    .name = nm, .desc = text, .state_bytes = hac_state_bytes, .init = init_fn, .on_hit = hac_on_hit, \
+    .victim = hac_victim, .on_fill = hac_on_fill, .on_invalidate = hac_on_invalidate,               \
+    .overhead_bits = hac_overhead_bits, .check = hac_check,                                         \
+  }
 
-/* Algorithm 1 as printed: a bypass changes nothing in the set. */
-const repl_ops repl_hac_literal_ops = {
-    .name = "hac_literal",
-    .desc = "HAC exactly as Alg. 1-2 print it: a bypass leaves the set unchanged (no aging; sets can freeze)",
-    .state_bytes = hac_state_bytes,
-    .init = hac_literal_init,
-    .on_hit = hac_on_hit,
-    .victim = hac_victim,
-    .on_fill = hac_on_fill,
-    .on_invalidate = hac_on_invalidate,
-    .overhead_bits = hac_overhead_bits,
-    .check = hac_check,
-};
+/* hac: with bypass aging (the decision above). */
+const repl_ops repl_hac_ops = HAC_OPS(
+    "hac", "HAC: dynamic hybrid-aware insertion/promotion with miss counter, EA flags and bypass; HAC paper Alg. 1-2",
+    hac_init);
+
+/* hac_literal: Algorithm 1 as printed, a bypass changes nothing in the set. */
+const repl_ops repl_hac_literal_ops = HAC_OPS(
+    "hac_literal", "HAC exactly as Alg. 1-2 print it: a bypass leaves the set unchanged (no aging; sets can freeze)",
+    hac_literal_init);

@@ -283,10 +283,10 @@ struct Walk {
   long long trace(const long long* o, const long long* d, long long skip, long long& t, int& ax) {
     long long hit = -1;
     t = 1ll << 62;
-    std::vector<uint32_t> todo{0};
-    while (!todo.empty()) {
-      const uint32_t n = todo.back();
-      todo.pop_back();
+    std::vector<uint32_t> pending{0};
+    while (!pending.empty()) {
+      const uint32_t n = pending.back();
+      pending.pop_back();
       ++visits;
       long long a, b;
       int e;
@@ -304,11 +304,11 @@ struct Walk {
           }
         }
       } else if (d[node[4 * n + 3]] >= 0) {
-        todo.push_back(c);
-        todo.push_back(n + 1);
+        pending.push_back(c);
+        pending.push_back(n + 1);
       } else {
-        todo.push_back(n + 1);
-        todo.push_back(c);
+        pending.push_back(n + 1);
+        pending.push_back(c);
       }
     }
     return hit;
