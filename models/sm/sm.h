@@ -204,7 +204,6 @@ class Sm : public sc_core::sc_module {
   void wake_cycle(uint64_t cyc);
   void wake_at_ps(uint64_t t_ps, uint64_t now);
   uint64_t now_ps() const { return sim_now().value() / ps_unit_; }
-  sc_core::sc_time ps_time(uint64_t ps) const { return sc_core::sc_time::from_value(ps * ps_unit_); }
 
   const unsigned id_;
   const SmCfg cfg_;
