@@ -13,7 +13,13 @@ Scheduler& Scheduler::get() {
 }
 
 Scheduler::Scheduler(sc_core::sc_module_name n) : sc_module(n) {
-  slots_.reserve(256);
+  // Bucket width: about 256 ps whatever the time resolution (ticks).
+  const uint64_t per_ps = sc_core::sc_time(1, sc_core::SC_PS).value();
+  shift_ = 0;
+  for (uint64_t w = per_ps ? per_ps * 256 : 1; w > 1; w >>= 1) ++shift_;
+  bucket_.assign(kWheel, kNone);
+  pool_.reserve(1024);
+  slots_.reserve(64);
   SC_METHOD(run);
   sensitive << wake_;
   dont_initialize();
@@ -96,42 +102,82 @@ void Scheduler::slot_add(Event* e, uint64_t t, uint64_t now) {
   e->state_ = Event::kSlot;
   e->t_ = t;
   e->prev_ = nullptr;
-  if (head_ == slots_.size()) {  // no slot left: start over at the front
-    slots_.clear();
-    head_ = 0;
-  }
-  size_t i = slots_.size();
-  if (i == head_ || slots_[i - 1].t < t) {  // the latest time (the common case)
-    if (slots_.size() == slots_.capacity() && head_ > 0) {  // reclaim taken slots instead of growing
-      slots_.erase(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(head_));
+  const uint64_t b = t >> shift_;  // >= cursor_: t > now >= the last time taken
+  if (b - cursor_ < kWheel) {
+    const uint32_t bi = static_cast<uint32_t>(b) & (kWheel - 1);
+    if (free_ == kNone) {  // grows only while the distinct pending times reach a new high
+      pool_.push_back(Node{0, nullptr, kNone});
+      free_ = static_cast<uint32_t>(pool_.size() - 1);
+    }
+    uint32_t* link = &bucket_[bi];
+    while (*link != kNone && pool_[*link].t < t) link = &pool_[*link].next;
+    if (*link != kNone && pool_[*link].t == t) {  // push on the front of that time's list
+      Node& s = pool_[*link];
+      e->next_ = s.head;
+      s.head->prev_ = e;
+      s.head = e;
+      e->slot_ = *link;
+    } else {
+      const uint32_t k = free_;
+      free_ = pool_[k].next;
+      pool_[k] = Node{t, e, *link};
+      *link = k;
+      e->next_ = nullptr;
+      e->slot_ = k;
+      bits_[bi >> 6] |= 1ull << (bi & 63);
+    }
+  } else {  // beyond the wheel: the sorted overflow
+    e->slot_ = kOverflow;
+    if (head_ == slots_.size()) {  // no slot left: start over at the front
+      slots_.clear();
       head_ = 0;
     }
-    e->next_ = nullptr;
-    slots_.push_back(Slot{t, e});
-    i = slots_.size() - 1;
-  } else {
-    i = find_slot(t);
-    if (slots_[i].t == t) {  // push on the front of that time's list
-      Event* h = slots_[i].head;
-      e->next_ = h;
-      h->prev_ = e;
-      slots_[i].head = e;
-    } else if (i == head_ && head_ > 0) {  // before the earliest: reuse a taken slot
+    size_t i = slots_.size();
+    if (i == head_ || slots_[i - 1].t < t) {  // the latest time
+      if (slots_.size() == slots_.capacity() && head_ > 0) {  // reclaim taken slots instead of growing
+        slots_.erase(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(head_));
+        head_ = 0;
+      }
       e->next_ = nullptr;
-      slots_[--head_] = Slot{t, e};
-      i = head_;
+      slots_.push_back(Slot{t, e});
     } else {
-      e->next_ = nullptr;
-      slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(i), Slot{t, e});
+      i = find_slot(t);
+      if (slots_[i].t == t) {
+        Event* h = slots_[i].head;
+        e->next_ = h;
+        h->prev_ = e;
+        slots_[i].head = e;
+      } else {
+        e->next_ = nullptr;
+        slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(i), Slot{t, e});
+      }
     }
   }
   // Inside an activation run() re-arms wake_ at its end; from outside, wake
-  // the method if this is now the earliest time.
-  if (!in_run_ && !paused_ && i == head_ && !ncur_ && !nnext_)
-    wake_.notify(t > now ? ticks_time(t - now) : sc_core::SC_ZERO_TIME);
+  // the method (an sc_event keeps only its earliest notification).
+  if (!in_run_ && !paused_ && !ncur_ && !nnext_) wake_.notify(ticks_time(t - now));
 }
 
 void Scheduler::slot_remove(Event* e) {
+  if (e->slot_ != kOverflow) {
+    const uint32_t k = e->slot_;
+    Node& s = pool_[k];
+    if (e->prev_)
+      e->prev_->next_ = e->next_;
+    else
+      s.head = e->next_;
+    if (e->next_) e->next_->prev_ = e->prev_;
+    e->prev_ = e->next_ = nullptr;
+    if (s.head) return;
+    const uint32_t bi = static_cast<uint32_t>(s.t >> shift_) & (kWheel - 1);
+    uint32_t* link = &bucket_[bi];
+    while (*link != k) link = &pool_[*link].next;
+    *link = s.next;
+    if (bucket_[bi] == kNone) bits_[bi >> 6] &= ~(1ull << (bi & 63));
+    s.next = free_;
+    free_ = k;
+    return;
+  }
   const size_t i = find_slot(e->t_);
   if (e->prev_)
     e->prev_->next_ = e->next_;
@@ -146,13 +192,52 @@ void Scheduler::slot_remove(Event* e) {
     slots_.erase(slots_.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
+uint64_t Scheduler::earliest(uint32_t* node) const {
+  uint64_t t = UINT64_MAX;
+  *node = kNone;
+  // first non-empty bucket at or after the cursor, going round the wheel once
+  const uint32_t c = static_cast<uint32_t>(cursor_) & (kWheel - 1);
+  uint32_t w = c >> 6;
+  uint64_t bits = bits_[w] & (~0ull << (c & 63));
+  for (uint32_t n = 0; n <= kWheel / 64; ++n) {
+    if (bits) {
+      const uint32_t bi = (w << 6) | static_cast<uint32_t>(__builtin_ctzll(bits));
+      *node = bucket_[bi];
+      t = pool_[*node].t;
+      break;
+    }
+    w = (w + 1) & (kWheel / 64 - 1);
+    bits = bits_[w];
+    if (w == (c >> 6)) bits &= ~(~0ull << (c & 63));  // back at the cursor's word: the buckets before it
+  }
+  if (head_ < slots_.size() && slots_[head_].t <= t) {
+    if (slots_[head_].t < t) *node = kNone;
+    t = slots_[head_].t;
+  }
+  return t;
+}
+
+void Scheduler::take_time(uint64_t t, uint32_t node) {
+  cur_word_ = 0;
+  if (node != kNone) {
+    const uint32_t bi = static_cast<uint32_t>(t >> shift_) & (kWheel - 1);
+    Node& s = pool_[node];  // the first slot of its bucket
+    take(s.head);
+    bucket_[bi] = s.next;
+    if (s.next == kNone) bits_[bi >> 6] &= ~(1ull << (bi & 63));
+    s.next = free_;
+    free_ = node;
+  }
+  if (head_ < slots_.size() && slots_[head_].t == t) take(slots_[head_++].head);
+  cursor_ = t >> shift_;
+}
+
 void Scheduler::take(Event* list) {
   for (Event* e = list; e; e = e->next_) {
     e->state_ = Event::kCur;
     set_bit(cur_, e->rank_);
     ++ncur_;
   }
-  cur_word_ = 0;
 }
 
 // Outside notifications made in an earlier SystemC delta cycle join the
@@ -192,8 +277,10 @@ void Scheduler::run() {
       }
       // The earliest time, if due (earlier than now only after a pause:
       // overdue events run now, in time and rank order).
-      if (head_ < slots_.size() && slots_[head_].t <= now) {
-        take(slots_[head_++].head);
+      uint32_t node;
+      const uint64_t t = earliest(&node);
+      if (t <= now) {
+        take_time(t, node);
         continue;
       }
       break;
@@ -214,10 +301,13 @@ void Scheduler::run() {
   }
   in_run_ = false;
   if (paused_) return;
-  if (!ext_.empty())
+  if (!ext_.empty()) {
     wake_.notify(sc_core::SC_ZERO_TIME);  // made in this delta cycle: the next one
-  else if (head_ < slots_.size())
-    wake_.notify(ticks_time(slots_[head_].t - now));
+  } else {
+    uint32_t node;
+    const uint64_t t = earliest(&node);
+    if (t != UINT64_MAX) wake_.notify(ticks_time(t - now));
+  }
 }
 
 void Scheduler::resume() {
@@ -225,8 +315,11 @@ void Scheduler::resume() {
   const uint64_t now = sim_now().value();
   if (ncur_ || nnext_ || !ext_.empty())
     wake_.notify(sc_core::SC_ZERO_TIME);
-  else if (head_ < slots_.size())
-    wake_.notify(slots_[head_].t > now ? ticks_time(slots_[head_].t - now) : sc_core::SC_ZERO_TIME);
+  else {
+    uint32_t node;
+    const uint64_t t = earliest(&node);
+    if (t != UINT64_MAX) wake_.notify(t > now ? ticks_time(t - now) : sc_core::SC_ZERO_TIME);
+  }
 }
 
 }  // namespace strata

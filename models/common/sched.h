@@ -82,6 +82,7 @@ class Event {
   State state_ = kIdle;
   uint32_t rank_ = 0;
   uint64_t t_ = 0;  // due time, ticks (while pending); kExt: the SystemC delta count of the notification
+  uint32_t slot_ = 0;  // kSlot: its wheel slot, or Scheduler::kOverflow
   Event *prev_ = nullptr, *next_ = nullptr;  // in its time slot's list
   Scheduler* s_ = nullptr;
   void* obj_ = nullptr;
@@ -105,21 +106,35 @@ class Scheduler : public sc_core::sc_module {
   explicit Scheduler(sc_core::sc_module_name n);
   void run();
   uint32_t next_rank(Event* e);
-  // Pending events by due time: one slot per distinct time, in time order
-  // from head_ (a moving head, as in TimedQueue), each with a list of its
-  // events (any order). Most notifications go to the latest time or to a
-  // time that already has a slot (a clock edge), so adding is cheap. When a
-  // slot is due its events become the current delta cycle: a bitmap by rank,
-  // run lowest rank first; zero-delay notifications go to the next delta
-  // cycle's bitmap.
-  struct Slot {
+  // Pending events by due time. One slot per distinct time, holding a list
+  // of its events (any order). Slots within kWheel buckets of the cursor
+  // (the bucket of the last time taken) sit in a timing wheel: bucket =
+  // time >> shift_ (about 256 ps), a short list per bucket sorted by time and
+  // a bitmap of non-empty buckets, so adding a notification and finding the
+  // next due time cost a few operations. Later slots (refresh, epochs) wait
+  // in a sorted overflow vector until they are the earliest. When a slot is
+  // due its events become the current delta cycle: a bitmap by rank, run
+  // lowest rank first; zero-delay notifications go to the next delta cycle's
+  // bitmap.
+  static constexpr uint32_t kWheel = 4096;  // buckets (power of two)
+  static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr uint32_t kOverflow = UINT32_MAX - 1;  // Event::slot_ of an overflow event
+  struct Node {  // a wheel slot
+    uint64_t t;
+    Event* head;
+    uint32_t next;  // next (later) slot of the same bucket
+  };
+  struct Slot {  // an overflow slot
     uint64_t t;
     Event* head;
   };
-  size_t find_slot(uint64_t t) const;  // first slot at or after t
+  size_t find_slot(uint64_t t) const;  // first overflow slot at or after t
   void slot_add(Event* e, uint64_t t, uint64_t now);
   void slot_remove(Event* e);
-  void take(Event* list);  // a slot's events become the current delta cycle
+  // Earliest pending time (UINT64_MAX: none); *node = its wheel slot or kNone.
+  uint64_t earliest(uint32_t* node) const;
+  void take_time(uint64_t t, uint32_t node);  // every slot at time t becomes the current delta cycle
+  void take(Event* list);
   void set_bit(std::vector<uint64_t>& b, uint32_t r) { b[r >> 6] |= 1ull << (r & 63); }
   void clear_bit(std::vector<uint64_t>& b, uint32_t r) { b[r >> 6] &= ~(1ull << (r & 63)); }
 
@@ -130,7 +145,13 @@ class Scheduler : public sc_core::sc_module {
   // scheduler may run before or after the notifying process) leaves them.
   std::vector<Event*> ext_;
   void take_ext();
-  std::vector<Slot> slots_;
+  std::vector<Node> pool_;             // wheel slots; free ones chained through next
+  uint32_t free_ = kNone;
+  std::vector<uint32_t> bucket_;       // first (earliest) slot of each bucket
+  uint64_t bits_[kWheel / 64] = {};    // non-empty buckets
+  unsigned shift_ = 8;                 // bucket width 2^shift_ ticks
+  uint64_t cursor_ = 0;                // absolute bucket (time >> shift_) of the last time taken
+  std::vector<Slot> slots_;            // overflow, sorted by time from head_
   size_t head_ = 0;
   std::vector<Event*> by_rank_;
   std::vector<uint64_t> cur_, next_;  // rank bitmaps: due now in this / the next delta cycle
