@@ -332,7 +332,7 @@ void L2Bank::queue_response(tlm_generic_payload& gp, const sc_time& lookup, uint
   sc_time ready = lookup;
   if (cfg_.latency > cyc) ready += (cfg_.latency - cyc) * T_;
   const sc_time now = sim_now();
-  if (ready < now) ready = now;
+  if (ready < now) ready = edge(now);  // a late fill: the next L2 clock edge
   resp_q_.push(schedule_port(ready, n), &gp, resp_ev_, now);
 }
 
@@ -604,10 +604,10 @@ void L2Bank::send_down() {
     if (s == tlm::TLM_ACCEPTED) {
       down_wait_ = gp;
     } else if (s == tlm::TLM_UPDATED) {
-      if (ph == tlm::BEGIN_RESP) memresp_q_.push(sim_now() + d, gp, memresp_ev_);
+      if (ph == tlm::BEGIN_RESP) memresp_q_.push(edge(sim_now() + d), gp, memresp_ev_);
       else if (ph != tlm::END_REQ) fatal("unexpected phase returned by memory");
     } else {  // TLM_COMPLETED: response carried by the return path
-      memresp_q_.push(sim_now() + d, gp, memresp_ev_);
+      memresp_q_.push(edge(sim_now() + d), gp, memresp_ev_);
     }
   }
   wake();
@@ -625,7 +625,7 @@ tlm_sync_enum L2Bank::bw(tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
       down_wait_ = nullptr;
       send_down();
     }
-    memresp_q_.push(sim_now() + d, &gp, memresp_ev_);
+    memresp_q_.push(edge(sim_now() + d), &gp, memresp_ev_);
     return tlm::TLM_COMPLETED;
   }
   fatal("unexpected phase on isock");

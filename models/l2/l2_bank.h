@@ -136,6 +136,13 @@ class L2Bank : public sc_core::sc_module {
   const amap* map_;
   PayloadPool& pool_;
   const sc_core::sc_time T_;
+  // The first L2 clock edge at or after t. The bank is synchronous logic: a
+  // memory response (memory controller clock) is registered at the next edge
+  // of the L2 clock, and a response becomes ready on an edge.
+  sc_core::sc_time edge(const sc_core::sc_time& t) const {
+    const uint64_t p = T_.value(), v = t.value();
+    return sc_core::sc_time::from_value((v + p - 1) / p * p);
+  }
   const uint64_t ps_unit_;  // sc_time ticks per picosecond
   cache c_{};
   uint8_t all_sectors_ = 0xf;
