@@ -1157,7 +1157,7 @@ const dram_preset *mc_rank_device(const mc *m, uint32_t r) { return r < m->cfg.r
 uint32_t mc_rq_occupancy(const mc *m) { return m->rq_n; }
 uint32_t mc_wq_occupancy(const mc *m) { return m->wq_n; }
 
-int mc_idle(const mc *m) { return m->rq_n == 0 && m->wq_n == 0 && m->ring[0].n == 0 && m->ring[1].n == 0; }
+int mc_idle(const mc *m) { return mc_idle_fast(m); }
 
 const mc_stats *mc_get_stats(mc *m, uint64_t now) {
   if (now >= m->now) occ_touch(m, now);
