@@ -123,20 +123,12 @@ uint64_t MemCtrl::cycle_of_double(const sc_time& t) const {
   return c > 0 ? static_cast<uint64_t>(c) : 0;
 }
 
-// cycle_of_double in integers, for a whole period P of ticks (period_ticks_):
-// v = q P + r is ceil(q + r/P - 1e-3), i.e. q when r/P < 1e-3 (r = 0
-// included) and q + 1 when r/P > 1e-3. The double formula's rounding error
-// stays below 1e-6 cycle for q < 2^32, so the integer answer is the same
-// outside a band of +-(1e-6 + 1/(1000 P)) around r/P = 1e-3; inside it (and
-// for huge q) the double formula answers.
-uint64_t MemCtrl::cycle_of_ticks(uint64_t v) const {
-  const uint64_t P = period_ticks_;
-  const uint64_t q = v / P, r = v - q * P, r1000 = r * 1000, band = P / 1000 + 1;
-  if (q >> 32) return cycle_of_double(sc_time::from_value(v));
-  if (r1000 + band < P) return q;
-  if (r1000 > P + band) return q + 1;
-  return cycle_of_double(sc_time::from_value(v));
-}
+// cycle_of_ticks (mem_ctrl.h): cycle_of_double in integers, for a whole
+// period P of ticks (period_ticks_): v = q P + r is ceil(q + r/P - 1e-3),
+// i.e. q when r/P < 1e-3 (r = 0 included) and q + 1 when r/P > 1e-3. The
+// double formula's rounding error stays below 1e-6 cycle for q < 2^32, so the
+// integer answer is the same outside a band of +-(1e-6 + 1/(1000 P)) around
+// r/P = 1e-3; inside it (and for huge q) the double formula answers.
 
 uint64_t MemCtrl::cycle_of(const sc_time& t) const {
   return period_ticks_ ? cycle_of_ticks(t.value()) : cycle_of_double(t);
@@ -289,7 +281,8 @@ tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
     p.waiting_mask = mask;
     p.waiting_atoms = static_cast<uint8_t>(popcount8(mask));
     wait_order_.push_back(port);
-    ++nwait_[p.waiting_write ? 1 : 0];
+    const unsigned q = p.waiting_write ? 1 : 0;
+    if (nwait_[q]++ == 0) first_need_[q] = p.waiting_atoms;  // the oldest of its queue
     return tlm::TLM_ACCEPTED;
   }
   if (ph == tlm::END_RESP) {
@@ -304,15 +297,14 @@ tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
   fatal("unexpected phase on tsock");
 }
 
-void MemCtrl::accept_waiting() {
+void MemCtrl::accept_waiting_loop() {
   // Oldest first within reads and within writes: the first waiting request a
   // queue has no room for blocks the later ones of that queue. Once each
   // queue is blocked or has no waiting request left further on, nothing more
   // can be accepted (a BEGIN_REQ arriving meanwhile is appended behind).
-  if (wait_order_.empty()) return;
+  const unsigned cap[2] = {cfg_.read_queue, cfg_.write_queue};
   bool blocked[2] = {false, false};
   unsigned left[2] = {nwait_[0], nwait_[1]};  // waiting requests of each queue at positions >= i
-  const unsigned cap[2] = {cfg_.read_queue, cfg_.write_queue};
   for (size_t i = 0; i < wait_order_.size();) {
     if ((blocked[0] || !left[0]) && (blocked[1] || !left[1])) break;
     const unsigned port = wait_order_[i];
@@ -329,12 +321,14 @@ void MemCtrl::accept_waiting() {
     const unsigned occ = (q ? mc_.wq_n : mc_.rq_n) + reserved_[q];
     if (occ + p.waiting_atoms > cap[q]) {
       blocked[q] = true;
+      first_need_[q] = p.waiting_atoms;
       ++i;
       continue;
     }
     const uint64_t now = sim_now().value();
     if (!try_accept(port, *gp, p.waiting_mask, p.waiting_at > now ? p.waiting_at : now)) {
       blocked[q] = true;
+      first_need_[q] = 0;  // no free slot: not a matter of room, try again next time
       ++i;
       continue;
     }

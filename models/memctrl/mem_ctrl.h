@@ -159,7 +159,15 @@ class MemCtrl : public sc_core::sc_module {
   // mask: sectors_of(gp, gp.is_write()); at: absolute arrival time (ticks).
   bool try_accept(unsigned port, tlm::tlm_generic_payload& gp, uint8_t mask, uint64_t at);
   void submit(uint32_t slot, uint64_t cycle);
-  void accept_waiting();
+  // Accept the waiting requests that fit now, oldest first per queue. The
+  // usual case inline: the oldest waiting request of each queue still has no
+  // room (the loop would block both at once).
+  void accept_waiting() {
+    if ((nwait_[0] && mc_.rq_n + reserved_[0] + first_need_[0] <= cfg_.read_queue) ||
+        (nwait_[1] && mc_.wq_n + reserved_[1] + first_need_[1] <= cfg_.write_queue))
+      accept_waiting_loop();
+  }
+  void accept_waiting_loop();
   void send_response(uint32_t slot);
   void finish(uint32_t slot);
   uint32_t alloc_slot();
@@ -185,7 +193,16 @@ class MemCtrl : public sc_core::sc_module {
   // 1 ps resolution (1 GHz: 1000), else 0: cycle_of / time_of / schedule then
   // use integer arithmetic with the same results (see cycle_of_ticks).
   uint64_t period_ticks_ = 0;
-  uint64_t cycle_of_ticks(uint64_t v) const;
+  // cycle_of(v ticks) when period_ticks_ != 0 (mem_ctrl.cpp)
+  uint64_t cycle_of_ticks(uint64_t v) const {
+    const uint64_t P = period_ticks_;
+    const uint64_t q = v / P, r1000 = (v - q * P) * 1000, band = P / 1000 + 1;
+    if (!(q >> 32)) {
+      if (r1000 + band < P) return q;
+      if (r1000 > P + band) return q + 1;
+    }
+    return cycle_of_double(sc_core::sc_time::from_value(v));
+  }
   uint64_t cycle_of_double(const sc_core::sc_time& t) const;
   mc mc_{};
   tcheck tc_{};
@@ -199,6 +216,9 @@ class MemCtrl : public sc_core::sc_module {
   std::vector<Port> ports_;
   std::vector<uint32_t> wait_order_;  // ports with a waiting BEGIN_REQ, oldest first
   unsigned nwait_[2] = {0, 0};        // of them, those waiting for the read / write queue
+  // Atoms the oldest waiting request of each queue needs (0: unknown, try):
+  // while neither queue has that much room, accept_waiting has nothing to do.
+  unsigned first_need_[2] = {0, 0};
   unsigned reserved_[2] = {0, 0};     // atoms accepted but not yet in the engine (read, write)
   uint64_t lat_ps_sum_ = 0, lat_count_ = 0;
   uint64_t inflight_ = 0;             // accepted requests not yet finished
