@@ -73,6 +73,8 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   }
   period_ps_ = 1e6 / dev_->clk_mhz;
   ps_res_ = sc_core::sc_get_time_resolution() == sc_time(1, SC_PS);
+  if (ps_res_ && period_ps_ == std::floor(period_ps_) && period_ps_ >= 1.0 && period_ps_ < 1e12)
+    period_ticks_ = static_cast<uint64_t>(period_ps_);
   sector_is_col_ = sectors_are_low_column(map_);
 
   // Slots: every parent the engine can hold, every accepted-but-not-arrived
@@ -111,7 +113,7 @@ bool MemCtrl::idle() const { return inflight_ == 0 && mc_idle(&mc_); }
 
 // ------------------------------------------------------------------ time
 
-uint64_t MemCtrl::cycle_of(const sc_time& t) const {
+uint64_t MemCtrl::cycle_of_double(const sc_time& t) const {
   // Tolerance of 1e-3 cycle absorbs the 1 ps rounding of time_of() for clocks
   // whose period is not a whole number of picoseconds (924 MHz).
   // At a 1 ps resolution (ps_res_) t.to_seconds() is value * 1000 fs * 1e-15:
@@ -121,7 +123,21 @@ uint64_t MemCtrl::cycle_of(const sc_time& t) const {
   return c > 0 ? static_cast<uint64_t>(c) : 0;
 }
 
+// cycle_of_ticks (mem_ctrl.h): cycle_of_double in integers, for a whole
+// period P of ticks (period_ticks_): v = q P + r is ceil(q + r/P - 1e-3),
+// i.e. q when r/P < 1e-3 (r = 0 included) and q + 1 when r/P > 1e-3. The
+// double formula's rounding error stays below 1e-6 cycle for q < 2^32, so the
+// integer answer is the same outside a band of +-(1e-6 + 1/(1000 P)) around
+// r/P = 1e-3; inside it (and for huge q) the double formula answers.
+
+uint64_t MemCtrl::cycle_of(const sc_time& t) const {
+  return period_ticks_ ? cycle_of_ticks(t.value()) : cycle_of_double(t);
+}
+
 sc_time MemCtrl::time_of(uint64_t cycle) const {
+  // A whole period: cycle x period ticks exactly (what the double product
+  // below rounds to while it stays below 2^53).
+  if (period_ticks_ && cycle < (1ull << 53) / period_ticks_) return ticks_time(cycle * period_ticks_);
   const double ps = static_cast<double>(cycle) * period_ps_;
   // At a 1 ps resolution sc_time(ps, SC_PS) is int64(ps + 0.5) ticks, which is
   // what the inline sc_time * double computes for one tick times ps.
@@ -157,13 +173,12 @@ uint32_t MemCtrl::alloc_slot() {
   return s;
 }
 
-bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, const sc_time& delay) {
+bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, uint8_t mask, uint64_t at_ticks) {
   const bool write = gp.is_write();
   if (!write && !gp.is_read()) fatal("only read and write commands are supported");
-  const uint8_t mask = sectors_of(gp, write);
   const unsigned n = popcount8(mask);
   const unsigned q = write ? 1 : 0;
-  const unsigned occ = (write ? mc_wq_occupancy(&mc_) : mc_rq_occupancy(&mc_)) + reserved_[q];
+  const unsigned occ = (write ? mc_.wq_n : mc_.rq_n) + reserved_[q];
   if (occ + n > (write ? cfg_.write_queue : cfg_.read_queue) || free_slot_ == kNil) return false;
   const uint64_t addr = gp.get_address();
   if (addr % kLineBytes) fatal("request address not 128 B aligned");
@@ -185,10 +200,17 @@ bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, const sc_time& 
         if ((mask >> k) & 1u) bm[k >> 1] |= 0xffffffffull << ((k & 1) * 32);
     if (bstore_write_masked(mem_, addr, gp.get_data_ptr(), bm) != 0) fatal("out of memory in the device store");
   }
-  const sc_time at = sim_now() + delay;
-  s.arrive_ps = static_cast<uint64_t>(at.value());
-  const uint64_t cyc = cycle_of(at);
-  if (cyc <= cycle_of(sim_now())) {
+  s.arrive_ps = at_ticks;
+  const uint64_t now_ticks = sim_now().value();
+  uint64_t cyc, now_cyc;
+  if (period_ticks_) {
+    cyc = cycle_of_ticks(at_ticks);
+    now_cyc = at_ticks == now_ticks ? cyc : cycle_of_ticks(now_ticks);
+  } else {
+    cyc = cycle_of(sc_time::from_value(at_ticks));
+    now_cyc = cycle_of(sim_now());
+  }
+  if (cyc <= now_cyc) {
     submit(si, cyc);
   } else {  // annotated delay reaches a later clock edge: hold it until then
     reserved_[q] += n;
@@ -247,15 +269,20 @@ tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
   if (ph == tlm::BEGIN_REQ) {
     Port& p = ports_[port];
     if (p.waiting) fatal("BEGIN_REQ on port " + std::to_string(port) + " before END_REQ of the previous request");
-    if (try_accept(port, gp, d)) {
+    const uint64_t at = sim_now().value() + d.value();  // absolute arrival time
+    const uint8_t mask = sectors_of(gp, gp.is_write());
+    if (try_accept(port, gp, mask, at)) {
       ph = tlm::END_REQ;
       return tlm::TLM_UPDATED;
     }
     p.waiting = &gp;
-    p.waiting_delay = sim_now() + d;  // absolute arrival time
+    p.waiting_at = at;
     p.waiting_write = gp.is_write();
-    p.waiting_atoms = static_cast<uint8_t>(popcount8(sectors_of(gp, p.waiting_write)));
+    p.waiting_mask = mask;
+    p.waiting_atoms = static_cast<uint8_t>(popcount8(mask));
     wait_order_.push_back(port);
+    const unsigned q = p.waiting_write ? 1 : 0;
+    if (nwait_[q]++ == 0) first_need_[q] = p.waiting_atoms;  // the oldest of its queue
     return tlm::TLM_ACCEPTED;
   }
   if (ph == tlm::END_RESP) {
@@ -270,32 +297,49 @@ tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
   fatal("unexpected phase on tsock");
 }
 
-void MemCtrl::accept_waiting() {
-  bool blocked[2] = {false, false};  // keep arrival order within reads and within writes
+void MemCtrl::accept_waiting_loop() {
+  // Oldest first within reads and within writes: the first waiting request a
+  // queue has no room for blocks the later ones of that queue. Once each
+  // queue is blocked or has no waiting request left further on, nothing more
+  // can be accepted (a BEGIN_REQ arriving meanwhile is appended behind).
+  const unsigned cap[2] = {cfg_.read_queue, cfg_.write_queue};
+  bool blocked[2] = {false, false};
+  unsigned left[2] = {nwait_[0], nwait_[1]};  // waiting requests of each queue at positions >= i
   for (size_t i = 0; i < wait_order_.size();) {
+    if ((blocked[0] || !left[0]) && (blocked[1] || !left[1])) break;
     const unsigned port = wait_order_[i];
-    tlm_generic_payload* gp = ports_[port].waiting;
-    const unsigned q = ports_[port].waiting_write ? 1 : 0;
+    Port& p = ports_[port];
+    tlm_generic_payload* gp = p.waiting;
+    const unsigned q = p.waiting_write ? 1 : 0;
+    --left[q];
+    if (blocked[q]) {
+      ++i;
+      continue;
+    }
     // Cheap pre-check (the same room test as try_accept): a queue still too
     // full for this request blocks it without building the request.
-    const unsigned occ = (q ? mc_wq_occupancy(&mc_) : mc_rq_occupancy(&mc_)) + reserved_[q];
-    if (blocked[q] || occ + ports_[port].waiting_atoms > (q ? cfg_.write_queue : cfg_.read_queue)) {
+    const unsigned occ = (q ? mc_.wq_n : mc_.rq_n) + reserved_[q];
+    if (occ + p.waiting_atoms > cap[q]) {
       blocked[q] = true;
+      first_need_[q] = p.waiting_atoms;
       ++i;
       continue;
     }
-    const sc_time now = sim_now();
-    const sc_time at = ports_[port].waiting_delay;
-    if (!try_accept(port, *gp, at > now ? at - now : SC_ZERO_TIME)) {
+    const uint64_t now = sim_now().value();
+    if (!try_accept(port, *gp, p.waiting_mask, p.waiting_at > now ? p.waiting_at : now)) {
       blocked[q] = true;
+      first_need_[q] = 0;  // no free slot: not a matter of room, try again next time
       ++i;
       continue;
     }
-    ports_[port].waiting = nullptr;
+    p.waiting = nullptr;
+    --nwait_[q];
     wait_order_.erase(wait_order_.begin() + static_cast<std::ptrdiff_t>(i));
     tlm_phase ph = tlm::END_REQ;
     sc_time d = SC_ZERO_TIME;
+    const size_t before = wait_order_.size();
     tsock[port]->nb_transport_bw(*gp, ph, d);  // may re-enter nb_transport_fw with the next BEGIN_REQ
+    if (wait_order_.size() != before) ++left[ports_[wait_order_.back()].waiting_write ? 1 : 0];  // appended
   }
 }
 
@@ -376,7 +420,8 @@ void MemCtrl::resp_process() {
 
 void MemCtrl::process() {
   pending_ = MC_NEVER;  // ev_ fired: no notification pending any more
-  const uint64_t now = cycle_of(sim_now());
+  const uint64_t now_ps = static_cast<uint64_t>(sim_now().value());
+  const uint64_t now = period_ticks_ ? cycle_of_ticks(now_ps) : cycle_of(sim_now());
   size_t k = 0;
   while (k < arrivals_.size() && arrivals_[k].cycle <= now) {
     const Slot& s = slots_[arrivals_[k].slot];
@@ -387,8 +432,7 @@ void MemCtrl::process() {
   if (k) arrivals_.erase(arrivals_.begin(), arrivals_.begin() + static_cast<std::ptrdiff_t>(k));
   // mc_advance before the engine's next event is a no-op (mc.h): skip it when
   // this wake-up was for an earlier prediction that no longer holds.
-  if (k || mc_next_event(&mc_) <= now) mc_advance(&mc_, now);
-  const uint64_t now_ps = static_cast<uint64_t>(sim_now().value());
+  if (k || mc_next_event_fast(&mc_) <= now) mc_advance(&mc_, now);
   for (size_t i = 0; i < done_.size(); ++i) {  // done_ only grows inside mc_advance
     Slot& s = slots_[done_[i]];
     tlm_generic_payload& gp = *s.gp;
@@ -414,14 +458,16 @@ void MemCtrl::process() {
 
 void MemCtrl::schedule() {
   uint64_t next = MC_NEVER;
-  if (!mc_idle(&mc_)) next = mc_next_event(&mc_);  // an idle engine's refreshes are replayed on the next arrival
+  if (!mc_idle_fast(&mc_)) next = mc_next_event_fast(&mc_);  // an idle engine's refreshes are replayed on the next arrival
   if (!arrivals_.empty()) next = std::min(next, arrivals_.front().cycle);
   // SystemC keeps only the earliest pending notification of an event, so a
   // request for the same or a later cycle than the pending one changes nothing.
   if (next == MC_NEVER || next >= pending_) return;
   pending_ = next;
-  const sc_time t = time_of(next), now = sim_now();
-  ev_.notify(t > now ? t - now : SC_ZERO_TIME);
+  const uint64_t now = sim_now().value();
+  // time_of(next) in ticks (a past edge: the next delta cycle, as notify(0))
+  const uint64_t t = period_ticks_ && next < (1ull << 53) / period_ticks_ ? next * period_ticks_ : time_of(next).value();
+  ev_.notify_at(t > now ? t : now, now);
 }
 
 // ------------------------------------------------------------- back doors

@@ -135,8 +135,9 @@ class MemCtrl : public sc_core::sc_module {
   };
   struct Port {
     tlm::tlm_generic_payload* waiting = nullptr;  // BEGIN_REQ not yet accepted
-    sc_core::sc_time waiting_delay;
+    uint64_t waiting_at = 0;                      // its arrival time (ticks: sim time + annotated delay)
     bool waiting_write = false;                   // of the waiting request
+    uint8_t waiting_mask = 0;                     // its sectors (sectors_of)
     uint8_t waiting_atoms = 0;                    // its 32 B atoms (queue entries it needs)
     uint32_t resp_head = kNil, resp_tail = kNil;  // responses waiting for END_RESP of an earlier one
     uint32_t resp_busy = kNil;                    // slot whose BEGIN_RESP awaits END_RESP
@@ -155,9 +156,18 @@ class MemCtrl : public sc_core::sc_module {
   // True when the 32 B sectors of a line differ only in the lowest column
   // digit (decode the line once, column + k for sector k).
   static bool sectors_are_low_column(const amap* m);
-  bool try_accept(unsigned port, tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay);
+  // mask: sectors_of(gp, gp.is_write()); at: absolute arrival time (ticks).
+  bool try_accept(unsigned port, tlm::tlm_generic_payload& gp, uint8_t mask, uint64_t at);
   void submit(uint32_t slot, uint64_t cycle);
-  void accept_waiting();
+  // Accept the waiting requests that fit now, oldest first per queue. The
+  // usual case inline: the oldest waiting request of each queue still has no
+  // room (the loop would block both at once).
+  void accept_waiting() {
+    if ((nwait_[0] && mc_.rq_n + reserved_[0] + first_need_[0] <= cfg_.read_queue) ||
+        (nwait_[1] && mc_.wq_n + reserved_[1] + first_need_[1] <= cfg_.write_queue))
+      accept_waiting_loop();
+  }
+  void accept_waiting_loop();
   void send_response(uint32_t slot);
   void finish(uint32_t slot);
   uint32_t alloc_slot();
@@ -179,6 +189,21 @@ class MemCtrl : public sc_core::sc_module {
   static constexpr double kOne = 1.0;         // value of the per-rank device.<preset> stats
   double period_ps_ = 1000.0;
   bool ps_res_ = false;  // 1 ps time resolution: cycle_of / time_of skip the library conversions
+  // The clock period in kernel ticks when it is a whole number of them at a
+  // 1 ps resolution (1 GHz: 1000), else 0: cycle_of / time_of / schedule then
+  // use integer arithmetic with the same results (see cycle_of_ticks).
+  uint64_t period_ticks_ = 0;
+  // cycle_of(v ticks) when period_ticks_ != 0 (mem_ctrl.cpp)
+  uint64_t cycle_of_ticks(uint64_t v) const {
+    const uint64_t P = period_ticks_;
+    const uint64_t q = v / P, r1000 = (v - q * P) * 1000, band = P / 1000 + 1;
+    if (!(q >> 32)) {
+      if (r1000 + band < P) return q;
+      if (r1000 > P + band) return q + 1;
+    }
+    return cycle_of_double(sc_core::sc_time::from_value(v));
+  }
+  uint64_t cycle_of_double(const sc_core::sc_time& t) const;
   mc mc_{};
   tcheck tc_{};
   bool tc_on_ = false;
@@ -190,6 +215,10 @@ class MemCtrl : public sc_core::sc_module {
   std::vector<uint32_t> done_;        // parents finished during the last mc_advance
   std::vector<Port> ports_;
   std::vector<uint32_t> wait_order_;  // ports with a waiting BEGIN_REQ, oldest first
+  unsigned nwait_[2] = {0, 0};        // of them, those waiting for the read / write queue
+  // Atoms the oldest waiting request of each queue needs (0: unknown, try):
+  // while neither queue has that much room, accept_waiting has nothing to do.
+  unsigned first_need_[2] = {0, 0};
   unsigned reserved_[2] = {0, 0};     // atoms accepted but not yet in the engine (read, write)
   uint64_t lat_ps_sum_ = 0, lat_count_ = 0;
   uint64_t inflight_ = 0;             // accepted requests not yet finished

@@ -385,8 +385,28 @@ static void compute_cand(mc *m, mc_bank_ *B) {
 static void cand_update(mc *m, mc_bank_ *B) {
   const uint32_t b = B->idx;
   const uint32_t old = m->c_kind[b] != C_NONE ? m->c_floor[b] : UINT32_MAX;
-  const uint64_t old_own = m->c_own[b];
+  const uint64_t old_own = m->c_own[b], old_seq = m->c_seq[b];
+  const uint8_t old_kind = m->c_kind[b];
   compute_cand_(m, B);
+  if (B->cand == C_COL && old_kind == C_COL && B->col_ok == old_own) {
+    /* The usual case after a column command: another column command of the
+     * bank (its row stays open, col_ok is the ACT's), so the same class
+     * (mode switches refile every bank through stale_all, but the class of a
+     * column command does not depend on the mode) and the same own earliest
+     * cycle: membership and class minimum stand, only the oldest may change.
+     * When the new candidate is the atom submitted right after the old one
+     * (seq + 1: the next sector of the same line), no other candidate of the
+     * class lies between them (seqs are unique), so a bank that was the
+     * oldest stays the oldest. */
+    m->c_seq[b] = B->cand_seq;
+    const uint32_t cls = old, o = m->cold[cls];
+    if (o == b) {
+      if (B->cand_seq != old_seq + 1) class_oldest(m, cls, B->rbase);
+    } else if (o == NIL || older(m, b, o)) {
+      m->cold[cls] = b;
+    }
+    return;
+  }
   m->c_kind[b] = B->cand;
   m->c_seq[b] = B->cand_seq;
   uint32_t cls;
@@ -889,9 +909,17 @@ static inline int cand_kept(const mc *m, const mc_bank_ *B, int q, uint64_t row)
 int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned n, uint64_t user) {
   if (n == 0 || !mc_can_accept(m, is_write, n) || m->parent_free == NIL) return -1;
   const dram_preset *d = m->cfg.dev;
-  for (unsigned i = 0; i < n; ++i)
+  int one = 1; /* every atom in the same bank and row (the sectors of one line, usually) */
+  for (unsigned i = 0; i < n; ++i) {
     if (atoms[i].rank >= m->cfg.ranks || atoms[i].bg >= d->bankgroups || atoms[i].bank >= d->banks_per_group)
       return -1;
+    one &= atoms[i].rank == atoms[0].rank && atoms[i].bg == atoms[0].bg && atoms[i].bank == atoms[0].bank &&
+           atoms[i].row == atoms[0].row;
+  }
+  /* The per-bank steps below give the same answer for every atom of one bank
+   * and row (cand_kept, the bank's new candidate: the atoms queue behind each
+   * other), so with `one` they look at the first atom only. */
+  const unsigned nb = one ? 1 : n;
   if (now < m->now) now = m->now;
   occ_touch(m, now);
   m->now = now;
@@ -904,7 +932,7 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
   const uint64_t bt = m->best_t;
   uint32_t bcol = m->best_col, brow = m->best_row;
   const int q = is_write ? 1 : 0;
-  for (unsigned i = 0; i < n && keep; ++i) {
+  for (unsigned i = 0; i < nb && keep; ++i) {
     const mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
     if (cand_kept(m, B, q, atoms[i].row)) continue;
     if (B->stale || (B->cand != C_NONE && bank_earliest(m, B) <= old_emin)) keep = 0;
@@ -916,7 +944,29 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
   P->arrive = now;
   P->remaining = n;
   P->is_write = (uint8_t)(is_write != 0);
-  for (unsigned i = 0; i < n; ++i) {
+  if (one) { /* the loop below for one bank and row: kept and the wake-up decided by the first atom */
+    mc_bank_ *B = &m->banks[bank_index(m, atoms[0].rank, atoms[0].bg, atoms[0].bank)];
+    const int kept = cand_kept(m, B, q, atoms[0].row);
+    if (m->lp_on) rank_wake(m, atoms[0].rank, now);
+    m->ranks[atoms[0].rank].nq += n;
+    uint32_t tail = B->tail[q];
+    for (unsigned i = 0; i < n; ++i) {
+      const uint32_t a = m->atom_free;
+      mc_atom_ *A = &m->atoms[a];
+      m->atom_free = A->next;
+      A->row = atoms[i].row;
+      A->col = atoms[i].col;
+      A->seq = ++m->seq;
+      A->parent = p;
+      A->next = NIL;
+      A->prev = tail;
+      if (tail != NIL) m->atoms[tail].next = a; else B->head[q] = a;
+      tail = a;
+    }
+    B->tail[q] = tail;
+    B->n[q] += n;
+    if (!kept) stale_bank(m, B);
+  } else for (unsigned i = 0; i < n; ++i) {
     const uint32_t a = m->atom_free; /* cannot be NIL: natoms = rq_size + wq_size */
     mc_atom_ *A = &m->atoms[a];
     m->atom_free = A->next;
@@ -945,7 +995,7 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
   if (keep && !mode_change_pending(m)) {
     uint64_t e = MC_NEVER;
     int best_ok = had_best;
-    for (unsigned i = 0; i < n; ++i) {
+    for (unsigned i = 0; i < nb; ++i) {
       mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
       if (!B->stale) continue; /* kept (cand_kept) or already recomputed: its candidate is counted */
       compute_cand(m, B);
@@ -1157,7 +1207,7 @@ const dram_preset *mc_rank_device(const mc *m, uint32_t r) { return r < m->cfg.r
 uint32_t mc_rq_occupancy(const mc *m) { return m->rq_n; }
 uint32_t mc_wq_occupancy(const mc *m) { return m->wq_n; }
 
-int mc_idle(const mc *m) { return m->rq_n == 0 && m->wq_n == 0 && m->ring[0].n == 0 && m->ring[1].n == 0; }
+int mc_idle(const mc *m) { return mc_idle_fast(m); }
 
 const mc_stats *mc_get_stats(mc *m, uint64_t now) {
   if (now >= m->now) occ_touch(m, now);

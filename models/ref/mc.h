@@ -321,6 +321,10 @@ uint64_t mc_next_event(mc *m);
 /* The same, answered inline when the engine has the answer cached (the
  * usual case in a caller's event loop; the trace player's hot path). */
 static inline uint64_t mc_next_event_fast(mc *m) { return m->next_valid ? m->next_cache : mc_next_event(m); }
+/* mc_idle, inline. */
+static inline int mc_idle_fast(const mc *m) {
+  return m->rq_n == 0 && m->wq_n == 0 && m->ring[0].n == 0 && m->ring[1].n == 0;
+}
 /* mc_can_accept, inline. */
 static inline int mc_can_accept_fast(const mc *m, int is_write, unsigned n) {
   return is_write ? m->wq_n + n <= m->cfg.wq_size : m->rq_n + n <= m->cfg.rq_size;
