@@ -98,7 +98,7 @@ size_t Scheduler::find_slot(uint64_t t) const {
   return lo;
 }
 
-void Scheduler::slot_add(Event* e, uint64_t t, uint64_t now) {
+__attribute__((always_inline)) inline void Scheduler::slot_add(Event* e, uint64_t t, uint64_t now) {
   e->state_ = Event::kSlot;
   e->t_ = t;
   e->prev_ = nullptr;
