@@ -173,20 +173,53 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
   return (int)n;
 }
 
+/* The most common pattern of all: a full warp of 4 B accesses, lane l at
+ * line + 4 l (one whole line, every sector). Returns 1 with out[0] filled, or
+ * 0 when the pattern does not match (nothing written then). */
+static int coal_full_line4(const uint64_t addr[COAL_WARP], coal_req out[COAL_MAX_REQS]) {
+  const uint64_t a0 = addr[0];
+  if (a0 & (COAL_LINE_BYTES - 1)) return 0;
+  /* Branch-free check, two lanes per step (vector extensions as above):
+   * (addr[l] - a0) ^ 4 l must be zero for every lane. */
+  typedef uint64_t v2u64 __attribute__((vector_size(16)));
+  const v2u64 base = {a0, a0};
+  v2u64 acc = {0, 0}, acc2 = {0, 0}, off = {0, 4}, off2 = {8, 12};
+  const v2u64 step = {16, 16};
+  for (unsigned l = 0; l < COAL_WARP; l += 4) {
+    v2u64 x, y;
+    memcpy(&x, &addr[l], sizeof x);
+    memcpy(&y, &addr[l + 2], sizeof y);
+    acc |= (x - base) ^ off;
+    acc2 |= (y - base) ^ off2;
+    off += step;
+    off2 += step;
+  }
+  acc |= acc2;
+  if (acc[0] | acc[1]) return 0;
+  coal_req *q = &out[0];
+  q->line_addr = a0;
+  q->thread_mask = 0xffffffffu;
+  q->sector_mask = 0xf;
+  q->ea_count = 32;
+  q->bytes = COAL_LINE_BYTES;
+  q->byte_mask[0] = q->byte_mask[1] = ~0ull;
+  for (unsigned k = 0; k < 4; ++k) q->sector_threads[k] = 0xffu << (8 * k);
+  return 1;
+}
+
 int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
+  if (bytes == 4 && active == 0xffffffffu && coal_full_line4(addr, out)) return 1;
   if (bad_size(bytes)) return -1;
   if (!active) return 0;
   const int n = coal_unit_stride(addr, active, bytes, out);
   return n != -2 ? n : coal_warp_general(addr, active, bytes, out);
 }
 
-unsigned coal_bucket(unsigned ea) {
-  if (ea <= 1) return 0;
-  if (ea <= 8) return 1;
-  if (ea <= 16) return 2;
-  if (ea <= 24) return 3;
-  return 4;
-}
+/* Bucket of ea = 0..32 (table: no branches on the per-request path). */
+static const uint8_t k_bucket[COAL_WARP + 1] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+                                                3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4};
+
+unsigned coal_bucket(unsigned ea) { return k_bucket[ea < COAL_WARP ? ea : COAL_WARP]; }
 
 void coal_hist_add(coal_hist *h, const coal_req *reqs, unsigned n) {
   h->insts++;

@@ -14,7 +14,9 @@
  * so no thread's access straddles a sector or a line; hence at most 32 requests.
  * No call allocates or prints.
  *
- * Host cost: coal_warp first tries a fast path for the common unit-stride
+ * Host cost: coal_warp first tries the commonest case of all (a full warp of
+ * 4 B accesses at line + 4 lane: one request, checked in a few vector steps),
+ * then a fast path for the common unit-stride
  * pattern (active lane l at base + l * bytes, any active mask: fully coalesced
  * warps, partial/tail warps, line-misaligned bases), which computes each line's
  * fields from lane and byte ranges instead of walking lane by lane; every other

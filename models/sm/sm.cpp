@@ -356,8 +356,24 @@ void Sm::set_never(unsigned slot) {
   rdy_[slot] = kNever;
 }
 
-// Compute the ready cycle of every Dirty slot (fetching its next instruction
-// if needed) and file it as Eligible (ready at or before c), Timed or blocked.
+// File one slot that is in no set (fetching its next instruction if needed)
+// as Eligible (ready at or before c), Timed or blocked.
+inline void Sm::classify_slot(unsigned slot, uint64_t c) {
+  Warp& w = warps_[slot];
+  uint64_t t = ready_time(w);
+  if (t <= c && last_iss_[slot] == c) t = c + 1;  // a warp issues at most once per cycle
+  rdy_[slot] = t;
+  op_[slot] = w.inst.op;
+  if (t <= c) {
+    elig_add(slot);
+  } else if (t != kNever) {
+    st_[slot] = kStTimed;
+    timed_[slot >> 6] |= 1ull << (slot & 63);
+    timed_min_ = std::min(timed_min_, t);
+  }
+}
+
+// Compute the ready cycle of every Dirty slot and file it (classify_slot).
 void Sm::classify_dirty(uint64_t c) {
   any_dirty_ = false;
   for (unsigned wd = 0; wd < nwords_; ++wd) {
@@ -365,18 +381,7 @@ void Sm::classify_dirty(uint64_t c) {
       const unsigned slot = wd * 64 + static_cast<unsigned>(__builtin_ctzll(dirty_[wd]));
       dirty_[wd] &= dirty_[wd] - 1;
       st_[slot] = kStNone;
-      Warp& w = warps_[slot];
-      uint64_t t = ready_time(w);
-      if (t <= c && last_iss_[slot] == c) t = c + 1;  // a warp issues at most once per cycle
-      rdy_[slot] = t;
-      op_[slot] = w.inst.op;
-      if (t <= c) {
-        elig_add(slot);
-      } else if (t != kNever) {
-        st_[slot] = kStTimed;
-        timed_[wd] |= 1ull << (slot & 63);
-        timed_min_ = std::min(timed_min_, t);
-      }
+      classify_slot(slot, c);
     }
   }
 }
@@ -450,7 +455,7 @@ void Sm::issue_stage(uint64_t c) {
     if (op == Op::Load || op == Op::Store) --ldst;
     issue(slot, c);
     issued_eval_ = true;
-    if (any_dirty_) classify_dirty(c);  // this warp's next instruction, warps a barrier released
+    if (any_dirty_) classify_dirty(c);  // warps a barrier released (issue() files the issuing warp itself)
     return ++issued == cfg_.issue_width;
   };
   // No eligible warp can pass the structural check for the rest of this scan.
@@ -506,7 +511,10 @@ void Sm::issue(unsigned slot, uint64_t c) {
   last_issued_ = static_cast<int>(slot);
   last_iss_[slot] = c;
   w.has_inst = false;
-  set_dirty(slot);
+  // Out of the eligible set; Alu/Sfu/Load/Store re-file the slot with its next
+  // instruction at the end (classify_slot: it is the only slot this issue
+  // changed, so this is what classify_dirty would do), Barrier/Exit block it.
+  unclassify(slot);
   switch (in.op) {
     case Op::Alu:
     case Op::Sfu: {
@@ -515,7 +523,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
         w.reg_ready[in.dst] = r;
         w.max_ready = std::max(w.max_ready, r);
       }
-      return;
+      break;
     }
     case Op::Load:
     case Op::Store: {
@@ -528,7 +536,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
         if (in.op == Op::Load && in.dst != kNoReg) {
           w.reg_ready[in.dst] = c;
         }
-        return;
+        break;
       }
       m.store = in.op == Op::Store;
       m.warp = static_cast<uint16_t>(slot);
@@ -556,7 +564,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
         if (in.dst != kNoReg) w.reg_ready[in.dst] = kNever;
       }
       ++memq_count_;
-      return;
+      break;
     }
     case Op::Barrier: {
       CtaSlot& cs = ctas_[w.cta_slot];
@@ -584,6 +592,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
       return;
     }
   }
+  classify_slot(slot, c);
 }
 
 void Sm::release_barrier(CtaSlot& cs) {

@@ -181,6 +181,7 @@ class Sm : public sc_core::sc_module {
   void unclassify(unsigned slot);
   void set_dirty(unsigned slot);
   void set_never(unsigned slot);
+  void classify_slot(unsigned slot, uint64_t c);
   void classify_dirty(uint64_t c);
   void promote_timed(uint64_t c);
   int next_elig(unsigned from, unsigned end) const;  // lowest eligible key in [from, end), -1 if none
