@@ -55,7 +55,7 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
   warps_free_ = cfg.max_warps;
   ctas_.resize(cfg.max_ctas);
   for (CtaSlot& c : ctas_) c.slots.reserve(cfg.max_warps);
-  age_order_.reserve(cfg.max_warps);
+  age_buf_.assign(2 * static_cast<size_t>(cfg.max_warps), 0);
   ldrecs_.resize(static_cast<size_t>(cfg.max_warps) * kLdPerWarp);
   if (checker_ && checker_->enabled()) ldchk_.resize(ldrecs_.size());
   for (size_t i = ldrecs_.size(); i-- > 0;) ldrec_free_.push_back(static_cast<uint16_t>(i));
@@ -157,9 +157,8 @@ void Sm::launch_cta(const Kernel* k, uint32_t cta) {
     w.ctx.warp = wi;
     k->warp_begin(w.ctx);
     c.slots.push_back(static_cast<uint16_t>(slot));
-    pos_[slot] = static_cast<uint16_t>(age_order_.size());
     last_iss_[slot] = kNever;
-    age_order_.push_back(static_cast<uint16_t>(slot));
+    age_push(slot);
     set_dirty(slot);
   }
   ++ctas_live_;
@@ -419,11 +418,39 @@ int Sm::next_elig(unsigned from, unsigned end) const {
   }
 }
 
+// Append a slot to the age order (youngest); when the array's end is reached,
+// the order moves to its front (positions relative to age_head_ stay).
+void Sm::age_push(unsigned slot) {
+  if (age_head_ + age_n_ == age_buf_.size()) {
+    std::memmove(age_buf_.data(), age_buf_.data() + age_head_, age_n_ * sizeof age_buf_[0]);
+    age_head_ = 0;
+    for (unsigned i = 0; i < age_n_; ++i) pos_[age_buf_[i]] = static_cast<uint16_t>(i);
+  }
+  const unsigned a = age_head_ + age_n_++;
+  age_buf_[a] = static_cast<uint16_t>(slot);
+  pos_[slot] = static_cast<uint16_t>(a);
+}
+
 // Remove position p (an exited slot, not eligible) from the age order; in GTO
-// mode eligible keys above p move down by one with their slots.
+// mode eligible keys above p move down by one with their slots. The shorter
+// side moves: the older part one place up (age_head_ + 1) or the younger part
+// one place down; either way every other slot keeps its position relative to
+// the head except those above p.
 void Sm::erase_age_pos(unsigned p) {
-  age_order_.erase(age_order_.begin() + p);
-  for (size_t i = p; i < age_order_.size(); ++i) pos_[age_order_[i]] = static_cast<uint16_t>(i);
+  const unsigned a = age_head_ + p, end = age_head_ + age_n_;
+  if (p < age_n_ - 1 - p) {
+    for (unsigned i = a; i > age_head_; --i) {
+      age_buf_[i] = age_buf_[i - 1];
+      pos_[age_buf_[i]] = static_cast<uint16_t>(i);
+    }
+    ++age_head_;
+  } else {
+    for (unsigned i = a; i + 1 < end; ++i) {
+      age_buf_[i] = age_buf_[i + 1];
+      pos_[age_buf_[i]] = static_cast<uint16_t>(i);
+    }
+  }
+  --age_n_;
   if (!gto_) return;
   const unsigned wd = p >> 6, b = p & 63;
   const uint64_t low = elig_[wd] & ((1ull << b) - 1);
@@ -440,7 +467,7 @@ void Sm::erase_age_pos(unsigned p) {
 // on at the position after it, i.e. skips the warp that moved into its place,
 // as an index-based walk over the shrinking order does).
 void Sm::issue_stage(uint64_t c) {
-  if (age_order_.empty()) return;
+  if (!age_n_) return;
   if (issued_c_ >= cfg_.issue_width) return;
   if (c == last_scan_c_ && !issue_dirty_) return;  // nothing changed since this cycle's scan
   last_scan_c_ = c;
@@ -490,10 +517,10 @@ void Sm::issue_stage(uint64_t c) {
     if (greedy >= 0 && st_[static_cast<unsigned>(greedy)] == kStElig) done = consider(static_cast<unsigned>(greedy));
     unsigned r = 0;
     while (!done && !hopeless()) {
-      const int k = next_elig(r, static_cast<unsigned>(age_order_.size()));
+      const int k = next_elig(r, age_n_);
       if (k < 0) break;
       r = static_cast<unsigned>(k) + 1;
-      const unsigned slot = age_order_[static_cast<unsigned>(k)];
+      const unsigned slot = age_buf_[age_head_ + static_cast<unsigned>(k)];
       if (static_cast<int>(slot) == greedy) continue;
       done = consider(slot);
     }
@@ -578,7 +605,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
       CtaSlot& cs = ctas_[w.cta_slot];
       w.exited = true;
       set_never(slot);
-      erase_age_pos(pos_[slot]);
+      erase_age_pos(pos_[slot] - age_head_);
       --cs.warps_live;
       if (cs.warps_live > 0 && cs.at_barrier >= cs.warps_live) release_barrier(cs);
       if (cs.warps_live == 0) {

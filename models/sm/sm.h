@@ -175,7 +175,7 @@ class Sm : public sc_core::sc_module {
   bool structural_ok(Op op, unsigned ldst_budget) const;
   bool can_issue_next_cycle() const;
   // scheduler sets
-  unsigned key_of(unsigned slot) const { return gto_ ? pos_[slot] : slot; }
+  unsigned key_of(unsigned slot) const { return gto_ ? pos_[slot] - age_head_ : slot; }
   static OpClass cls_of(Op op) { return op == Op::Load ? kClsLoad : op == Op::Store ? kClsStore : kClsOther; }
   void elig_add(unsigned slot);
   void unclassify(unsigned slot);
@@ -185,6 +185,7 @@ class Sm : public sc_core::sc_module {
   void classify_dirty(uint64_t c);
   void promote_timed(uint64_t c);
   int next_elig(unsigned from, unsigned end) const;  // lowest eligible key in [from, end), -1 if none
+  void age_push(unsigned slot);
   void erase_age_pos(unsigned p);
   void issue(unsigned slot, uint64_t c);
   void l1_stage(uint64_t c);
@@ -228,7 +229,7 @@ class Sm : public sc_core::sc_module {
   std::vector<uint64_t> rdy_;
   std::vector<Op> op_;  // op of each slot's buffered instruction (valid when rdy_ is not kDirty)
   std::vector<uint8_t> st_;      // SlotState per slot
-  std::vector<uint16_t> pos_;    // position of a live, not exited slot in age_order_
+  std::vector<uint16_t> pos_;    // index of a live, not exited slot in age_buf_
   std::vector<uint64_t> last_iss_;  // cycle of the slot's last issue (one issue per warp per cycle)
   unsigned nwords_ = 1;
   std::vector<uint64_t> dirty_;  // by slot
@@ -238,7 +239,10 @@ class Sm : public sc_core::sc_module {
   unsigned n_elig_[3] = {0, 0, 0};
   bool any_dirty_ = false;
   std::vector<CtaSlot> ctas_;
-  std::vector<uint16_t> age_order_;  // live, not exited warp slots, oldest first
+  // Live, not exited warp slots, oldest first: age_buf_[age_head_ .. + age_n_)
+  // (2 x max_warps entries; age position p = pos_[slot] - age_head_).
+  std::vector<uint16_t> age_buf_;
+  unsigned age_head_ = 0, age_n_ = 0;
   unsigned ctas_live_ = 0, warps_free_ = 0;
   uint64_t age_ctr_ = 0;
   int last_issued_ = -1;
