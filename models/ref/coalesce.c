@@ -207,12 +207,23 @@ static int coal_full_line4(const uint64_t addr[COAL_WARP], coal_req out[COAL_MAX
   return 1;
 }
 
-int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
-  if (bytes == 4 && active == 0xffffffffu && coal_full_line4(addr, out)) return 1;
+/* Everything after the full-line check. */
+static int coal_rest(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
   if (bad_size(bytes)) return -1;
   if (!active) return 0;
   const int n = coal_unit_stride(addr, active, bytes, out);
   return n != -2 ? n : coal_warp_general(addr, active, bytes, out);
+}
+
+int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
+  if (bytes == 4 && active == 0xffffffffu && coal_full_line4(addr, out)) return 1;
+  return coal_rest(addr, active, bytes, out);
+}
+
+int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS],
+                    int *line4) {
+  *line4 = bytes == 4 && active == 0xffffffffu && coal_full_line4(addr, out);
+  return *line4 ? 1 : coal_rest(addr, active, bytes, out);
 }
 
 /* Bucket of ea = 0..32 (table: no branches on the per-request path). */

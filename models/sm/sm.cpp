@@ -57,7 +57,8 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
   for (CtaSlot& c : ctas_) c.slots.reserve(cfg.max_warps);
   age_buf_.assign(2 * static_cast<size_t>(cfg.max_warps), 0);
   ldrecs_.resize(static_cast<size_t>(cfg.max_warps) * kLdPerWarp);
-  if (checker_ && checker_->enabled()) ldchk_.resize(ldrecs_.size());
+  chk_ = checker_ && checker_->enabled();
+  if (chk_) ldchk_.resize(ldrecs_.size());
   for (size_t i = ldrecs_.size(); i-- > 0;) ldrec_free_.push_back(static_cast<uint16_t>(i));
   memq_.resize(kMemQ);
   outq_.assign(kOutQ, nullptr);
@@ -274,7 +275,7 @@ void Sm::on_resp() {
 void Sm::fetch(Warp& w) {
   kernel_->warp_next(w.ctx, w.inst);
   w.has_inst = true;
-  if (w.inst.op == Op::Load && checker_ && checker_->enabled()) {
+  if (w.inst.op == Op::Load && chk_) {
     // Golden snapshot at generation time (what a correct memory system must return).
     for (unsigned l = 0; l < kWarpSize; ++l) {
       w.inst.data[l] = 0;
@@ -326,7 +327,7 @@ void Sm::elig_add(unsigned slot) {
   ++n_elig_[cls_of(op_[slot])];
 }
 
-void Sm::unclassify(unsigned slot) {
+inline void Sm::unclassify(unsigned slot) {
   switch (st_[slot]) {
     case kStElig: {
       const unsigned k = key_of(slot);
@@ -556,7 +557,8 @@ void Sm::issue(unsigned slot, uint64_t c) {
     case Op::Store: {
       ++mem_insts_;
       MemInst& m = memq_[(memq_head_ + memq_count_) % kMemQ];
-      const int n = coal_warp(in.addr, in.active, in.bytes, m.req);
+      int line4 = 0;
+      const int n = coal_warp_line4(in.addr, in.active, in.bytes, m.req, &line4);
       if (n < 0) SC_REPORT_FATAL(name(), ("kernel " + kernel_->name + ": misaligned or bad-size memory access").c_str());
       coal_hist_add(&coal_, m.req, static_cast<unsigned>(n));
       if (n == 0) {  // no active lane: nothing to do
@@ -570,7 +572,10 @@ void Sm::issue(unsigned slot, uint64_t c) {
       m.bytes = in.bytes;
       m.n = static_cast<uint8_t>(n);
       m.next = 0;
-      if (m.store) {
+      m.line4 = m.store && line4;
+      if (m.line4) {
+        for (unsigned l = 0; l < kWarpSize; ++l) m.line[l] = static_cast<uint32_t>(in.data[l]);
+      } else if (m.store) {
         std::memcpy(m.addr, in.addr, sizeof m.addr);
         std::memcpy(m.data, in.data, sizeof m.data);
       } else {
@@ -835,7 +840,9 @@ bool Sm::l1_store(MemInst& m, const coal_req& r, uint64_t c) {
   x.byte_mask[0] = r.byte_mask[0];
   x.byte_mask[1] = r.byte_mask[1];
   unsigned char* d = gp->get_data_ptr();
-  if (m.bytes == 4) {
+  if (m.line4) {
+    std::memcpy(d, m.line, kLineBytes);
+  } else if (m.bytes == 4) {
     put_lanes<4>(d, r.thread_mask, m.addr, m.data);
   } else if (m.bytes == 8) {
     put_lanes<8>(d, r.thread_mask, m.addr, m.data);

@@ -133,12 +133,14 @@ class Sm : public sc_core::sc_module {
   };
   struct MemInst {
     bool store = false;
+    bool line4 = false;  // store of the full-line pattern (coal_warp_line4): data packed in line[]
     uint16_t warp = 0, ldrec = 0;
     uint8_t bytes = 4;
     uint8_t n = 0, next = 0;
     coal_req req[COAL_MAX_REQS];
-    uint64_t addr[kWarpSize];  // stores
-    uint64_t data[kWarpSize];  // stores
+    uint32_t line[kLineBytes / 4];  // line4 stores: the line image (lane l's 4 bytes at 4 l)
+    uint64_t addr[kWarpSize];  // other stores
+    uint64_t data[kWarpSize];  // other stores
   };
   struct Mshr {
     uint64_t line = 0;
@@ -178,7 +180,7 @@ class Sm : public sc_core::sc_module {
   unsigned key_of(unsigned slot) const { return gto_ ? pos_[slot] - age_head_ : slot; }
   static OpClass cls_of(Op op) { return op == Op::Load ? kClsLoad : op == Op::Store ? kClsStore : kClsOther; }
   void elig_add(unsigned slot);
-  void unclassify(unsigned slot);
+  inline void unclassify(unsigned slot);
   void set_dirty(unsigned slot);
   void set_never(unsigned slot);
   void classify_slot(unsigned slot, uint64_t c);
@@ -256,6 +258,7 @@ class Sm : public sc_core::sc_module {
 
   cache l1_{};
   bool l1_on_;
+  bool chk_;  // golden-memory checker on
   std::vector<Mshr> mshrs_;
   std::vector<Waiter> waiters_;  // mshrs x mshr_merge
   std::vector<uint16_t> mshr_free_;
