@@ -153,7 +153,7 @@ void Sm::launch_cta(const Kernel* k, uint32_t cta) {
     w.age = age_ctr_++;
     w.max_ready = 0;
     std::fill(std::begin(w.reg_ready), std::end(w.reg_ready), 0);
-    w.ctx = WarpCtx();
+    std::memset(static_cast<void*>(&w.ctx), 0, sizeof w.ctx);  // = WarpCtx() (all zero), without a temporary
     w.ctx.cta = cta;
     w.ctx.warp = wi;
     k->warp_begin(w.ctx);
@@ -534,7 +534,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
   Warp& w = warps_[slot];
   WarpInst& in = w.inst;
   ++warp_insts_;
-  thread_insts_ += popcount32(in.active);
+  thread_insts_ += in.active == 0xffffffffu ? kWarpSize : popcount32(in.active);
   if (issue_log_) issue_log_->push_back({c, w.ctx.cta, static_cast<uint16_t>(slot), static_cast<uint16_t>(w.ctx.warp), in.op});
   last_issued_ = static_cast<int>(slot);
   last_iss_[slot] = c;
@@ -657,7 +657,7 @@ void Sm::mshr_unlink(unsigned ms) {
   *p = mshrs_[ms].next;
 }
 
-tlm::tlm_generic_payload* Sm::new_request(uint64_t line, uint16_t warp, uint8_t ea) {
+tlm::tlm_generic_payload* Sm::new_request(uint64_t line, uint16_t warp, uint8_t ea, GpuExt** ext) {
   // Data::Stale: a load's buffer is written by the responder (requested
   // sectors) before process_response reads it; a store writes exactly its
   // byte_mask bytes (l1_store), the only bytes the L2 / memory read.
@@ -675,6 +675,7 @@ tlm::tlm_generic_payload* Sm::new_request(uint64_t line, uint16_t warp, uint8_t 
     e.channel = e.l2_bank / map_->l2_per_channel;
     e.mem_type = static_cast<MemType>(amap_mem_type(map_, line));
   }
+  *ext = &e;
   return gp;
 }
 
@@ -718,7 +719,14 @@ void Sm::l1_stage(uint64_t c) {
   const coal_req& r = m.req[m.next];
   const uint64_t fail_mshr = l1_fail_mshr_;
   in_l1_stage_ = true;
-  const bool ok = m.store ? l1_store(m, r, c) : l1_load(m, r, c);
+  bool ok;
+  if (!m.store && l1_memo_.m == &m && l1_memo_.next == m.next && l1_memo_.epoch == l1_epoch_ &&
+      l1_memo_.port == outq_count_ + sent_c_) {
+    ++(l1_memo_.mshr ? l1_fail_mshr_ : l1_fail_port_);  // refused as before (l1_load's memo)
+    ok = false;
+  } else {
+    ok = m.store ? l1_store(m, r, c) : l1_load(m, r, c);
+  }
   in_l1_stage_ = false;
   if (!ok) {
     // Retry when a resource frees; a slot freed by this cycle's send (visible
@@ -739,9 +747,8 @@ void Sm::l1_stage(uint64_t c) {
 }
 
 bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
+  // (The memo of the last refusal is checked by the caller, l1_stage.)
   const unsigned port_level = outq_count_ + sent_c_;
-  if (l1_memo_.m == &m && l1_memo_.next == m.next && l1_memo_.epoch == l1_epoch_ && l1_memo_.port == port_level)
-    return ++(l1_memo_.mshr ? l1_fail_mshr_ : l1_fail_port_), false;
   auto refuse = [&](bool mshr) {
     ++(mshr ? l1_fail_mshr_ : l1_fail_port_);
     l1_memo_ = {l1_epoch_, &m, m.next, mshr, port_level};
@@ -783,7 +790,7 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
     repl_access ra{};
     ra.ea_count = r.ea_count;
     cache_touch(&l1_, static_cast<uint32_t>(set), static_cast<uint32_t>(way), &ra);
-    compare_lanes(m.ldrec, hit_lanes, cache_data_at(&l1_, static_cast<uint32_t>(set), static_cast<uint32_t>(way)), c);
+    if (chk_) compare_lanes(m.ldrec, hit_lanes, cache_data_at(&l1_, static_cast<uint32_t>(set), static_cast<uint32_t>(way)), c);
   }
   if (!miss_sect) {
     ++l1_hit_;
@@ -806,6 +813,8 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
     e.outstanding = 0;
     e.nwait = 0;
     e.no_install = false;
+    // Without write-allocate only this MSHR's own fill can install the line.
+    e.absent = way < 0 && !l1cfg_.write_allocate;
     e.active = true;
     mshr_link(static_cast<unsigned>(ms));
     send = miss_sect;
@@ -818,9 +827,10 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
   if (send) {
     e.pending |= send;
     ++e.outstanding;
-    tlm::tlm_generic_payload* gp = new_request(r.line_addr, m.warp, r.ea_count);
+    GpuExt* xp;
+    tlm::tlm_generic_payload* gp = new_request(r.line_addr, m.warp, r.ea_count, &xp);
     gp->set_command(tlm::TLM_READ_COMMAND);
-    GpuExt& x = GpuExt::get(*gp);
+    GpuExt& x = *xp;
     x.tag = static_cast<uint32_t>(ms);
     x.sector_mask = send;
     outq_[(outq_head_ + outq_count_++) % kOutQ] = gp;
@@ -832,9 +842,10 @@ bool Sm::l1_store(MemInst& m, const coal_req& r, uint64_t c) {
   (void)c;
   if (outq_count_ + sent_c_ >= kOutQ) return ++l1_fail_port_, false;
   ++l1_acc_;
-  tlm::tlm_generic_payload* gp = new_request(r.line_addr, m.warp, r.ea_count);
+  GpuExt* xp;
+  tlm::tlm_generic_payload* gp = new_request(r.line_addr, m.warp, r.ea_count, &xp);
   gp->set_command(tlm::TLM_WRITE_COMMAND);
-  GpuExt& x = GpuExt::get(*gp);
+  GpuExt& x = *xp;
   x.tag = kStoreTag;
   x.sector_mask = r.sector_mask;
   x.byte_mask[0] = r.byte_mask[0];
@@ -968,7 +979,7 @@ void Sm::process_response(tlm::tlm_generic_payload* gp, uint64_t c) {
   const uint8_t sect = x.sector_mask;
   const unsigned char* d = gp->get_data_ptr();
   if (l1_on_ && !e.no_install) {
-    int way = cache_find(&l1_, e.line);
+    int way = e.absent ? -1 : cache_find(&l1_, e.line);
     const uint32_t set = cache_set_of(&l1_, e.line);
     repl_access ra{};
     ra.ea_count = x.ea_count;
@@ -986,6 +997,7 @@ void Sm::process_response(tlm::tlm_generic_payload* gp, uint64_t c) {
       for (unsigned s = 0; s < kSectorsPerLine; ++s)
         if ((sect >> s) & 1u) std::memcpy(ld + s * kSectorBytes, d + s * kSectorBytes, kSectorBytes);
       cl->valid_sectors |= sect;
+      e.absent = false;
     }
   }
   const size_t merge = waiters_.size() / mshrs_.size();
@@ -1002,7 +1014,7 @@ void Sm::process_response(tlm::tlm_generic_payload* gp, uint64_t c) {
       rest |= wt.lanes[s];
     }
     if (sat) {
-      compare_lanes(wt.ldrec, sat, d, c);
+      if (chk_) compare_lanes(wt.ldrec, sat, d, c);
       complete_lanes(wt.ldrec, sat, c);
     }
     if (rest) wv[keep++] = wt;

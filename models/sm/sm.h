@@ -148,6 +148,7 @@ class Sm : public sc_core::sc_module {
     uint8_t outstanding = 0;  // L2 requests in flight
     uint8_t nwait = 0;
     bool no_install = false;  // a store hit the line while the fill was in flight
+    bool absent = false;      // the line is known not to be in the L1 (no lookup at the fill)
     bool active = false;
     int16_t next = -1;        // hash chain (mshr_bucket_)
   };
@@ -203,7 +204,7 @@ class Sm : public sc_core::sc_module {
   unsigned mshr_hash(uint64_t line) const { return static_cast<unsigned>(((line >> 7) * 0x9E3779B97F4A7C15ull) >> mshr_shift_); }
   void mshr_link(unsigned ms);
   void mshr_unlink(unsigned ms);
-  tlm::tlm_generic_payload* new_request(uint64_t line, uint16_t warp, uint8_t ea);
+  tlm::tlm_generic_payload* new_request(uint64_t line, uint16_t warp, uint8_t ea, GpuExt** ext);
   void release_barrier(CtaSlot& cs);
   void wake_cycle(uint64_t cyc);
   void wake_at_ps(uint64_t t_ps, uint64_t now);
