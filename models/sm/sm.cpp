@@ -51,7 +51,7 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
   nwords_ = (cfg.max_warps + 63) / 64;
   dirty_.assign(nwords_, 0);
   timed_.assign(nwords_, 0);
-  elig_.assign(nwords_, 0);
+  elig_.assign(3 * static_cast<size_t>(nwords_), 0);
   warps_free_ = cfg.max_warps;
   ctas_.resize(cfg.max_ctas);
   for (CtaSlot& c : ctas_) c.slots.reserve(cfg.max_warps);
@@ -226,7 +226,7 @@ void Sm::cycle() {
   }
   issue_stage(c);
   if (!l1_done_c_) l1_stage(c);
-  if (!send_done_c_) send_stage(c);
+  if (!send_done_c_ && outq_count_ && !awaiting_end_req_ && now_ps_ >= send_ok_ps_) send_stage(c);
 
   // Classify what the stages changed (issued warps' next instructions, loads
   // completed by L1 hits) so the next wake-up is exact.
@@ -323,16 +323,18 @@ bool Sm::can_issue_next_cycle() const {
 void Sm::elig_add(unsigned slot) {
   st_[slot] = kStElig;
   const unsigned k = key_of(slot);
-  elig_[k >> 6] |= 1ull << (k & 63);
-  ++n_elig_[cls_of(op_[slot])];
+  const unsigned cls = cls_of(op_[slot]);
+  elig_[cls * nwords_ + (k >> 6)] |= 1ull << (k & 63);
+  ++n_elig_[cls];
 }
 
 inline void Sm::unclassify(unsigned slot) {
   switch (st_[slot]) {
     case kStElig: {
       const unsigned k = key_of(slot);
-      elig_[k >> 6] &= ~(1ull << (k & 63));
-      --n_elig_[cls_of(op_[slot])];
+      const unsigned cls = cls_of(op_[slot]);
+      elig_[cls * nwords_ + (k >> 6)] &= ~(1ull << (k & 63));
+      --n_elig_[cls];
       break;
     }
     case kStTimed: timed_[slot >> 6] &= ~(1ull << (slot & 63)); break;
@@ -405,17 +407,22 @@ void Sm::promote_timed(uint64_t c) {
   timed_min_ = mn;
 }
 
-int Sm::next_elig(unsigned from, unsigned end) const {
+int Sm::next_elig(unsigned from, unsigned end, unsigned cmask) const {
   if (from >= end) return -1;
+  const uint64_t m0 = 0 - static_cast<uint64_t>(cmask & 1u), m1 = 0 - static_cast<uint64_t>((cmask >> 1) & 1u),
+                 m2 = 0 - static_cast<uint64_t>((cmask >> 2) & 1u);
+  auto word = [&](unsigned wd) {
+    return (elig_[wd] & m0) | (elig_[nwords_ + wd] & m1) | (elig_[2 * nwords_ + wd] & m2);
+  };
   unsigned wd = from >> 6;
-  uint64_t bits = elig_[wd] & (~0ull << (from & 63));
+  uint64_t bits = word(wd) & (~0ull << (from & 63));
   for (;;) {
     if (bits) {
       const unsigned k = wd * 64 + static_cast<unsigned>(__builtin_ctzll(bits));
       return k < end ? static_cast<int>(k) : -1;
     }
     if (++wd >= nwords_ || wd * 64 >= end) return -1;
-    bits = elig_[wd];
+    bits = word(wd);
   }
 }
 
@@ -454,11 +461,14 @@ void Sm::erase_age_pos(unsigned p) {
   --age_n_;
   if (!gto_) return;
   const unsigned wd = p >> 6, b = p & 63;
-  const uint64_t low = elig_[wd] & ((1ull << b) - 1);
-  const uint64_t high = (elig_[wd] >> b) >> 1;
-  elig_[wd] = low | (high << b);
-  if (wd + 1 < nwords_) elig_[wd] |= elig_[wd + 1] << 63;
-  for (unsigned x = wd + 1; x < nwords_; ++x) elig_[x] = (elig_[x] >> 1) | (x + 1 < nwords_ ? elig_[x + 1] << 63 : 0);
+  for (unsigned cls = 0; cls < 3; ++cls) {
+    uint64_t* const e = &elig_[cls * nwords_];
+    const uint64_t low = e[wd] & ((1ull << b) - 1);
+    const uint64_t high = (e[wd] >> b) >> 1;
+    e[wd] = low | (high << b);
+    if (wd + 1 < nwords_) e[wd] |= e[wd + 1] << 63;
+    for (unsigned x = wd + 1; x < nwords_; ++x) e[x] = (e[x] >> 1) | (x + 1 < nwords_ ? e[x + 1] << 63 : 0);
+  }
 }
 
 // Issue up to the remaining issue width from eligible warps, in scheduler
@@ -486,11 +496,17 @@ void Sm::issue_stage(uint64_t c) {
     if (any_dirty_) classify_dirty(c);  // warps a barrier released (issue() files the issuing warp itself)
     return ++issued == cfg_.issue_width;
   };
-  // No eligible warp can pass the structural check for the rest of this scan.
-  auto hopeless = [&]() -> bool {
-    if (n_elig_[kClsOther]) return false;
-    if (ldst == 0 || memq_count_ + memq_freed_c_ >= kMemQ) return true;
-    return !n_elig_[kClsStore] && ldrec_free_.size() <= ldrec_freed_c_;
+  // Classes of eligible warps that can pass the structural check now (bit
+  // per OpClass; the set only shrinks during a scan): the scan visits only
+  // those, which is the same as visiting all and skipping the others. 0: no
+  // eligible warp can issue for the rest of this scan.
+  auto passable = [&]() -> unsigned {
+    unsigned m = n_elig_[kClsOther] ? 1u << kClsOther : 0u;
+    if (ldst && memq_count_ + memq_freed_c_ < kMemQ) {
+      if (n_elig_[kClsStore]) m |= 1u << kClsStore;
+      if (n_elig_[kClsLoad] && ldrec_free_.size() > ldrec_freed_c_) m |= 1u << kClsLoad;
+    }
+    return m;
   };
   if (!gto_) {
     const unsigned nw = cfg_.max_warps;
@@ -500,11 +516,12 @@ void Sm::issue_stage(uint64_t c) {
       unsigned r = pass == 0 ? start : 0;
       const unsigned end = pass == 0 ? nw : start;
       while (!done) {
-        if (hopeless()) {
+        const unsigned cm = passable();
+        if (!cm) {
           done = true;
           break;
         }
-        const int k = next_elig(r, end);
+        const int k = next_elig(r, end, cm);
         if (k < 0) break;
         r = static_cast<unsigned>(k) + 1;
         done = consider(static_cast<unsigned>(k));
@@ -517,8 +534,9 @@ void Sm::issue_stage(uint64_t c) {
     bool done = false;
     if (greedy >= 0 && st_[static_cast<unsigned>(greedy)] == kStElig) done = consider(static_cast<unsigned>(greedy));
     unsigned r = 0;
-    while (!done && !hopeless()) {
-      const int k = next_elig(r, age_n_);
+    unsigned cm;
+    while (!done && (cm = passable()) != 0) {
+      const int k = next_elig(r, age_n_, cm);
       if (k < 0) break;
       r = static_cast<unsigned>(k) + 1;
       const unsigned slot = age_buf_[age_head_ + static_cast<unsigned>(k)];

@@ -187,7 +187,8 @@ class Sm : public sc_core::sc_module {
   void classify_slot(unsigned slot, uint64_t c);
   void classify_dirty(uint64_t c);
   void promote_timed(uint64_t c);
-  int next_elig(unsigned from, unsigned end) const;  // lowest eligible key in [from, end), -1 if none
+  // Lowest eligible key in [from, end) of a class in cmask (bit per OpClass), -1 if none.
+  int next_elig(unsigned from, unsigned end, unsigned cmask) const;
   void age_push(unsigned slot);
   void erase_age_pos(unsigned p);
   void issue(unsigned slot, uint64_t c);
@@ -237,7 +238,7 @@ class Sm : public sc_core::sc_module {
   unsigned nwords_ = 1;
   std::vector<uint64_t> dirty_;  // by slot
   std::vector<uint64_t> timed_;  // by slot
-  std::vector<uint64_t> elig_;   // by scan key (key_of: slot for LRR, age position for GTO)
+  std::vector<uint64_t> elig_;   // by OpClass, then scan key (key_of: slot for LRR, age position for GTO)
   uint64_t timed_min_ = kNever;  // <= earliest rdy_ of a Timed slot (may be stale-low)
   unsigned n_elig_[3] = {0, 0, 0};
   bool any_dirty_ = false;
