@@ -61,6 +61,7 @@ class StreamKernel : public Kernel {
           oa[l] = c0 + 4 * l;
           od[l] = vc[l];
         }
+        o.unit_stride = true;  // lanes 0..cnt-1 = w.mask
         bstore_write(golden, c + 4 * t0, vc, 4 * cnt);
         o.in_block(0);
         return;
@@ -75,6 +76,7 @@ class StreamKernel : public Kernel {
     const uint64_t a0 = base + 4 * w.s[0];  // a local: vectorisable (o.addr could alias w.s)
     uint64_t* const oa = o.addr;
     for (unsigned l = 0; l < kWarpSize; ++l) oa[l] = a0 + 4 * l;
+    o.unit_stride = true;
   }
 };
 

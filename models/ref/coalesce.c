@@ -173,6 +173,8 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
   return (int)n;
 }
 
+static void coal_line4_req(uint64_t a0, coal_req out[COAL_MAX_REQS]);
+
 /* The most common pattern of all: a full warp of 4 B accesses, lane l at
  * line + 4 l (one whole line, every sector). Returns 1 with out[0] filled, or
  * 0 when the pattern does not match (nothing written then). */
@@ -196,6 +198,12 @@ static int coal_full_line4(const uint64_t addr[COAL_WARP], coal_req out[COAL_MAX
   }
   acc |= acc2;
   if (acc[0] | acc[1]) return 0;
+  coal_line4_req(a0, out);
+  return 1;
+}
+
+/* The request of the full-line pattern on the line at a0. */
+static void coal_line4_req(uint64_t a0, coal_req out[COAL_MAX_REQS]) {
   coal_req *q = &out[0];
   q->line_addr = a0;
   q->thread_mask = 0xffffffffu;
@@ -204,7 +212,6 @@ static int coal_full_line4(const uint64_t addr[COAL_WARP], coal_req out[COAL_MAX
   q->bytes = COAL_LINE_BYTES;
   q->byte_mask[0] = q->byte_mask[1] = ~0ull;
   for (unsigned k = 0; k < 4; ++k) q->sector_threads[k] = 0xffu << (8 * k);
-  return 1;
 }
 
 /* Everything after the full-line check. */
@@ -220,10 +227,17 @@ int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, c
   return coal_rest(addr, active, bytes, out);
 }
 
-int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS],
-                    int *line4) {
-  *line4 = bytes == 4 && active == 0xffffffffu && coal_full_line4(addr, out);
-  return *line4 ? 1 : coal_rest(addr, active, bytes, out);
+int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
+                    coal_req out[COAL_MAX_REQS], int *line4) {
+  if (bytes == 4 && active == 0xffffffffu) {
+    /* Known unit stride: only the line alignment of lane 0 is left to check. */
+    *line4 = unit_stride ? !(addr[0] & (COAL_LINE_BYTES - 1)) && (coal_line4_req(addr[0], out), 1)
+                         : coal_full_line4(addr, out);
+    if (*line4) return 1;
+  } else {
+    *line4 = 0;
+  }
+  return coal_rest(addr, active, bytes, out);
 }
 
 /* Bucket of ea = 0..32 (table: no branches on the per-request path). */

@@ -60,9 +60,13 @@ int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, c
 
 /* As coal_warp; *line4 = 1 when the instruction is the full-line pattern
  * (all 32 lanes active, 4 B each, lane l at line + 4 l: one request), so a
- * caller may pack per-lane data as the line image directly; else 0. */
-int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS],
-                    int *line4);
+ * caller may pack per-lane data as the line image directly; else 0.
+ * unit_stride != 0: the caller guarantees that active lane l's address is
+ * addr[f] + (l - f) * bytes (f = first active lane), so the full-line pattern
+ * needs no address check (results are then those of coal_warp only if the
+ * guarantee holds). */
+int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
+                    coal_req out[COAL_MAX_REQS], int *line4);
 
 /* The general lane-by-lane coalescer (same contract and results as
  * coal_warp, without the fast path); exposed for equivalence tests. */

@@ -407,7 +407,7 @@ void Sm::promote_timed(uint64_t c) {
   timed_min_ = mn;
 }
 
-int Sm::next_elig(unsigned from, unsigned end, unsigned cmask) const {
+inline int Sm::next_elig(unsigned from, unsigned end, unsigned cmask) const {
   if (from >= end) return -1;
   const uint64_t m0 = 0 - static_cast<uint64_t>(cmask & 1u), m1 = 0 - static_cast<uint64_t>((cmask >> 1) & 1u),
                  m2 = 0 - static_cast<uint64_t>((cmask >> 2) & 1u);
@@ -575,8 +575,16 @@ void Sm::issue(unsigned slot, uint64_t c) {
     case Op::Store: {
       ++mem_insts_;
       MemInst& m = memq_[(memq_head_ + memq_count_) % kMemQ];
+      if (chk_ && in.unit_stride && in.active) {  // check mode: the generator's unit-stride promise
+        const unsigned f = static_cast<unsigned>(__builtin_ctz(in.active));
+        for (uint32_t b = in.active; b; b &= b - 1) {
+          const unsigned l = static_cast<unsigned>(__builtin_ctz(b));
+          if (in.addr[l] != in.addr[f] + static_cast<uint64_t>(l - f) * in.bytes)
+            SC_REPORT_FATAL(name(), ("kernel " + kernel_->name + ": unit_stride set on a non-unit-stride access").c_str());
+        }
+      }
       int line4 = 0;
-      const int n = coal_warp_line4(in.addr, in.active, in.bytes, m.req, &line4);
+      const int n = coal_warp_line4(in.addr, in.active, in.bytes, in.unit_stride, m.req, &line4);
       if (n < 0) SC_REPORT_FATAL(name(), ("kernel " + kernel_->name + ": misaligned or bad-size memory access").c_str());
       coal_hist_add(&coal_, m.req, static_cast<unsigned>(n));
       if (n == 0) {  // no active lane: nothing to do

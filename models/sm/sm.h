@@ -188,7 +188,7 @@ class Sm : public sc_core::sc_module {
   void classify_dirty(uint64_t c);
   void promote_timed(uint64_t c);
   // Lowest eligible key in [from, end) of a class in cmask (bit per OpClass), -1 if none.
-  int next_elig(unsigned from, unsigned end, unsigned cmask) const;
+  inline int next_elig(unsigned from, unsigned end, unsigned cmask) const;
   void age_push(unsigned slot);
   void erase_age_pos(unsigned p);
   void issue(unsigned slot, uint64_t c);

@@ -287,10 +287,18 @@ static void full_line4_matches_general(void **state) {
     memset(x, 0xa5, sizeof x);
     memset(y, 0x5a, sizeof y);
     int line4 = -1;
-    const int nx = coal_warp_line4(a, active, bytes, x, &line4), ny = coal_warp_general(a, active, bytes, y);
+    const int nx = coal_warp_line4(a, active, bytes, 0, x, &line4), ny = coal_warp_general(a, active, bytes, y);
     assert_int_equal(nx, ny);
     assert_same_reqs(x, y, nx);
     assert_int_equal(line4, kind >= 6);
+    if (kind == 3 || kind == 4 || kind >= 6) { /* unit stride: the promise gives the same */
+      int l4 = -1;
+      coal_req z[COAL_MAX_REQS];
+      memset(z, 0x3c, sizeof z);
+      assert_int_equal(coal_warp_line4(a, active, bytes, 1, z, &l4), nx);
+      assert_same_reqs(z, y, nx);
+      assert_int_equal(l4, line4);
+    }
     if (line4) {
       assert_int_equal(nx, 1);
       ++flagged;
