@@ -65,6 +65,7 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
   const unsigned nmshr = std::max(1u, l1.mshrs), merge = l1_on_ ? std::max(1u, l1.mshr_merge) : 1u;
   mshrs_.resize(nmshr);
   waiters_.resize(static_cast<size_t>(nmshr) * merge);
+  merge_ = merge;
   for (unsigned i = nmshr; i-- > 0;) mshr_free_.push_back(static_cast<uint16_t>(i));
   unsigned hbits = 1;
   while ((1u << hbits) < 2 * nmshr) ++hbits;
@@ -846,8 +847,7 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
     send = miss_sect;
   }
   Mshr& e = mshrs_[ms];
-  const size_t merge = waiters_.size() / mshrs_.size();
-  Waiter& wt = waiters_[static_cast<size_t>(ms) * merge + e.nwait++];
+  Waiter& wt = waiters_[static_cast<size_t>(ms) * merge_ + e.nwait++];
   wt.ldrec = m.ldrec;
   for (unsigned s = 0; s < kSectorsPerLine; ++s) wt.lanes[s] = (miss_sect >> s) & 1u ? r.sector_threads[s] : 0;
   if (send) {
@@ -1020,24 +1020,31 @@ void Sm::process_response(tlm::tlm_generic_payload* gp, uint64_t c) {
     if (way >= 0) {
       cache_line* cl = cache_line_at(&l1_, set, static_cast<uint32_t>(way));
       unsigned char* ld = cache_data_at(&l1_, set, static_cast<uint32_t>(way));
-      for (unsigned s = 0; s < kSectorsPerLine; ++s)
-        if ((sect >> s) & 1u) std::memcpy(ld + s * kSectorBytes, d + s * kSectorBytes, kSectorBytes);
+      if (sect == kAllSectors) {
+        std::memcpy(ld, d, kLineBytes);
+      } else {
+        for (unsigned s = 0; s < kSectorsPerLine; ++s)
+          if ((sect >> s) & 1u) std::memcpy(ld + s * kSectorBytes, d + s * kSectorBytes, kSectorBytes);
+      }
       cl->valid_sectors |= sect;
       e.absent = false;
     }
   }
-  const size_t merge = waiters_.size() / mshrs_.size();
-  Waiter* wv = &waiters_[static_cast<size_t>(ms) * merge];
+  Waiter* wv = &waiters_[static_cast<size_t>(ms) * merge_];
   unsigned keep = 0;
   for (unsigned i = 0; i < e.nwait; ++i) {
     Waiter wt = wv[i];
     uint32_t sat = 0, rest = 0;
-    for (unsigned s = 0; s < kSectorsPerLine; ++s) {
-      if ((sect >> s) & 1u) {
-        sat |= wt.lanes[s];
-        wt.lanes[s] = 0;
+    if (sect == kAllSectors) {  // every waiting lane is satisfied
+      for (unsigned s = 0; s < kSectorsPerLine; ++s) sat |= wt.lanes[s];
+    } else {
+      for (unsigned s = 0; s < kSectorsPerLine; ++s) {
+        if ((sect >> s) & 1u) {
+          sat |= wt.lanes[s];
+          wt.lanes[s] = 0;
+        }
+        rest |= wt.lanes[s];
       }
-      rest |= wt.lanes[s];
     }
     if (sat) {
       if (chk_) compare_lanes(wt.ldrec, sat, d, c);

@@ -104,6 +104,7 @@ class Sm : public sc_core::sc_module {
   static constexpr unsigned kLdPerWarp = 4;   // load records per warp slot (outstanding loads)
   static constexpr unsigned kOutQ = 32;       // requests waiting for the L2 port
   static constexpr uint32_t kStoreTag = 0x80000000u;
+  static constexpr uint8_t kAllSectors = (1u << kSectorsPerLine) - 1;
 
   struct Warp {
     bool live = false, exited = false, at_barrier = false, has_inst = false;
@@ -263,6 +264,7 @@ class Sm : public sc_core::sc_module {
   bool chk_;  // golden-memory checker on
   std::vector<Mshr> mshrs_;
   std::vector<Waiter> waiters_;  // mshrs x mshr_merge
+  size_t merge_ = 1;             // waiter slots per MSHR
   std::vector<uint16_t> mshr_free_;
   unsigned mshr_live_ = 0;
   std::vector<int16_t> mshr_bucket_;
