@@ -849,7 +849,12 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
   Mshr& e = mshrs_[ms];
   Waiter& wt = waiters_[static_cast<size_t>(ms) * merge_ + e.nwait++];
   wt.ldrec = m.ldrec;
-  for (unsigned s = 0; s < kSectorsPerLine; ++s) wt.lanes[s] = (miss_sect >> s) & 1u ? r.sector_threads[s] : 0;
+  if (miss_sect == kAllSectors) {
+    static_assert(sizeof wt.lanes == sizeof r.sector_threads, "one lane mask per sector");
+    std::memcpy(wt.lanes, r.sector_threads, sizeof wt.lanes);
+  } else {
+    for (unsigned s = 0; s < kSectorsPerLine; ++s) wt.lanes[s] = (miss_sect >> s) & 1u ? r.sector_threads[s] : 0;
+  }
   if (send) {
     e.pending |= send;
     ++e.outstanding;
