@@ -74,6 +74,9 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
   if (a0 & (bytes - 1)) return -1;
   if (a0 > ~0ull - 1024) return -2; /* keep the address arithmetic free of wrap-around */
   const unsigned sh = (unsigned)__builtin_ctz(bytes);
+  /* Early exit for the common other patterns (gathers, broadcasts): the last
+   * active lane is not where unit stride puts it. */
+  if (addr[last] != a0 + ((uint64_t)(last - f) << sh)) return -2;
   const int contig = active == span32(f, last + 1);
   if (contig) {
     /* Contiguous lanes (full and tail warps): branch-free check, two lanes
