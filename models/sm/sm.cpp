@@ -478,7 +478,7 @@ void Sm::erase_age_pos(unsigned p) {
 // oldest first (an Exit removes its slot from the age order and the scan goes
 // on at the position after it, i.e. skips the warp that moved into its place,
 // as an index-based walk over the shrinking order does).
-void Sm::issue_stage(uint64_t c) {
+__attribute__((always_inline)) inline void Sm::issue_stage(uint64_t c) {
   if (!age_n_) return;
   if (issued_c_ >= cfg_.issue_width) return;
   if (c == last_scan_c_ && !issue_dirty_) return;  // nothing changed since this cycle's scan

@@ -174,7 +174,7 @@ class Sm : public sc_core::sc_module {
 
   // pipeline stages
   void process_response(tlm::tlm_generic_payload* gp, uint64_t c);
-  void issue_stage(uint64_t c);
+  inline void issue_stage(uint64_t c);
   uint64_t ready_time(Warp& w);
   bool structural_ok(Op op, unsigned ldst_budget) const;
   bool can_issue_next_cycle() const;
