@@ -951,7 +951,7 @@ bool Sm::l1_store(MemInst& m, const coal_req& r, uint64_t c) {
 
 // ---------------------------------------------------------------- L2 port
 
-void Sm::send_stage(uint64_t c) {
+__attribute__((always_inline)) inline void Sm::send_stage(uint64_t c) {
   (void)c;
   if (!outq_count_ || awaiting_end_req_ || now_ps_ < send_ok_ps_) return;
   send_done_c_ = true;

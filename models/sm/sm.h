@@ -196,7 +196,7 @@ class Sm : public sc_core::sc_module {
   void l1_stage(uint64_t c);
   bool l1_load(MemInst& m, const coal_req& r, uint64_t c);
   bool l1_store(MemInst& m, const coal_req& r, uint64_t c);
-  void send_stage(uint64_t c);
+  inline void send_stage(uint64_t c);
 
   // helpers
   void fetch(Warp& w);
