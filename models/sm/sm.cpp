@@ -154,7 +154,7 @@ void Sm::launch_cta(const Kernel* k, uint32_t cta) {
     w.age = age_ctr_++;
     w.max_ready = 0;
     std::fill(std::begin(w.reg_ready), std::end(w.reg_ready), 0);
-    std::memset(static_cast<void*>(&w.ctx), 0, sizeof w.ctx);  // = WarpCtx() (all zero), without a temporary
+    w.ctx = WarpCtx();
     w.ctx.cta = cta;
     w.ctx.warp = wi;
     k->warp_begin(w.ctx);
