@@ -55,6 +55,11 @@ struct WarpInst {
   // same block stay apart. Reset by every setter below; generators tag after.
   uint16_t block = kNoBlock;
   bool block_entry = false;
+  // Load/Store: set by a generator that guarantees unit stride, i.e. active
+  // lane l at addr[f] + (l - f) * bytes (f = first active lane); the SM's
+  // coalescer then skips re-checking the addresses (verified in check mode).
+  // Reset by every setter below; generators set it after filling addr.
+  bool unit_stride = false;
 
   void alu(uint8_t d, uint32_t mask, uint8_t s0 = kNoReg, uint8_t s1 = kNoReg, uint8_t s2 = kNoReg) {
     op = Op::Alu;
@@ -101,6 +106,7 @@ struct WarpInst {
     src[2] = s2;
     block = kNoBlock;
     block_entry = false;
+    unit_stride = false;
   }
 };
 

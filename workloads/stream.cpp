@@ -51,11 +51,17 @@ class StreamKernel : public Kernel {
         bstore_read(golden, a + 4 * t0, va, 4 * cnt);
         bstore_read(golden, b + 4 * t0, vb, 4 * cnt);
         o.store(w.mask, 4, 3, 0);
+        // Locals: the stores into o.addr / o.data could otherwise alias the
+        // kernel's fields and w, which blocks vectorisation.
+        const uint64_t c0 = c + 4 * t0;
+        uint64_t* const oa = o.addr;
+        uint64_t* const od = o.data;
         for (unsigned l = 0; l < cnt; ++l) {
           vc[l] = va[l] + vb[l];
-          o.addr[l] = c + 4 * (t0 + l);
-          o.data[l] = vc[l];
+          oa[l] = c0 + 4 * l;
+          od[l] = vc[l];
         }
+        o.unit_stride = true;  // lanes 0..cnt-1 = w.mask
         bstore_write(golden, c + 4 * t0, vc, 4 * cnt);
         o.in_block(0);
         return;
@@ -67,7 +73,10 @@ class StreamKernel : public Kernel {
  private:
   static void fill(WarpInst& o, uint8_t dst, uint64_t base, const WarpCtx& w) {
     o.load(dst, w.mask, 4, 0);
-    for (unsigned l = 0; l < kWarpSize; ++l) o.addr[l] = base + 4 * (w.s[0] + l);
+    const uint64_t a0 = base + 4 * w.s[0];  // a local: vectorisable (o.addr could alias w.s)
+    uint64_t* const oa = o.addr;
+    for (unsigned l = 0; l < kWarpSize; ++l) oa[l] = a0 + 4 * l;
+    o.unit_stride = true;
   }
 };
 

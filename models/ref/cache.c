@@ -68,27 +68,12 @@ void cache_free(cache *c) {
   c->scratch = NULL;
 }
 
-uint32_t cache_set_of(const cache *c, uint64_t line_addr) {
-  /* Shifts and masks where the geometry allows (no 64-bit divisions on the hot path). */
-  uint64_t idx = line_addr >> __builtin_ctz(c->cfg.line_bytes); /* power of two (cache_init) */
-  const uint32_t st = c->cfg.set_stride;
-  if (st > 1) idx = (st & (st - 1)) == 0 ? idx >> __builtin_ctz(st) : idx / st;
-  return (c->sets & (c->sets - 1)) == 0 ? (uint32_t)(idx & (c->sets - 1)) : (uint32_t)(idx % c->sets);
-}
-
 int cache_find(const cache *c, uint64_t line_addr) {
   const uint64_t la = line_addr & ~(uint64_t)(c->cfg.line_bytes - 1);
   const cache_line *row = c->lines + (size_t)cache_set_of(c, la) * c->ways;
   for (uint32_t w = 0; w < c->ways; ++w)
     if (row[w].line_addr == la && row[w].valid) return (int)w;
   return -1;
-}
-
-cache_line *cache_line_at(cache *c, uint32_t set, uint32_t way) { return &c->lines[(size_t)set * c->ways + way]; }
-
-unsigned char *cache_data_at(cache *c, uint32_t set, uint32_t way) {
-  if (!c->data) return NULL;
-  return c->data + ((size_t)set * c->ways + way) * c->cfg.line_bytes;
 }
 
 void cache_touch(cache *c, uint32_t set, uint32_t way, const repl_access *a) {

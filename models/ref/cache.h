@@ -49,12 +49,24 @@ typedef struct cache {
 int cache_init(cache *c, const cache_cfg *cfg, char *err, size_t errlen);
 void cache_free(cache *c);
 
-uint32_t cache_set_of(const cache *c, uint64_t line_addr);
+/* (Inline: these three are on every model's per-request path.) */
+static inline uint32_t cache_set_of(const cache *c, uint64_t line_addr) {
+  /* Shifts and masks where the geometry allows (no 64-bit divisions on the hot path). */
+  uint64_t idx = line_addr >> __builtin_ctz(c->cfg.line_bytes); /* power of two (cache_init) */
+  const uint32_t st = c->cfg.set_stride;
+  if (st > 1) idx = (st & (st - 1)) == 0 ? idx >> __builtin_ctz(st) : idx / st;
+  return (c->sets & (c->sets - 1)) == 0 ? (uint32_t)(idx & (c->sets - 1)) : (uint32_t)(idx % c->sets);
+}
 /* Way holding line_addr in its set, or -1. Does not touch replacement state. */
 int cache_find(const cache *c, uint64_t line_addr);
-cache_line *cache_line_at(cache *c, uint32_t set, uint32_t way);
+static inline cache_line *cache_line_at(cache *c, uint32_t set, uint32_t way) {
+  return &c->lines[(size_t)set * c->ways + way];
+}
 /* Line data (line_bytes) of (set, way); NULL without data. */
-unsigned char *cache_data_at(cache *c, uint32_t set, uint32_t way);
+static inline unsigned char *cache_data_at(cache *c, uint32_t set, uint32_t way) {
+  if (!c->data) return NULL;
+  return c->data + ((size_t)set * c->ways + way) * c->cfg.line_bytes;
+}
 
 /* Replacement-state update for a hit. */
 void cache_touch(cache *c, uint32_t set, uint32_t way, const repl_access *a);

@@ -74,6 +74,9 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
   if (a0 & (bytes - 1)) return -1;
   if (a0 > ~0ull - 1024) return -2; /* keep the address arithmetic free of wrap-around */
   const unsigned sh = (unsigned)__builtin_ctz(bytes);
+  /* Early exit for the common other patterns (gathers, broadcasts): the last
+   * active lane is not where unit stride puts it. */
+  if (addr[last] != a0 + ((uint64_t)(last - f) << sh)) return -2;
   const int contig = active == span32(f, last + 1);
   if (contig) {
     /* Contiguous lanes (full and tail warps): branch-free check, two lanes
@@ -173,20 +176,78 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
   return (int)n;
 }
 
-int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
+static void coal_line4_req(uint64_t a0, coal_req out[COAL_MAX_REQS]);
+
+/* The most common pattern of all: a full warp of 4 B accesses, lane l at
+ * line + 4 l (one whole line, every sector). Returns 1 with out[0] filled, or
+ * 0 when the pattern does not match (nothing written then). */
+static int coal_full_line4(const uint64_t addr[COAL_WARP], coal_req out[COAL_MAX_REQS]) {
+  const uint64_t a0 = addr[0];
+  if (a0 & (COAL_LINE_BYTES - 1)) return 0;
+  /* Branch-free check, two lanes per step (vector extensions as above):
+   * (addr[l] - a0) ^ 4 l must be zero for every lane. */
+  typedef uint64_t v2u64 __attribute__((vector_size(16)));
+  const v2u64 base = {a0, a0};
+  v2u64 acc = {0, 0}, acc2 = {0, 0}, off = {0, 4}, off2 = {8, 12};
+  const v2u64 step = {16, 16};
+  for (unsigned l = 0; l < COAL_WARP; l += 4) {
+    v2u64 x, y;
+    memcpy(&x, &addr[l], sizeof x);
+    memcpy(&y, &addr[l + 2], sizeof y);
+    acc |= (x - base) ^ off;
+    acc2 |= (y - base) ^ off2;
+    off += step;
+    off2 += step;
+  }
+  acc |= acc2;
+  if (acc[0] | acc[1]) return 0;
+  coal_line4_req(a0, out);
+  return 1;
+}
+
+/* The request of the full-line pattern on the line at a0. */
+static void coal_line4_req(uint64_t a0, coal_req out[COAL_MAX_REQS]) {
+  coal_req *q = &out[0];
+  q->line_addr = a0;
+  q->thread_mask = 0xffffffffu;
+  q->sector_mask = 0xf;
+  q->ea_count = 32;
+  q->bytes = COAL_LINE_BYTES;
+  q->byte_mask[0] = q->byte_mask[1] = ~0ull;
+  for (unsigned k = 0; k < 4; ++k) q->sector_threads[k] = 0xffu << (8 * k);
+}
+
+/* Everything after the full-line check. */
+static int coal_rest(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
   if (bad_size(bytes)) return -1;
   if (!active) return 0;
   const int n = coal_unit_stride(addr, active, bytes, out);
   return n != -2 ? n : coal_warp_general(addr, active, bytes, out);
 }
 
-unsigned coal_bucket(unsigned ea) {
-  if (ea <= 1) return 0;
-  if (ea <= 8) return 1;
-  if (ea <= 16) return 2;
-  if (ea <= 24) return 3;
-  return 4;
+int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
+  if (bytes == 4 && active == 0xffffffffu && coal_full_line4(addr, out)) return 1;
+  return coal_rest(addr, active, bytes, out);
 }
+
+int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
+                    coal_req out[COAL_MAX_REQS], int *line4) {
+  if (bytes == 4 && active == 0xffffffffu) {
+    /* Known unit stride: only the line alignment of lane 0 is left to check. */
+    *line4 = unit_stride ? !(addr[0] & (COAL_LINE_BYTES - 1)) && (coal_line4_req(addr[0], out), 1)
+                         : coal_full_line4(addr, out);
+    if (*line4) return 1;
+  } else {
+    *line4 = 0;
+  }
+  return coal_rest(addr, active, bytes, out);
+}
+
+/* Bucket of ea = 0..32 (table: no branches on the per-request path). */
+static const uint8_t k_bucket[COAL_WARP + 1] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+                                                3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4};
+
+unsigned coal_bucket(unsigned ea) { return k_bucket[ea < COAL_WARP ? ea : COAL_WARP]; }
 
 void coal_hist_add(coal_hist *h, const coal_req *reqs, unsigned n) {
   h->insts++;

@@ -14,7 +14,9 @@
  * so no thread's access straddles a sector or a line; hence at most 32 requests.
  * No call allocates or prints.
  *
- * Host cost: coal_warp first tries a fast path for the common unit-stride
+ * Host cost: coal_warp first tries the commonest case of all (a full warp of
+ * 4 B accesses at line + 4 lane: one request, checked in a few vector steps),
+ * then a fast path for the common unit-stride
  * pattern (active lane l at base + l * bytes, any active mask: fully coalesced
  * warps, partial/tail warps, line-misaligned bases), which computes each line's
  * fields from lane and byte ranges instead of walking lane by lane; every other
@@ -55,6 +57,16 @@ typedef struct coal_hist {
  * a supported size or an active lane's address is misaligned (nothing useful in
  * out then). */
 int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]);
+
+/* As coal_warp; *line4 = 1 when the instruction is the full-line pattern
+ * (all 32 lanes active, 4 B each, lane l at line + 4 l: one request), so a
+ * caller may pack per-lane data as the line image directly; else 0.
+ * unit_stride != 0: the caller guarantees that active lane l's address is
+ * addr[f] + (l - f) * bytes (f = first active lane), so the full-line pattern
+ * needs no address check (results are then those of coal_warp only if the
+ * guarantee holds). */
+int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
+                    coal_req out[COAL_MAX_REQS], int *line4);
 
 /* The general lane-by-lane coalescer (same contract and results as
  * coal_warp, without the fast path); exposed for equivalence tests. */

@@ -51,19 +51,21 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
   nwords_ = (cfg.max_warps + 63) / 64;
   dirty_.assign(nwords_, 0);
   timed_.assign(nwords_, 0);
-  elig_.assign(nwords_, 0);
+  elig_.assign(3 * static_cast<size_t>(nwords_), 0);
   warps_free_ = cfg.max_warps;
   ctas_.resize(cfg.max_ctas);
   for (CtaSlot& c : ctas_) c.slots.reserve(cfg.max_warps);
-  age_order_.reserve(cfg.max_warps);
+  age_buf_.assign(2 * static_cast<size_t>(cfg.max_warps), 0);
   ldrecs_.resize(static_cast<size_t>(cfg.max_warps) * kLdPerWarp);
-  if (checker_ && checker_->enabled()) ldchk_.resize(ldrecs_.size());
+  chk_ = checker_ && checker_->enabled();
+  if (chk_) ldchk_.resize(ldrecs_.size());
   for (size_t i = ldrecs_.size(); i-- > 0;) ldrec_free_.push_back(static_cast<uint16_t>(i));
   memq_.resize(kMemQ);
   outq_.assign(kOutQ, nullptr);
   const unsigned nmshr = std::max(1u, l1.mshrs), merge = l1_on_ ? std::max(1u, l1.mshr_merge) : 1u;
   mshrs_.resize(nmshr);
   waiters_.resize(static_cast<size_t>(nmshr) * merge);
+  merge_ = merge;
   for (unsigned i = nmshr; i-- > 0;) mshr_free_.push_back(static_cast<uint16_t>(i));
   unsigned hbits = 1;
   while ((1u << hbits) < 2 * nmshr) ++hbits;
@@ -157,9 +159,8 @@ void Sm::launch_cta(const Kernel* k, uint32_t cta) {
     w.ctx.warp = wi;
     k->warp_begin(w.ctx);
     c.slots.push_back(static_cast<uint16_t>(slot));
-    pos_[slot] = static_cast<uint16_t>(age_order_.size());
     last_iss_[slot] = kNever;
-    age_order_.push_back(static_cast<uint16_t>(slot));
+    age_push(slot);
     set_dirty(slot);
   }
   ++ctas_live_;
@@ -226,7 +227,7 @@ void Sm::cycle() {
   }
   issue_stage(c);
   if (!l1_done_c_) l1_stage(c);
-  if (!send_done_c_) send_stage(c);
+  if (!send_done_c_ && outq_count_ && !awaiting_end_req_ && now_ps_ >= send_ok_ps_) send_stage(c);
 
   // Classify what the stages changed (issued warps' next instructions, loads
   // completed by L1 hits) so the next wake-up is exact.
@@ -275,7 +276,7 @@ void Sm::on_resp() {
 void Sm::fetch(Warp& w) {
   kernel_->warp_next(w.ctx, w.inst);
   w.has_inst = true;
-  if (w.inst.op == Op::Load && checker_ && checker_->enabled()) {
+  if (w.inst.op == Op::Load && chk_) {
     // Golden snapshot at generation time (what a correct memory system must return).
     for (unsigned l = 0; l < kWarpSize; ++l) {
       w.inst.data[l] = 0;
@@ -323,16 +324,18 @@ bool Sm::can_issue_next_cycle() const {
 void Sm::elig_add(unsigned slot) {
   st_[slot] = kStElig;
   const unsigned k = key_of(slot);
-  elig_[k >> 6] |= 1ull << (k & 63);
-  ++n_elig_[cls_of(op_[slot])];
+  const unsigned cls = cls_of(op_[slot]);
+  elig_[cls * nwords_ + (k >> 6)] |= 1ull << (k & 63);
+  ++n_elig_[cls];
 }
 
-void Sm::unclassify(unsigned slot) {
+inline void Sm::unclassify(unsigned slot) {
   switch (st_[slot]) {
     case kStElig: {
       const unsigned k = key_of(slot);
-      elig_[k >> 6] &= ~(1ull << (k & 63));
-      --n_elig_[cls_of(op_[slot])];
+      const unsigned cls = cls_of(op_[slot]);
+      elig_[cls * nwords_ + (k >> 6)] &= ~(1ull << (k & 63));
+      --n_elig_[cls];
       break;
     }
     case kStTimed: timed_[slot >> 6] &= ~(1ull << (slot & 63)); break;
@@ -356,8 +359,24 @@ void Sm::set_never(unsigned slot) {
   rdy_[slot] = kNever;
 }
 
-// Compute the ready cycle of every Dirty slot (fetching its next instruction
-// if needed) and file it as Eligible (ready at or before c), Timed or blocked.
+// File one slot that is in no set (fetching its next instruction if needed)
+// as Eligible (ready at or before c), Timed or blocked.
+inline void Sm::classify_slot(unsigned slot, uint64_t c) {
+  Warp& w = warps_[slot];
+  uint64_t t = ready_time(w);
+  if (t <= c && last_iss_[slot] == c) t = c + 1;  // a warp issues at most once per cycle
+  rdy_[slot] = t;
+  op_[slot] = w.inst.op;
+  if (t <= c) {
+    elig_add(slot);
+  } else if (t != kNever) {
+    st_[slot] = kStTimed;
+    timed_[slot >> 6] |= 1ull << (slot & 63);
+    timed_min_ = std::min(timed_min_, t);
+  }
+}
+
+// Compute the ready cycle of every Dirty slot and file it (classify_slot).
 void Sm::classify_dirty(uint64_t c) {
   any_dirty_ = false;
   for (unsigned wd = 0; wd < nwords_; ++wd) {
@@ -365,18 +384,7 @@ void Sm::classify_dirty(uint64_t c) {
       const unsigned slot = wd * 64 + static_cast<unsigned>(__builtin_ctzll(dirty_[wd]));
       dirty_[wd] &= dirty_[wd] - 1;
       st_[slot] = kStNone;
-      Warp& w = warps_[slot];
-      uint64_t t = ready_time(w);
-      if (t <= c && last_iss_[slot] == c) t = c + 1;  // a warp issues at most once per cycle
-      rdy_[slot] = t;
-      op_[slot] = w.inst.op;
-      if (t <= c) {
-        elig_add(slot);
-      } else if (t != kNever) {
-        st_[slot] = kStTimed;
-        timed_[wd] |= 1ull << (slot & 63);
-        timed_min_ = std::min(timed_min_, t);
-      }
+      classify_slot(slot, c);
     }
   }
 }
@@ -400,32 +408,68 @@ void Sm::promote_timed(uint64_t c) {
   timed_min_ = mn;
 }
 
-int Sm::next_elig(unsigned from, unsigned end) const {
+inline int Sm::next_elig(unsigned from, unsigned end, unsigned cmask) const {
   if (from >= end) return -1;
+  const uint64_t m0 = 0 - static_cast<uint64_t>(cmask & 1u), m1 = 0 - static_cast<uint64_t>((cmask >> 1) & 1u),
+                 m2 = 0 - static_cast<uint64_t>((cmask >> 2) & 1u);
+  auto word = [&](unsigned wd) {
+    return (elig_[wd] & m0) | (elig_[nwords_ + wd] & m1) | (elig_[2 * nwords_ + wd] & m2);
+  };
   unsigned wd = from >> 6;
-  uint64_t bits = elig_[wd] & (~0ull << (from & 63));
+  uint64_t bits = word(wd) & (~0ull << (from & 63));
   for (;;) {
     if (bits) {
       const unsigned k = wd * 64 + static_cast<unsigned>(__builtin_ctzll(bits));
       return k < end ? static_cast<int>(k) : -1;
     }
     if (++wd >= nwords_ || wd * 64 >= end) return -1;
-    bits = elig_[wd];
+    bits = word(wd);
   }
 }
 
+// Append a slot to the age order (youngest); when the array's end is reached,
+// the order moves to its front (positions relative to age_head_ stay).
+void Sm::age_push(unsigned slot) {
+  if (age_head_ + age_n_ == age_buf_.size()) {
+    std::memmove(age_buf_.data(), age_buf_.data() + age_head_, age_n_ * sizeof age_buf_[0]);
+    age_head_ = 0;
+    for (unsigned i = 0; i < age_n_; ++i) pos_[age_buf_[i]] = static_cast<uint16_t>(i);
+  }
+  const unsigned a = age_head_ + age_n_++;
+  age_buf_[a] = static_cast<uint16_t>(slot);
+  pos_[slot] = static_cast<uint16_t>(a);
+}
+
 // Remove position p (an exited slot, not eligible) from the age order; in GTO
-// mode eligible keys above p move down by one with their slots.
+// mode eligible keys above p move down by one with their slots. The shorter
+// side moves: the older part one place up (age_head_ + 1) or the younger part
+// one place down; either way every other slot keeps its position relative to
+// the head except those above p.
 void Sm::erase_age_pos(unsigned p) {
-  age_order_.erase(age_order_.begin() + p);
-  for (size_t i = p; i < age_order_.size(); ++i) pos_[age_order_[i]] = static_cast<uint16_t>(i);
+  const unsigned a = age_head_ + p, end = age_head_ + age_n_;
+  if (p < age_n_ - 1 - p) {
+    for (unsigned i = a; i > age_head_; --i) {
+      age_buf_[i] = age_buf_[i - 1];
+      pos_[age_buf_[i]] = static_cast<uint16_t>(i);
+    }
+    ++age_head_;
+  } else {
+    for (unsigned i = a; i + 1 < end; ++i) {
+      age_buf_[i] = age_buf_[i + 1];
+      pos_[age_buf_[i]] = static_cast<uint16_t>(i);
+    }
+  }
+  --age_n_;
   if (!gto_) return;
   const unsigned wd = p >> 6, b = p & 63;
-  const uint64_t low = elig_[wd] & ((1ull << b) - 1);
-  const uint64_t high = (elig_[wd] >> b) >> 1;
-  elig_[wd] = low | (high << b);
-  if (wd + 1 < nwords_) elig_[wd] |= elig_[wd + 1] << 63;
-  for (unsigned x = wd + 1; x < nwords_; ++x) elig_[x] = (elig_[x] >> 1) | (x + 1 < nwords_ ? elig_[x + 1] << 63 : 0);
+  for (unsigned cls = 0; cls < 3; ++cls) {
+    uint64_t* const e = &elig_[cls * nwords_];
+    const uint64_t low = e[wd] & ((1ull << b) - 1);
+    const uint64_t high = (e[wd] >> b) >> 1;
+    e[wd] = low | (high << b);
+    if (wd + 1 < nwords_) e[wd] |= e[wd + 1] << 63;
+    for (unsigned x = wd + 1; x < nwords_; ++x) e[x] = (e[x] >> 1) | (x + 1 < nwords_ ? e[x + 1] << 63 : 0);
+  }
 }
 
 // Issue up to the remaining issue width from eligible warps, in scheduler
@@ -434,8 +478,8 @@ void Sm::erase_age_pos(unsigned p) {
 // oldest first (an Exit removes its slot from the age order and the scan goes
 // on at the position after it, i.e. skips the warp that moved into its place,
 // as an index-based walk over the shrinking order does).
-void Sm::issue_stage(uint64_t c) {
-  if (age_order_.empty()) return;
+__attribute__((always_inline)) inline void Sm::issue_stage(uint64_t c) {
+  if (!age_n_) return;
   if (issued_c_ >= cfg_.issue_width) return;
   if (c == last_scan_c_ && !issue_dirty_) return;  // nothing changed since this cycle's scan
   last_scan_c_ = c;
@@ -450,14 +494,20 @@ void Sm::issue_stage(uint64_t c) {
     if (op == Op::Load || op == Op::Store) --ldst;
     issue(slot, c);
     issued_eval_ = true;
-    if (any_dirty_) classify_dirty(c);  // this warp's next instruction, warps a barrier released
+    if (any_dirty_) classify_dirty(c);  // warps a barrier released (issue() files the issuing warp itself)
     return ++issued == cfg_.issue_width;
   };
-  // No eligible warp can pass the structural check for the rest of this scan.
-  auto hopeless = [&]() -> bool {
-    if (n_elig_[kClsOther]) return false;
-    if (ldst == 0 || memq_count_ + memq_freed_c_ >= kMemQ) return true;
-    return !n_elig_[kClsStore] && ldrec_free_.size() <= ldrec_freed_c_;
+  // Classes of eligible warps that can pass the structural check now (bit
+  // per OpClass; the set only shrinks during a scan): the scan visits only
+  // those, which is the same as visiting all and skipping the others. 0: no
+  // eligible warp can issue for the rest of this scan.
+  auto passable = [&]() -> unsigned {
+    unsigned m = n_elig_[kClsOther] ? 1u << kClsOther : 0u;
+    if (ldst && memq_count_ + memq_freed_c_ < kMemQ) {
+      if (n_elig_[kClsStore]) m |= 1u << kClsStore;
+      if (n_elig_[kClsLoad] && ldrec_free_.size() > ldrec_freed_c_) m |= 1u << kClsLoad;
+    }
+    return m;
   };
   if (!gto_) {
     const unsigned nw = cfg_.max_warps;
@@ -467,11 +517,12 @@ void Sm::issue_stage(uint64_t c) {
       unsigned r = pass == 0 ? start : 0;
       const unsigned end = pass == 0 ? nw : start;
       while (!done) {
-        if (hopeless()) {
+        const unsigned cm = passable();
+        if (!cm) {
           done = true;
           break;
         }
-        const int k = next_elig(r, end);
+        const int k = next_elig(r, end, cm);
         if (k < 0) break;
         r = static_cast<unsigned>(k) + 1;
         done = consider(static_cast<unsigned>(k));
@@ -484,11 +535,12 @@ void Sm::issue_stage(uint64_t c) {
     bool done = false;
     if (greedy >= 0 && st_[static_cast<unsigned>(greedy)] == kStElig) done = consider(static_cast<unsigned>(greedy));
     unsigned r = 0;
-    while (!done && !hopeless()) {
-      const int k = next_elig(r, static_cast<unsigned>(age_order_.size()));
+    unsigned cm;
+    while (!done && (cm = passable()) != 0) {
+      const int k = next_elig(r, age_n_, cm);
       if (k < 0) break;
       r = static_cast<unsigned>(k) + 1;
-      const unsigned slot = age_order_[static_cast<unsigned>(k)];
+      const unsigned slot = age_buf_[age_head_ + static_cast<unsigned>(k)];
       if (static_cast<int>(slot) == greedy) continue;
       done = consider(slot);
     }
@@ -501,12 +553,15 @@ void Sm::issue(unsigned slot, uint64_t c) {
   Warp& w = warps_[slot];
   WarpInst& in = w.inst;
   ++warp_insts_;
-  thread_insts_ += popcount32(in.active);
+  thread_insts_ += in.active == 0xffffffffu ? kWarpSize : popcount32(in.active);
   if (issue_log_) issue_log_->push_back({c, w.ctx.cta, static_cast<uint16_t>(slot), static_cast<uint16_t>(w.ctx.warp), in.op});
   last_issued_ = static_cast<int>(slot);
   last_iss_[slot] = c;
   w.has_inst = false;
-  set_dirty(slot);
+  // Out of the eligible set; Alu/Sfu/Load/Store re-file the slot with its next
+  // instruction at the end (classify_slot: it is the only slot this issue
+  // changed, so this is what classify_dirty would do), Barrier/Exit block it.
+  unclassify(slot);
   switch (in.op) {
     case Op::Alu:
     case Op::Sfu: {
@@ -515,27 +570,39 @@ void Sm::issue(unsigned slot, uint64_t c) {
         w.reg_ready[in.dst] = r;
         w.max_ready = std::max(w.max_ready, r);
       }
-      return;
+      break;
     }
     case Op::Load:
     case Op::Store: {
       ++mem_insts_;
       MemInst& m = memq_[(memq_head_ + memq_count_) % kMemQ];
-      const int n = coal_warp(in.addr, in.active, in.bytes, m.req);
+      if (chk_ && in.unit_stride && in.active) {  // check mode: the generator's unit-stride promise
+        const unsigned f = static_cast<unsigned>(__builtin_ctz(in.active));
+        for (uint32_t b = in.active; b; b &= b - 1) {
+          const unsigned l = static_cast<unsigned>(__builtin_ctz(b));
+          if (in.addr[l] != in.addr[f] + static_cast<uint64_t>(l - f) * in.bytes)
+            SC_REPORT_FATAL(name(), ("kernel " + kernel_->name + ": unit_stride set on a non-unit-stride access").c_str());
+        }
+      }
+      int line4 = 0;
+      const int n = coal_warp_line4(in.addr, in.active, in.bytes, in.unit_stride, m.req, &line4);
       if (n < 0) SC_REPORT_FATAL(name(), ("kernel " + kernel_->name + ": misaligned or bad-size memory access").c_str());
       coal_hist_add(&coal_, m.req, static_cast<unsigned>(n));
       if (n == 0) {  // no active lane: nothing to do
         if (in.op == Op::Load && in.dst != kNoReg) {
           w.reg_ready[in.dst] = c;
         }
-        return;
+        break;
       }
       m.store = in.op == Op::Store;
       m.warp = static_cast<uint16_t>(slot);
       m.bytes = in.bytes;
       m.n = static_cast<uint8_t>(n);
       m.next = 0;
-      if (m.store) {
+      m.line4 = m.store && line4;
+      if (m.line4) {
+        for (unsigned l = 0; l < kWarpSize; ++l) m.line[l] = static_cast<uint32_t>(in.data[l]);
+      } else if (m.store) {
         std::memcpy(m.addr, in.addr, sizeof m.addr);
         std::memcpy(m.data, in.data, sizeof m.data);
       } else {
@@ -556,7 +623,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
         if (in.dst != kNoReg) w.reg_ready[in.dst] = kNever;
       }
       ++memq_count_;
-      return;
+      break;
     }
     case Op::Barrier: {
       CtaSlot& cs = ctas_[w.cta_slot];
@@ -570,7 +637,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
       CtaSlot& cs = ctas_[w.cta_slot];
       w.exited = true;
       set_never(slot);
-      erase_age_pos(pos_[slot]);
+      erase_age_pos(pos_[slot] - age_head_);
       --cs.warps_live;
       if (cs.warps_live > 0 && cs.at_barrier >= cs.warps_live) release_barrier(cs);
       if (cs.warps_live == 0) {
@@ -584,6 +651,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
       return;
     }
   }
+  classify_slot(slot, c);
 }
 
 void Sm::release_barrier(CtaSlot& cs) {
@@ -616,7 +684,7 @@ void Sm::mshr_unlink(unsigned ms) {
   *p = mshrs_[ms].next;
 }
 
-tlm::tlm_generic_payload* Sm::new_request(uint64_t line, uint16_t warp, uint8_t ea) {
+tlm::tlm_generic_payload* Sm::new_request(uint64_t line, uint16_t warp, uint8_t ea, GpuExt** ext) {
   // Data::Stale: a load's buffer is written by the responder (requested
   // sectors) before process_response reads it; a store writes exactly its
   // byte_mask bytes (l1_store), the only bytes the L2 / memory read.
@@ -634,6 +702,7 @@ tlm::tlm_generic_payload* Sm::new_request(uint64_t line, uint16_t warp, uint8_t 
     e.channel = e.l2_bank / map_->l2_per_channel;
     e.mem_type = static_cast<MemType>(amap_mem_type(map_, line));
   }
+  *ext = &e;
   return gp;
 }
 
@@ -677,7 +746,14 @@ void Sm::l1_stage(uint64_t c) {
   const coal_req& r = m.req[m.next];
   const uint64_t fail_mshr = l1_fail_mshr_;
   in_l1_stage_ = true;
-  const bool ok = m.store ? l1_store(m, r, c) : l1_load(m, r, c);
+  bool ok;
+  if (!m.store && l1_memo_.m == &m && l1_memo_.next == m.next && l1_memo_.epoch == l1_epoch_ &&
+      l1_memo_.port == outq_count_ + sent_c_) {
+    ++(l1_memo_.mshr ? l1_fail_mshr_ : l1_fail_port_);  // refused as before (l1_load's memo)
+    ok = false;
+  } else {
+    ok = m.store ? l1_store(m, r, c) : l1_load(m, r, c);
+  }
   in_l1_stage_ = false;
   if (!ok) {
     // Retry when a resource frees; a slot freed by this cycle's send (visible
@@ -698,9 +774,8 @@ void Sm::l1_stage(uint64_t c) {
 }
 
 bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
+  // (The memo of the last refusal is checked by the caller, l1_stage.)
   const unsigned port_level = outq_count_ + sent_c_;
-  if (l1_memo_.m == &m && l1_memo_.next == m.next && l1_memo_.epoch == l1_epoch_ && l1_memo_.port == port_level)
-    return ++(l1_memo_.mshr ? l1_fail_mshr_ : l1_fail_port_), false;
   auto refuse = [&](bool mshr) {
     ++(mshr ? l1_fail_mshr_ : l1_fail_port_);
     l1_memo_ = {l1_epoch_, &m, m.next, mshr, port_level};
@@ -742,7 +817,7 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
     repl_access ra{};
     ra.ea_count = r.ea_count;
     cache_touch(&l1_, static_cast<uint32_t>(set), static_cast<uint32_t>(way), &ra);
-    compare_lanes(m.ldrec, hit_lanes, cache_data_at(&l1_, static_cast<uint32_t>(set), static_cast<uint32_t>(way)), c);
+    if (chk_) compare_lanes(m.ldrec, hit_lanes, cache_data_at(&l1_, static_cast<uint32_t>(set), static_cast<uint32_t>(way)), c);
   }
   if (!miss_sect) {
     ++l1_hit_;
@@ -765,21 +840,28 @@ bool Sm::l1_load(MemInst& m, const coal_req& r, uint64_t c) {
     e.outstanding = 0;
     e.nwait = 0;
     e.no_install = false;
+    // Without write-allocate only this MSHR's own fill can install the line.
+    e.absent = way < 0 && !l1cfg_.write_allocate;
     e.active = true;
     mshr_link(static_cast<unsigned>(ms));
     send = miss_sect;
   }
   Mshr& e = mshrs_[ms];
-  const size_t merge = waiters_.size() / mshrs_.size();
-  Waiter& wt = waiters_[static_cast<size_t>(ms) * merge + e.nwait++];
+  Waiter& wt = waiters_[static_cast<size_t>(ms) * merge_ + e.nwait++];
   wt.ldrec = m.ldrec;
-  for (unsigned s = 0; s < kSectorsPerLine; ++s) wt.lanes[s] = (miss_sect >> s) & 1u ? r.sector_threads[s] : 0;
+  if (miss_sect == kAllSectors) {
+    static_assert(sizeof wt.lanes == sizeof r.sector_threads, "one lane mask per sector");
+    std::memcpy(wt.lanes, r.sector_threads, sizeof wt.lanes);
+  } else {
+    for (unsigned s = 0; s < kSectorsPerLine; ++s) wt.lanes[s] = (miss_sect >> s) & 1u ? r.sector_threads[s] : 0;
+  }
   if (send) {
     e.pending |= send;
     ++e.outstanding;
-    tlm::tlm_generic_payload* gp = new_request(r.line_addr, m.warp, r.ea_count);
+    GpuExt* xp;
+    tlm::tlm_generic_payload* gp = new_request(r.line_addr, m.warp, r.ea_count, &xp);
     gp->set_command(tlm::TLM_READ_COMMAND);
-    GpuExt& x = GpuExt::get(*gp);
+    GpuExt& x = *xp;
     x.tag = static_cast<uint32_t>(ms);
     x.sector_mask = send;
     outq_[(outq_head_ + outq_count_++) % kOutQ] = gp;
@@ -791,15 +873,18 @@ bool Sm::l1_store(MemInst& m, const coal_req& r, uint64_t c) {
   (void)c;
   if (outq_count_ + sent_c_ >= kOutQ) return ++l1_fail_port_, false;
   ++l1_acc_;
-  tlm::tlm_generic_payload* gp = new_request(r.line_addr, m.warp, r.ea_count);
+  GpuExt* xp;
+  tlm::tlm_generic_payload* gp = new_request(r.line_addr, m.warp, r.ea_count, &xp);
   gp->set_command(tlm::TLM_WRITE_COMMAND);
-  GpuExt& x = GpuExt::get(*gp);
+  GpuExt& x = *xp;
   x.tag = kStoreTag;
   x.sector_mask = r.sector_mask;
   x.byte_mask[0] = r.byte_mask[0];
   x.byte_mask[1] = r.byte_mask[1];
   unsigned char* d = gp->get_data_ptr();
-  if (m.bytes == 4) {
+  if (m.line4) {
+    std::memcpy(d, m.line, kLineBytes);
+  } else if (m.bytes == 4) {
     put_lanes<4>(d, r.thread_mask, m.addr, m.data);
   } else if (m.bytes == 8) {
     put_lanes<8>(d, r.thread_mask, m.addr, m.data);
@@ -866,7 +951,7 @@ bool Sm::l1_store(MemInst& m, const coal_req& r, uint64_t c) {
 
 // ---------------------------------------------------------------- L2 port
 
-void Sm::send_stage(uint64_t c) {
+__attribute__((always_inline)) inline void Sm::send_stage(uint64_t c) {
   (void)c;
   if (!outq_count_ || awaiting_end_req_ || now_ps_ < send_ok_ps_) return;
   send_done_c_ = true;
@@ -925,7 +1010,7 @@ void Sm::process_response(tlm::tlm_generic_payload* gp, uint64_t c) {
   const uint8_t sect = x.sector_mask;
   const unsigned char* d = gp->get_data_ptr();
   if (l1_on_ && !e.no_install) {
-    int way = cache_find(&l1_, e.line);
+    int way = e.absent ? -1 : cache_find(&l1_, e.line);
     const uint32_t set = cache_set_of(&l1_, e.line);
     repl_access ra{};
     ra.ea_count = x.ea_count;
@@ -940,26 +1025,34 @@ void Sm::process_response(tlm::tlm_generic_payload* gp, uint64_t c) {
     if (way >= 0) {
       cache_line* cl = cache_line_at(&l1_, set, static_cast<uint32_t>(way));
       unsigned char* ld = cache_data_at(&l1_, set, static_cast<uint32_t>(way));
-      for (unsigned s = 0; s < kSectorsPerLine; ++s)
-        if ((sect >> s) & 1u) std::memcpy(ld + s * kSectorBytes, d + s * kSectorBytes, kSectorBytes);
+      if (sect == kAllSectors) {
+        std::memcpy(ld, d, kLineBytes);
+      } else {
+        for (unsigned s = 0; s < kSectorsPerLine; ++s)
+          if ((sect >> s) & 1u) std::memcpy(ld + s * kSectorBytes, d + s * kSectorBytes, kSectorBytes);
+      }
       cl->valid_sectors |= sect;
+      e.absent = false;
     }
   }
-  const size_t merge = waiters_.size() / mshrs_.size();
-  Waiter* wv = &waiters_[static_cast<size_t>(ms) * merge];
+  Waiter* wv = &waiters_[static_cast<size_t>(ms) * merge_];
   unsigned keep = 0;
   for (unsigned i = 0; i < e.nwait; ++i) {
     Waiter wt = wv[i];
     uint32_t sat = 0, rest = 0;
-    for (unsigned s = 0; s < kSectorsPerLine; ++s) {
-      if ((sect >> s) & 1u) {
-        sat |= wt.lanes[s];
-        wt.lanes[s] = 0;
+    if (sect == kAllSectors) {  // every waiting lane is satisfied
+      for (unsigned s = 0; s < kSectorsPerLine; ++s) sat |= wt.lanes[s];
+    } else {
+      for (unsigned s = 0; s < kSectorsPerLine; ++s) {
+        if ((sect >> s) & 1u) {
+          sat |= wt.lanes[s];
+          wt.lanes[s] = 0;
+        }
+        rest |= wt.lanes[s];
       }
-      rest |= wt.lanes[s];
     }
     if (sat) {
-      compare_lanes(wt.ldrec, sat, d, c);
+      if (chk_) compare_lanes(wt.ldrec, sat, d, c);
       complete_lanes(wt.ldrec, sat, c);
     }
     if (rest) wv[keep++] = wt;

@@ -104,6 +104,7 @@ class Sm : public sc_core::sc_module {
   static constexpr unsigned kLdPerWarp = 4;   // load records per warp slot (outstanding loads)
   static constexpr unsigned kOutQ = 32;       // requests waiting for the L2 port
   static constexpr uint32_t kStoreTag = 0x80000000u;
+  static constexpr uint8_t kAllSectors = (1u << kSectorsPerLine) - 1;
 
   struct Warp {
     bool live = false, exited = false, at_barrier = false, has_inst = false;
@@ -133,12 +134,14 @@ class Sm : public sc_core::sc_module {
   };
   struct MemInst {
     bool store = false;
+    bool line4 = false;  // store of the full-line pattern (coal_warp_line4): data packed in line[]
     uint16_t warp = 0, ldrec = 0;
     uint8_t bytes = 4;
     uint8_t n = 0, next = 0;
     coal_req req[COAL_MAX_REQS];
-    uint64_t addr[kWarpSize];  // stores
-    uint64_t data[kWarpSize];  // stores
+    uint32_t line[kLineBytes / 4];  // line4 stores: the line image (lane l's 4 bytes at 4 l)
+    uint64_t addr[kWarpSize];  // other stores
+    uint64_t data[kWarpSize];  // other stores
   };
   struct Mshr {
     uint64_t line = 0;
@@ -146,6 +149,7 @@ class Sm : public sc_core::sc_module {
     uint8_t outstanding = 0;  // L2 requests in flight
     uint8_t nwait = 0;
     bool no_install = false;  // a store hit the line while the fill was in flight
+    bool absent = false;      // the line is known not to be in the L1 (no lookup at the fill)
     bool active = false;
     int16_t next = -1;        // hash chain (mshr_bucket_)
   };
@@ -170,26 +174,29 @@ class Sm : public sc_core::sc_module {
 
   // pipeline stages
   void process_response(tlm::tlm_generic_payload* gp, uint64_t c);
-  void issue_stage(uint64_t c);
+  inline void issue_stage(uint64_t c);
   uint64_t ready_time(Warp& w);
   bool structural_ok(Op op, unsigned ldst_budget) const;
   bool can_issue_next_cycle() const;
   // scheduler sets
-  unsigned key_of(unsigned slot) const { return gto_ ? pos_[slot] : slot; }
+  unsigned key_of(unsigned slot) const { return gto_ ? pos_[slot] - age_head_ : slot; }
   static OpClass cls_of(Op op) { return op == Op::Load ? kClsLoad : op == Op::Store ? kClsStore : kClsOther; }
   void elig_add(unsigned slot);
-  void unclassify(unsigned slot);
+  inline void unclassify(unsigned slot);
   void set_dirty(unsigned slot);
   void set_never(unsigned slot);
+  void classify_slot(unsigned slot, uint64_t c);
   void classify_dirty(uint64_t c);
   void promote_timed(uint64_t c);
-  int next_elig(unsigned from, unsigned end) const;  // lowest eligible key in [from, end), -1 if none
+  // Lowest eligible key in [from, end) of a class in cmask (bit per OpClass), -1 if none.
+  inline int next_elig(unsigned from, unsigned end, unsigned cmask) const;
+  void age_push(unsigned slot);
   void erase_age_pos(unsigned p);
   void issue(unsigned slot, uint64_t c);
   void l1_stage(uint64_t c);
   bool l1_load(MemInst& m, const coal_req& r, uint64_t c);
   bool l1_store(MemInst& m, const coal_req& r, uint64_t c);
-  void send_stage(uint64_t c);
+  inline void send_stage(uint64_t c);
 
   // helpers
   void fetch(Warp& w);
@@ -199,7 +206,7 @@ class Sm : public sc_core::sc_module {
   unsigned mshr_hash(uint64_t line) const { return static_cast<unsigned>(((line >> 7) * 0x9E3779B97F4A7C15ull) >> mshr_shift_); }
   void mshr_link(unsigned ms);
   void mshr_unlink(unsigned ms);
-  tlm::tlm_generic_payload* new_request(uint64_t line, uint16_t warp, uint8_t ea);
+  tlm::tlm_generic_payload* new_request(uint64_t line, uint16_t warp, uint8_t ea, GpuExt** ext);
   void release_barrier(CtaSlot& cs);
   void wake_cycle(uint64_t cyc);
   void wake_at_ps(uint64_t t_ps, uint64_t now);
@@ -227,17 +234,20 @@ class Sm : public sc_core::sc_module {
   std::vector<uint64_t> rdy_;
   std::vector<Op> op_;  // op of each slot's buffered instruction (valid when rdy_ is not kDirty)
   std::vector<uint8_t> st_;      // SlotState per slot
-  std::vector<uint16_t> pos_;    // position of a live, not exited slot in age_order_
+  std::vector<uint16_t> pos_;    // index of a live, not exited slot in age_buf_
   std::vector<uint64_t> last_iss_;  // cycle of the slot's last issue (one issue per warp per cycle)
   unsigned nwords_ = 1;
   std::vector<uint64_t> dirty_;  // by slot
   std::vector<uint64_t> timed_;  // by slot
-  std::vector<uint64_t> elig_;   // by scan key (key_of: slot for LRR, age position for GTO)
+  std::vector<uint64_t> elig_;   // by OpClass, then scan key (key_of: slot for LRR, age position for GTO)
   uint64_t timed_min_ = kNever;  // <= earliest rdy_ of a Timed slot (may be stale-low)
   unsigned n_elig_[3] = {0, 0, 0};
   bool any_dirty_ = false;
   std::vector<CtaSlot> ctas_;
-  std::vector<uint16_t> age_order_;  // live, not exited warp slots, oldest first
+  // Live, not exited warp slots, oldest first: age_buf_[age_head_ .. + age_n_)
+  // (2 x max_warps entries; age position p = pos_[slot] - age_head_).
+  std::vector<uint16_t> age_buf_;
+  unsigned age_head_ = 0, age_n_ = 0;
   unsigned ctas_live_ = 0, warps_free_ = 0;
   uint64_t age_ctr_ = 0;
   int last_issued_ = -1;
@@ -251,8 +261,10 @@ class Sm : public sc_core::sc_module {
 
   cache l1_{};
   bool l1_on_;
+  bool chk_;  // golden-memory checker on
   std::vector<Mshr> mshrs_;
   std::vector<Waiter> waiters_;  // mshrs x mshr_merge
+  size_t merge_ = 1;             // waiter slots per MSHR
   std::vector<uint16_t> mshr_free_;
   unsigned mshr_live_ = 0;
   std::vector<int16_t> mshr_bucket_;

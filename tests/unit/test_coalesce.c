@@ -257,12 +257,64 @@ static void fast_path_matches_general(void **state) {
   assert_true(fast_shaped > 80000); /* about half the patterns are unit-stride */
 }
 
+/* The full-line path (32 lanes x 4 B at line + 4 l): coal_warp_line4 flags
+ * exactly that pattern and, flagged or not, gives the general path's requests.
+ * Line-aligned bases with perturbations that must not be flagged (one lane
+ * moved, two lanes swapped, a misaligned lane, a base off the line start, one
+ * lane inactive, 8 B accesses). */
+static void full_line4_matches_general(void **state) {
+  (void)state;
+  uint64_t seed = 0x0badc0ffee123457ull;
+  unsigned flagged = 0;
+  for (unsigned it = 0; it < 20000; ++it) {
+    const uint64_t base = (rnd(&seed) % (1ull << 40)) & ~(uint64_t)127;
+    uint64_t a[32];
+    fill_linear(a, base, 4);
+    uint32_t active = 0xffffffffu;
+    unsigned bytes = 4;
+    const unsigned kind = (unsigned)(rnd(&seed) % 8), l0 = (unsigned)(rnd(&seed) % 32);
+    const unsigned l1 = (l0 + 1 + (unsigned)(rnd(&seed) % 31)) % 32;
+    switch (kind) {
+      case 0: a[l0] += 4 * (1 + rnd(&seed) % 64); break;
+      case 1: { const uint64_t t = a[l0]; a[l0] = a[l1]; a[l1] = t; break; }
+      case 2: a[l0] += 1 + rnd(&seed) % 3; break;
+      case 3: fill_linear(a, base + 4 * (1 + rnd(&seed) % 31), 4); break;
+      case 4: active &= ~(1u << l0); break;
+      case 5: bytes = 8; break;
+      default: break;
+    }
+    coal_req x[COAL_MAX_REQS], y[COAL_MAX_REQS];
+    memset(x, 0xa5, sizeof x);
+    memset(y, 0x5a, sizeof y);
+    int line4 = -1;
+    const int nx = coal_warp_line4(a, active, bytes, 0, x, &line4), ny = coal_warp_general(a, active, bytes, y);
+    assert_int_equal(nx, ny);
+    assert_same_reqs(x, y, nx);
+    assert_int_equal(line4, kind >= 6);
+    if (kind == 3 || kind == 4 || kind >= 6) { /* unit stride: the promise gives the same */
+      int l4 = -1;
+      coal_req z[COAL_MAX_REQS];
+      memset(z, 0x3c, sizeof z);
+      assert_int_equal(coal_warp_line4(a, active, bytes, 1, z, &l4), nx);
+      assert_same_reqs(z, y, nx);
+      assert_int_equal(l4, line4);
+    }
+    if (line4) {
+      assert_int_equal(nx, 1);
+      ++flagged;
+    }
+    assert_int_equal(coal_warp(a, active, bytes, y), nx);
+    assert_same_reqs(x, y, nx);
+  }
+  assert_true(flagged > 4000);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fully_coalesced), cmocka_unit_test(misaligned_two_lines), cmocka_unit_test(strided),
       cmocka_unit_test(scattered),       cmocka_unit_test(partial_masks),        cmocka_unit_test(eight_byte),
       cmocka_unit_test(byte_masks_and_errors), cmocka_unit_test(histogram),
-      cmocka_unit_test(fast_path_matches_general),
+      cmocka_unit_test(fast_path_matches_general), cmocka_unit_test(full_line4_matches_general),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
