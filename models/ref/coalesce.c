@@ -3,19 +3,13 @@
 
 #include <string.h>
 
-/* Branch-free population counts: the build does not assume the POPCNT
+/* Branch-free population count: the build does not assume the POPCNT
  * instruction, so __builtin_popcount would be a libgcc call. */
 static inline unsigned popc32(uint32_t x) {
   x = x - ((x >> 1) & 0x55555555u);
   x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
   x = (x + (x >> 4)) & 0x0f0f0f0fu;
   return (unsigned)((x * 0x01010101u) >> 24);
-}
-static inline unsigned popc64(uint64_t x) {
-  x = x - ((x >> 1) & 0x5555555555555555ull);
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-  return (unsigned)((x * 0x0101010101010101ull) >> 56);
 }
 /* Bits [lo, hi) of a 32-bit word, 0 <= lo <= hi <= 32. */
 static inline uint32_t span32(unsigned lo, unsigned hi) {
@@ -31,34 +25,57 @@ static int bad_size(unsigned bytes) { return bytes == 0 || bytes > 16 || (bytes 
 
 int coal_warp_general(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
   if (bad_size(bytes)) return -1;
+  /* Line -> request index: an open-addressed table of 64 slots (at most 32
+   * lines, so a probe always ends at an empty slot) instead of a linear search
+   * over the requests so far, which cost up to 32 compares per lane for
+   * scattered warps. A lane on the previous lane's line (the common case of
+   * gathers with locality) skips the table. Request order stays that of the
+   * first lane of each line. */
+  uint8_t tab[64];
+  memset(tab, 0xff, sizeof tab);
+  const uint64_t bmask = (1ull << bytes) - 1ull;
+  uint64_t bad = 0, prev_line = 0;
+  coal_req *q = NULL;
   unsigned n = 0;
-  for (unsigned lane = 0; lane < COAL_WARP; ++lane) {
-    if (!((active >> lane) & 1u)) continue;
+  for (uint32_t act = active; act; act &= act - 1) {
+    const unsigned lane = (unsigned)__builtin_ctz(act);
     const uint64_t a = addr[lane];
-    if (a & (bytes - 1)) return -1;
+    bad |= a;
     const uint64_t line = a & ~(uint64_t)(COAL_LINE_BYTES - 1);
     const unsigned off = (unsigned)(a & (COAL_LINE_BYTES - 1));
-    /* Linear search: at most 32 distinct lines; a warp touching few lines (the
-     * common, coalesced case) finds its line at once. */
-    unsigned r = 0;
-    while (r < n && out[r].line_addr != line) ++r;
-    if (r == n) {
-      memset(&out[n], 0, sizeof out[n]);
-      out[n].line_addr = line;
-      ++n;
+    if (!q || line != prev_line) {
+      unsigned h = (unsigned)(((line >> 7) * 0x9E3779B97F4A7C15ull) >> 58);
+      for (;;) {
+        const unsigned r = tab[h];
+        if (r == 0xffu) {
+          tab[h] = (uint8_t)n;
+          q = &out[n++];
+          memset(q, 0, sizeof *q);
+          q->line_addr = line;
+          break;
+        }
+        if (out[r].line_addr == line) {
+          q = &out[r];
+          break;
+        }
+        h = (h + 1) & 63u;
+      }
+      prev_line = line;
     }
-    coal_req *q = &out[r];
-    q->thread_mask |= 1u << lane;
-    q->sector_mask = (uint8_t)(q->sector_mask | (1u << (off / COAL_SECTOR_BYTES)));
-    q->sector_threads[off / COAL_SECTOR_BYTES] |= 1u << lane;
-    /* bytes <= 16 and aligned: the range lies within one 64-bit mask word. */
-    const uint64_t m = ((1ull << bytes) - 1ull) << (off & 63u);
-    q->byte_mask[off >> 6] |= m;
+    const uint32_t lb = 1u << lane;
+    const unsigned s = off / COAL_SECTOR_BYTES;
+    q->thread_mask |= lb;
+    q->sector_mask = (uint8_t)(q->sector_mask | (1u << s));
+    q->sector_threads[s] |= lb;
+    q->ea_count++;
+    /* bytes <= 16 and aligned: the range lies within one 64-bit mask word, and
+     * two lanes' ranges are either the same or disjoint. */
+    uint64_t *w = &q->byte_mask[off >> 6];
+    const uint64_t m = bmask << (off & 63u);
+    q->bytes = (uint16_t)(q->bytes + ((*w & m) ? 0u : bytes));
+    *w |= m;
   }
-  for (unsigned r = 0; r < n; ++r) {
-    out[r].ea_count = (uint8_t)popc32(out[r].thread_mask);
-    out[r].bytes = (uint16_t)(popc64(out[r].byte_mask[0]) + popc64(out[r].byte_mask[1]));
-  }
+  if (bad & (bytes - 1)) return -1;
   return (int)n;
 }
 
