@@ -84,7 +84,7 @@ int coal_warp_general(const uint64_t addr[COAL_WARP], uint32_t active, unsigned 
  * address (the general path fails on the same lane), or -2 when the pattern is
  * not unit-stride (nothing written then that the general path relies on).
  * Lines come out in address order, which is the order of their first lanes. */
-static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes,
+static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int trusted,
                             coal_req out[COAL_MAX_REQS]) {
   const unsigned f = (unsigned)__builtin_ctz(active), last = 31u - (unsigned)__builtin_clz(active);
   const uint64_t a0 = addr[f];
@@ -92,10 +92,13 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
   if (a0 > ~0ull - 1024) return -2; /* keep the address arithmetic free of wrap-around */
   const unsigned sh = (unsigned)__builtin_ctz(bytes);
   /* Early exit for the common other patterns (gathers, broadcasts): the last
-   * active lane is not where unit stride puts it. */
-  if (addr[last] != a0 + ((uint64_t)(last - f) << sh)) return -2;
+   * active lane is not where unit stride puts it. trusted: the caller
+   * guarantees unit stride, no address is checked. */
+  if (!trusted && addr[last] != a0 + ((uint64_t)(last - f) << sh)) return -2;
   const int contig = active == span32(f, last + 1);
-  if (contig) {
+  if (trusted) {
+    /* nothing to check */
+  } else if (contig) {
     /* Contiguous lanes (full and tail warps): branch-free check, two lanes
      * per step with GCC/Clang vector extensions (SSE2 on x86-64, scalar code
      * elsewhere). Lane f is included (it matches by construction). */
@@ -234,17 +237,18 @@ static void coal_line4_req(uint64_t a0, coal_req out[COAL_MAX_REQS]) {
   for (unsigned k = 0; k < 4; ++k) q->sector_threads[k] = 0xffu << (8 * k);
 }
 
-/* Everything after the full-line check. */
-static int coal_rest(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
+/* Everything after the full-line check (trusted: the caller guarantees unit stride). */
+static int coal_rest(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int trusted,
+                     coal_req out[COAL_MAX_REQS]) {
   if (bad_size(bytes)) return -1;
   if (!active) return 0;
-  const int n = coal_unit_stride(addr, active, bytes, out);
+  const int n = coal_unit_stride(addr, active, bytes, trusted, out);
   return n != -2 ? n : coal_warp_general(addr, active, bytes, out);
 }
 
 int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
   if (bytes == 4 && active == 0xffffffffu && coal_full_line4(addr, out)) return 1;
-  return coal_rest(addr, active, bytes, out);
+  return coal_rest(addr, active, bytes, 0, out);
 }
 
 int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
@@ -257,7 +261,7 @@ int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned by
   } else {
     *line4 = 0;
   }
-  return coal_rest(addr, active, bytes, out);
+  return coal_rest(addr, active, bytes, unit_stride, out);
 }
 
 /* Bucket of ea = 0..32 (table: no branches on the per-request path). */

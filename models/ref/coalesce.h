@@ -62,9 +62,9 @@ int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, c
  * (all 32 lanes active, 4 B each, lane l at line + 4 l: one request), so a
  * caller may pack per-lane data as the line image directly; else 0.
  * unit_stride != 0: the caller guarantees that active lane l's address is
- * addr[f] + (l - f) * bytes (f = first active lane), so the full-line pattern
- * needs no address check (results are then those of coal_warp only if the
- * guarantee holds). */
+ * addr[f] + (l - f) * bytes (f = first active lane), so neither the
+ * full-line pattern nor the unit-stride path checks the other lanes' addresses
+ * (results are then those of coal_warp only if the guarantee holds). */
 int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
                     coal_req out[COAL_MAX_REQS], int *line4);
 

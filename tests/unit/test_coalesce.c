@@ -240,12 +240,13 @@ static void fast_path_matches_general(void **state) {
       case 3: active = 1u << (rnd(&seed) % 32); break;
       default: active = (uint32_t)(rnd(&seed) | rnd(&seed)); break;
     }
+    int unit = 0;
     switch (rnd(&seed) % 8) {
       case 0: a[rnd(&seed) % 32] += bytes * (1 + rnd(&seed) % 64); break;      /* one lane elsewhere */
       case 1: for (unsigned l = 0; l < 32; ++l) a[l] = base; break;            /* broadcast */
       case 2: if (bytes > 1) a[rnd(&seed) % 32] += 1; break;                   /* a misaligned lane */
       case 3: for (unsigned l = 0; l < 32; ++l) a[l] = base + (uint64_t)(31 - l) * bytes; break; /* reversed */
-      default: ++fast_shaped; break;
+      default: ++fast_shaped; unit = 1; break;
     }
     coal_req x[COAL_MAX_REQS], y[COAL_MAX_REQS];
     memset(x, 0xa5, sizeof x);
@@ -253,6 +254,13 @@ static void fast_path_matches_general(void **state) {
     const int nx = coal_warp(a, active, bytes, x), ny = coal_warp_general(a, active, bytes, y);
     assert_int_equal(nx, ny);
     assert_same_reqs(x, y, nx);
+    if (unit) { /* the unit-stride promise (no address checks) gives the same */
+      coal_req z[COAL_MAX_REQS];
+      int l4 = -1;
+      memset(z, 0x3c, sizeof z);
+      assert_int_equal(coal_warp_line4(a, active, bytes, 1, z, &l4), ny);
+      assert_same_reqs(z, y, ny);
+    }
   }
   assert_true(fast_shaped > 80000); /* about half the patterns are unit-stride */
 }
