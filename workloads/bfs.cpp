@@ -106,8 +106,10 @@ class BfsKernel : public Kernel {
           w.pc = 7;
           const uint32_t loop = static_cast<uint32_t>(w.s[2]);
           o.load(6, loop, 4, 3);
-          for (unsigned l = 0; l < kWarpSize; ++l)
-            if ((loop >> l) & 1u) o.addr[l] = col_idx + 4 * w.t[0][l];
+          for (uint32_t b = loop; b; b &= b - 1) {  // active lanes only (the loop's lanes thin out)
+            const unsigned l = static_cast<unsigned>(__builtin_ctz(b));
+            o.addr[l] = col_idx + 4 * w.t[0][l];
+          }
           o.in_block(0, w.s[3] != 0);
           w.s[3] = 0;
           return;
@@ -116,13 +118,13 @@ class BfsKernel : public Kernel {
           w.pc = 8;
           const uint32_t loop = static_cast<uint32_t>(w.s[2]);
           o.load(7, loop, 4, 6);
-          for (unsigned l = 0; l < kWarpSize; ++l)
-            if ((loop >> l) & 1u) {
-              o.addr[l] = in + 4 * uint64_t(gold_u32(golden, col_idx + 4 * w.t[0][l]));
-              // in[u] for step 8 (in[] is not written by this kernel, so the
-              // value is the same then).
-              w.t[3][l] = gold_u32(golden, o.addr[l]);
-            }
+          for (uint32_t b = loop; b; b &= b - 1) {
+            const unsigned l = static_cast<unsigned>(__builtin_ctz(b));
+            o.addr[l] = in + 4 * uint64_t(gold_u32(golden, col_idx + 4 * w.t[0][l]));
+            // in[u] for step 8 (in[] is not written by this kernel, so the
+            // value is the same then).
+            w.t[3][l] = gold_u32(golden, o.addr[l]);
+          }
           o.in_block(0);
           return;
         }
@@ -130,8 +132,8 @@ class BfsKernel : public Kernel {
           const uint32_t loop = static_cast<uint32_t>(w.s[2]);
           o.alu(8, loop, 7);
           uint32_t rest = loop;
-          for (unsigned l = 0; l < kWarpSize; ++l) {
-            if (!((loop >> l) & 1u)) continue;
+          for (uint32_t b = loop; b; b &= b - 1) {
+            const unsigned l = static_cast<unsigned>(__builtin_ctz(b));
             if (static_cast<int32_t>(w.t[3][l]) == level) {  // in[u], read at step 7
               w.t[2][l] = static_cast<uint32_t>(level + 1);
               rest &= ~(1u << l);
@@ -146,8 +148,10 @@ class BfsKernel : public Kernel {
           const uint32_t loop = static_cast<uint32_t>(w.s[2]);
           o.alu(3, loop, 3, 8);
           uint32_t rest = loop;
-          for (unsigned l = 0; l < kWarpSize; ++l)
-            if ((loop >> l) & 1u && ++w.t[0][l] >= w.t[1][l]) rest &= ~(1u << l);
+          for (uint32_t b = loop; b; b &= b - 1) {
+            const unsigned l = static_cast<unsigned>(__builtin_ctz(b));
+            if (++w.t[0][l] >= w.t[1][l]) rest &= ~(1u << l);
+          }
           w.s[2] = rest;
           w.pc = rest ? 6 : 10;
           o.in_block(0);
