@@ -196,7 +196,6 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
   return (int)n;
 }
 
-static void coal_line4_req(uint64_t a0, coal_req out[COAL_MAX_REQS]);
 
 /* The most common pattern of all: a full warp of 4 B accesses, lane l at
  * line + 4 l (one whole line, every sector). Returns 1 with out[0] filled, or
@@ -225,18 +224,6 @@ static int coal_full_line4(const uint64_t addr[COAL_WARP], coal_req out[COAL_MAX
   return 1;
 }
 
-/* The request of the full-line pattern on the line at a0. */
-static void coal_line4_req(uint64_t a0, coal_req out[COAL_MAX_REQS]) {
-  coal_req *q = &out[0];
-  q->line_addr = a0;
-  q->thread_mask = 0xffffffffu;
-  q->sector_mask = 0xf;
-  q->ea_count = 32;
-  q->bytes = COAL_LINE_BYTES;
-  q->byte_mask[0] = q->byte_mask[1] = ~0ull;
-  for (unsigned k = 0; k < 4; ++k) q->sector_threads[k] = 0xffu << (8 * k);
-}
-
 /* Everything after the full-line check (trusted: the caller guarantees unit stride). */
 static int coal_rest(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int trusted,
                      coal_req out[COAL_MAX_REQS]) {
@@ -251,8 +238,8 @@ int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, c
   return coal_rest(addr, active, bytes, 0, out);
 }
 
-int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
-                    coal_req out[COAL_MAX_REQS], int *line4) {
+int coal_warp_line4_impl(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
+                         coal_req out[COAL_MAX_REQS], int *line4) {
   if (bytes == 4 && active == 0xffffffffu) {
     /* Known unit stride: only the line alignment of lane 0 is left to check. */
     *line4 = unit_stride ? !(addr[0] & (COAL_LINE_BYTES - 1)) && (coal_line4_req(addr[0], out), 1)
@@ -262,16 +249,4 @@ int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned by
     *line4 = 0;
   }
   return coal_rest(addr, active, bytes, unit_stride, out);
-}
-
-/* Bucket of ea = 0..32 (table: no branches on the per-request path). */
-static const uint8_t k_bucket[COAL_WARP + 1] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
-                                                3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4};
-
-unsigned coal_bucket(unsigned ea) { return k_bucket[ea < COAL_WARP ? ea : COAL_WARP]; }
-
-void coal_hist_add(coal_hist *h, const coal_req *reqs, unsigned n) {
-  h->insts++;
-  h->reqs += n;
-  for (unsigned r = 0; r < n; ++r) h->bucket[coal_bucket(reqs[r].ea_count)]++;
 }
