@@ -21,6 +21,22 @@ static inline uint64_t span64(unsigned lo, unsigned hi) {
   return lo >= 64 ? 0 : up & ~((1ull << lo) - 1ull);
 }
 
+/* Bit i of x (16 bits) -> bits 4i..4i+3: the byte mask of 4 B slots. */
+static inline uint64_t spread4(uint64_t x) {
+  x = (x | x << 24) & 0x000000ff000000ffull;
+  x = (x | x << 12) & 0x000f000f000f000full;
+  x = (x | x << 6) & 0x0303030303030303ull;
+  x = (x | x << 3) & 0x1111111111111111ull;
+  return x * 0xfu;
+}
+/* Bit i of x (8 bits) -> bits 8i..8i+7: the byte mask of 8 B slots. */
+static inline uint64_t spread8(uint64_t x) {
+  x = (x | x << 28) & 0x0000000f0000000full;
+  x = (x | x << 14) & 0x0003000300030003ull;
+  x = (x | x << 7) & 0x0101010101010101ull;
+  return x * 0xffu;
+}
+
 static int bad_size(unsigned bytes) { return bytes == 0 || bytes > 16 || (bytes & (bytes - 1)) != 0; }
 
 int coal_warp_general(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
@@ -181,6 +197,18 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
       const unsigned b0 = off0, b1 = off0 + (ea << sh);
       q->byte_mask[0] = span64(b0 < 64 ? b0 : 64, b1 < 64 ? b1 : 64);
       q->byte_mask[1] = span64(b0 > 64 ? b0 - 64 : 0, b1 > 64 ? b1 - 64 : 0);
+    } else if (bytes == 4 || bytes == 8) {
+      /* Holes in the mask: lane t0 + i covers access slot off0 / bytes + i of
+       * the line; spread each slot bit over its bytes (no lane loop). */
+      ea = popc32(tm);
+      const uint64_t slots = (uint64_t)(tm >> t0) << (off0 >> sh);
+      if (bytes == 4) {
+        q->byte_mask[0] = spread4(slots & 0xffffu);
+        q->byte_mask[1] = spread4((slots >> 16) & 0xffffu);
+      } else {
+        q->byte_mask[0] = spread8(slots & 0xffu);
+        q->byte_mask[1] = spread8((slots >> 8) & 0xffu);
+      }
     } else {
       ea = popc32(tm);
       q->byte_mask[0] = q->byte_mask[1] = 0;
