@@ -52,15 +52,19 @@ class BfsKernel : public Kernel {
         case 1: {                                   // r1 = in[v]
           w.pc = 2;
           o.load(1, w.mask, 4, 0);
+          // One golden read for the warp: w.mask is lanes 0..n-1 (lanes_below).
+          uint32_t lvs[kWarpSize];
+          bstore_read(golden, in + 4 * t0, lvs, 4 * lanes_end(w.mask));
           uint32_t unv = 0;
           for (unsigned l = 0; l < kWarpSize; ++l) {
             if (!((w.mask >> l) & 1u)) continue;
             o.addr[l] = in + 4 * (t0 + l);
-            const int32_t lv = static_cast<int32_t>(gold_u32(golden, o.addr[l]));
+            const int32_t lv = static_cast<int32_t>(lvs[l]);
             w.t[2][l] = static_cast<uint32_t>(lv);
             if (lv < 0) unv |= 1u << l;
           }
           w.s[1] = unv;
+          o.unit_stride = true;  // lane l at in + 4 (t0 + l)
           return;
         }
         case 2:  // r2 = (r1 == -1); branch
@@ -71,20 +75,26 @@ class BfsKernel : public Kernel {
           w.pc = 4;
           o.load(3, static_cast<uint32_t>(w.s[1]), 4, 0);
           for (unsigned l = 0; l < kWarpSize; ++l) o.addr[l] = row_ptr + 4 * (t0 + l);
+          o.unit_stride = true;
           return;
         case 4: {  // r4 = row_ptr[v+1]
           w.pc = 5;
           const uint32_t unv = static_cast<uint32_t>(w.s[1]);
           o.load(4, unv, 4, 0);
+          // row_ptr[t0 .. t0 + n] in one golden read (n = highest unvisited lane + 1;
+          // every lane below it is an existing vertex, so all are in the array).
+          uint32_t rp[kWarpSize + 1];
+          bstore_read(golden, row_ptr + 4 * t0, rp, 4 * (lanes_end(unv) + 1));
           uint32_t loop = 0;
           for (unsigned l = 0; l < kWarpSize; ++l) {
             o.addr[l] = row_ptr + 4 * (t0 + l + 1);
             if (!((unv >> l) & 1u)) continue;
-            w.t[0][l] = gold_u32(golden, row_ptr + 4 * (t0 + l));
-            w.t[1][l] = gold_u32(golden, o.addr[l]);
+            w.t[0][l] = rp[l];
+            w.t[1][l] = rp[l + 1];
             if (w.t[0][l] < w.t[1][l]) loop |= 1u << l;
           }
           w.s[2] = loop;
+          o.unit_stride = true;  // lane l at row_ptr + 4 (t0 + l + 1)
           return;
         }
         case 5:  // r5 = (r3 < r4); branch into the loop
@@ -96,8 +106,10 @@ class BfsKernel : public Kernel {
           w.pc = 7;
           const uint32_t loop = static_cast<uint32_t>(w.s[2]);
           o.load(6, loop, 4, 3);
-          for (unsigned l = 0; l < kWarpSize; ++l)
-            if ((loop >> l) & 1u) o.addr[l] = col_idx + 4 * w.t[0][l];
+          for (uint32_t b = loop; b; b &= b - 1) {  // active lanes only (the loop's lanes thin out)
+            const unsigned l = static_cast<unsigned>(__builtin_ctz(b));
+            o.addr[l] = col_idx + 4 * w.t[0][l];
+          }
           o.in_block(0, w.s[3] != 0);
           w.s[3] = 0;
           return;
@@ -106,8 +118,13 @@ class BfsKernel : public Kernel {
           w.pc = 8;
           const uint32_t loop = static_cast<uint32_t>(w.s[2]);
           o.load(7, loop, 4, 6);
-          for (unsigned l = 0; l < kWarpSize; ++l)
-            if ((loop >> l) & 1u) o.addr[l] = in + 4 * uint64_t(gold_u32(golden, col_idx + 4 * w.t[0][l]));
+          for (uint32_t b = loop; b; b &= b - 1) {
+            const unsigned l = static_cast<unsigned>(__builtin_ctz(b));
+            o.addr[l] = in + 4 * uint64_t(gold_u32(golden, col_idx + 4 * w.t[0][l]));
+            // in[u] for step 8 (in[] is not written by this kernel, so the
+            // value is the same then).
+            w.t[3][l] = gold_u32(golden, o.addr[l]);
+          }
           o.in_block(0);
           return;
         }
@@ -115,10 +132,9 @@ class BfsKernel : public Kernel {
           const uint32_t loop = static_cast<uint32_t>(w.s[2]);
           o.alu(8, loop, 7);
           uint32_t rest = loop;
-          for (unsigned l = 0; l < kWarpSize; ++l) {
-            if (!((loop >> l) & 1u)) continue;
-            const uint32_t u = gold_u32(golden, col_idx + 4 * w.t[0][l]);
-            if (static_cast<int32_t>(gold_u32(golden, in + 4 * uint64_t(u))) == level) {
+          for (uint32_t b = loop; b; b &= b - 1) {
+            const unsigned l = static_cast<unsigned>(__builtin_ctz(b));
+            if (static_cast<int32_t>(w.t[3][l]) == level) {  // in[u], read at step 7
               w.t[2][l] = static_cast<uint32_t>(level + 1);
               rest &= ~(1u << l);
             }
@@ -132,8 +148,10 @@ class BfsKernel : public Kernel {
           const uint32_t loop = static_cast<uint32_t>(w.s[2]);
           o.alu(3, loop, 3, 8);
           uint32_t rest = loop;
-          for (unsigned l = 0; l < kWarpSize; ++l)
-            if ((loop >> l) & 1u && ++w.t[0][l] >= w.t[1][l]) rest &= ~(1u << l);
+          for (uint32_t b = loop; b; b &= b - 1) {
+            const unsigned l = static_cast<unsigned>(__builtin_ctz(b));
+            if (++w.t[0][l] >= w.t[1][l]) rest &= ~(1u << l);
+          }
           w.s[2] = rest;
           w.pc = rest ? 6 : 10;
           o.in_block(0);
@@ -142,13 +160,15 @@ class BfsKernel : public Kernel {
         case 10:  // out[v] = level
           w.pc = 11;
           o.store(w.mask, 4, 1, 0, 8);
+          uint32_t vs[kWarpSize];
           for (unsigned l = 0; l < kWarpSize; ++l) {
             if (!((w.mask >> l) & 1u)) continue;
             o.addr[l] = out + 4 * (t0 + l);
             o.data[l] = static_cast<uint32_t>(w.t[2][l]);
-            const uint32_t v = static_cast<uint32_t>(w.t[2][l]);
-            bstore_write(golden, o.addr[l], &v, 4);
+            vs[l] = static_cast<uint32_t>(w.t[2][l]);
           }
+          bstore_write(golden, out + 4 * t0, vs, 4 * lanes_end(w.mask));  // lanes 0..n-1, one write
+          o.unit_stride = true;  // lane l at out + 4 (t0 + l)
           return;
         default: o.exit(w.mask); return;
       }

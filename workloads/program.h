@@ -268,6 +268,8 @@ inline uint32_t lanes_below(uint64_t first_thread, uint64_t n) {
   const uint64_t k = n - first_thread;
   return k >= kWarpSize ? 0xffffffffu : ((1u << k) - 1u);
 }
+// Highest active lane + 1 (0 for no lane): the lane count of a lanes_below mask.
+inline unsigned lanes_end(uint32_t mask) { return mask ? 32u - static_cast<unsigned>(__builtin_clz(mask)) : 0u; }
 inline uint32_t gold_u32(bstore* g, uint64_t addr) {
   uint32_t v;
   bstore_read(g, addr, &v, 4);

@@ -62,18 +62,39 @@ class StencilKernel : public Kernel {
         case 10: o.alu(6, inner, 6); break;  // * 0.2f
         case 11: {
           o.store(w.mask, 4, 6, 0, 1);
+          // The warp's inputs in three golden reads (row strips) instead of
+          // five per lane: c[1 + l] = in[t0 + l] for l = -1..32 (where it
+          // exists), nn[l] / ss[l] = in[t0 + l -/+ nx] for the lanes from the
+          // first to the last interior one (all inside the grid: an interior
+          // lane's neighbours are, and lanes between two interior lanes lie
+          // between rows 1 and ny-2).
+          const unsigned n = lanes_end(w.mask);  // lanes 0..n-1 exist
+          float c[kWarpSize + 2], nn[kWarpSize], ss[kWarpSize];
+          unsigned lo = 1, hi = 1 + n;  // c[lo .. hi) read
+          unsigned f = 0, e = 0;        // interior lanes f .. e-1
+          if (inner) {
+            f = static_cast<unsigned>(__builtin_ctz(inner));
+            e = lanes_end(inner);
+            lo = std::min(lo, f);          // lane f - 1
+            hi = std::max(hi, e + 2);      // lane e
+            bstore_read(golden, in + 4 * (t0 + f - nx), nn + f, 4 * (e - f));
+            bstore_read(golden, in + 4 * (t0 + f + nx), ss + f, 4 * (e - f));
+          }
+          bstore_read(golden, in + 4 * (t0 + lo - 1), c + lo, 4 * (hi - lo));
+          uint32_t vs[kWarpSize];
           for (unsigned l = 0; l < kWarpSize; ++l) {
             if (!((w.mask >> l) & 1u)) continue;
             const uint64_t g = t0 + l;
-            float v = rd(in + 4 * g);
-            if ((inner >> l) & 1u)
-              v = jacobi(v, rd(in + 4 * (g - 1)), rd(in + 4 * (g + 1)), rd(in + 4 * (g - nx)), rd(in + 4 * (g + nx)));
+            float v = c[1 + l];
+            if ((inner >> l) & 1u) v = jacobi(v, c[l], c[l + 2], nn[l], ss[l]);
             uint32_t bits;
             std::memcpy(&bits, &v, 4);
             o.addr[l] = out + 4 * g;
             o.data[l] = bits;
-            bstore_write(golden, o.addr[l], &bits, 4);
+            vs[l] = bits;
           }
+          bstore_write(golden, out + 4 * t0, vs, 4 * n);  // lanes 0..n-1, one write
+          o.unit_stride = true;  // lane l at out + 4 (t0 + l)
           break;
         }
         default: o.exit(w.mask); return;
@@ -88,11 +109,7 @@ class StencilKernel : public Kernel {
     o.load(dst, mask, 4, 0);
     for (unsigned l = 0; l < kWarpSize; ++l)
       if ((mask >> l) & 1u) o.addr[l] = in + 4 * static_cast<uint64_t>(static_cast<int64_t>(t0 + l) + delta);
-  }
-  float rd(uint64_t addr) const {
-    float f;
-    bstore_read(golden, addr, &f, 4);
-    return f;
+    o.unit_stride = true;  // lane l at in + 4 (t0 + delta + l)
   }
 };
 

@@ -3,19 +3,13 @@
 
 #include <string.h>
 
-/* Branch-free population counts: the build does not assume the POPCNT
+/* Branch-free population count: the build does not assume the POPCNT
  * instruction, so __builtin_popcount would be a libgcc call. */
 static inline unsigned popc32(uint32_t x) {
   x = x - ((x >> 1) & 0x55555555u);
   x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
   x = (x + (x >> 4)) & 0x0f0f0f0fu;
   return (unsigned)((x * 0x01010101u) >> 24);
-}
-static inline unsigned popc64(uint64_t x) {
-  x = x - ((x >> 1) & 0x5555555555555555ull);
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-  return (unsigned)((x * 0x0101010101010101ull) >> 56);
 }
 /* Bits [lo, hi) of a 32-bit word, 0 <= lo <= hi <= 32. */
 static inline uint32_t span32(unsigned lo, unsigned hi) {
@@ -27,38 +21,77 @@ static inline uint64_t span64(unsigned lo, unsigned hi) {
   return lo >= 64 ? 0 : up & ~((1ull << lo) - 1ull);
 }
 
+/* Bit i of x (16 bits) -> bits 4i..4i+3: the byte mask of 4 B slots. */
+static inline uint64_t spread4(uint64_t x) {
+  x = (x | x << 24) & 0x000000ff000000ffull;
+  x = (x | x << 12) & 0x000f000f000f000full;
+  x = (x | x << 6) & 0x0303030303030303ull;
+  x = (x | x << 3) & 0x1111111111111111ull;
+  return x * 0xfu;
+}
+/* Bit i of x (8 bits) -> bits 8i..8i+7: the byte mask of 8 B slots. */
+static inline uint64_t spread8(uint64_t x) {
+  x = (x | x << 28) & 0x0000000f0000000full;
+  x = (x | x << 14) & 0x0003000300030003ull;
+  x = (x | x << 7) & 0x0101010101010101ull;
+  return x * 0xffu;
+}
+
 static int bad_size(unsigned bytes) { return bytes == 0 || bytes > 16 || (bytes & (bytes - 1)) != 0; }
 
 int coal_warp_general(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
   if (bad_size(bytes)) return -1;
+  /* Line -> request index: an open-addressed table of 64 slots (at most 32
+   * lines, so a probe always ends at an empty slot) instead of a linear search
+   * over the requests so far, which cost up to 32 compares per lane for
+   * scattered warps. A lane on the previous lane's line (the common case of
+   * gathers with locality) skips the table. Request order stays that of the
+   * first lane of each line. */
+  uint8_t tab[64];
+  memset(tab, 0xff, sizeof tab);
+  const uint64_t bmask = (1ull << bytes) - 1ull;
+  uint64_t bad = 0, prev_line = 0;
+  coal_req *q = NULL;
   unsigned n = 0;
-  for (unsigned lane = 0; lane < COAL_WARP; ++lane) {
-    if (!((active >> lane) & 1u)) continue;
+  for (uint32_t act = active; act; act &= act - 1) {
+    const unsigned lane = (unsigned)__builtin_ctz(act);
     const uint64_t a = addr[lane];
-    if (a & (bytes - 1)) return -1;
+    bad |= a;
     const uint64_t line = a & ~(uint64_t)(COAL_LINE_BYTES - 1);
     const unsigned off = (unsigned)(a & (COAL_LINE_BYTES - 1));
-    /* Linear search: at most 32 distinct lines; a warp touching few lines (the
-     * common, coalesced case) finds its line at once. */
-    unsigned r = 0;
-    while (r < n && out[r].line_addr != line) ++r;
-    if (r == n) {
-      memset(&out[n], 0, sizeof out[n]);
-      out[n].line_addr = line;
-      ++n;
+    if (!q || line != prev_line) {
+      unsigned h = (unsigned)(((line >> 7) * 0x9E3779B97F4A7C15ull) >> 58);
+      for (;;) {
+        const unsigned r = tab[h];
+        if (r == 0xffu) {
+          tab[h] = (uint8_t)n;
+          q = &out[n++];
+          memset(q, 0, sizeof *q);
+          q->line_addr = line;
+          break;
+        }
+        if (out[r].line_addr == line) {
+          q = &out[r];
+          break;
+        }
+        h = (h + 1) & 63u;
+      }
+      prev_line = line;
     }
-    coal_req *q = &out[r];
-    q->thread_mask |= 1u << lane;
-    q->sector_mask = (uint8_t)(q->sector_mask | (1u << (off / COAL_SECTOR_BYTES)));
-    q->sector_threads[off / COAL_SECTOR_BYTES] |= 1u << lane;
-    /* bytes <= 16 and aligned: the range lies within one 64-bit mask word. */
-    const uint64_t m = ((1ull << bytes) - 1ull) << (off & 63u);
-    q->byte_mask[off >> 6] |= m;
+    const uint32_t lb = 1u << lane;
+    const unsigned s = off / COAL_SECTOR_BYTES;
+    q->thread_mask |= lb;
+    q->sector_mask = (uint8_t)(q->sector_mask | (1u << s));
+    q->sector_threads[s] |= lb;
+    q->ea_count++;
+    /* bytes <= 16 and aligned: the range lies within one 64-bit mask word, and
+     * two lanes' ranges are either the same or disjoint. */
+    uint64_t *w = &q->byte_mask[off >> 6];
+    const uint64_t m = bmask << (off & 63u);
+    q->bytes = (uint16_t)(q->bytes + ((*w & m) ? 0u : bytes));
+    *w |= m;
   }
-  for (unsigned r = 0; r < n; ++r) {
-    out[r].ea_count = (uint8_t)popc32(out[r].thread_mask);
-    out[r].bytes = (uint16_t)(popc64(out[r].byte_mask[0]) + popc64(out[r].byte_mask[1]));
-  }
+  if (bad & (bytes - 1)) return -1;
   return (int)n;
 }
 
@@ -67,7 +100,7 @@ int coal_warp_general(const uint64_t addr[COAL_WARP], uint32_t active, unsigned 
  * address (the general path fails on the same lane), or -2 when the pattern is
  * not unit-stride (nothing written then that the general path relies on).
  * Lines come out in address order, which is the order of their first lanes. */
-static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes,
+static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int trusted,
                             coal_req out[COAL_MAX_REQS]) {
   const unsigned f = (unsigned)__builtin_ctz(active), last = 31u - (unsigned)__builtin_clz(active);
   const uint64_t a0 = addr[f];
@@ -75,10 +108,13 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
   if (a0 > ~0ull - 1024) return -2; /* keep the address arithmetic free of wrap-around */
   const unsigned sh = (unsigned)__builtin_ctz(bytes);
   /* Early exit for the common other patterns (gathers, broadcasts): the last
-   * active lane is not where unit stride puts it. */
-  if (addr[last] != a0 + ((uint64_t)(last - f) << sh)) return -2;
+   * active lane is not where unit stride puts it. trusted: the caller
+   * guarantees unit stride, no address is checked. */
+  if (!trusted && addr[last] != a0 + ((uint64_t)(last - f) << sh)) return -2;
   const int contig = active == span32(f, last + 1);
-  if (contig) {
+  if (trusted) {
+    /* nothing to check */
+  } else if (contig) {
     /* Contiguous lanes (full and tail warps): branch-free check, two lanes
      * per step with GCC/Clang vector extensions (SSE2 on x86-64, scalar code
      * elsewhere). Lane f is included (it matches by construction). */
@@ -161,6 +197,18 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
       const unsigned b0 = off0, b1 = off0 + (ea << sh);
       q->byte_mask[0] = span64(b0 < 64 ? b0 : 64, b1 < 64 ? b1 : 64);
       q->byte_mask[1] = span64(b0 > 64 ? b0 - 64 : 0, b1 > 64 ? b1 - 64 : 0);
+    } else if (bytes == 4 || bytes == 8) {
+      /* Holes in the mask: lane t0 + i covers access slot off0 / bytes + i of
+       * the line; spread each slot bit over its bytes (no lane loop). */
+      ea = popc32(tm);
+      const uint64_t slots = (uint64_t)(tm >> t0) << (off0 >> sh);
+      if (bytes == 4) {
+        q->byte_mask[0] = spread4(slots & 0xffffu);
+        q->byte_mask[1] = spread4((slots >> 16) & 0xffffu);
+      } else {
+        q->byte_mask[0] = spread8(slots & 0xffu);
+        q->byte_mask[1] = spread8((slots >> 8) & 0xffu);
+      }
     } else {
       ea = popc32(tm);
       q->byte_mask[0] = q->byte_mask[1] = 0;
@@ -176,7 +224,6 @@ static int coal_unit_stride(const uint64_t addr[COAL_WARP], uint32_t active, uns
   return (int)n;
 }
 
-static void coal_line4_req(uint64_t a0, coal_req out[COAL_MAX_REQS]);
 
 /* The most common pattern of all: a full warp of 4 B accesses, lane l at
  * line + 4 l (one whole line, every sector). Returns 1 with out[0] filled, or
@@ -205,33 +252,22 @@ static int coal_full_line4(const uint64_t addr[COAL_WARP], coal_req out[COAL_MAX
   return 1;
 }
 
-/* The request of the full-line pattern on the line at a0. */
-static void coal_line4_req(uint64_t a0, coal_req out[COAL_MAX_REQS]) {
-  coal_req *q = &out[0];
-  q->line_addr = a0;
-  q->thread_mask = 0xffffffffu;
-  q->sector_mask = 0xf;
-  q->ea_count = 32;
-  q->bytes = COAL_LINE_BYTES;
-  q->byte_mask[0] = q->byte_mask[1] = ~0ull;
-  for (unsigned k = 0; k < 4; ++k) q->sector_threads[k] = 0xffu << (8 * k);
-}
-
-/* Everything after the full-line check. */
-static int coal_rest(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
+/* Everything after the full-line check (trusted: the caller guarantees unit stride). */
+static int coal_rest(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int trusted,
+                     coal_req out[COAL_MAX_REQS]) {
   if (bad_size(bytes)) return -1;
   if (!active) return 0;
-  const int n = coal_unit_stride(addr, active, bytes, out);
+  const int n = coal_unit_stride(addr, active, bytes, trusted, out);
   return n != -2 ? n : coal_warp_general(addr, active, bytes, out);
 }
 
 int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
   if (bytes == 4 && active == 0xffffffffu && coal_full_line4(addr, out)) return 1;
-  return coal_rest(addr, active, bytes, out);
+  return coal_rest(addr, active, bytes, 0, out);
 }
 
-int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
-                    coal_req out[COAL_MAX_REQS], int *line4) {
+int coal_warp_line4_impl(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
+                         coal_req out[COAL_MAX_REQS], int *line4) {
   if (bytes == 4 && active == 0xffffffffu) {
     /* Known unit stride: only the line alignment of lane 0 is left to check. */
     *line4 = unit_stride ? !(addr[0] & (COAL_LINE_BYTES - 1)) && (coal_line4_req(addr[0], out), 1)
@@ -240,17 +276,5 @@ int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned by
   } else {
     *line4 = 0;
   }
-  return coal_rest(addr, active, bytes, out);
-}
-
-/* Bucket of ea = 0..32 (table: no branches on the per-request path). */
-static const uint8_t k_bucket[COAL_WARP + 1] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
-                                                3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4};
-
-unsigned coal_bucket(unsigned ea) { return k_bucket[ea < COAL_WARP ? ea : COAL_WARP]; }
-
-void coal_hist_add(coal_hist *h, const coal_req *reqs, unsigned n) {
-  h->insts++;
-  h->reqs += n;
-  for (unsigned r = 0; r < n; ++r) h->bucket[coal_bucket(reqs[r].ea_count)]++;
+  return coal_rest(addr, active, bytes, unit_stride, out);
 }

@@ -62,20 +62,56 @@ int coal_warp(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, c
  * (all 32 lanes active, 4 B each, lane l at line + 4 l: one request), so a
  * caller may pack per-lane data as the line image directly; else 0.
  * unit_stride != 0: the caller guarantees that active lane l's address is
- * addr[f] + (l - f) * bytes (f = first active lane), so the full-line pattern
- * needs no address check (results are then those of coal_warp only if the
- * guarantee holds). */
-int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
-                    coal_req out[COAL_MAX_REQS], int *line4);
+ * addr[f] + (l - f) * bytes (f = first active lane), so neither the
+ * full-line pattern nor the unit-stride path checks the other lanes' addresses
+ * (results are then those of coal_warp only if the guarantee holds). */
+static inline int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
+                                  coal_req out[COAL_MAX_REQS], int *line4);
+/* The out-of-line part of coal_warp_line4 (every case; call coal_warp_line4). */
+int coal_warp_line4_impl(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
+                         coal_req out[COAL_MAX_REQS], int *line4);
+
+/* The request of the full-line pattern on the line at a0 (out[0]). */
+static inline void coal_line4_req(uint64_t a0, coal_req out[COAL_MAX_REQS]) {
+  coal_req *q = &out[0];
+  q->line_addr = a0;
+  q->thread_mask = 0xffffffffu;
+  q->sector_mask = 0xf;
+  q->ea_count = 32;
+  q->bytes = COAL_LINE_BYTES;
+  q->byte_mask[0] = q->byte_mask[1] = ~0ull;
+  for (unsigned k = 0; k < 4; ++k) q->sector_threads[k] = 0xffu << (8 * k);
+}
+
+/* Inline: the promised full-line pattern (the commonest instruction of
+ * coalesced kernels) needs no call; everything else goes to the _impl. */
+static inline int coal_warp_line4(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, int unit_stride,
+                                  coal_req out[COAL_MAX_REQS], int *line4) {
+  if (unit_stride && bytes == 4 && active == 0xffffffffu && !(addr[0] & (COAL_LINE_BYTES - 1))) {
+    coal_line4_req(addr[0], out);
+    *line4 = 1;
+    return 1;
+  }
+  return coal_warp_line4_impl(addr, active, bytes, unit_stride, out, line4);
+}
 
 /* The general lane-by-lane coalescer (same contract and results as
  * coal_warp, without the fast path); exposed for equivalence tests. */
 int coal_warp_general(const uint64_t addr[COAL_WARP], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]);
 
-/* Bucket index (0..4) of an ea count (1..32; 0 is treated as 1, >32 as 32). */
-unsigned coal_bucket(unsigned ea);
+/* Bucket of ea = 0..32 (table: no branches on the per-request path). */
+static const uint8_t coal_bucket_of[COAL_WARP + 1] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+                                                      3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4};
 
-/* Add one coalesced instruction's n requests to the histogram. */
-void coal_hist_add(coal_hist *h, const coal_req *reqs, unsigned n);
+/* Bucket index (0..4) of an ea count (1..32; 0 is treated as 1, >32 as 32). */
+static inline unsigned coal_bucket(unsigned ea) { return coal_bucket_of[ea < COAL_WARP ? ea : COAL_WARP]; }
+
+/* Add one coalesced instruction's n requests to the histogram (inline: it
+ * runs once per warp memory instruction). */
+static inline void coal_hist_add(coal_hist *h, const coal_req *reqs, unsigned n) {
+  h->insts++;
+  h->reqs += n;
+  for (unsigned r = 0; r < n; ++r) h->bucket[coal_bucket(reqs[r].ea_count)]++;
+}
 
 #endif

@@ -240,12 +240,13 @@ static void fast_path_matches_general(void **state) {
       case 3: active = 1u << (rnd(&seed) % 32); break;
       default: active = (uint32_t)(rnd(&seed) | rnd(&seed)); break;
     }
+    int unit = 0;
     switch (rnd(&seed) % 8) {
       case 0: a[rnd(&seed) % 32] += bytes * (1 + rnd(&seed) % 64); break;      /* one lane elsewhere */
       case 1: for (unsigned l = 0; l < 32; ++l) a[l] = base; break;            /* broadcast */
       case 2: if (bytes > 1) a[rnd(&seed) % 32] += 1; break;                   /* a misaligned lane */
       case 3: for (unsigned l = 0; l < 32; ++l) a[l] = base + (uint64_t)(31 - l) * bytes; break; /* reversed */
-      default: ++fast_shaped; break;
+      default: ++fast_shaped; unit = 1; break;
     }
     coal_req x[COAL_MAX_REQS], y[COAL_MAX_REQS];
     memset(x, 0xa5, sizeof x);
@@ -253,6 +254,13 @@ static void fast_path_matches_general(void **state) {
     const int nx = coal_warp(a, active, bytes, x), ny = coal_warp_general(a, active, bytes, y);
     assert_int_equal(nx, ny);
     assert_same_reqs(x, y, nx);
+    if (unit) { /* the unit-stride promise (no address checks) gives the same */
+      coal_req z[COAL_MAX_REQS];
+      int l4 = -1;
+      memset(z, 0x3c, sizeof z);
+      assert_int_equal(coal_warp_line4(a, active, bytes, 1, z, &l4), ny);
+      assert_same_reqs(z, y, ny);
+    }
   }
   assert_true(fast_shaped > 80000); /* about half the patterns are unit-stride */
 }
@@ -309,12 +317,83 @@ static void full_line4_matches_general(void **state) {
   assert_true(flagged > 4000);
 }
 
+/* Test oracle: the coalescer's definition written plainly (lane by lane, a
+ * linear search for the lane's line, counts from the masks at the end). */
+static unsigned popcount64(uint64_t x) {
+  unsigned c = 0;
+  for (; x; x &= x - 1) ++c;
+  return c;
+}
+static int reference_coalesce(const uint64_t a[32], uint32_t active, unsigned bytes, coal_req out[COAL_MAX_REQS]) {
+  unsigned n = 0;
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((active >> l) & 1u)) continue;
+    if (a[l] % bytes) return -1;
+    const uint64_t line = a[l] / 128 * 128;
+    const unsigned off = (unsigned)(a[l] % 128);
+    unsigned r = 0;
+    while (r < n && out[r].line_addr != line) ++r;
+    if (r == n) {
+      memset(&out[n], 0, sizeof out[n]);
+      out[n++].line_addr = line;
+    }
+    out[r].thread_mask |= 1u << l;
+    out[r].sector_mask = (uint8_t)(out[r].sector_mask | (1u << (off / 32)));
+    out[r].sector_threads[off / 32] |= 1u << l;
+    for (unsigned b = off; b < off + bytes; ++b) out[r].byte_mask[b / 64] |= 1ull << (b % 64);
+  }
+  for (unsigned r = 0; r < n; ++r) {
+    out[r].ea_count = (uint8_t)popcount64(out[r].thread_mask);
+    out[r].bytes = (uint16_t)(popcount64(out[r].byte_mask[0]) + popcount64(out[r].byte_mask[1]));
+  }
+  return (int)n;
+}
+
+/* The general (hashed) path and coal_warp give the oracle's requests on
+ * scattered warps: addresses drawn from a few lines (sharing, duplicates),
+ * from many lines (up to 32 distinct, colliding hash slots), runs of
+ * neighbouring lanes on one line, and misaligned lanes. */
+static void general_matches_reference(void **state) {
+  (void)state;
+  uint64_t seed = 0x5eed5eed12345678ull;
+  for (unsigned it = 0; it < 100000; ++it) {
+    static const unsigned sizes[5] = {1, 2, 4, 8, 16};
+    const unsigned bytes = sizes[rnd(&seed) % 5];
+    const unsigned kind = (unsigned)(rnd(&seed) % 4);
+    const uint64_t base = (rnd(&seed) % (1ull << 36)) & ~(uint64_t)127;
+    const unsigned nlines = kind == 0 ? 1 + (unsigned)(rnd(&seed) % 4) : kind == 1 ? 32 : 1 + (unsigned)(rnd(&seed) % 64);
+    uint64_t a[32];
+    for (unsigned l = 0; l < 32; ++l) {
+      /* kind 3: lanes in runs on one line; else independent. Lines 2^k apart
+       * (kind 1) or close together. */
+      const uint64_t line = kind == 1 ? base + ((uint64_t)(rnd(&seed) % nlines) << (7 + rnd(&seed) % 20))
+                                      : base + 128 * (rnd(&seed) % nlines);
+      a[l] = (kind == 3 && l > 0 && rnd(&seed) % 4) ? (a[l - 1] & ~(uint64_t)127) : line;
+      a[l] += (rnd(&seed) % 128) & ~(uint64_t)(bytes - 1);
+    }
+    if (bytes > 1 && rnd(&seed) % 16 == 0) a[rnd(&seed) % 32] |= 1; /* a misaligned lane */
+    const uint32_t active = rnd(&seed) % 3 ? 0xffffffffu : (uint32_t)rnd(&seed);
+    coal_req x[COAL_MAX_REQS], y[COAL_MAX_REQS], z[COAL_MAX_REQS];
+    memset(x, 0xa5, sizeof x);
+    memset(y, 0x5a, sizeof y);
+    memset(z, 0x3c, sizeof z);
+    const int nr = reference_coalesce(a, active, bytes, y);
+    const int nx = coal_warp_general(a, active, bytes, x);
+    assert_int_equal(nx, nr);
+    if (nr > 0) assert_same_reqs(x, y, nr);
+    const int nz = coal_warp(a, active, bytes, z);
+    assert_int_equal(nz, nr);
+    if (nr > 0) assert_same_reqs(z, y, nr);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fully_coalesced), cmocka_unit_test(misaligned_two_lines), cmocka_unit_test(strided),
       cmocka_unit_test(scattered),       cmocka_unit_test(partial_masks),        cmocka_unit_test(eight_byte),
       cmocka_unit_test(byte_masks_and_errors), cmocka_unit_test(histogram),
       cmocka_unit_test(fast_path_matches_general), cmocka_unit_test(full_line4_matches_general),
+      cmocka_unit_test(general_matches_reference),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
