@@ -906,6 +906,20 @@ static inline int cand_kept(const mc *m, const mc_bank_ *B, int q, uint64_t row)
   return B->n[q] && !(B->cand == C_PRE && B->conflict && B->open && row == B->open_row);
 }
 
+/* A free atom for address x of parent p, next in arrival order (seq), not
+ * linked into a bank queue yet. Cannot run out: natoms = rq_size + wq_size. */
+static inline uint32_t atom_take(mc *m, const mc_addr *x, uint32_t p) {
+  const uint32_t a = m->atom_free;
+  mc_atom_ *A = &m->atoms[a];
+  m->atom_free = A->next;
+  A->row = x->row;
+  A->col = x->col;
+  A->seq = ++m->seq;
+  A->parent = p;
+  A->next = NIL;
+  return a;
+}
+
 int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned n, uint64_t user) {
   if (n == 0 || !mc_can_accept(m, is_write, n) || m->parent_free == NIL) return -1;
   const dram_preset *d = m->cfg.dev;
@@ -951,15 +965,8 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
     m->ranks[atoms[0].rank].nq += n;
     uint32_t tail = B->tail[q];
     for (unsigned i = 0; i < n; ++i) {
-      const uint32_t a = m->atom_free;
-      mc_atom_ *A = &m->atoms[a];
-      m->atom_free = A->next;
-      A->row = atoms[i].row;
-      A->col = atoms[i].col;
-      A->seq = ++m->seq;
-      A->parent = p;
-      A->next = NIL;
-      A->prev = tail;
+      const uint32_t a = atom_take(m, &atoms[i], p);
+      m->atoms[a].prev = tail;
       if (tail != NIL) m->atoms[tail].next = a; else B->head[q] = a;
       tail = a;
     }
@@ -967,18 +974,12 @@ int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned 
     B->n[q] += n;
     if (!kept) stale_bank(m, B);
   } else for (unsigned i = 0; i < n; ++i) {
-    const uint32_t a = m->atom_free; /* cannot be NIL: natoms = rq_size + wq_size */
+    const uint32_t a = atom_take(m, &atoms[i], p);
     mc_atom_ *A = &m->atoms[a];
-    m->atom_free = A->next;
-    A->row = atoms[i].row;
-    A->col = atoms[i].col;
-    A->seq = ++m->seq;
-    A->parent = p;
     mc_bank_ *B = &m->banks[bank_index(m, atoms[i].rank, atoms[i].bg, atoms[i].bank)];
     const int kept = cand_kept(m, B, q, atoms[i].row);
     if (m->lp_on) rank_wake(m, atoms[i].rank, now);
     m->ranks[atoms[i].rank].nq++;
-    A->next = NIL;
     A->prev = B->tail[q];
     if (B->tail[q] != NIL) m->atoms[B->tail[q]].next = a; else B->head[q] = a;
     B->tail[q] = a;
