@@ -214,13 +214,7 @@ void Sm::cycle() {
     l1_refused_c_ = 0;
     memq_freed_c_ = ldrec_freed_c_ = 0;
     sent_c_ = 0;
-    wakeups_ += c != skipped_wake_;  // else counted when it was skipped (older values never match again)
-  } else if (skipped_wake_ == c + 1) {
-    // A second evaluation in cycle c replaces the pending wake-up of cycle
-    // c + 1 (an event keeps only its earliest notification): the skipped
-    // evaluation would not have happened after all.
-    --wakeups_;
-    skipped_wake_ = kNever;
+    ++wakeups_;
   }
   issued_eval_ = false;
   // The method can run again within one cycle when a response arrives in a
@@ -247,21 +241,12 @@ void Sm::cycle() {
     next = std::min(next, c + 1);
   if (memq_count_ && !l1_blocked_) next = std::min(next, c + 1);
   if (outq_count_ && !awaiting_end_req_) next = std::min(next, std::max(c + 1, (send_ok_ps_ + period_ps_ - 1) / period_ps_));
-  // The cycle after an issue is evaluated (a refused L1 request retries
-  // then). When no rule above wants cycle c + 1 and no refused L1 request
-  // waits, that evaluation would change nothing but the wake-up count (no
-  // warp can issue, the LD/ST queue is empty or waits, no send is due, and it
-  // would schedule the same next wake-up): it is counted and skipped
-  // (skipped_wake_; an evaluation that does happen in that cycle is not
-  // counted again).
-  if (issued_eval_) {
-    if (next > c + 1 && !(memq_count_ && l1_blocked_)) {
-      skipped_wake_ = c + 1;
-      ++wakeups_;
-    } else {
-      next = c + 1;
-    }
-  }
+  // The cycle after an issue is evaluated when a refused L1 request waits
+  // (it retries then). Otherwise, when no rule above wants cycle c + 1, that
+  // evaluation would change nothing (no warp can issue, the LD/ST queue is
+  // empty or waits, no send is due, and it would schedule the same next
+  // wake-up), so it is not scheduled.
+  if (issued_eval_ && memq_count_ && l1_blocked_) next = c + 1;
   if (next != kNever) wake_at_ps(next * period_ps_, now_ps_);
 }
 

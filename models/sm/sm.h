@@ -281,7 +281,6 @@ class Sm : public sc_core::sc_module {
   std::vector<tlm::tlm_generic_payload*> resp_ready_;
   Event wake_;
   uint64_t last_cycle_ = kNever;
-  uint64_t skipped_wake_ = kNever;  // cycle whose evaluation was skipped and already counted (see cycle())
   uint64_t now_ps_ = 0;             // current time while cycle() runs
   // A second evaluation within one cycle (a response in a later delta) rescans
   // the warps only if something changed since the cycle's last scan
