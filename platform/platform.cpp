@@ -18,6 +18,7 @@
 #include "common/stats.h"
 #include "l2/l2_bank.h"
 #include "memctrl/mem_ctrl.h"
+#include "memside/mem_side.h"
 #include "noc/xbar.h"
 #include "sm/gpu.h"
 #include "workloads/registry.h"
@@ -26,6 +27,7 @@ extern "C" {
 #include "addrmap.h"
 #include "bstore.h"
 #include "dram.h"
+#include "memside.h"
 }
 
 namespace fs = std::filesystem;
@@ -154,26 +156,33 @@ struct Platform::Impl {
   StatsRegistry stats;
   PayloadPool pool;
   amap map{};
-  bstore device{}, golden{};
+  bstore golden{};
+  std::vector<bstore> device;  // per channel: its contents by device address (models/ref/devaddr.h)
   std::unique_ptr<Program> program;
   std::unique_ptr<Gpu> gpu;
   std::unique_ptr<Xbar> xbar;
   std::vector<std::unique_ptr<L2Bank>> l2;
   std::vector<std::unique_ptr<MemCtrl>> mcs;
+  std::vector<std::unique_ptr<MemSide>> sides;  // per memory partition
   std::unique_ptr<Sampler> sampler;
   sc_core::sc_trace_file* tf = nullptr;
   double host_seconds = 0, sim_seconds = 0, mem_req_rate = 0, mem_access_rate = 0, peak_rss = 0, host_setup = 0;
   uint64_t program_footprint = 0;
 
-  Impl(const Config& c, const RunOptions& o) : cfg(c), opt(o) {
-    bstore_init(&device);
-    bstore_init(&golden);
-  }
+  Impl(const Config& c, const RunOptions& o) : cfg(c), opt(o) { bstore_init(&golden); }
   ~Impl() {
     if (tf) sc_core::sc_close_vcd_trace_file(tf);
-    bstore_free(&device);
+    for (bstore& d : device) bstore_free(&d);
     bstore_free(&golden);
   }
+
+  // The parts of a platform (build() puts them together; other topologies --
+  // stacks with vaults, links, NDP SMs -- reuse them).
+  void build_gpu(unsigned nsm, const SmCfg& sm, const L1Cfg& l1);
+  void build_interconnect(unsigned nsm, unsigned nbanks, const XbarCfg& xb);
+  void build_memory_side(const MemDevices& md, const McCfg& mc);
+  void build_l2(unsigned nbanks, const L2Cfg& l2c);
+  void load_initial_data();
 };
 
 Platform::Platform(const Config& cfg, const RunOptions& opt) : p_(new Impl(cfg, opt)) {}
@@ -187,21 +196,100 @@ std::unique_ptr<Program> make_workload_program(const Config& C) {
   return wi->make(knobs, static_cast<uint64_t>(C.i("sim.seed")));
 }
 
+// GPU: SMs (with their L1s) and the CTA dispatcher, running the program.
+void Platform::Impl::build_gpu(unsigned nsm, const SmCfg& sm, const L1Cfg& l1) {
+  gpu.reset(new Gpu("gpu", nsm, sm, l1, &map, pool, &golden, cfg.b("sim.check"), stats));
+  gpu->load(program.get());
+}
+
+// SM <-> L2 crossbar: SM i on port i, L2 bank b on port b.
+void Platform::Impl::build_interconnect(unsigned nsm, unsigned nbanks, const XbarCfg& xb) {
+  xbar.reset(new Xbar("noc", nsm, nbanks, xb, stats));
+  for (unsigned i = 0; i < nsm; ++i) gpu->sm(i).isock.bind(xbar->from_sm);
+}
+
+// Memory side: per channel a device controller over its own contents (by
+// device address); per memory partition (one channel each today) a
+// memory-side controller running memside.policy over its channels.
+void Platform::Impl::build_memory_side(const MemDevices& md, const McCfg& mc0) {
+  const unsigned nch = md.channels, nbanks = static_cast<unsigned>(cfg.i("l2.banks"));
+  device.resize(nch);
+  for (bstore& d : device) bstore_init(&d);
+  McCfg mc = mc0;
+  for (unsigned c = 0; c < nch; ++c) {
+    mc.rank_devices.clear();
+    if (md.mixed)
+      for (unsigned r = 0; r < md.ranks; ++r) mc.rank_devices.push_back(md.at(c, r)->name);
+    mcs.emplace_back(new MemCtrl(("mem_ch" + std::to_string(c)).c_str(), c, mc, &device[c], pool, stats));
+  }
+  const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
+  const dram_preset* g = md.iface;
+  for (unsigned p = 0; p < nch; ++p) {
+    memside_cfg m{};
+    m.map = &map;
+    m.partition = p;
+    m.ndevs = 1;
+    m.dev_channel[0] = p;
+    char err[256];
+    if (devaddr_init(&m.geom[0], md.ranks, g->bankgroups, g->banks_per_group, g->row_bytes / g->atom_bytes,
+                     g->atom_bytes, err, sizeof err) != 0)
+      throw ConfigError(std::string("mem.device: ") + err);
+    for (unsigned r = 0; r < md.ranks; ++r) m.rank_kind[0][r] = static_cast<uint8_t>(dram_mem_kind(md.at(p, r)));
+    m.swap.a = cfg.size("memside.swap.a");
+    m.swap.b = cfg.size("memside.swap.b");
+    m.swap.after = static_cast<uint64_t>(cfg.i("memside.swap.after"));
+    m.swap.seg_bytes = static_cast<uint32_t>(cfg.size("memside.swap.segment"));
+    try {
+      sides.emplace_back(new MemSide(("memside_p" + std::to_string(p)).c_str(), ops, m, nbanks / nch, pool, stats));
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("key 'memside.policy' (" + cfg.s("memside.policy") + "): " + e.what());
+    }
+    sides.back()->connect(mcs[p]->tsock, &device[p]);
+  }
+}
+
+// L2 banks: bank b serves memory partition b / (banks per partition) (the
+// static map, addrmap.h) and asks that partition's memory side about lines.
+void Platform::Impl::build_l2(unsigned nbanks, const L2Cfg& l2c) {
+  const unsigned per = nbanks / static_cast<unsigned>(sides.size());
+  for (unsigned b = 0; b < nbanks; ++b) {
+    MemSide* side = sides[b / per].get();
+    l2.emplace_back(new L2Bank(("l2_bank" + std::to_string(b)).c_str(), b, nbanks, l2c, side, pool, stats));
+    xbar->to_l2.bind(l2.back()->tsock);
+    l2.back()->isock.bind(side->tsock);
+  }
+}
+
+// The program's initial data (in the golden memory after Program::init) into
+// the devices, each line where its partition's memory side places it.
+void Platform::Impl::load_initial_data() {
+  struct Ctx {
+    Impl* P;
+  } ctx{this};
+  const int rc = bstore_foreach(&golden, [](void* c, uint64_t addr, const unsigned char* bytes) {
+    Impl* P = static_cast<Ctx*>(c)->P;
+    for (unsigned o = 0; o < BSTORE_PAGE_BYTES; o += kLineBytes) {
+      const uint32_t part = amap_channel(&P->map, addr + o);
+      P->sides[part]->write_functional(addr + o, bytes + o, kLineBytes);
+    }
+  }, &ctx);
+  if (rc != 0) throw std::bad_alloc();
+}
+
 void Platform::build() {
   Impl& P = *p_;
   const Config& C = P.cfg;
   const double t0 = host_now();
   Scheduler::get();  // the models' event scheduler, a top-level module (common/sched.h)
 
-  // Memory devices (a preset per channel and rank) and the address map.
+  // Memory devices (a preset per channel and rank) and the static address map.
   const MemDevices md = mem_devices(C);
-  const unsigned nch = md.channels;
   const unsigned nbanks = static_cast<unsigned>(C.i("l2.banks"));
   init_address_map(C, md, &P.map);
 
-  // Workload program (arrays, kernels, initial data into device + golden memory).
+  // Workload program (arrays, kernels, initial data into the golden memory).
   P.program = make_workload_program(C);
-  P.program->init(&P.golden, &P.device);
+  P.program->init(&P.golden, nullptr);
 
   // GPU.
   SmCfg sm;
@@ -222,27 +310,17 @@ void Platform::build() {
   l1.mshr_merge = static_cast<unsigned>(C.i("l1.mshr_merge"));
   l1.write_allocate = C.b("l1.write_allocate");
   const unsigned nsm = static_cast<unsigned>(C.i("gpu.num_sms"));
-  P.gpu.reset(new Gpu("gpu", nsm, sm, l1, &P.map, P.pool, &P.golden, C.b("sim.check"), P.stats));
-  P.gpu->load(P.program.get());
+  P.build_gpu(nsm, sm, l1);
 
-  // Crossbar, L2 banks, memory controllers.
+  // Interconnect.
   XbarCfg xb;
   xb.clk.mhz = C.f("noc.clock_mhz");
   xb.latency = static_cast<unsigned>(C.i("noc.latency"));
   xb.bytes_per_cycle = static_cast<unsigned>(C.i("noc.bytes_per_cycle"));
   xb.queue = static_cast<unsigned>(C.i("noc.queue"));
-  P.xbar.reset(new Xbar("noc", nsm, nbanks, xb, P.stats));
-  for (unsigned i = 0; i < nsm; ++i) P.gpu->sm(i).isock.bind(P.xbar->from_sm);
+  P.build_interconnect(nsm, nbanks, xb);
 
-  L2Cfg l2;
-  l2.clk.mhz = C.f("l2.clock_mhz");
-  l2.banks = nbanks;
-  l2.size_bytes = static_cast<unsigned>(C.size("l2.size"));
-  l2.assoc = static_cast<unsigned>(C.i("l2.assoc"));
-  l2.latency = static_cast<unsigned>(C.i("l2.latency"));
-  l2.mshrs = static_cast<unsigned>(C.i("l2.mshrs"));
-  l2.bytes_per_cycle = static_cast<unsigned>(C.i("l2.bytes_per_cycle"));
-  l2.policy = C.s("l2.policy");
+  // Memory side: device controllers and memory-side controllers.
   McCfg mc;
   mc.device = C.s("mem.device");
   mc.ranks = static_cast<unsigned>(C.i("mem.ranks"));
@@ -257,24 +335,29 @@ void Platform::build() {
   mc.nvm_power_gating = C.b("mem.nvm_power_gating");
   mc.timing_check = C.b("mem.timing_check");
   mc.timing_check_device = C.s("mem.timing_check_device");
-  mc.check_mem_type = true;  // the L2's per-line memory kind must be the serving rank's
-  for (unsigned c = 0; c < nch; ++c) {
-    mc.rank_devices.clear();
-    if (md.mixed)
-      for (unsigned r = 0; r < md.ranks; ++r) mc.rank_devices.push_back(md.at(c, r)->name);
-    P.mcs.emplace_back(new MemCtrl(("mem_ch" + std::to_string(c)).c_str(), c, mc, &P.map, &P.device, P.pool, P.stats));
-  }
-  for (unsigned b = 0; b < nbanks; ++b) {
-    P.l2.emplace_back(new L2Bank(("l2_bank" + std::to_string(b)).c_str(), b, nbanks, l2, &P.map, P.pool, P.stats));
-    P.xbar->to_l2.bind(P.l2.back()->tsock);
-    P.l2.back()->isock.bind(P.mcs[b / (nbanks / nch)]->tsock);
-  }
+  P.build_memory_side(md, mc);
+  P.load_initial_data();
+
+  // L2 banks between the crossbar and the memory side.
+  L2Cfg l2;
+  l2.clk.mhz = C.f("l2.clock_mhz");
+  l2.banks = nbanks;
+  l2.size_bytes = static_cast<unsigned>(C.size("l2.size"));
+  l2.assoc = static_cast<unsigned>(C.i("l2.assoc"));
+  l2.latency = static_cast<unsigned>(C.i("l2.latency"));
+  l2.mshrs = static_cast<unsigned>(C.i("l2.mshrs"));
+  l2.bytes_per_cycle = static_cast<unsigned>(C.i("l2.bytes_per_cycle"));
+  l2.policy = C.s("l2.policy");
+  P.build_l2(nbanks, l2);
   std::vector<L2Bank*> l2v;
   for (auto& b : P.l2) l2v.push_back(b.get());
   std::vector<MemCtrl*> mcv;
   for (auto& m : P.mcs) mcv.push_back(m.get());
+  std::vector<MemSide*> sv;
+  for (auto& m : P.sides) sv.push_back(m.get());
   L2Bank::register_totals(P.stats, l2v);
   MemCtrl::register_totals(P.stats, mcv);
+  MemSide::register_totals(P.stats, sv);
 
   // Sampler, time series, VCD.
   P.sampler.reset(new Sampler("sampler", C.f("sim.epoch_ns"), P.gpu.get(), l2v, mcv, sm.clk.mhz));

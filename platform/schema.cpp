@@ -12,6 +12,7 @@
 extern "C" {
 #include "addrmap.h"
 #include "dram.h"
+#include "memside.h"
 #include "repl.h"
 }
 
@@ -98,6 +99,17 @@ static std::vector<KeySpec> build_schema() {
       {"addrmap.part_interleave", T::Size, "0", 0, 1ull << 40, {},
        "hybrid memory: 0 = parts one after the other (part_order, sizes); B = the parts alternate in blocks of B "
        "bytes (a multiple of 4 KiB) in the ratio of their sizes"},
+      {"memside.policy", T::String, "plain", 1, 0, {},
+       "memory-side controller policy of every memory partition (models/ref/memside.c registry): plain = flat "
+       "memory where the address map puts it"},
+      {"memside.swap.a", T::Size, "0", 0, 1ull << 50, {},
+       "policies swap / swap_forget: a physical address in the first segment to exchange"},
+      {"memside.swap.b", T::Size, "4096", 0, 1ull << 50, {},
+       "policies swap / swap_forget: a physical address in the second segment (same memory partition as a)"},
+      {"memside.swap.after", T::Int, "1000", 1, 9.2e18, {},
+       "policies swap / swap_forget: the exchange starts after this many accesses routed by a's partition"},
+      {"memside.swap.segment", T::Size, "256", 128, 1024, {},
+       "policies swap / swap_forget: segment bytes (a power of two, aligned in device-address space)"},
       {"workload.name", T::String, "stream", 1, 0, {}, "built-in workload (strata --list-workloads)"},
       {"workload.footprint", T::Size, "0", 0, 1ull << 40, {},
        "total array bytes of a kernel-library workload (docs/workload_library.md): its size knob is set to the "
@@ -121,6 +133,8 @@ void Config::check_consistency() const {
     for (const WorkloadInfo& w : workload_registry()) names += (names.empty() ? "" : ", ") + w.name;
     fail("workload.name", "expected one of " + names + ", got '" + s("workload.name") + "'");
   }
+  if (!memside_find(s("memside.policy").c_str()))
+    fail("memside.policy", std::string("expected one of ") + memside_names() + ", got '" + s("memside.policy") + "'");
   if (!repl_find(s("l2.policy").c_str()))
     fail("l2.policy", std::string("expected one of ") + repl_names() + ", got '" + s("l2.policy") + "'");
   if (i("l2.banks") % i("mem.channels") != 0)

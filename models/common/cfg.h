@@ -84,10 +84,6 @@ struct McCfg {
   // Mixed technologies on the channel (docs/memctrl.md): the preset of each
   // rank (empty = every rank `device`); each shares `device`'s interface.
   std::vector<std::string> rank_devices;
-  // Check that the memory kind of every request (GpuExt::mem_type, from the
-  // address map) is the kind of the rank serving it; a mismatch is a model
-  // bug (fatal). The platform turns it on.
-  bool check_mem_type = false;
 };
 
 }  // namespace strata

@@ -28,10 +28,15 @@ enum class ReqClass : uint8_t {
   Migration = 3,  // data movement between memories (hybrid manager)
   Probe = 4,      // tag/metadata access (DRAM cache AMIL, CTC)
   Offload = 5,    // NDP offload packet
+  PageIn = 6,     // host memory -> device page move (Unified Memory)
+  PageOut = 7,    // device -> host memory page move
 };
+// Numbering shared with the C memory-side policies (models/ref/memside.h
+// enum memside_class).
 
-// Memory technology behind an address (from the address map). Numbering is
-// shared with the C side (models/ref/addrmap.h AMAP_MEM_*).
+// Memory technology that serves a line: the memory side tells (it sets
+// GpuExt::mem_type on every response; the L2 passes its line's kind up).
+// Numbering is shared with the C side (models/ref/addrmap.h AMAP_MEM_*).
 enum class MemType : uint8_t { DRAM = 0, NVM = 1, SCM = 2 };
 
 // GPU metadata carried by every payload (DRAMSys-style extension).
@@ -43,8 +48,19 @@ struct GpuExt : tlm::tlm_extension<GpuExt> {
   uint8_t sector_mask = 0;   // bit i = sector i of the line
   ReqClass cls = ReqClass::Demand;
   MemType mem_type = MemType::DRAM;
-  uint32_t channel = 0;      // memory channel (from the address map)
-  uint32_t l2_bank = 0;      // global L2 bank index (from the address map)
+  uint32_t l2_bank = 0;      // global L2 bank index (static map: the GPU side's routing)
+  // Below the memory side the payload's address is a device address
+  // (models/ref/devaddr.h); the memory side keeps the physical line address
+  // here and puts it back on the response.
+  uint64_t phys_addr = 0;
+  // Response route: each hop that fans in several initiators pushes the
+  // port a request came in on and pops it for the response (instead of
+  // overwriting sm_id, the issuing SM's id, which stays as metadata).
+  static constexpr unsigned kMaxHops = 4;
+  uint16_t hop[kMaxHops] = {0, 0, 0, 0};
+  uint8_t nhops = 0;
+  void push_hop(unsigned port) { hop[nhops++ & (kMaxHops - 1)] = static_cast<uint16_t>(port); }
+  unsigned pop_hop() { return hop[--nhops & (kMaxHops - 1)]; }
   uint64_t byte_mask[2] = {0, 0};  // written bytes of the line (writes only)
   uint64_t issue_ps = 0;     // time the request entered the memory system (ps), for latency stats
 

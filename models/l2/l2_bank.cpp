@@ -32,14 +32,14 @@ uint8_t full_sectors(const GpuExt& e) {
 }
 }  // namespace
 
-L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_banks, const L2Cfg& cfg, const amap* map,
+L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_banks, const L2Cfg& cfg, const MemKindIf* kinds,
                PayloadPool& pool, StatsRegistry& stats)
     : sc_module(name),
       tsock("tsock"),
       isock("isock"),
       id_(bank_id),
       cfg_(cfg),
-      map_(map),
+      kinds_(kinds),
       pool_(pool),
       T_(cfg.clk.period()),
       ps_unit_(sc_core::sc_time(1, sc_core::SC_PS).value()) {
@@ -136,7 +136,7 @@ bool L2Bank::idle() const {
 }
 
 uint8_t L2Bank::mem_type_of(uint64_t line) const {
-  return map_ ? static_cast<uint8_t>(amap_mem_type(map_, line)) : static_cast<uint8_t>(AMAP_MEM_DRAM);
+  return kinds_ ? kinds_->kind_of(line) : static_cast<uint8_t>(AMAP_MEM_DRAM);
 }
 
 void L2Bank::register_totals(StatsRegistry& stats, const std::vector<L2Bank*>& banks) {
@@ -313,6 +313,7 @@ void L2Bank::apply(tlm_generic_payload& gp, uint32_t set, uint32_t way) {
     for (unsigned s = 0; s < c_.sectors; ++s)
       if ((req >> s) & 1u) std::memcpy(buf + s * kSectorBytes, line + s * kSectorBytes, kSectorBytes);
   }
+  e.mem_type = static_cast<MemType>(l->mem_type);  // the requester learns the line's memory kind
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -352,7 +353,6 @@ void L2Bank::issue_fill(int m, uint64_t line, uint8_t sectors, uint8_t mem_type)
   e.tag = static_cast<uint32_t>(m);
   e.l2_bank = id_;
   e.mem_type = static_cast<MemType>(mem_type);
-  e.channel = map_ ? amap_channel(map_, line) : 0;
   e.issue_ps = sim_now().value() / ps_unit_;
   mshr_[m].fetching |= sectors;
   mshr_[m].fills_out++;
@@ -369,7 +369,6 @@ void L2Bank::writeback(uint64_t line, const cache_line& l, const unsigned char* 
   e.sm_id = ~0u;
   e.l2_bank = id_;
   e.mem_type = static_cast<MemType>(l.mem_type);
-  e.channel = map_ ? amap_channel(map_, line) : 0;
   e.issue_ps = sim_now().value() / ps_unit_;
   for (unsigned s = 0; s < c_.sectors; ++s)
     if ((l.dirty_sectors >> s) & 1u) e.byte_mask[s >> 1] |= 0xffffffffull << ((s & 1) * 32);
@@ -490,6 +489,7 @@ bool L2Bank::try_handle(tlm_generic_payload& gp) {
   const uint8_t mt = mem_type_of(line);
   if (wr && !req) {  // a write with no bytes: acknowledge, allocate nothing
     count(0, mt);
+    e.mem_type = static_cast<MemType>(mt);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     queue_response(gp, now, 0);
     return true;
@@ -653,6 +653,7 @@ void L2Bank::mem_response(tlm_generic_payload& gp) {
           if ((want >> s) & 1u)
             std::memcpy(rq.get_data_ptr() + s * kSectorBytes, gp.get_data_ptr() + s * kSectorBytes, kSectorBytes);
         rq.set_response_status(tlm::TLM_OK_RESPONSE);
+        GpuExt::get(rq).mem_type = e.mem_type;
         queue_response(rq, nodes_[n].lookup, want);
         const int next = nodes_[n].next;
         nodes_[n] = Node();
@@ -670,6 +671,7 @@ void L2Bank::mem_response(tlm_generic_payload& gp) {
     }
     cache_line* l = cache_line_at(&c_, M.set, M.way);
     unsigned char* line = cache_data_at(&c_, M.set, M.way);
+    l->mem_type = static_cast<uint8_t>(e.mem_type);  // the memory side says which memory serves the line now
     const uint8_t fresh = static_cast<uint8_t>(e.sector_mask & ~l->valid_sectors);
     for (unsigned s = 0; s < c_.sectors; ++s)
       if ((fresh >> s) & 1u) std::memcpy(line + s * kSectorBytes, gp.get_data_ptr() + s * kSectorBytes, kSectorBytes);

@@ -34,6 +34,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "common/cfg.h"
+#include "common/memkind.h"
 #include "common/payload.h"
 #include "common/sched.h"
 #include "common/stats.h"
@@ -57,9 +58,11 @@ class L2Bank : public sc_core::sc_module {
 
   // bank_id: global bank index (stat names, GpuExt::l2_bank of its own
   // requests); num_banks: banks the address stream is interleaved over (the
-  // cache's set_stride; this bank holds cfg.size_bytes / num_banks). map may
-  // be null (every line then counts as DRAM, channel 0).
-  L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_banks, const L2Cfg& cfg, const amap* map,
+  // cache's set_stride; this bank holds cfg.size_bytes / num_banks). kinds:
+  // the memory side of the bank's partition, asked for a missing line's
+  // memory kind (may be null: every line then counts as DRAM); a fill
+  // response's GpuExt::mem_type then sets the line's kind.
+  L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_banks, const L2Cfg& cfg, const MemKindIf* kinds,
          PayloadPool& pool, StatsRegistry& stats);
   ~L2Bank() override;
 
@@ -133,7 +136,7 @@ class L2Bank : public sc_core::sc_module {
 
   const unsigned id_;
   const L2Cfg cfg_;
-  const amap* map_;
+  const MemKindIf* kinds_;
   PayloadPool& pool_;
   const sc_core::sc_time T_;
   // The first L2 clock edge at or after t. The bank is synchronous logic: a

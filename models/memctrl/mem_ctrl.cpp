@@ -25,13 +25,13 @@ inline unsigned popcount8(uint8_t v) {
 }
 }  // namespace
 
-MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cfg, const amap* map,
-                 bstore* device_mem, PayloadPool& pool, StatsRegistry& stats)
-    : sc_module(name), tsock("tsock"), ch_(channel), cfg_(cfg), map_(map), mem_(device_mem) {
+MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cfg, bstore* device_mem,
+                 PayloadPool& pool, StatsRegistry& stats)
+    : sc_module(name), tsock("tsock"), ch_(channel), cfg_(cfg), mem_(device_mem) {
   (void)pool;  // requests are the initiators' payloads; the controller creates none
   dev_ = dram_find(cfg.device.c_str());
   if (!dev_) fatal("unknown memory device '" + cfg.device + "' (expected one of " + dram_names() + ")");
-  if (!map_ || !mem_) fatal("needs an address map and a device memory");
+  if (!mem_) fatal("needs a device memory");
   mc_cfg c{};
   c.dev = dev_;
   c.ranks = cfg.ranks;
@@ -75,7 +75,12 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   ps_res_ = sc_core::sc_get_time_resolution() == sc_time(1, SC_PS);
   if (ps_res_ && period_ps_ == std::floor(period_ps_) && period_ps_ >= 1.0 && period_ps_ < 1e12)
     period_ticks_ = static_cast<uint64_t>(period_ps_);
-  sector_is_col_ = sectors_are_low_column(map_);
+  // Device addresses (models/ref/devaddr.h) over this channel's geometry; a
+  // line's 32 B sectors are consecutive columns when a column access is 32 B.
+  if (devaddr_init(&geom_, cfg.ranks, dev_->bankgroups, dev_->banks_per_group, dev_->row_bytes / dev_->atom_bytes,
+                   dev_->atom_bytes, err, sizeof err) != 0)
+    fatal(err);
+  sector_is_col_ = dev_->atom_bytes == kSectorBytes;
 
   // Slots: every parent the engine can hold, every accepted-but-not-arrived
   // request (bounded by the queue sizes), plus responses held by END_RESP.
@@ -157,16 +162,6 @@ uint8_t MemCtrl::sectors_of(tlm_generic_payload& gp, bool write) {
   return m ? m : 0xf;
 }
 
-bool MemCtrl::sectors_are_low_column(const amap* m) {
-  // Layouts "off:32 col:<multiple of 4> ..." (in every part of a hybrid map):
-  // a line-aligned address has column digit 0 == 0 mod 4, so line + k*32
-  // (k < 4) only adds k to that digit (no carry into other fields, row and
-  // hash unchanged), and the column index is built low piece first
-  // (addrmap.h), i.e. col(line + k*32) = col(line) + k.
-  const uint64_t chunk = amap_col_chunk_bytes(m);
-  return m->atom_bytes == kSectorBytes && chunk && chunk % kLineBytes == 0;
-}
-
 uint32_t MemCtrl::alloc_slot() {
   const uint32_t s = free_slot_;
   if (s != kNil) free_slot_ = slots_[s].next;
@@ -231,37 +226,21 @@ void MemCtrl::submit(uint32_t si, uint64_t cycle) {
   }
   mc_addr a[kSectorsPerLine];
   unsigned n = 0;
-  const uint64_t line = s.gp->get_address();
-  if (sector_is_col_) {  // one decode per line: the sectors differ only in the low column digit
-    amap_loc l;
-    amap_decode(map_, line, &l);
-    if (l.ch != ch_) fatal("request for channel " + std::to_string(l.ch) + " routed to channel " + std::to_string(ch_));
-    if (cfg_.check_mem_type) check_mem_type(*s.gp, l.ra);
+  const uint64_t at = s.gp->get_address();  // device address (the memory side chose it)
+  if (sector_is_col_) {  // one decode per line: the sectors are consecutive columns of one row
+    devaddr_loc l;
+    devaddr_decode(&geom_, at, &l);
     for (unsigned k = 0; k < kSectorsPerLine; ++k)
       if ((s.mask >> k) & 1u) a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col + k, l.row};
   } else {
     for (unsigned k = 0; k < kSectorsPerLine; ++k) {
       if (!((s.mask >> k) & 1u)) continue;
-      amap_loc l;
-      amap_decode(map_, line + k * kSectorBytes, &l);
-      if (l.ch != ch_)
-        fatal("request for channel " + std::to_string(l.ch) + " routed to channel " + std::to_string(ch_));
-      if (cfg_.check_mem_type) check_mem_type(*s.gp, l.ra);
+      devaddr_loc l;
+      devaddr_decode(&geom_, at + k * kSectorBytes, &l);
       a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
     }
   }
   if (mc_submit(&mc_, cycle, s.write ? 1 : 0, a, n, si) != 0) fatal("engine refused an accepted request");
-}
-
-void MemCtrl::check_mem_type(tlm_generic_payload& gp, uint32_t rank) const {
-  GpuExt* e = nullptr;
-  gp.get_extension(e);
-  if (!e || static_cast<unsigned>(e->mem_type) == rank_kind_[rank]) return;
-  char a[24];
-  std::snprintf(a, sizeof a, "%llx", static_cast<unsigned long long>(gp.get_address()));
-  fatal(std::string("line 0x") + a + " is tagged " + dram_kind_name(static_cast<unsigned>(e->mem_type)) +
-        " by the address map but served by rank " + std::to_string(rank) + " (" + rank_device(rank).name + ", " +
-        dram_kind_name(rank_kind_[rank]) + ")");
 }
 
 tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {

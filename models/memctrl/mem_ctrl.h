@@ -3,7 +3,9 @@
 // device timing from the preset table models/ref/dram.c) -- see docs/memctrl.md.
 //
 // Protocol (TLM-2.0 AT base protocol, as everywhere in Strata):
-//  * BEGIN_REQ on tsock[port]: address = 128 B line, GpuExt::sector_mask = the
+//  * BEGIN_REQ on tsock[port]: address = the device address (models/ref/
+//    devaddr.h: rank, bank group, bank, row, column of this channel; the
+//    memory side, models/memside, chose it) of a 128 B line, GpuExt::sector_mask = the
 //    32 B sectors (one engine atom each; a write also covers the sectors its
 //    GpuExt::byte_mask touches; an empty mask means the whole line). If the
 //    read/write queue has room for all atoms: TLM_UPDATED + END_REQ; else
@@ -15,7 +17,7 @@
 //  * When all its atoms are done: BEGIN_RESP on tsock[port]->nb_transport_bw,
 //    response status OK. TLM_COMPLETED (or TLM_UPDATED/END_RESP) ends it;
 //    TLM_ACCEPTED holds further responses of that port until END_RESP.
-// Functional data lives in `device_mem` (a bstore indexed by physical address):
+// Functional data lives in `device_mem` (a bstore indexed by device address):
 // write bytes (GpuExt::byte_mask) are stored when the write is accepted, so any
 // later read sees them; a read copies its sectors into the payload buffer when
 // it completes. transport_dbg / b_transport are functional back doors (no
@@ -42,8 +44,8 @@
 #include "common/stats.h"
 
 extern "C" {
-#include "addrmap.h"
 #include "bstore.h"
+#include "devaddr.h"
 #include "dram.h"
 #include "mc.h"
 #include "tcheck.h"
@@ -56,10 +58,11 @@ class MemCtrl : public sc_core::sc_module {
   SC_HAS_PROCESS(MemCtrl);
   tlm_utils::multi_passthrough_target_socket<MemCtrl> tsock;  // the L2 banks of this channel bind here
 
-  // channel: index in the address map (requests of other channels are a
-  // routing bug); cfg.device names a preset of models/ref/dram.c.
-  MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cfg, const amap* map, bstore* device_mem,
-          PayloadPool& pool, StatsRegistry& stats);
+  // channel: the global channel index (stat names); cfg.device names a
+  // preset of models/ref/dram.c; device_mem: this channel's contents, by
+  // device address.
+  MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cfg, bstore* device_mem, PayloadPool& pool,
+          StatsRegistry& stats);
   ~MemCtrl() override;
   MemCtrl(const MemCtrl&) = delete;
   MemCtrl& operator=(const MemCtrl&) = delete;
@@ -153,9 +156,6 @@ class MemCtrl : public sc_core::sc_module {
   void resp_process();  // process of resp_ev_ (responses held by END_RESP)
   void schedule();
   static uint8_t sectors_of(tlm::tlm_generic_payload& gp, bool write);
-  // True when the 32 B sectors of a line differ only in the lowest column
-  // digit (decode the line once, column + k for sector k).
-  static bool sectors_are_low_column(const amap* m);
   // mask: sectors_of(gp, gp.is_write()); at: absolute arrival time (ticks).
   bool try_accept(unsigned port, tlm::tlm_generic_payload& gp, uint8_t mask, uint64_t at);
   void submit(uint32_t slot, uint64_t cycle);
@@ -172,7 +172,6 @@ class MemCtrl : public sc_core::sc_module {
   void finish(uint32_t slot);
   uint32_t alloc_slot();
   void register_stats(StatsRegistry& stats);
-  void check_mem_type(tlm::tlm_generic_payload& gp, uint32_t rank) const;
   [[noreturn]] void fatal(const std::string& msg) const;
   static void on_done(void* ctx, uint64_t user, int is_write, uint64_t cycle);
   static void on_cmd(void* ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row,
@@ -181,8 +180,8 @@ class MemCtrl : public sc_core::sc_module {
 
   unsigned ch_;
   McCfg cfg_;
-  const amap* map_;
   bstore* mem_;
+  devaddr_geom geom_{};
   const dram_preset* dev_ = nullptr;
   std::vector<const dram_preset*> rank_dev_;  // McCfg::rank_devices (empty: every rank dev_)
   std::vector<uint8_t> rank_kind_;            // AMAP_MEM_* of each rank's preset
@@ -223,7 +222,7 @@ class MemCtrl : public sc_core::sc_module {
   uint64_t lat_ps_sum_ = 0, lat_count_ = 0;
   uint64_t inflight_ = 0;             // accepted requests not yet finished
   uint64_t pending_ = MC_NEVER;       // cycle of the pending ev_ notification (MC_NEVER: none)
-  bool sector_is_col_ = false;        // see sectors_are_low_column
+  bool sector_is_col_ = false;        // 32 B column accesses: sector k of a line is column + k
   Event ev_, resp_ev_;
 };
 

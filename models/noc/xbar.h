@@ -1,6 +1,6 @@
 // Xbar: the SM <-> L2 crossbar (GPGPU-Sim's "icnt" in its simple crossbar
 // form): requests routed by GpuExt::l2_bank, responses back to the port they
-// came from (remembered in GpuExt::sm_id). Modeled analytically, no cycle loop:
+// came from (pushed on the payload's route, GpuExt::push_hop, and popped for the response). Modeled analytically, no cycle loop:
 //
 //  * every port has a link of cfg.bytes_per_cycle in each direction; a packet
 //    of B bytes is ceil(B / bytes_per_cycle) flits and holds a link that many

@@ -194,3 +194,22 @@ int bstore_write_masked(bstore *s, uint64_t line_addr, const unsigned char *line
 }
 
 size_t bstore_footprint(const bstore *s) { return s->used * BSTORE_PAGE_BYTES + s->cap * sizeof *s->slots; }
+
+static int cmp_u64(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+int bstore_foreach(bstore *s, bstore_page_fn fn, void *ctx) {
+  /* Pages in page-number order, so a walk (and whatever it writes elsewhere)
+   * does not depend on the hash table's layout. */
+  uint64_t *pns = malloc((s->used ? s->used : 1) * sizeof *pns);
+  if (!pns) return -1;
+  size_t n = 0;
+  for (size_t i = 0; i < s->cap; ++i)
+    if (s->slots[i].bytes) pns[n++] = s->slots[i].pn;
+  qsort(pns, n, sizeof *pns, cmp_u64);
+  for (size_t i = 0; i < n; ++i) fn(ctx, pns[i] << BSTORE_PAGE_BITS, find(s, pns[i]));
+  free(pns);
+  return 0;
+}

@@ -48,6 +48,12 @@ int bstore_write(bstore *s, uint64_t addr, const void *in, size_t len);
 /* Write the bytes of a 128-byte line whose bit b of mask[b/64] is set.
  * line_addr must be 128-byte aligned. Returns 0 or -1 (out of memory). */
 int bstore_write_masked(bstore *s, uint64_t line_addr, const unsigned char *line, const uint64_t mask[2]);
+/* Call fn(ctx, page address, its BSTORE_PAGE_BYTES bytes) for every page
+ * written so far, in address order (set-up work, e.g. loading a program's
+ * initial data into the devices; allocates a temporary list). The store must
+ * not change during the walk. Returns 0, or -1 when out of memory. */
+typedef void (*bstore_page_fn)(void *ctx, uint64_t addr, const unsigned char *bytes);
+int bstore_foreach(bstore *s, bstore_page_fn fn, void *ctx);
 /* Bytes of host memory held by pages (for memory-use reports). */
 size_t bstore_footprint(const bstore *s);
 

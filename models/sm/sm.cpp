@@ -699,13 +699,10 @@ tlm::tlm_generic_payload* Sm::new_request(uint64_t line, uint16_t warp, uint8_t 
   e.warp_id = warp;
   e.ea_count = ea;
   e.cls = ReqClass::Demand;
-  if (map_) {
-    // Routing fields only (no full DRAM decode): l2_bank = ch * l2_per_channel
-    // + (address bits above the channel) mod l2_per_channel (addrmap.h).
-    e.l2_bank = amap_l2_bank(map_, line);
-    e.channel = e.l2_bank / map_->l2_per_channel;
-    e.mem_type = static_cast<MemType>(amap_mem_type(map_, line));
-  }
+  // The static part of the address map only: the L2 bank (of the line's
+  // memory partition). Where the line lives, and so its memory kind, the
+  // memory side decides; the response tells (GpuExt::mem_type).
+  if (map_) e.l2_bank = amap_l2_bank(map_, line);
   *ext = &e;
   return gp;
 }

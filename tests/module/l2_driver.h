@@ -82,19 +82,29 @@ struct L2Driver : TestInitiator<L2Driver> {
   }
 };
 
+// The memory kinds of a static address map, as a memory side would tell them
+// (the module tests have no memory side).
+struct AmapKinds : strata::MemKindIf {
+  const amap* map;
+  explicit AmapKinds(const amap* m) : map(m) {}
+  uint8_t kind_of(uint64_t line) const override { return static_cast<uint8_t>(amap_mem_type(map, line)); }
+};
+
 // One L2 bank between a driver and a flat line memory.
 struct L2Rig {
   std::string policy;
   strata::PayloadPool pool;
   strata::StatsRegistry stats;
   LineMem mem;
+  AmapKinds kinds;
   strata::L2Bank bank;
   L2Driver drv;
   L2Rig(const std::string& n, const strata::L2Cfg& cfg, size_t mem_bytes = 1 << 20, const amap* map = nullptr,
         unsigned bank_id = 0, unsigned seed = 11)
       : policy(cfg.policy),
         mem((n + "_mem").c_str(), mem_bytes),
-        bank((n + "_l2").c_str(), bank_id, cfg.banks, cfg, map, pool, stats),
+        kinds(map),
+        bank((n + "_l2").c_str(), bank_id, cfg.banks, cfg, map ? &kinds : nullptr, pool, stats),
         drv((n + "_drv").c_str(), pool, seed) {
     drv.isock.bind(bank.tsock);
     bank.isock.bind(mem.tsock);

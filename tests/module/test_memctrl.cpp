@@ -8,6 +8,7 @@
 // the built-in command timing checker (every command checked, no violation).
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -27,11 +28,18 @@ using sc_core::sc_time;
 using sc_core::SC_NS;
 using sc_core::SC_PS;
 
-// Layout used by the test: 3 channels, HBM2-like geometry (4 bank groups x 4
-// banks, 2 KiB rows, 32 B atoms) shared by hbm2 and gddr5_gtx480.
-static const char* kLayout = "off:32 col:4 ch:3 bg:4 col:16 ba:4 row";
+// Geometry of the test's devices: HBM2-like (one rank, 4 bank groups x 4
+// banks, 2 KiB rows of 64 32 B columns) shared by hbm2 and gddr5_gtx480.
+// Controllers take device addresses (models/ref/devaddr.h); the line of
+// channel ch, bank group bg, columns 4 colhi .. 4 colhi + 3, bank ba, row
+// (each controller has its own device store, so ch only names the device).
 static uint64_t line_addr(unsigned ch, unsigned bg, unsigned colhi, unsigned ba, uint64_t row) {
-  return 128ull * (ch + 3ull * (bg + 4ull * (colhi + 16ull * (ba + 4ull * row))));
+  (void)ch;
+  devaddr_geom g;
+  char err[128];
+  if (devaddr_init(&g, 1, 4, 4, 64, 32, err, sizeof err) != 0) std::abort();
+  const devaddr_loc l{0, bg, ba, 4 * colhi, row};
+  return devaddr_encode(&g, &l);
 }
 
 struct Req {
@@ -121,19 +129,15 @@ static void expect_resp(const Req& r, sc_time want, const char* what) {
 }
 
 int sc_main(int, char*[]) {
-  amap map;
-  char err[256];
-  if (amap_init(&map, kLayout, 3, 1, 4, 4, 2048, 1, 0, err, sizeof err) != 0) {
-    std::printf("amap: %s\n", err);
-    return 1;
-  }
-  bstore mem;
-  bstore_init(&mem);
-  // Background pattern so partial writes and untouched bytes are visible.
-  for (uint64_t a = 0; a < 4096 * 128; a += 128) {
-    unsigned char b[128];
-    for (unsigned i = 0; i < 128; ++i) b[i] = static_cast<unsigned char>((a / 128 * 7 + i) & 0xff);
-    bstore_write(&mem, a, b, 128);
+  bstore mem, mem1, mem2;  // per controller, by device address
+  for (bstore* m : {&mem, &mem1, &mem2}) {
+    bstore_init(m);
+    // Background pattern so partial writes and untouched bytes are visible.
+    for (uint64_t a = 0; a < 4096 * 128; a += 128) {
+      unsigned char b[128];
+      for (unsigned i = 0; i < 128; ++i) b[i] = static_cast<unsigned char>((a / 128 * 7 + i) & 0xff);
+      bstore_write(m, a, b, 128);
+    }
   }
   PayloadPool pool;
   StatsRegistry stats;
@@ -148,9 +152,9 @@ int sc_main(int, char*[]) {
   small.wq_low = 1;
   McCfg gd = hbm;
   gd.device = "gddr5_gtx480";
-  MemCtrl mc0("mc0", 0, hbm, &map, &mem, pool, stats);
-  MemCtrl mc1("mc1", 1, small, &map, &mem, pool, stats);
-  MemCtrl mc2("mc2", 2, gd, &map, &mem, pool, stats);
+  MemCtrl mc0("mc0", 0, hbm, &mem, pool, stats);
+  MemCtrl mc1("mc1", 1, small, &mem1, pool, stats);
+  MemCtrl mc2("mc2", 2, gd, &mem2, pool, stats);
   MemCtrl::register_totals(stats, {&mc0, &mc1, &mc2});
 
   Initiator i0("i0"), i1a("i1a"), i1b("i1b"), i2("i2");
@@ -327,6 +331,6 @@ int sc_main(int, char*[]) {
   CHECK(stats.get("mem.ch0.timing_checked_commands") == static_cast<double>(tcheck_checked(mc0.timing_checker())),
         "mem.ch0.timing_checked_commands");
 
-  bstore_free(&mem);
+  for (bstore* m : {&mem, &mem1, &mem2}) bstore_free(m);
   return strata_test::report();
 }

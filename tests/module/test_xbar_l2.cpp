@@ -51,6 +51,7 @@ struct Sm : TestInitiator<Sm> {
       gp->set_address(line);
       GpuExt& e = GpuExt::get(*gp);
       e.l2_bank = amap_l2_bank(&map, line);
+      e.sm_id = id;  // the issuing SM (the crossbar routes responses by the hop it pushed, not by this)
       e.tag = i;
       e.ea_count = static_cast<uint8_t>(1 + rng() % 32);
       recs.push_back(Rec{line, 0, false, false, {}});
@@ -128,8 +129,13 @@ int sc_main(int, char*[]) {
     sms.emplace_back(new Sm(("sm" + std::to_string(i)).c_str(), i, pool, map, count));
     sms.back()->isock.bind(xbar.from_sm);
   }
+  struct Kinds : MemKindIf {  // the static map's kinds, as a memory side would tell them
+    const amap* m;
+    uint8_t kind_of(uint64_t line) const override { return static_cast<uint8_t>(amap_mem_type(m, line)); }
+  } kinds;
+  kinds.m = &map;
   for (unsigned b = 0; b < kBanks; ++b) {
-    banks.emplace_back(new L2Bank(("l2_" + std::to_string(b)).c_str(), b, kBanks, lc, &map, pool, stats));
+    banks.emplace_back(new L2Bank(("l2_" + std::to_string(b)).c_str(), b, kBanks, lc, &kinds, pool, stats));
     mems.emplace_back(new LineMem(("mem" + std::to_string(b)).c_str(), g_mem, 5 + b));
     mems.back()->lat_ns = 40;
     mems.back()->jitter_ns = 39;

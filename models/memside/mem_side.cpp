@@ -1,0 +1,298 @@
+// MemSide implementation; see mem_side.h and docs/architecture.md.
+#include "memside/mem_side.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace strata {
+
+using sc_core::sc_time;
+using sc_core::SC_ZERO_TIME;
+using tlm::tlm_generic_payload;
+using tlm::tlm_phase;
+using tlm::tlm_sync_enum;
+
+MemSide::MemSide(sc_core::sc_module_name name, const memside_ops* ops, const memside_cfg& cfg, unsigned upstream,
+                 PayloadPool& pool, StatsRegistry& stats)
+    : sc_module(name), tsock("tsock"), isock("isock"), ops_(ops), cfg_(cfg), pool_(pool), up_(upstream) {
+  if (!ops_) throw std::invalid_argument("memside.policy: no policy");
+  if (cfg_.ndevs == 0 || cfg_.ndevs > MEMSIDE_MAX_DEVS)
+    throw std::invalid_argument("memside: a partition needs 1.." + std::to_string(MEMSIDE_MAX_DEVS) + " devices");
+  env_.ctx = this;
+  env_.issue = &MemSide::env_issue;
+  env_.release = &MemSide::env_release;
+  st_.assign(ops_->state_bytes(&cfg_), 0);
+  char err[256] = "";
+  if (ops_->init(st_.data(), &cfg_, &env_, err, sizeof err) != 0) throw std::invalid_argument(err);
+  held_.assign(up_, nullptr);
+  resp_dev_.assign(up_, 0);
+  held_order_.reserve(up_);
+  own_.resize(MEMSIDE_XFER_SLOTS);
+  for (uint32_t i = MEMSIDE_XFER_SLOTS; i-- > 0;) own_free_.push_back(i);
+  own_queue_.reserve(MEMSIDE_XFER_SLOTS);
+  own_wait_.assign(cfg_.ndevs, nullptr);
+  tsock.register_nb_transport_fw(this, &MemSide::nb_transport_fw);
+  tsock.register_transport_dbg(this, &MemSide::transport_dbg);
+  isock.register_nb_transport_bw(this, &MemSide::nb_transport_bw);
+  release_ev_.bind<&MemSide::release_process>(this);
+  own_ev_.bind<&MemSide::own_process>(this);
+  register_stats(stats);
+}
+
+void MemSide::fatal(const std::string& msg) const {
+  SC_REPORT_FATAL(name(), msg.c_str());
+  std::abort();
+}
+
+void MemSide::end_of_elaboration() {
+  if (static_cast<unsigned>(tsock.size()) != up_)
+    fatal(std::to_string(tsock.size()) + " L2 banks bound, " + std::to_string(up_) + " announced");
+  if (bound_devs_ != cfg_.ndevs || static_cast<unsigned>(isock.size()) != cfg_.ndevs * (up_ + 1))
+    fatal("device controllers bound: " + std::to_string(bound_devs_) + ", expected " + std::to_string(cfg_.ndevs));
+}
+
+// ----------------------------------------------------------------- queries
+
+memside_target MemSide::locate(uint64_t pa) const {
+  memside_target t;
+  ops_->locate(st_.data(), pa, &t);
+  return t;
+}
+
+uint8_t MemSide::kind_of(uint64_t line) const { return locate(line).kind; }
+
+bool MemSide::idle() const { return held_order_.empty() && own_free_.size() == own_.size() && !ops_->busy(st_.data()); }
+
+// -------------------------------------------------------------- demand path
+
+bool MemSide::route(unsigned port, tlm_generic_payload& gp, memside_target* t) {
+  GpuExt& e = GpuExt::get(gp);
+  if (ops_->route(st_.data(), gp.get_address(), gp.is_write(), static_cast<unsigned>(e.cls), t) != MEMSIDE_GO) {
+    if (held_[port]) fatal("second request held on port " + std::to_string(port));
+    held_[port] = &gp;
+    held_order_.push_back(port);
+    ++st2_.held;
+    return false;
+  }
+  if (t->dev >= cfg_.ndevs) fatal("policy routed to device " + std::to_string(t->dev));
+  ++st2_.routed;
+  return true;
+}
+
+tlm_sync_enum MemSide::forward(unsigned port, tlm_generic_payload& gp, const memside_target& t, tlm_phase& ph,
+                               sc_time& d) {
+  GpuExt& e = GpuExt::get(gp);
+  e.phys_addr = gp.get_address();
+  e.mem_type = static_cast<MemType>(t.kind);
+  gp.set_address(t.addr);
+  return isock[static_cast<int>(dev_port(t.dev, port))]->nb_transport_fw(gp, ph, d);
+}
+
+tlm_sync_enum MemSide::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
+  const unsigned port = static_cast<unsigned>(id);
+  if (ph == tlm::BEGIN_REQ) {
+    memside_target t;
+    if (!route(port, gp, &t)) return tlm::TLM_ACCEPTED;  // END_REQ once released and accepted
+    return forward(port, gp, t, ph, d);
+  }
+  if (ph == tlm::END_RESP) {  // to the device that answered (its port for this upstream port)
+    const unsigned dev = resp_dev_[port];
+    return isock[static_cast<int>(dev_port(dev, port))]->nb_transport_fw(gp, ph, d);
+  }
+  fatal("unexpected phase from an L2 bank");
+}
+
+tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
+  const unsigned dev = static_cast<unsigned>(id) / (up_ + 1), port = static_cast<unsigned>(id) % (up_ + 1);
+  if (port == up_) {  // the policy's own transfer
+    if (ph == tlm::END_REQ) {
+      if (own_wait_[dev] != &gp) fatal("END_REQ for an own transfer not waiting");
+      own_wait_[dev] = nullptr;
+      own_ev_.notify(SC_ZERO_TIME);
+      return tlm::TLM_ACCEPTED;
+    }
+    if (ph == tlm::BEGIN_RESP) {
+      if (own_wait_[dev] == &gp) {  // implicit END_REQ
+        own_wait_[dev] = nullptr;
+        own_ev_.notify(SC_ZERO_TIME);
+      }
+      own_response(dev, gp);
+      return tlm::TLM_COMPLETED;
+    }
+    fatal("unexpected phase from a device controller");
+  }
+  if (ph == tlm::BEGIN_RESP) {
+    GpuExt& e = GpuExt::get(gp);
+    memside_target t{dev, static_cast<uint8_t>(e.mem_type), gp.get_address()};
+    gp.set_address(e.phys_addr);
+    ops_->complete(st_.data(), &t, gp.is_write());
+    resp_dev_[port] = dev;  // for a late END_RESP (upstream answered TLM_ACCEPTED); one per port at a time
+  }
+  return tsock[static_cast<int>(port)]->nb_transport_bw(gp, ph, d);
+}
+
+// A held request routed again once the policy releases: in the order held.
+void MemSide::release_process() {
+  std::vector<unsigned> order;
+  order.swap(held_order_);
+  held_order_.reserve(up_);
+  for (unsigned port : order) {
+    tlm_generic_payload* gp = held_[port];
+    held_[port] = nullptr;
+    memside_target t;
+    if (!route(port, *gp, &t)) continue;  // held again (route re-queued it)
+    tlm_phase ph = tlm::BEGIN_REQ;
+    sc_time d = SC_ZERO_TIME;
+    const tlm_sync_enum r = forward(port, *gp, t, ph, d);
+    if (r == tlm::TLM_UPDATED && ph == tlm::END_REQ) {  // accepted now: the L2 may send its next request
+      ph = tlm::END_REQ;
+      d = SC_ZERO_TIME;
+      tsock[static_cast<int>(port)]->nb_transport_bw(*gp, ph, d);
+    } else if (r != tlm::TLM_ACCEPTED) {
+      fatal("unexpected answer of a device controller to a released request");
+    }  // TLM_ACCEPTED: the device sends END_REQ later, forwarded by nb_transport_bw
+  }
+}
+
+// ------------------------------------------------------------ own transfers
+
+int MemSide::env_issue(void* ctx, const memside_xfer* x) {
+  MemSide* self = static_cast<MemSide*>(ctx);
+  if (self->own_free_.empty()) return -1;
+  if (x->dev >= self->cfg_.ndevs || x->addr % kLineBytes || !x->bytes || x->bytes > kLineBytes ||
+      x->bytes % kSectorBytes || !x->buf)
+    self->fatal("policy transfer outside the shell's contract (128 B-aligned, 32..128 B, whole sectors)");
+  const uint32_t s = self->own_free_.back();
+  self->own_free_.pop_back();
+  self->own_[s] = Own{*x, nullptr};
+  self->own_queue_.push_back(s);
+  self->own_ev_.notify(SC_ZERO_TIME);  // sent from a process of the shell, not from inside the policy call
+  return 0;
+}
+
+void MemSide::env_release(void* ctx) {
+  MemSide* self = static_cast<MemSide*>(ctx);
+  if (!self->held_order_.empty()) self->release_ev_.notify(SC_ZERO_TIME);
+}
+
+void MemSide::own_process() {
+  for (size_t i = 0; i < own_queue_.size();) {
+    const uint32_t s = own_queue_[i];
+    Own& o = own_[s];
+    if (own_wait_[o.x.dev]) {  // that device's own port waits for END_REQ: keep order per device
+      ++i;
+      continue;
+    }
+    tlm_generic_payload* gp = pool_.alloc();
+    GpuExt& e = GpuExt::get(*gp);
+    gp->set_address(o.x.addr);
+    gp->set_command(o.x.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    e.cls = static_cast<ReqClass>(o.x.cls);
+    e.sm_id = ~0u;
+    e.tag = s;
+    e.sector_mask = static_cast<uint8_t>((1u << (o.x.bytes / kSectorBytes)) - 1u);
+    e.issue_ps = sim_now().value() / sc_time(1, sc_core::SC_PS).value();
+    if (o.x.write) {
+      std::memcpy(gp->get_data_ptr(), o.x.buf, o.x.bytes);
+      e.set_bytes(0, o.x.bytes);
+      ++st2_.own_writes;
+    } else {
+      ++st2_.own_reads;
+    }
+    o.gp = gp;
+    own_queue_.erase(own_queue_.begin() + static_cast<std::ptrdiff_t>(i));
+    tlm_phase ph = tlm::BEGIN_REQ;
+    sc_time d = SC_ZERO_TIME;
+    const tlm_sync_enum r = isock[static_cast<int>(dev_port(o.x.dev, up_))]->nb_transport_fw(*gp, ph, d);
+    if (r == tlm::TLM_ACCEPTED) own_wait_[o.x.dev] = gp;
+    else if (!(r == tlm::TLM_UPDATED && ph == tlm::END_REQ)) fatal("unexpected answer to an own transfer");
+  }
+}
+
+void MemSide::own_response(unsigned dev, tlm_generic_payload& gp) {
+  (void)dev;
+  const uint32_t s = GpuExt::get(gp).tag;
+  if (s >= own_.size() || own_[s].gp != &gp) fatal("response for an unknown own transfer");
+  Own& o = own_[s];
+  if (!o.x.write) std::memcpy(o.x.buf, gp.get_data_ptr(), o.x.bytes);
+  const uint64_t tag = o.x.tag;
+  o.gp = nullptr;
+  own_free_.push_back(s);
+  gp.release();
+  ops_->done(st_.data(), tag);
+}
+
+// --------------------------------------------------------------- back doors
+
+// Functional access by physical address (debug, fast-forward): each line where
+// the policy has it now, through the device controller's debug port.
+unsigned MemSide::transport_dbg(int, tlm_generic_payload& gp) {
+  const uint64_t a0 = gp.get_address();
+  const unsigned len = gp.get_data_length();
+  unsigned char* p = gp.get_data_ptr();
+  tlm_generic_payload g;
+  for (unsigned done = 0; done < len;) {
+    const uint64_t a = a0 + done;
+    const unsigned n = static_cast<unsigned>(std::min<uint64_t>(len - done, kLineBytes - a % kLineBytes));
+    const memside_target t = locate(a - a % kLineBytes);
+    g.set_command(gp.get_command());
+    g.set_address(t.addr + a % kLineBytes);
+    g.set_data_ptr(p + done);
+    g.set_data_length(n);
+    if (isock[static_cast<int>(dev_port(t.dev, up_))]->transport_dbg(g) != n) return done;
+    done += n;
+  }
+  return len;
+}
+
+void MemSide::write_functional(uint64_t pa, const unsigned char* src, size_t len) {
+  for (size_t done = 0; done < len;) {
+    const uint64_t a = pa + done;
+    const size_t n = std::min<uint64_t>(len - done, kLineBytes - a % kLineBytes);
+    const memside_target t = locate(a - a % kLineBytes);
+    if (t.dev >= dev_mem_.size()) fatal("write_functional before connect()");
+    if (bstore_write(dev_mem_[t.dev], t.addr + a % kLineBytes, src + done, n) != 0)
+      fatal("out of memory in the device store");
+    done += n;
+  }
+}
+
+// -------------------------------------------------------------------- stats
+
+void MemSide::register_stats(StatsRegistry& S) {
+  const std::string p = "memside.p" + std::to_string(cfg_.partition) + ".";
+  S.counter(p + "routed", "accesses of the L2 routed to a device", Unit::Count, &st2_.routed);
+  S.counter(p + "held", "accesses held by the policy (e.g. while their line moved)", Unit::Count, &st2_.held);
+  S.counter(p + "own_reads", "reads issued by the memory-side policy itself (migration, fill, probe)", Unit::Count,
+            &st2_.own_reads);
+  S.counter(p + "own_writes", "writes issued by the memory-side policy itself", Unit::Count, &st2_.own_writes);
+}
+
+void MemSide::register_totals(StatsRegistry& S, const std::vector<MemSide*>& parts) {
+  auto sum = [parts](uint64_t memside_stats::*f) {
+    return [parts, f]() {
+      double s = 0;
+      for (MemSide* m : parts) {
+        memside_stats x{};
+        m->ops_->stats(m->st_.data(), &x);
+        s += static_cast<double>(x.*f);
+      }
+      return s;
+    };
+  };
+  S.formula("memside.moves", "data moves completed by the memory-side policy, all partitions", Unit::Count,
+            sum(&memside_stats::moves));
+  S.formula("memside.moved_bytes", "bytes written by memory-side data moves, all partitions", Unit::Byte,
+            sum(&memside_stats::moved_bytes));
+  S.formula("memside.remaps", "mapping changes of the memory-side policy, all partitions", Unit::Count,
+            sum(&memside_stats::remaps));
+  S.formula("memside.held", "accesses held by the memory-side policy, all partitions", Unit::Count, [parts] {
+    double s = 0;
+    for (MemSide* m : parts) s += static_cast<double>(m->st2_.held);
+    return s;
+  });
+}
+
+}  // namespace strata

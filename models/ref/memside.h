@@ -1,0 +1,152 @@
+/* memside: the memory-side controller interface of one memory partition.
+ *
+ * Where a byte lives is decided in two steps (docs/architecture.md
+ * "Two-level address map"): physical address -> (L2 bank, memory partition)
+ * is static and is all the GPU side knows; partition -> device location
+ * (device controller, rank, bank group, bank, row, column; devaddr.h) belongs
+ * to the partition's memory-side controller, a policy behind the table of
+ * functions below. The policy decides where each access of the L2 goes, may
+ * move data with transfers of its own (migrations, fills, write-backs,
+ * probes) that the device controllers see as real requests with a request
+ * class, and owns its remap state. Device contents are stored by device
+ * address, so moving a mapping without moving the bytes is caught by the
+ * golden-memory checker.
+ *
+ * Adding a policy = one file memside_<name>.c defining `const memside_ops
+ * memside_<name>_ops` and ONE line in memside_registry.c; the config key
+ * `memside.policy` then accepts its name. The SystemC shell
+ * (models/memside/mem_side.h) hosts any policy over the partition's device
+ * controllers.
+ *
+ * Policy state is one block sized by state_bytes() and owned by the shell;
+ * policy calls never allocate and never print.
+ */
+#ifndef STRATA_MEMSIDE_H
+#define STRATA_MEMSIDE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "addrmap.h"
+#include "devaddr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MEMSIDE_MAX_DEVS 8
+
+/* Request classes as the device controllers and stats see them (numbering
+ * shared with the SystemC ReqClass, models/common/payload.h). */
+enum memside_class {
+  MEMSIDE_DEMAND = 0, MEMSIDE_WRITEBACK = 1, MEMSIDE_FILL = 2, MEMSIDE_MIGRATION = 3, MEMSIDE_PROBE = 4,
+  MEMSIDE_OFFLOAD = 5, MEMSIDE_PAGE_IN = 6, MEMSIDE_PAGE_OUT = 7
+};
+
+/* Where an access goes: device controller `dev` of the partition, device
+ * address `addr` there (devaddr.h), and the memory kind (AMAP_MEM_*) of the
+ * rank that serves it -- what the L2 learns about the line. */
+typedef struct memside_target {
+  uint32_t dev;
+  uint8_t kind;
+  uint64_t addr;
+} memside_target;
+
+/* A transfer of the policy's own: up to 128 bytes at a 128 B-aligned device
+ * address (larger moves are several transfers). Writes take their bytes from
+ * buf when issued; reads fill buf when they complete (then memside_ops.done
+ * is called with tag). buf belongs to the policy state. */
+typedef struct memside_xfer {
+  uint32_t dev;
+  uint64_t addr;
+  uint32_t bytes;        /* 32, 64, 96 or 128: whole 32 B sectors from the start of the line */
+  uint8_t write;
+  uint8_t cls;           /* enum memside_class */
+  unsigned char *buf;
+  uint64_t tag;
+} memside_xfer;
+
+/* What the hosting shell offers a policy. */
+typedef struct memside_env {
+  void *ctx;
+  /* Queue a transfer of the policy's own. Returns 0, or -1 when the shell's
+   * queue is full (never for a policy that keeps at most MEMSIDE_XFER_SLOTS
+   * transfers outstanding). */
+  int (*issue)(void *ctx, const memside_xfer *x);
+  /* Accesses held by route() may be routed again. */
+  void (*release)(void *ctx);
+} memside_env;
+
+#define MEMSIDE_XFER_SLOTS 64
+
+/* The partition a policy serves and its parameters. */
+typedef struct memside_cfg {
+  const amap *map;            /* the static physical map (plain decodes physical addresses with it) */
+  uint32_t partition;         /* this partition (= memory channel index of the map today) */
+  uint32_t ndevs;             /* device controllers of the partition */
+  uint32_t dev_channel[MEMSIDE_MAX_DEVS];    /* global channel index of each */
+  devaddr_geom geom[MEMSIDE_MAX_DEVS];       /* device-address geometry of each */
+  uint8_t rank_kind[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS]; /* AMAP_MEM_* of each rank of each */
+  /* policy "swap" / "swap_forget" (worked example, docs/architecture.md):
+   * after `after` routed accesses, exchange the segments of `seg_bytes`
+   * holding physical addresses a and b (both in this partition). */
+  struct {
+    uint64_t a, b, after;
+    uint32_t seg_bytes;
+  } swap;
+} memside_cfg;
+
+/* Counters every policy keeps (zero where it does not apply). */
+typedef struct memside_stats {
+  uint64_t moves;         /* completed data moves (segment swaps, migrations, fills) */
+  uint64_t moved_bytes;   /* bytes written by the policy's own transfers */
+  uint64_t remaps;        /* mapping changes */
+} memside_stats;
+
+#define MEMSIDE_GO 0
+#define MEMSIDE_HOLD 1
+
+typedef struct memside_ops {
+  const char *name;       /* config value of memside.policy */
+  const char *desc;       /* one line */
+  /* Bytes of state for this partition. */
+  size_t (*state_bytes)(const memside_cfg *cfg);
+  /* Set up state. The env stays valid for the policy's life. Returns 0, or
+   * -1 with a one-line reason in err (a bad parameter). */
+  int (*init)(void *st, const memside_cfg *cfg, const memside_env *env, char *err, size_t errlen);
+  /* Where physical line `pa` lives now, without side effects (functional
+   * back door: initial data, debug access, the L2's question about a line's
+   * memory kind). */
+  void (*locate)(const void *st, uint64_t pa, memside_target *out);
+  /* An access of the L2 (cls: demand fill or write-back) to line pa: fill
+   * *out and return MEMSIDE_GO, or MEMSIDE_HOLD to keep it waiting until the
+   * policy calls env->release (the shell then calls route again). */
+  int (*route)(void *st, uint64_t pa, int is_write, unsigned cls, memside_target *out);
+  /* An access routed with MEMSIDE_GO has been answered by its device. */
+  void (*complete)(void *st, const memside_target *t, int is_write);
+  /* One of the policy's own transfers has completed (a read's buf is filled). */
+  void (*done)(void *st, uint64_t tag);
+  /* Work in progress (transfers outstanding or accesses held): the run does
+   * not end while it is. */
+  int (*busy)(const void *st);
+  void (*stats)(const void *st, memside_stats *out);
+} memside_ops;
+
+/* Policy by name, or NULL. */
+const memside_ops *memside_find(const char *name);
+/* Comma-separated names of every policy (for errors and --help). */
+const char *memside_names(void);
+size_t memside_count(void);
+const memside_ops *memside_at(size_t i);
+
+/* The static placement every policy starts from: the map's decode of pa
+ * (memside_plain; also the initial mapping of the others). */
+void memside_static_locate(const memside_cfg *cfg, uint64_t pa, memside_target *out);
+
+/* Checks shared by policies: the map keeps a 128 B line in consecutive
+ * columns of one row (one device address range). Returns 0 or -1 with err. */
+int memside_check_map(const memside_cfg *cfg, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

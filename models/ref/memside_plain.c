@@ -1,0 +1,57 @@
+/* memside_plain: flat memory. Every physical line stays where the static map
+ * puts it (memside_static_locate); no transfers of its own. The memory side of
+ * every baseline configuration. */
+#include "memside.h"
+
+typedef struct plain_st {
+  memside_cfg cfg;
+} plain_st;
+
+static size_t plain_state_bytes(const memside_cfg *cfg) {
+  (void)cfg;
+  return sizeof(plain_st);
+}
+
+static int plain_init(void *st, const memside_cfg *cfg, const memside_env *env, char *err, size_t errlen) {
+  (void)env;
+  plain_st *s = (plain_st *)st;
+  s->cfg = *cfg;
+  return memside_check_map(cfg, err, errlen);
+}
+
+static void plain_locate(const void *st, uint64_t pa, memside_target *out) {
+  memside_static_locate(&((const plain_st *)st)->cfg, pa, out);
+}
+
+static int plain_route(void *st, uint64_t pa, int is_write, unsigned cls, memside_target *out) {
+  (void)is_write;
+  (void)cls;
+  memside_static_locate(&((const plain_st *)st)->cfg, pa, out);
+  return MEMSIDE_GO;
+}
+
+static void plain_complete(void *st, const memside_target *t, int is_write) {
+  (void)st;
+  (void)t;
+  (void)is_write;
+}
+
+static void plain_done(void *st, uint64_t tag) {
+  (void)st;
+  (void)tag;
+}
+
+static int plain_busy(const void *st) {
+  (void)st;
+  return 0;
+}
+
+static void plain_stats(const void *st, memside_stats *out) {
+  (void)st;
+  out->moves = out->moved_bytes = out->remaps = 0;
+}
+
+const memside_ops memside_plain_ops = {
+    "plain", "flat memory: every line where the static address map puts it",
+    plain_state_bytes, plain_init, plain_locate, plain_route, plain_complete, plain_done, plain_busy, plain_stats,
+};
