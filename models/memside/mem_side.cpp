@@ -198,8 +198,10 @@ void MemSide::own_process() {
       std::memcpy(gp->get_data_ptr(), o.x.buf, o.x.bytes);
       e.set_bytes(0, o.x.bytes);
       ++st2_.own_writes;
+      st2_.own_write_bytes += o.x.bytes;
     } else {
       ++st2_.own_reads;
+      st2_.own_read_bytes += o.x.bytes;
     }
     o.gp = gp;
     own_queue_.erase(own_queue_.begin() + static_cast<std::ptrdiff_t>(i));
@@ -288,11 +290,18 @@ void MemSide::register_totals(StatsRegistry& S, const std::vector<MemSide*>& par
             sum(&memside_stats::moved_bytes));
   S.formula("memside.remaps", "mapping changes of the memory-side policy, all partitions", Unit::Count,
             sum(&memside_stats::remaps));
-  S.formula("memside.held", "accesses held by the memory-side policy, all partitions", Unit::Count, [parts] {
-    double s = 0;
-    for (MemSide* m : parts) s += static_cast<double>(m->st2_.held);
-    return s;
-  });
+  auto own = [parts](uint64_t Stats::*f) {
+    return [parts, f]() {
+      double s = 0;
+      for (MemSide* m : parts) s += static_cast<double>(m->st2_.*f);
+      return s;
+    };
+  };
+  S.formula("memside.held", "accesses held by the memory-side policy, all partitions", Unit::Count, own(&Stats::held));
+  S.formula("memside.own_read_bytes", "bytes read by the memory-side policies' own transfers, all partitions",
+            Unit::Byte, own(&Stats::own_read_bytes));
+  S.formula("memside.own_write_bytes", "bytes written by the memory-side policies' own transfers, all partitions",
+            Unit::Byte, own(&Stats::own_write_bytes));
 }
 
 }  // namespace strata

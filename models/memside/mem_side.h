@@ -86,7 +86,8 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   bool idle() const;
   const char* policy_name() const { return ops_->name; }
 
-  // memside.moves, memside.moved_bytes, memside.remaps, memside.held (sums).
+  // memside.moves, memside.moved_bytes, memside.remaps, memside.held,
+  // memside.own_read_bytes, memside.own_write_bytes (sums over partitions).
   static void register_totals(StatsRegistry& stats, const std::vector<MemSide*>& parts);
 
  private:
@@ -134,7 +135,7 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   Event own_ev_;
 
   struct Stats {
-    uint64_t routed = 0, held = 0, own_reads = 0, own_writes = 0;
+    uint64_t routed = 0, held = 0, own_reads = 0, own_writes = 0, own_read_bytes = 0, own_write_bytes = 0;
   } st2_;
   memside_stats pst_{};
   void register_stats(StatsRegistry& stats);

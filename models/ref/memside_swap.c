@@ -77,7 +77,10 @@ static int init_common(void *st, const memside_cfg *cfg, const memside_env *env,
   }
   const int da = partition_dev(cfg, cfg->swap.a), db = partition_dev(cfg, cfg->swap.b);
   if ((da < 0) != (db < 0)) {
-    snprintf(err, errlen, "memside.swap.a and memside.swap.b: expected two addresses of the same memory partition");
+    snprintf(err, errlen,
+             "memside.swap.a and memside.swap.b: expected two addresses of the same memory partition, got "
+             "partitions %u and %u",
+             amap_channel(cfg->map, cfg->swap.a), amap_channel(cfg->map, cfg->swap.b));
     return -1;
   }
   if (da < 0) return 0; /* another partition's pair: this one stays flat */

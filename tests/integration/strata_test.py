@@ -8,6 +8,8 @@
   strata_test.py min-bandwidth FRACTION STRATA OUTDIR -- ARGS...   mem.bandwidth_gbps >= FRACTION x peak
   strata_test.py timing-check STRATA OUTDIR -- ARGS...      checker on (default): every command checked;
                                                            off: 0 checked, every other non-host stat identical
+  strata_test.py memside-moves N BYTES STRATA OUTDIR -- ARGS...   invariants, and the memory-side policy
+                                                           completed N moves of BYTES bytes in all
   strata_test.py mixed KINDS STRATA OUTDIR -- ARGS...      mixed technologies: invariants, and traffic on exactly the
                                                            memory kinds KINDS (e.g. dram,scm), every rank's device named,
                                                            the kinds' bytes and energies adding up to the totals
@@ -53,12 +55,16 @@ def invariants(s, where):
         fail(f"{where}: gpu.ipc {s['gpu.ipc']} not > 0")
     if need("mem.bandwidth_gbps") > need("mem.peak_bandwidth_gbps") * 1.0000001:
         fail(f"{where}: bandwidth {s['mem.bandwidth_gbps']} above peak {s['mem.peak_bandwidth_gbps']}")
-    # Byte conservation: everything the L2 fetched or wrote back is what the memory read or wrote.
-    if need("l2.fill_bytes") != need("mem.read_bytes"):
-        fail(f"{where}: l2.fill_bytes {s['l2.fill_bytes']} != mem.read_bytes {s['mem.read_bytes']}")
+    # Byte conservation: everything the L2 fetched or wrote back, plus what the memory-side policies moved
+    # themselves (models/memside), is what the memory read or wrote.
+    own_rd, own_wr = need("memside.own_read_bytes"), need("memside.own_write_bytes")
+    if need("l2.fill_bytes") + own_rd != need("mem.read_bytes"):
+        fail(f"{where}: l2.fill_bytes {s['l2.fill_bytes']} + memside.own_read_bytes {own_rd} != "
+             f"mem.read_bytes {s['mem.read_bytes']}")
     # The run ends when the memory controllers have drained what the L2 wrote back (models/sm/gpu.cpp).
-    if need("l2.writeback_bytes") != need("mem.write_bytes"):
-        fail(f"{where}: l2.writeback_bytes {s['l2.writeback_bytes']} != mem.write_bytes {s['mem.write_bytes']}")
+    if need("l2.writeback_bytes") + own_wr != need("mem.write_bytes"):
+        fail(f"{where}: l2.writeback_bytes {s['l2.writeback_bytes']} + memside.own_write_bytes {own_wr} != "
+             f"mem.write_bytes {s['mem.write_bytes']}")
     if need("mem.energy_j") <= 0:
         fail(f"{where}: mem.energy_j not > 0")
     for k, v in s.items():
@@ -105,6 +111,17 @@ def main():
         invariants(s, " ".join(args))
         print(f"ok: ipc {s['gpu.ipc']:.3f}, l2 miss {s['l2.miss_rate']:.3f}, "
               f"{s['mem.bandwidth_gbps']:.1f}/{s['mem.peak_bandwidth_gbps']:.1f} GB/s, check.loads {s.get('check.loads')}")
+    elif mode == "memside-moves":
+        moves, nbytes, strata, outdir = head
+        moves, nbytes = int(moves), int(nbytes)
+        s = run(strata, outdir, args)
+        invariants(s, outdir)
+        if s["memside.moves"] != moves or s["memside.moved_bytes"] != nbytes:
+            fail(f"{outdir}: memside.moves {s['memside.moves']} moved_bytes {s['memside.moved_bytes']}, "
+                 f"expected {moves} and {nbytes}")
+        if s["memside.own_write_bytes"] != nbytes or s["memside.own_read_bytes"] != nbytes:
+            fail(f"{outdir}: own transfers read {s['memside.own_read_bytes']} and wrote "
+                 f"{s['memside.own_write_bytes']} bytes, expected {nbytes} each")
     elif mode == "mixed":
         kinds, strata, outdir = head
         kinds = kinds.split(",")

@@ -1,0 +1,254 @@
+/* Unit tests of the memory-side controller interface (models/ref/memside.h)
+ * and of device addresses (devaddr.h): the registry, the device-address
+ * round trip, the plain policy against the static map, and the worked
+ * example `swap` step by step through a fake shell (hold, drain, read,
+ * write, remap, release), and `swap_forget`. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memside.h"
+
+static void registry(void **state) {
+  (void)state;
+  assert_true(memside_count() >= 3);
+  for (size_t i = 0; i < memside_count(); ++i) {
+    const memside_ops *o = memside_at(i);
+    assert_ptr_equal(memside_find(o->name), o);
+    assert_non_null(o->desc);
+    assert_true(strstr(memside_names(), o->name) != NULL);
+  }
+  assert_null(memside_find("nope"));
+  assert_null(memside_find(NULL));
+  assert_null(memside_at(memside_count()));
+  assert_string_equal(memside_names(), "plain, swap, swap_forget");
+}
+
+static void devaddr_round_trip(void **state) {
+  (void)state;
+  char err[128];
+  devaddr_geom g;
+  /* powers of two (bit slices) and 3 ranks (division) */
+  const uint32_t ranks[2] = {2, 3};
+  for (int k = 0; k < 2; ++k) {
+    assert_int_equal(devaddr_init(&g, ranks[k], 4, 4, 64, 32, err, sizeof err), 0);
+    assert_int_equal(g.pow2, k == 0);
+    uint64_t prev = 0;
+    for (uint64_t row = 0; row < 3; ++row)
+      for (uint32_t ra = 0; ra < ranks[k]; ++ra)
+        for (uint32_t bg = 0; bg < 4; ++bg)
+          for (uint32_t ba = 0; ba < 4; ++ba)
+            for (uint32_t col = 0; col < 64; ++col) {
+              const devaddr_loc l = {ra, bg, ba, col, row};
+              const uint64_t a = devaddr_encode(&g, &l);
+              /* dense: locations in order are consecutive atoms */
+              if (row || ra || bg || ba || col) assert_int_equal(a, prev + 32);
+              prev = a;
+              devaddr_loc d;
+              devaddr_decode(&g, a + 31, &d); /* any byte of the atom */
+              assert_int_equal(d.ra, ra);
+              assert_int_equal(d.bg, bg);
+              assert_int_equal(d.ba, ba);
+              assert_int_equal(d.col, col);
+              assert_int_equal(d.row, row);
+            }
+  }
+  assert_int_equal(devaddr_init(&g, 0, 4, 4, 64, 32, err, sizeof err), -1);
+  assert_true(strstr(err, "zero") != NULL);
+}
+
+/* A partition of an 8-channel HBM2-like map: partition 0 = channel 0. */
+static amap g_map;
+static memside_cfg make_cfg(uint32_t part) {
+  memside_cfg c;
+  memset(&c, 0, sizeof c);
+  c.map = &g_map;
+  c.partition = part;
+  c.ndevs = 1;
+  c.dev_channel[0] = part;
+  char err[128];
+  assert_int_equal(devaddr_init(&c.geom[0], 1, 4, 4, 64, 32, err, sizeof err), 0);
+  c.rank_kind[0][0] = AMAP_MEM_DRAM;
+  c.swap.seg_bytes = 256;
+  return c;
+}
+
+static void plain_matches_static_map(void **state) {
+  (void)state;
+  const memside_cfg c = make_cfg(3);
+  const memside_ops *o = memside_find("plain");
+  void *st = calloc(1, o->state_bytes(&c));
+  memside_env env = {0};
+  char err[256];
+  assert_int_equal(o->init(st, &c, &env, err, sizeof err), 0);
+  for (uint64_t pa = 0; pa < (1u << 22); pa += 128) {
+    if (amap_channel(&g_map, pa) != 3) continue;
+    amap_loc l;
+    amap_decode(&g_map, pa, &l);
+    memside_target t, r;
+    o->locate(st, pa, &t);
+    assert_int_equal(o->route(st, pa, 0, MEMSIDE_DEMAND, &r), MEMSIDE_GO);
+    assert_int_equal(t.addr, r.addr);
+    assert_int_equal(t.dev, 0);
+    devaddr_loc d;
+    devaddr_decode(&c.geom[0], t.addr, &d);
+    assert_int_equal(d.ra, l.ra);
+    assert_int_equal(d.bg, l.bg);
+    assert_int_equal(d.ba, l.ba);
+    assert_int_equal(d.col, l.col);
+    assert_int_equal(d.row, l.row);
+  }
+  assert_int_equal(o->busy(st), 0);
+  free(st);
+}
+
+/* Fake shell: records issued transfers and releases. */
+typedef struct fake_shell {
+  memside_xfer x[64];
+  int n, released;
+} fake_shell;
+static int fake_issue(void *ctx, const memside_xfer *x) {
+  fake_shell *f = (fake_shell *)ctx;
+  f->x[f->n++] = *x;
+  return 0;
+}
+static void fake_release(void *ctx) { ++((fake_shell *)ctx)->released; }
+
+/* Two lines of partition 0 in different 256 B device segments. */
+static void pick_pair(uint64_t *a, uint64_t *b) {
+  *a = UINT64_MAX;
+  for (uint64_t pa = 1u << 20; pa < (1u << 24); pa += 128) {
+    if (amap_channel(&g_map, pa) != 0) continue;
+    if (*a == UINT64_MAX) *a = pa;
+    else if (pa >= *a + 65536) {
+      *b = pa;
+      return;
+    }
+  }
+  fail();
+}
+
+static void swap_protocol(void **state) {
+  (void)state;
+  memside_cfg c = make_cfg(0);
+  pick_pair(&c.swap.a, &c.swap.b);
+  c.swap.after = 3;
+  const memside_ops *o = memside_find("swap");
+  void *st = calloc(1, o->state_bytes(&c));
+  fake_shell f;
+  memset(&f, 0, sizeof f);
+  memside_env env = {&f, fake_issue, fake_release};
+  char err[256];
+  assert_int_equal(o->init(st, &c, &env, err, sizeof err), 0);
+  memside_target ta, tb, t, other;
+  o->locate(st, c.swap.a, &ta);
+  o->locate(st, c.swap.b, &tb);
+  /* an access to segment a in flight when the swap starts */
+  assert_int_equal(o->route(st, c.swap.a, 1, MEMSIDE_WRITEBACK, &t), MEMSIDE_GO);
+  uint64_t elsewhere = c.swap.b + 65536; /* some other line of partition 0 */
+  while (amap_channel(&g_map, elsewhere) != 0) elsewhere += 128;
+  assert_int_equal(o->route(st, elsewhere, 0, MEMSIDE_FILL, &other), MEMSIDE_GO);
+  assert_int_equal(o->route(st, elsewhere, 0, MEMSIDE_FILL, &other), MEMSIDE_GO); /* 3rd: starts */
+  assert_true(o->busy(st));
+  assert_int_equal(f.n, 0); /* drain first: the write to a is still in flight */
+  assert_int_equal(o->route(st, c.swap.b, 0, MEMSIDE_FILL, &t), MEMSIDE_HOLD);
+  assert_int_equal(o->route(st, elsewhere, 0, MEMSIDE_FILL, &t), MEMSIDE_GO); /* others flow */
+  o->complete(st, &ta, 1);
+  assert_int_equal(f.n, 4); /* two 128 B reads of each segment */
+  for (int i = 0; i < 4; ++i) {
+    assert_int_equal(f.x[i].write, 0);
+    assert_int_equal(f.x[i].cls, MEMSIDE_MIGRATION);
+    assert_int_equal(f.x[i].bytes, 128);
+    memset(f.x[i].buf, i < 2 ? 0xaa : 0xbb, 128); /* segment a holds 0xaa, b 0xbb */
+  }
+  for (int i = 0; i < 4; ++i) o->done(st, f.x[i].tag);
+  assert_int_equal(f.n, 8);
+  for (int i = 4; i < 8; ++i) {
+    assert_int_equal(f.x[i].write, 1);
+    /* a's bytes go to b's location and the other way round */
+    const int from_a = f.x[i].buf[0] == 0xaa;
+    const memside_target *dst = from_a ? &tb : &ta;
+    assert_true(f.x[i].addr >= (dst->addr & ~255ull) && f.x[i].addr < (dst->addr & ~255ull) + 256);
+  }
+  assert_int_equal(o->route(st, c.swap.a, 0, MEMSIDE_FILL, &t), MEMSIDE_HOLD); /* still moving */
+  assert_int_equal(f.released, 0);
+  for (int i = 4; i < 8; ++i) o->done(st, f.x[i].tag);
+  assert_int_equal(f.released, 1);
+  assert_false(o->busy(st));
+  /* now a lives where b was and the other way round */
+  assert_int_equal(o->route(st, c.swap.a, 0, MEMSIDE_FILL, &t), MEMSIDE_GO);
+  assert_int_equal(t.addr, tb.addr);
+  o->locate(st, c.swap.b, &t);
+  assert_int_equal(t.addr, ta.addr);
+  o->locate(st, elsewhere, &t);
+  assert_int_equal(t.addr, other.addr);
+  memside_stats s;
+  o->stats(st, &s);
+  assert_int_equal(s.moves, 2);
+  assert_int_equal(s.moved_bytes, 512);
+  assert_int_equal(s.remaps, 1);
+  free(st);
+}
+
+static void swap_forget_moves_no_bytes(void **state) {
+  (void)state;
+  memside_cfg c = make_cfg(0);
+  pick_pair(&c.swap.a, &c.swap.b);
+  c.swap.after = 1;
+  const memside_ops *o = memside_find("swap_forget");
+  void *st = calloc(1, o->state_bytes(&c));
+  fake_shell f;
+  memset(&f, 0, sizeof f);
+  memside_env env = {&f, fake_issue, fake_release};
+  char err[256];
+  assert_int_equal(o->init(st, &c, &env, err, sizeof err), 0);
+  memside_target ta, tb, t;
+  o->locate(st, c.swap.a, &ta);
+  o->locate(st, c.swap.b, &tb);
+  assert_int_equal(o->route(st, c.swap.a, 0, MEMSIDE_FILL, &t), MEMSIDE_GO);
+  assert_int_equal(f.n, 0); /* no transfer ... */
+  o->locate(st, c.swap.a, &t);
+  assert_int_equal(t.addr, tb.addr); /* ... but the mapping moved */
+  free(st);
+}
+
+static void swap_bad_params(void **state) {
+  (void)state;
+  memside_cfg c = make_cfg(0);
+  pick_pair(&c.swap.a, &c.swap.b);
+  const memside_ops *o = memside_find("swap");
+  void *st = calloc(1, o->state_bytes(&c));
+  fake_shell f;
+  memside_env env = {&f, fake_issue, fake_release};
+  char err[256];
+  c.swap.seg_bytes = 384;
+  assert_int_equal(o->init(st, &c, &env, err, sizeof err), -1);
+  assert_true(strstr(err, "power of two") != NULL);
+  c.swap.seg_bytes = 256;
+  c.swap.b = c.swap.a + 32; /* same segment */
+  assert_int_equal(o->init(st, &c, &env, err, sizeof err), -1);
+  assert_true(strstr(err, "different") != NULL);
+  free(st);
+}
+
+static int setup(void **state) {
+  (void)state;
+  char err[256];
+  return amap_init(&g_map, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 8, 1, 4, 4, 2048, 2, 1, err, sizeof err);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(registry),
+      cmocka_unit_test(devaddr_round_trip),
+      cmocka_unit_test(plain_matches_static_map),
+      cmocka_unit_test(swap_protocol),
+      cmocka_unit_test(swap_forget_moves_no_bytes),
+      cmocka_unit_test(swap_bad_params),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
