@@ -51,6 +51,10 @@ void MemSide::end_of_elaboration() {
     fatal(std::to_string(tsock.size()) + " L2 banks bound, " + std::to_string(up_) + " announced");
   if (bound_devs_ != cfg_.ndevs || static_cast<unsigned>(isock.size()) != cfg_.ndevs * (up_ + 1))
     fatal("device controllers bound: " + std::to_string(bound_devs_) + ", expected " + std::to_string(cfg_.ndevs));
+  for (unsigned i = 0; i < cfg_.ndevs * (up_ + 1); ++i) {  // isock port -> (device, upstream port)
+    port_dev_.push_back(i / (up_ + 1));
+    port_up_.push_back(i % (up_ + 1));
+  }
 }
 
 // ----------------------------------------------------------------- queries
@@ -61,9 +65,13 @@ memside_target MemSide::locate(uint64_t pa) const {
   return t;
 }
 
-uint8_t MemSide::kind_of(uint64_t line) const { return locate(line).kind; }
+uint8_t MemSide::kind_of(uint64_t line) const {
+  return static_cast<uint8_t>(ops_->kind_of ? ops_->kind_of(st_.data(), line) : locate(line).kind);
+}
 
-bool MemSide::idle() const { return held_order_.empty() && own_free_.size() == own_.size() && !ops_->busy(st_.data()); }
+bool MemSide::idle() const {
+  return held_order_.empty() && own_free_.size() == own_.size() && !(ops_->busy && ops_->busy(st_.data()));
+}
 
 // -------------------------------------------------------------- demand path
 
@@ -105,7 +113,7 @@ tlm_sync_enum MemSide::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
 }
 
 tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
-  const unsigned dev = static_cast<unsigned>(id) / (up_ + 1), port = static_cast<unsigned>(id) % (up_ + 1);
+  const unsigned dev = port_dev_[static_cast<unsigned>(id)], port = port_up_[static_cast<unsigned>(id)];
   if (port == up_) {  // the policy's own transfer
     if (ph == tlm::END_REQ) {
       if (own_wait_[dev] != &gp) fatal("END_REQ for an own transfer not waiting");
@@ -127,7 +135,7 @@ tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phas
     GpuExt& e = GpuExt::get(gp);
     memside_target t{dev, static_cast<uint8_t>(e.mem_type), gp.get_address()};
     gp.set_address(e.phys_addr);
-    ops_->complete(st_.data(), &t, gp.is_write());
+    if (ops_->complete) ops_->complete(st_.data(), &t, gp.is_write());
     resp_dev_[port] = dev;  // for a late END_RESP (upstream answered TLM_ACCEPTED); one per port at a time
   }
   return tsock[static_cast<int>(port)]->nb_transport_bw(gp, ph, d);
@@ -223,7 +231,7 @@ void MemSide::own_response(unsigned dev, tlm_generic_payload& gp) {
   o.gp = nullptr;
   own_free_.push_back(s);
   gp.release();
-  ops_->done(st_.data(), tag);
+  if (ops_->done) ops_->done(st_.data(), tag);
 }
 
 // --------------------------------------------------------------- back doors
@@ -250,15 +258,31 @@ unsigned MemSide::transport_dbg(int, tlm_generic_payload& gp) {
 }
 
 void MemSide::write_functional(uint64_t pa, const unsigned char* src, size_t len) {
+  // One store write per run of lines that are consecutive in device-address
+  // space too (a row's columns under the static map).
+  size_t run = 0, run_len = 0;
+  memside_target run_t{};
+  auto flush = [&] {
+    if (run_len && bstore_write(dev_mem_[run_t.dev], run_t.addr, src + run, run_len) != 0)
+      fatal("out of memory in the device store");
+  };
   for (size_t done = 0; done < len;) {
     const uint64_t a = pa + done;
     const size_t n = std::min<uint64_t>(len - done, kLineBytes - a % kLineBytes);
-    const memside_target t = locate(a - a % kLineBytes);
+    memside_target t = locate(a - a % kLineBytes);
     if (t.dev >= dev_mem_.size()) fatal("write_functional before connect()");
-    if (bstore_write(dev_mem_[t.dev], t.addr + a % kLineBytes, src + done, n) != 0)
-      fatal("out of memory in the device store");
+    t.addr += a % kLineBytes;
+    if (run_len && t.dev == run_t.dev && t.addr == run_t.addr + run_len) {
+      run_len += n;
+    } else {
+      flush();
+      run = done;
+      run_len = n;
+      run_t = t;
+    }
     done += n;
   }
+  flush();
 }
 
 // -------------------------------------------------------------------- stats
@@ -278,7 +302,7 @@ void MemSide::register_totals(StatsRegistry& S, const std::vector<MemSide*>& par
       double s = 0;
       for (MemSide* m : parts) {
         memside_stats x{};
-        m->ops_->stats(m->st_.data(), &x);
+        if (m->ops_->stats) m->ops_->stats(m->st_.data(), &x);
         s += static_cast<double>(x.*f);
       }
       return s;

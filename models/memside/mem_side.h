@@ -122,6 +122,7 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   const unsigned up_;
   unsigned bound_devs_ = 0;
   std::vector<bstore*> dev_mem_;  // per device (connect)
+  std::vector<unsigned> port_dev_, port_up_;  // per isock port: its device and upstream port
 
   std::vector<tlm::tlm_generic_payload*> held_;  // per upstream port: request held by the policy
   std::vector<unsigned> held_order_;             // ports with a held request, oldest first

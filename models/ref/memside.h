@@ -121,12 +121,15 @@ typedef struct memside_ops {
    * *out and return MEMSIDE_GO, or MEMSIDE_HOLD to keep it waiting until the
    * policy calls env->release (the shell then calls route again). */
   int (*route)(void *st, uint64_t pa, int is_write, unsigned cls, memside_target *out);
+  /* Optional entries (NULL: the policy has nothing to do there). */
+  /* The memory kind (AMAP_MEM_*) serving pa now: locate(pa).kind, cheaper
+   * (the L2 asks at every line miss). */
+  unsigned (*kind_of)(const void *st, uint64_t pa);
   /* An access routed with MEMSIDE_GO has been answered by its device. */
   void (*complete)(void *st, const memside_target *t, int is_write);
   /* One of the policy's own transfers has completed (a read's buf is filled). */
   void (*done)(void *st, uint64_t tag);
-  /* Work in progress (transfers outstanding or accesses held): the run does
-   * not end while it is. */
+  /* Work in progress (transfers outstanding or accesses held). */
   int (*busy)(const void *st);
   void (*stats)(const void *st, memside_stats *out);
 } memside_ops;

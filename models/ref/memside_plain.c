@@ -30,28 +30,13 @@ static int plain_route(void *st, uint64_t pa, int is_write, unsigned cls, memsid
   return MEMSIDE_GO;
 }
 
-static void plain_complete(void *st, const memside_target *t, int is_write) {
-  (void)st;
-  (void)t;
-  (void)is_write;
-}
-
-static void plain_done(void *st, uint64_t tag) {
-  (void)st;
-  (void)tag;
-}
-
-static int plain_busy(const void *st) {
-  (void)st;
-  return 0;
-}
-
-static void plain_stats(const void *st, memside_stats *out) {
-  (void)st;
-  out->moves = out->moved_bytes = out->remaps = 0;
+/* The kind of the map's part holding pa, which is the kind of the rank the
+ * map decodes it to (addrmap.h: each part over ranks of its kind). */
+static unsigned plain_kind_of(const void *st, uint64_t pa) {
+  return amap_mem_type(((const plain_st *)st)->cfg.map, pa);
 }
 
 const memside_ops memside_plain_ops = {
     "plain", "flat memory: every line where the static address map puts it",
-    plain_state_bytes, plain_init, plain_locate, plain_route, plain_complete, plain_done, plain_busy, plain_stats,
+    plain_state_bytes, plain_init, plain_locate, plain_route, plain_kind_of, NULL, NULL, NULL, NULL,
 };

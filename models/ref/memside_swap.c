@@ -191,10 +191,10 @@ static void swap_stats(const void *st, memside_stats *out) { *out = ((const swap
 
 const memside_ops memside_swap_ops = {
     "swap", "worked example: exchanges two device segments (data and mapping) after a number of accesses",
-    swap_state_bytes, swap_init, swap_locate, swap_route, swap_complete, swap_done, swap_busy, swap_stats,
+    swap_state_bytes, swap_init, swap_locate, swap_route, NULL, swap_complete, swap_done, swap_busy, swap_stats,
 };
 
 const memside_ops memside_swap_forget_ops = {
     "swap_forget", "test policy: exchanges two segments' mapping WITHOUT their data (--check must catch it)",
-    swap_state_bytes, swap_forget_init, swap_locate, swap_route, swap_complete, swap_done, swap_busy, swap_stats,
+    swap_state_bytes, swap_forget_init, swap_locate, swap_route, NULL, swap_complete, swap_done, swap_busy, swap_stats,
 };
