@@ -43,66 +43,44 @@ double host_now() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-// Samples the platform once per epoch: time series (CSV), traced values (VCD),
-// progress line, deadlock watchdog. One event per epoch; costs nothing between.
+// Samples the platform once per epoch: the probes the modules registered
+// (models/common/probe.h) into the time series (CSV) and the VCD, the progress
+// line, and a deadlock watchdog. One event per epoch; costs nothing between.
 struct Sampler : sc_core::sc_module {
   SC_HAS_PROCESS(Sampler);
-  Sampler(sc_core::sc_module_name n, double epoch_ns, Gpu* gpu, std::vector<L2Bank*> l2,
-          std::vector<MemCtrl*> mcs, double core_mhz)
-      : sc_module(n), gpu_(gpu), l2_(std::move(l2)), mcs_(std::move(mcs)), core_mhz_(core_mhz) {
+  Sampler(sc_core::sc_module_name n, double epoch_ns, Gpu* gpu, ProbeRegistry& probes)
+      : sc_module(n), gpu_(gpu), probes_(probes) {
     epoch_ = sc_time(epoch_ns * 1000.0, SC_PS);
-    bw_.assign(mcs_.size(), 0.0);
-    rq_.assign(mcs_.size(), 0.0);
-    wq_.assign(mcs_.size(), 0.0);
-    last_bytes_.assign(mcs_.size(), 0);
-    ev_.bind<&Sampler::tick>(this);  // created last: runs after the models due at the same time
+    ev_.bind<&Sampler::tick>(this, {Stage::Sampler, 0});  // after the models due at the same time
   }
   void start() { ev_.notify(epoch_); }
   void stop() { ev_.cancel(); }
 
   void trace(sc_core::sc_trace_file* tf) {
-    for (size_t c = 0; c < mcs_.size(); ++c) {
-      sc_core::sc_trace(tf, bw_[c], "mem.ch" + std::to_string(c) + ".bandwidth_gbps");
-      sc_core::sc_trace(tf, rq_[c], "mem.ch" + std::to_string(c) + ".read_queue");
-      sc_core::sc_trace(tf, wq_[c], "mem.ch" + std::to_string(c) + ".write_queue");
-    }
-    sc_core::sc_trace(tf, l2_hit_rate_, "l2.hit_rate");
-    sc_core::sc_trace(tf, ipc_, "gpu.ipc");
-    sc_core::sc_trace(tf, inst_, "gpu.instructions");
+    for (ProbeRegistry::Probe& p : probes_.probes()) sc_core::sc_trace(tf, p.value, p.name);
   }
 
   void open_csv(const std::string& path) {
     csv_.open(path);
-    csv_ << "time_ns,gpu.instructions,gpu.ipc,l2.hit_rate";
-    for (size_t c = 0; c < mcs_.size(); ++c)
-      csv_ << ",mem.ch" << c << ".bandwidth_gbps,mem.ch" << c << ".read_queue,mem.ch" << c << ".write_queue";
+    csv_ << "time_ns";
+    for (const ProbeRegistry::Probe& p : probes_.probes()) csv_ << "," << p.name;
     csv_ << "\n";
   }
 
   void tick() {
     const double dt_s = epoch_.to_seconds();
-    const uint64_t inst = gpu_->instructions();
-    ipc_ = static_cast<double>(inst - last_inst_) / (dt_s * core_mhz_ * 1e6);
-    inst_ = static_cast<double>(inst);
-    uint64_t acc = 0, hits = 0;
-    for (L2Bank* b : l2_) acc += b->accesses(), hits += b->hits();
-    l2_hit_rate_ = acc > last_acc_ ? static_cast<double>(hits - last_hits_) / static_cast<double>(acc - last_acc_) : 0;
-    last_acc_ = acc;
-    last_hits_ = hits;
-    uint64_t req = gpu_->mem_requests();
-    for (size_t c = 0; c < mcs_.size(); ++c) {
-      const uint64_t by = mcs_[c]->bytes_transferred();
-      bw_[c] = static_cast<double>(by - last_bytes_[c]) / dt_s / 1e9;
-      last_bytes_[c] = by;
-      rq_[c] = mcs_[c]->read_queue_occupancy();
-      wq_[c] = mcs_[c]->write_queue_occupancy();
-    }
+    probes_.sample(dt_s);
     if (csv_.is_open()) {
-      csv_ << sc_core::sc_time_stamp().to_seconds() * 1e9 << "," << inst << "," << ipc_ << "," << l2_hit_rate_;
-      for (size_t c = 0; c < mcs_.size(); ++c) csv_ << "," << bw_[c] << "," << rq_[c] << "," << wq_[c];
+      csv_ << sc_core::sc_time_stamp().to_seconds() * 1e9;
+      for (const ProbeRegistry::Probe& p : probes_.probes()) {
+        csv_ << ",";
+        if (p.value == std::floor(p.value) && std::fabs(p.value) < 9e15) csv_ << static_cast<int64_t>(p.value);
+        else csv_ << p.value;  // counts print whole, rates with 6 significant digits
+      }
       csv_ << "\n";
     }
     // Watchdog: the GPU is not finished but nothing moved for a long time.
+    const uint64_t inst = gpu_->instructions(), req = gpu_->mem_requests();
     if (inst == last_inst_ && req == last_req_) {
       if (++idle_epochs_ * dt_s > 1e-3 + 1000 * dt_s) {
         stalled_ = true;
@@ -134,15 +112,10 @@ struct Sampler : sc_core::sc_module {
   }
 
   Gpu* gpu_;
-  std::vector<L2Bank*> l2_;
-  std::vector<MemCtrl*> mcs_;
-  double core_mhz_;
+  ProbeRegistry& probes_;
   sc_time epoch_;
   Event ev_;
-  std::vector<double> bw_, rq_, wq_;
-  std::vector<uint64_t> last_bytes_;
-  double l2_hit_rate_ = 0, ipc_ = 0, inst_ = 0;
-  uint64_t last_inst_ = 0, last_req_ = 0, last_acc_ = 0, last_hits_ = 0, idle_epochs_ = 0;
+  uint64_t last_inst_ = 0, last_req_ = 0, idle_epochs_ = 0;
   bool stalled_ = false, progress_ = false, printed_ = false;
   double host_start_ = 0, last_print_ = 0;
   std::ofstream csv_;
@@ -154,6 +127,7 @@ struct Platform::Impl {
   const Config& cfg;
   RunOptions opt;
   StatsRegistry stats;
+  ProbeRegistry probes;  // time series (timeseries.csv, VCD)
   PayloadPool pool;
   amap map{};
   bstore golden{};
@@ -200,6 +174,9 @@ std::unique_ptr<Program> make_workload_program(const Config& C) {
 void Platform::Impl::build_gpu(unsigned nsm, const SmCfg& sm, const L1Cfg& l1) {
   gpu.reset(new Gpu("gpu", nsm, sm, l1, &map, pool, &golden, cfg.b("sim.check"), stats));
   gpu->load(program.get());
+  Gpu* g = gpu.get();
+  probes.level("gpu.instructions", "count", [g] { return static_cast<double>(g->instructions()); });
+  probes.rate("gpu.ipc", "instructions/cycle", [g] { return g->instructions(); }, 1.0 / (sm.clk.mhz * 1e6));
 }
 
 // SM <-> L2 crossbar: SM i on port i, L2 bank b on port b.
@@ -357,10 +334,12 @@ void Platform::build() {
   for (auto& m : P.sides) sv.push_back(m.get());
   L2Bank::register_totals(P.stats, l2v);
   MemCtrl::register_totals(P.stats, mcv);
+  L2Bank::register_probes(P.probes, l2v);
+  MemCtrl::register_probes(P.probes, mcv);
   MemSide::register_totals(P.stats, sv);
 
   // Sampler, time series, VCD.
-  P.sampler.reset(new Sampler("sampler", C.f("sim.epoch_ns"), P.gpu.get(), l2v, mcv, sm.clk.mhz));
+  P.sampler.reset(new Sampler("sampler", C.f("sim.epoch_ns"), P.gpu.get(), P.probes));
   P.gpu->on_finished([s = P.sampler.get()] { s->stop(); });  // the last sample is the end of the run
   if (!P.opt.vcd.empty()) {
     std::string base = P.opt.vcd;

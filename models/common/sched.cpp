@@ -1,6 +1,8 @@
 // Strata's deterministic event scheduler (see sched.h).
 #include "common/sched.h"
 
+#include <algorithm>
+
 namespace strata {
 
 namespace {
@@ -31,6 +33,8 @@ void Event::attach() {
 }
 
 uint32_t Scheduler::next_rank(Event* e) {
+  if (!e->keyed_) e->key_ = last_key_;
+  last_key_ = e->key_;
   by_rank_.push_back(e);
   const size_t words = (by_rank_.size() + 63) / 64;
   cur_.resize(words, 0);
@@ -259,8 +263,17 @@ void Scheduler::take_ext() {
   cur_word_ = 0;
 }
 
+void Scheduler::order_ranks() {
+  // No event is in a rank bitmap yet (those fill only inside run()), so
+  // renumbering is all it takes; stable: bind order within a key.
+  std::stable_sort(by_rank_.begin(), by_rank_.end(), [](const Event* a, const Event* b) { return a->key_ < b->key_; });
+  for (uint32_t r = 0; r < by_rank_.size(); ++r) by_rank_[r]->rank_ = r;
+  ordered_ = true;
+}
+
 void Scheduler::run() {
   const uint64_t now = sim_now().value();
+  if (!ordered_) order_ranks();
   in_run_ = true;
   if (!ext_.empty() && !ncur_) take_ext();
   while (!paused_) {

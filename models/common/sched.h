@@ -8,8 +8,8 @@
 // notification, superseded ones included. Same-time order is part of a cycle
 // model's result (which SM's request the crossbar admits first), so with plain
 // sc_events an unrelated notification -- the sampler's period, a trace probe --
-// changed the stats. Here every process has a fixed rank (its order of
-// creation at elaboration) and due processes run in (time, delta, rank) order:
+// changed the stats. Here every process has a fixed rank and due processes run
+// in (time, delta, rank) order:
 // the result depends only on the model. It is also cheaper: a wake-up is a
 // few comparisons in a small indexed heap, not a kernel event round trip.
 //
@@ -30,6 +30,14 @@
 //    notification from outside an activation wakes the method as needed).
 //  * pause() stops dispatching after the running process (sc_start() then
 //    returns when nothing else is due); resume() continues where it stopped.
+//
+// Ranks (same-time order) are explicit: a model binds its processes with an
+// Order (its Stage, then its instance index); processes bound before the
+// simulation starts are ranked by (stage, instance, bind order) when it
+// starts. Adding a module (a new stage or instance) therefore never reorders
+// the existing ones. A process bound without an Order takes the Order of the
+// process bound just before it (test benches: their creation order among the
+// models); one bound once the simulation runs is ranked after all others.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -42,6 +50,23 @@ namespace strata {
 
 class Scheduler;
 
+// Same-time order of the platform's model processes: lower stages run first.
+// The stages follow the request path from the SMs down to the memory, which
+// is the order the platform has always created its modules in.
+enum class Stage : uint16_t {
+  Sm = 100,          // SM i: instance i (issue cycle, response intake)
+  Gpu = 200,         // kernel launch, CTA dispatch
+  Noc = 300,         // crossbar, links
+  DeviceCtrl = 400,  // memory (device) controller of channel i
+  MemSide = 450,     // memory-side controller of partition i
+  L2 = 500,          // L2 bank i
+  Sampler = 60000,   // after every model due at the same time
+};
+struct Order {
+  Stage stage;
+  uint32_t instance;
+};
+
 class Event {
  public:
   Event() = default;
@@ -49,8 +74,15 @@ class Event {
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
 
-  // Bind the process run by this event: `ev.bind<&Module::method>(this)`.
-  // The rank (same-time order) is the order of bind calls.
+  // Bind the process run by this event: `ev.bind<&Module::method>(this,
+  // {Stage::L2, id})`. Same-time order: see the header comment.
+  template <auto F, class M>
+  void bind(M* obj, Order order) {
+    key_ = (static_cast<uint64_t>(order.stage) << 32) | order.instance;
+    keyed_ = true;
+    bind<F>(obj);
+  }
+  // The same with the Order of the previously bound process.
   template <auto F, class M>
   void bind(M* obj) {
     obj_ = obj;
@@ -70,6 +102,23 @@ class Event {
 
  private:
   friend class Scheduler;
+
+// Same-time order of the platform's model processes: lower stages run first.
+// The stages follow the request path from the SMs down to the memory, which
+// is the order the platform has always created its modules in.
+enum class Stage : uint16_t {
+  Sm = 100,          // SM i: instance i (issue cycle, response intake)
+  Gpu = 200,         // kernel launch, CTA dispatch
+  Noc = 300,         // crossbar, links
+  DeviceCtrl = 400,  // memory (device) controller of channel i
+  MemSide = 450,     // memory-side controller of partition i
+  L2 = 500,          // L2 bank i
+  Sampler = 60000,   // after every model due at the same time
+};
+struct Order {
+  Stage stage;
+  uint32_t instance;
+};
   enum State : uint8_t {
     kIdle,
     kSlot,  // waiting in the time slot t_
@@ -81,6 +130,8 @@ class Event {
   void notify_slow(uint64_t at, uint64_t now);
   State state_ = kIdle;
   uint32_t rank_ = 0;
+  uint64_t key_ = 0;   // (stage << 32) | instance
+  bool keyed_ = false;
   uint64_t t_ = 0;  // due time, ticks (while pending); kExt: the SystemC delta count of the notification
   uint32_t slot_ = 0;  // kSlot: its wheel slot, or Scheduler::kOverflow
   Event *prev_ = nullptr, *next_ = nullptr;  // in its time slot's list
@@ -106,6 +157,7 @@ class Scheduler : public sc_core::sc_module {
   explicit Scheduler(sc_core::sc_module_name n);
   void run();
   uint32_t next_rank(Event* e);
+  void order_ranks();  // rank by (stage, instance, bind order), before the first run
   // Pending events by due time. One slot per distinct time, holding a list
   // of its events (any order). Slots within kWheel buckets of the cursor
   // (the bucket of the last time taken) sit in a timing wheel: bucket =
@@ -159,6 +211,8 @@ class Scheduler : public sc_core::sc_module {
   size_t cur_word_ = 0;               // no bit below this word in cur_
   sc_core::sc_event wake_;
   uint32_t ranks_ = 0;
+  uint64_t last_key_ = 0;  // key of the last bound event (inherited by unkeyed ones)
+  bool ordered_ = false;   // order_ranks done
   uint64_t runs_ = 0;
   bool in_run_ = false, paused_ = false;
 };

@@ -74,9 +74,9 @@ L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_bank
   resp_q_.reserve(nodes_.size() + 4 * kInQueue);
   memresp_q_.reserve(outq_.capacity() + 16);
 
-  process_ev_.bind<&L2Bank::process_method>(this);
-  resp_ev_.bind<&L2Bank::respond_method>(this);
-  memresp_ev_.bind<&L2Bank::memresp_method>(this);
+  process_ev_.bind<&L2Bank::process_method>(this, {Stage::L2, bank_id});
+  resp_ev_.bind<&L2Bank::respond_method>(this, {Stage::L2, bank_id});
+  memresp_ev_.bind<&L2Bank::memresp_method>(this, {Stage::L2, bank_id});
 
   const std::string p = "l2.bank" + std::to_string(id_);
   stats.counter(join(p, "accesses"), "requests looked up (reads + writes)", Unit::Count, &st_.accesses);
@@ -137,6 +137,21 @@ bool L2Bank::idle() const {
 
 uint8_t L2Bank::mem_type_of(uint64_t line) const {
   return kinds_ ? kinds_->kind_of(line) : static_cast<uint8_t>(AMAP_MEM_DRAM);
+}
+
+void L2Bank::register_probes(ProbeRegistry& P, const std::vector<L2Bank*>& banks) {
+  P.ratio(
+      "l2.hit_rate",
+      [banks] {
+        uint64_t h = 0;
+        for (const L2Bank* b : banks) h += b->hits();
+        return h;
+      },
+      [banks] {
+        uint64_t a = 0;
+        for (const L2Bank* b : banks) a += b->accesses();
+        return a;
+      });
 }
 
 void L2Bank::register_totals(StatsRegistry& stats, const std::vector<L2Bank*>& banks) {

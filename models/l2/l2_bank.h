@@ -36,6 +36,7 @@
 #include "common/cfg.h"
 #include "common/memkind.h"
 #include "common/payload.h"
+#include "common/probe.h"
 #include "common/sched.h"
 #include "common/stats.h"
 #include "noc/queues.h"
@@ -71,6 +72,8 @@ class L2Bank : public sc_core::sc_module {
   // l2.writebacks.dram, l2.writebacks.nvm, l2.fill_bytes, l2.writeback_bytes,
   // l2.policy_overhead_bytes, l2.policy_overhead_ratio.
   static void register_totals(StatsRegistry& stats, const std::vector<L2Bank*>& banks);
+  // Time series: l2.hit_rate (all banks, per epoch).
+  static void register_probes(ProbeRegistry& probes, const std::vector<L2Bank*>& banks);
 
   // Cumulative counters (for the platform's epoch sampler).
   uint64_t accesses() const { return st_.accesses; }

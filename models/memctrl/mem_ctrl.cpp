@@ -94,8 +94,8 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   tsock.register_nb_transport_fw(this, &MemCtrl::nb_transport_fw);
   tsock.register_b_transport(this, &MemCtrl::b_transport);
   tsock.register_transport_dbg(this, &MemCtrl::transport_dbg);
-  ev_.bind<&MemCtrl::process>(this);
-  resp_ev_.bind<&MemCtrl::resp_process>(this);
+  ev_.bind<&MemCtrl::process>(this, {Stage::DeviceCtrl, channel});
+  resp_ev_.bind<&MemCtrl::resp_process>(this, {Stage::DeviceCtrl, channel});
   register_stats(stats);
 }
 
@@ -591,6 +591,15 @@ void MemCtrl::register_stats(StatsRegistry& S) {
       const P f = e.f;
       S.formula(join(q, e.n), e.d, e.u, [this, r, f] { return static_cast<double>(rank_power(r).*f); });
     }
+  }
+}
+
+void MemCtrl::register_probes(ProbeRegistry& P, const std::vector<MemCtrl*>& mcs) {
+  for (MemCtrl* m : mcs) {
+    const std::string c = "mem.ch" + std::to_string(m->ch_) + ".";
+    P.rate(c + "bandwidth_gbps", "GB/s", [m] { return m->bytes_transferred(); }, 1e-9);
+    P.level(c + "read_queue", "entries", [m] { return static_cast<double>(m->read_queue_occupancy()); });
+    P.level(c + "write_queue", "entries", [m] { return static_cast<double>(m->write_queue_occupancy()); });
   }
 }
 

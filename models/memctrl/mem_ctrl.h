@@ -40,6 +40,7 @@
 
 #include "common/cfg.h"
 #include "common/payload.h"
+#include "common/probe.h"
 #include "common/sched.h"
 #include "common/stats.h"
 
@@ -71,6 +72,8 @@ class MemCtrl : public sc_core::sc_module {
   // mem.peak_bandwidth_gbps, mem.avg_read_latency_ns, mem.row_hit_rate,
   // mem.energy_j (and a few more, see docs/memctrl.md).
   static void register_totals(StatsRegistry& stats, const std::vector<MemCtrl*>& mcs);
+  // Time series per channel: mem.ch<N>.bandwidth_gbps, .read_queue, .write_queue.
+  static void register_probes(ProbeRegistry& probes, const std::vector<MemCtrl*>& mcs);
 
   // For the platform's epoch sampler.
   unsigned read_queue_occupancy() const { return mc_rq_occupancy(&mc_) + reserved_[0]; }

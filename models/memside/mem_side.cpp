@@ -36,8 +36,8 @@ MemSide::MemSide(sc_core::sc_module_name name, const memside_ops* ops, const mem
   tsock.register_nb_transport_fw(this, &MemSide::nb_transport_fw);
   tsock.register_transport_dbg(this, &MemSide::transport_dbg);
   isock.register_nb_transport_bw(this, &MemSide::nb_transport_bw);
-  release_ev_.bind<&MemSide::release_process>(this);
-  own_ev_.bind<&MemSide::own_process>(this);
+  release_ev_.bind<&MemSide::release_process>(this, {Stage::MemSide, cfg_.partition});
+  own_ev_.bind<&MemSide::own_process>(this, {Stage::MemSide, cfg_.partition});
   register_stats(stats);
 }
 

@@ -41,7 +41,7 @@ Xbar::Xbar(sc_core::sc_module_name name, unsigned num_sms, unsigned num_banks, c
   }
   wake_q_.reserve(2 * (num_sms + num_banks) * (cfg.queue + 1));
 
-  wake_ev_.bind<&Xbar::wake_method>(this);
+  wake_ev_.bind<&Xbar::wake_method>(this, {Stage::Noc, 0});
 
   const char* dn[2] = {"noc.req", "noc.resp"};
   const char* what[2] = {"SM -> L2 requests", "L2 -> SM responses"};

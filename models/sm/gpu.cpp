@@ -13,8 +13,8 @@ Gpu::Gpu(sc_core::sc_module_name name, unsigned num_sms, const SmCfg& sm, const 
   for (unsigned i = 0; i < num_sms; ++i)
     sms_.emplace_back(new Sm(("sm" + std::to_string(i)).c_str(), i, sm, l1, map, pool, golden, &checker_, this, stats));
 
-  kernel_ev_.bind<&Gpu::kernel_method>(this);
-  dispatch_ev_.bind<&Gpu::dispatch_method>(this);
+  kernel_ev_.bind<&Gpu::kernel_method>(this, {Stage::Gpu, 0});
+  dispatch_ev_.bind<&Gpu::dispatch_method>(this, {Stage::Gpu, 0});
   kernel_ev_.notify(sc_core::SC_ZERO_TIME);  // launches the first kernel at t = 0
 
   const Gpu* g = this;

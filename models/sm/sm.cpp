@@ -87,8 +87,8 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
       SC_REPORT_FATAL(this->name(), (std::string("L1: ") + (cc.policy ? err : "no lru policy")).c_str());
   }
 
-  wake_.bind<&Sm::cycle>(this);
-  resp_ev_.bind<&Sm::on_resp>(this);
+  wake_.bind<&Sm::cycle>(this, {Stage::Sm, id_});
+  resp_ev_.bind<&Sm::on_resp>(this, {Stage::Sm, id_});
 
   const std::string g = "gpu.sm" + std::to_string(id), l = "l1.sm" + std::to_string(id);
   stats.counter(g + ".instructions", "thread instructions issued", Unit::Count, &thread_insts_);

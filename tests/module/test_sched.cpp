@@ -23,6 +23,24 @@ namespace {
 std::vector<std::string> g_log;
 void log(const char* who) { g_log.push_back(std::to_string(sc_core::sc_time_stamp().value() / 1000) + who); }
 
+// Processes of a later module bound with explicit Orders, in an order that
+// is not the ranking: L2 bank 0 (x), SM 1 (y), SM 0 (z), then w without an
+// Order (it takes z's). Ranked by (stage, instance, bind order): z w y x.
+struct Staged : sc_core::sc_module {
+  Event x, y, z, w;
+  explicit Staged(sc_core::sc_module_name n) : sc_module(n) {
+    x.bind<&Staged::run_x>(this, {strata::Stage::L2, 0});
+    y.bind<&Staged::run_y>(this, {strata::Stage::Sm, 1});
+    z.bind<&Staged::run_z>(this, {strata::Stage::Sm, 0});
+    w.bind<&Staged::run_w>(this);
+  }
+  void run_x() { log("x"); }
+  void run_y() { log("y"); }
+  void run_z() { log("z"); }
+  void run_w() { log("w"); }
+};
+Staged* g_staged = nullptr;
+
 // Five processes bound in the order a, b, c, d, e (ranks 0..4).
 struct Procs : sc_core::sc_module {
   SC_HAS_PROCESS(Procs);
@@ -92,6 +110,13 @@ struct Procs : sc_core::sc_module {
     a.notify(SC_ZERO_TIME);
     EXPECT(a.pending());
     wait(sc_time(100, SC_NS));
+    // 6. Explicit Orders: same-time order by stage and instance, not by bind
+    //    order (adding a module does not reorder the existing ones).
+    g_staged->x.notify(sc_time(10, SC_NS));
+    g_staged->w.notify(sc_time(10, SC_NS));
+    g_staged->y.notify(sc_time(10, SC_NS));
+    g_staged->z.notify(sc_time(10, SC_NS));
+    wait(sc_time(100, SC_NS));
   }
 };
 
@@ -99,6 +124,8 @@ struct Procs : sc_core::sc_module {
 
 int sc_main(int, char*[]) {
   Procs p("procs");
+  Staged st("staged");
+  g_staged = &st;
   sc_core::sc_start(sc_time(1, sc_core::SC_US));
   const std::vector<std::string> want = {
       "5d",   "10a",  "10b",  "10c", "10e",  // case 1
@@ -106,6 +133,7 @@ int sc_main(int, char*[]) {
       "210b",                               // case 3
       "310d", "400e", "400c",               // case 4
       "600b", "600a",                       // case 5
+      "710z", "710w", "710y", "710x",       // case 6
   };
   EXPECT_EQ(g_log.size(), want.size());
   for (size_t i = 0; i < want.size() && i < g_log.size(); ++i) {
