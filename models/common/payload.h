@@ -5,12 +5,18 @@
 //  * Address = line-aligned physical address (128 B lines). `sector_mask` says
 //    which 32 B sectors the request is about; `byte_mask` which bytes of the line
 //    a write carries (partial sector writes are possible for stores).
-//  * Data pointer = the payload's own 128 B line buffer, indexed by line offset.
+//  * Data pointer = the payload's own buffer, indexed by offset from the
+//    address: 128 B (one line) by default; transfers of 256 B .. 4 KiB (DRAM-
+//    cache lines, migration segments, pages) take a larger size class
+//    (PayloadPool::alloc(d, bytes)); byte_mask and sector_mask describe the
+//    first 128 B only (larger transfers move whole buffers).
 //  * Payloads come from PayloadPool (tlm_mm_interface); no `new` per request.
 //    acquire()/release() reference counting as in TLM-2.0 base protocol.
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <typeinfo>
 #include <vector>
 #include <tlm>
@@ -20,6 +26,7 @@ namespace strata {
 constexpr unsigned kLineBytes = 128;
 constexpr unsigned kSectorBytes = 32;
 constexpr unsigned kSectorsPerLine = kLineBytes / kSectorBytes;
+constexpr unsigned kMaxTransferBytes = 4096;  // largest payload (a 4 KiB page)
 
 enum class ReqClass : uint8_t {
   Demand = 0,     // SM load/store (through L1 / L2)
@@ -116,31 +123,42 @@ class PayloadPool : public tlm::tlm_mm_interface {
   // copies the whole line), module tests (default).
   tlm::tlm_generic_payload* alloc(Data d = Data::Zero) {
     Item* it;
-    if (free_.empty()) {
-      it = new Item(this);  // pool growth only; steady state never allocates
+    if (free_[0].empty()) {
+      it = new Item(this, 0);  // pool growth only; steady state never allocates
       all_.push_back(it);
     } else {
-      it = free_.back();
-      free_.pop_back();
+      it = free_[0].back();
+      free_[0].pop_back();
     }
-    tlm::tlm_generic_payload& gp = *it;
-    gp.set_address(0);
-    gp.set_data_ptr(it->data);
-    gp.set_data_length(kLineBytes);
-    gp.set_byte_enable_ptr(nullptr);
-    gp.set_byte_enable_length(0);
-    gp.set_streaming_width(kLineBytes);
-    gp.set_dmi_allowed(false);
-    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    it->ext = GpuExt();
-    if (d == Data::Zero) std::memset(it->data, 0, sizeof it->data);
-    gp.acquire();
-    ++live_;
-    return &gp;
+    return reset(it, d);
+  }
+  // The same with a data buffer of `bytes` (a power of two from 128 to
+  // kMaxTransferBytes; data length and streaming width = bytes). One free
+  // list per size class, so the steady state allocates nothing either.
+  tlm::tlm_generic_payload* alloc(Data d, unsigned bytes) {
+    const unsigned c = size_class(bytes);
+    if (c == 0) return alloc(d);
+    Item* it;
+    if (free_[c].empty()) {
+      it = new Item(this, c);
+      all_.push_back(it);
+    } else {
+      it = free_[c].back();
+      free_[c].pop_back();
+    }
+    return reset(it, d);
+  }
+  // Size class of a transfer: 0 = 128 B, k = 128 << k bytes. Throws
+  // std::invalid_argument for other sizes (a model bug).
+  static unsigned size_class(unsigned bytes) {
+    for (unsigned c = 0; c < kClasses; ++c)
+      if (bytes == kLineBytes << c) return c;
+    throw std::invalid_argument("PayloadPool: transfer of " + std::to_string(bytes) +
+                                " bytes (expected a power of two from 128 to 4096)");
   }
   void free(tlm::tlm_generic_payload* gp) override {
     Item* it = static_cast<Item*>(gp);
-    free_.push_back(it);
+    free_[it->cls].push_back(it);
     --live_;
   }
   size_t live() const { return live_; }
@@ -155,16 +173,44 @@ class PayloadPool : public tlm::tlm_mm_interface {
   }
 
  private:
+  static constexpr unsigned kClasses = 6;  // 128 B .. 4 KiB
   // `ext` is the GpuExt registered in the payload's extension array (the
   // constructor does it; nothing replaces it), so ext_of() and get_extension()
-  // find the same object.
+  // find the same object. A line payload's data sit inline (`line`); larger
+  // classes own a buffer allocated once with the item.
   struct Item final : tlm::tlm_generic_payload {
-    explicit Item(PayloadPool* p) : tlm::tlm_generic_payload(p) { set_extension(&ext); }
-    ~Item() override { clear_extension(&ext); }
+    Item(PayloadPool* p, unsigned c)
+        : tlm::tlm_generic_payload(p), cls(c), bytes(kLineBytes << c),
+          big(c ? new unsigned char[kLineBytes << c] : nullptr), data(c ? big : line) {
+      set_extension(&ext);
+    }
+    ~Item() override {
+      clear_extension(&ext);
+      delete[] big;
+    }
     GpuExt ext;
-    alignas(64) unsigned char data[kLineBytes];
+    const unsigned cls, bytes;
+    unsigned char* const big;
+    unsigned char* const data;
+    alignas(64) unsigned char line[kLineBytes];
   };
-  std::vector<Item*> free_;
+  tlm::tlm_generic_payload* reset(Item* it, Data d) {
+    tlm::tlm_generic_payload& gp = *it;
+    gp.set_address(0);
+    gp.set_data_ptr(it->data);
+    gp.set_data_length(it->bytes);
+    gp.set_byte_enable_ptr(nullptr);
+    gp.set_byte_enable_length(0);
+    gp.set_streaming_width(it->bytes);
+    gp.set_dmi_allowed(false);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    it->ext = GpuExt();
+    if (d == Data::Zero) std::memset(it->data, 0, it->bytes);
+    gp.acquire();
+    ++live_;
+    return &gp;
+  }
+  std::vector<Item*> free_[kClasses];
   std::vector<Item*> all_;
   size_t live_ = 0;
 };

@@ -169,12 +169,15 @@ void MemSide::release_process() {
 int MemSide::env_issue(void* ctx, const memside_xfer* x) {
   MemSide* self = static_cast<MemSide*>(ctx);
   if (self->own_free_.empty()) return -1;
-  if (x->dev >= self->cfg_.ndevs || x->addr % kLineBytes || !x->bytes || x->bytes > kLineBytes ||
-      x->bytes % kSectorBytes || !x->buf)
-    self->fatal("policy transfer outside the shell's contract (128 B-aligned, 32..128 B, whole sectors)");
+  const bool sub_line = x->bytes < kLineBytes && x->bytes % kSectorBytes == 0;
+  if (x->dev >= self->cfg_.ndevs || x->addr % kLineBytes || !x->bytes || x->bytes > MEMSIDE_XFER_MAX ||
+      !(sub_line || x->bytes % kLineBytes == 0) || !x->buf)
+    self->fatal("policy transfer outside the shell's contract (128 B-aligned; 32, 64, 96 B or whole lines up to " +
+                std::to_string(MEMSIDE_XFER_MAX) + " B)");
   const uint32_t s = self->own_free_.back();
   self->own_free_.pop_back();
-  self->own_[s] = Own{*x, nullptr};
+  const unsigned parts = (x->bytes + kLineBytes - 1) / kLineBytes;
+  self->own_[s] = Own{*x, parts, 0, parts};
   self->own_queue_.push_back(s);
   self->own_ev_.notify(SC_ZERO_TIME);  // sent from a process of the shell, not from inside the policy call
   return 0;
@@ -185,52 +188,55 @@ void MemSide::env_release(void* ctx) {
   if (!self->held_order_.empty()) self->release_ev_.notify(SC_ZERO_TIME);
 }
 
+// Queued own transfers go out as line requests, in issue order per device;
+// a device port waiting for END_REQ holds its later lines back.
 void MemSide::own_process() {
   for (size_t i = 0; i < own_queue_.size();) {
     const uint32_t s = own_queue_[i];
     Own& o = own_[s];
-    if (own_wait_[o.x.dev]) {  // that device's own port waits for END_REQ: keep order per device
-      ++i;
-      continue;
+    while (o.sent < o.parts && !own_wait_[o.x.dev]) {
+      const unsigned off = o.sent * kLineBytes, n = std::min(kLineBytes, o.x.bytes - off);
+      tlm_generic_payload* gp = pool_.alloc();
+      GpuExt& e = GpuExt::get(*gp);
+      gp->set_address(o.x.addr + off);
+      gp->set_command(o.x.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+      e.cls = static_cast<ReqClass>(o.x.cls);
+      e.sm_id = ~0u;
+      e.tag = s;
+      e.sector_mask = static_cast<uint8_t>((1u << (n / kSectorBytes)) - 1u);
+      e.issue_ps = sim_now().value() / sc_time(1, sc_core::SC_PS).value();
+      if (o.x.write) {
+        std::memcpy(gp->get_data_ptr(), o.x.buf + off, n);
+        e.set_bytes(0, n);
+        ++st2_.own_writes;
+        st2_.own_write_bytes += n;
+      } else {
+        ++st2_.own_reads;
+        st2_.own_read_bytes += n;
+      }
+      ++o.sent;
+      tlm_phase ph = tlm::BEGIN_REQ;
+      sc_time d = SC_ZERO_TIME;
+      const tlm_sync_enum r = isock[static_cast<int>(dev_port(o.x.dev, up_))]->nb_transport_fw(*gp, ph, d);
+      if (r == tlm::TLM_ACCEPTED) own_wait_[o.x.dev] = gp;
+      else if (!(r == tlm::TLM_UPDATED && ph == tlm::END_REQ)) fatal("unexpected answer to an own transfer");
     }
-    tlm_generic_payload* gp = pool_.alloc();
-    GpuExt& e = GpuExt::get(*gp);
-    gp->set_address(o.x.addr);
-    gp->set_command(o.x.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    e.cls = static_cast<ReqClass>(o.x.cls);
-    e.sm_id = ~0u;
-    e.tag = s;
-    e.sector_mask = static_cast<uint8_t>((1u << (o.x.bytes / kSectorBytes)) - 1u);
-    e.issue_ps = sim_now().value() / sc_time(1, sc_core::SC_PS).value();
-    if (o.x.write) {
-      std::memcpy(gp->get_data_ptr(), o.x.buf, o.x.bytes);
-      e.set_bytes(0, o.x.bytes);
-      ++st2_.own_writes;
-      st2_.own_write_bytes += o.x.bytes;
-    } else {
-      ++st2_.own_reads;
-      st2_.own_read_bytes += o.x.bytes;
-    }
-    o.gp = gp;
-    own_queue_.erase(own_queue_.begin() + static_cast<std::ptrdiff_t>(i));
-    tlm_phase ph = tlm::BEGIN_REQ;
-    sc_time d = SC_ZERO_TIME;
-    const tlm_sync_enum r = isock[static_cast<int>(dev_port(o.x.dev, up_))]->nb_transport_fw(*gp, ph, d);
-    if (r == tlm::TLM_ACCEPTED) own_wait_[o.x.dev] = gp;
-    else if (!(r == tlm::TLM_UPDATED && ph == tlm::END_REQ)) fatal("unexpected answer to an own transfer");
+    if (o.sent == o.parts) own_queue_.erase(own_queue_.begin() + static_cast<std::ptrdiff_t>(i));
+    else ++i;
   }
 }
 
 void MemSide::own_response(unsigned dev, tlm_generic_payload& gp) {
   (void)dev;
   const uint32_t s = GpuExt::get(gp).tag;
-  if (s >= own_.size() || own_[s].gp != &gp) fatal("response for an unknown own transfer");
+  if (s >= own_.size() || !own_[s].left) fatal("response for an unknown own transfer");
   Own& o = own_[s];
-  if (!o.x.write) std::memcpy(o.x.buf, gp.get_data_ptr(), o.x.bytes);
-  const uint64_t tag = o.x.tag;
-  o.gp = nullptr;
-  own_free_.push_back(s);
+  const uint64_t off = gp.get_address() - o.x.addr;
+  if (!o.x.write) std::memcpy(o.x.buf + off, gp.get_data_ptr(), std::min<uint64_t>(kLineBytes, o.x.bytes - off));
   gp.release();
+  if (--o.left) return;
+  const uint64_t tag = o.x.tag;
+  own_free_.push_back(s);
   if (ops_->done) ops_->done(st_.data(), tag);
 }
 

@@ -17,7 +17,7 @@
 // upstream port k's requests to device d one for one (the device controller's
 // per-port back-pressure is the L2's, unchanged), port d * (U + 1) + U the
 // policy's own transfers (class Migration, Fill, Probe, ... as the policy
-// says).
+// says; up to 4 KiB each, sent as line requests).
 //
 // Protocol: the AT base protocol of every Strata link, passed through: a
 // BEGIN_REQ routed now goes straight to the device controller with the same
@@ -93,7 +93,7 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
  private:
   struct Own {  // a policy transfer in the shell
     memside_xfer x;
-    tlm::tlm_generic_payload* gp = nullptr;
+    unsigned parts = 0, sent = 0, left = 0;  // line requests: in all, sent, not yet answered
   };
 
   tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d);

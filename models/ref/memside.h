@@ -51,14 +51,18 @@ typedef struct memside_target {
   uint64_t addr;
 } memside_target;
 
-/* A transfer of the policy's own: up to 128 bytes at a 128 B-aligned device
- * address (larger moves are several transfers). Writes take their bytes from
- * buf when issued; reads fill buf when they complete (then memside_ops.done
- * is called with tag). buf belongs to the policy state. */
+/* A transfer of the policy's own at a 128 B-aligned device address: 32, 64
+ * or 96 bytes (the first sectors of a line) or a multiple of 128 B up to
+ * MEMSIDE_XFER_MAX (a DRAM-cache line, a migration segment, a page). The
+ * shell sends it to the device controller as line requests (a controller
+ * queues lines) and reports it done when the last one is. Writes take their
+ * bytes from buf when issued; reads fill buf as they complete (then
+ * memside_ops.done is called with tag). buf belongs to the policy state. */
+#define MEMSIDE_XFER_MAX 4096
 typedef struct memside_xfer {
   uint32_t dev;
   uint64_t addr;
-  uint32_t bytes;        /* 32, 64, 96 or 128: whole 32 B sectors from the start of the line */
+  uint32_t bytes;
   uint8_t write;
   uint8_t cls;           /* enum memside_class */
   unsigned char *buf;

@@ -23,7 +23,7 @@
 #include "memside.h"
 
 #define SWAP_MAX_SEG 1024u
-#define SWAP_XFER 128u
+#define SWAP_MIN_SEG 128u
 
 enum swap_phase { SW_IDLE, SW_DRAIN, SW_READ, SW_WRITE, SW_DONE };
 
@@ -70,8 +70,8 @@ static int init_common(void *st, const memside_cfg *cfg, const memside_env *env,
   s->forget = forget;
   if (memside_check_map(cfg, err, errlen) != 0) return -1;
   const uint32_t sb = cfg->swap.seg_bytes;
-  if (sb < SWAP_XFER || sb > SWAP_MAX_SEG || (sb & (sb - 1))) {
-    snprintf(err, errlen, "memside.swap.segment: expected a power of two from %u to %u bytes, got %u", SWAP_XFER,
+  if (sb < SWAP_MIN_SEG || sb > SWAP_MAX_SEG || (sb & (sb - 1))) {
+    snprintf(err, errlen, "memside.swap.segment: expected a power of two from %u to %u bytes, got %u", SWAP_MIN_SEG,
              SWAP_MAX_SEG, sb);
     return -1;
   }
@@ -117,17 +117,16 @@ static void swap_locate(const void *st, uint64_t pa, memside_target *out) {
   out->kind = s->cfg.rank_kind[to->dev][l.ra];
 }
 
+/* One transfer per segment (the shell sends it as line requests). */
 static void issue_all(swap_st *s, int write) {
-  const uint32_t n = s->cfg.swap.seg_bytes / SWAP_XFER;
-  for (int k = 0; k < 2; ++k)
-    for (uint32_t i = 0; i < n; ++i) {
-      /* reads: segment k into buf[k]; writes: buf[k] to the other segment */
-      const memside_target *at = write ? &s->seg[1 - k] : &s->seg[k];
-      memside_xfer x = {at->dev, at->addr + (uint64_t)i * SWAP_XFER, SWAP_XFER, (uint8_t)write, MEMSIDE_MIGRATION,
-                        s->buf[k] + i * SWAP_XFER, (uint64_t)(k * n + i)};
-      if (s->env.issue(s->env.ctx, &x) == 0) ++s->outstanding; /* 2 x 8 transfers < MEMSIDE_XFER_SLOTS */
-      if (write) s->st.moved_bytes += SWAP_XFER;
-    }
+  for (int k = 0; k < 2; ++k) {
+    /* reads: segment k into buf[k]; writes: buf[k] to the other segment */
+    const memside_target *at = write ? &s->seg[1 - k] : &s->seg[k];
+    memside_xfer x = {at->dev, at->addr, s->cfg.swap.seg_bytes, (uint8_t)write, MEMSIDE_MIGRATION, s->buf[k],
+                      (uint64_t)k};
+    if (s->env.issue(s->env.ctx, &x) == 0) ++s->outstanding; /* 2 transfers < MEMSIDE_XFER_SLOTS */
+    if (write) s->st.moved_bytes += s->cfg.swap.seg_bytes;
+  }
 }
 
 static void start_copy_when_drained(swap_st *s) {
