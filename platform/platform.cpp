@@ -243,25 +243,9 @@ void Platform::build() {
   l2.mshrs = static_cast<unsigned>(C.i("l2.mshrs"));
   l2.bytes_per_cycle = static_cast<unsigned>(C.i("l2.bytes_per_cycle"));
   l2.policy = C.s("l2.policy");
-  McCfg mc;
-  mc.device = C.s("mem.device");
-  mc.ranks = static_cast<unsigned>(C.i("mem.ranks"));
-  mc.read_queue = static_cast<unsigned>(C.i("mem.read_queue"));
-  mc.write_queue = static_cast<unsigned>(C.i("mem.write_queue"));
-  mc.wq_high = static_cast<unsigned>(C.i("mem.wq_high"));
-  mc.wq_low = static_cast<unsigned>(C.i("mem.wq_low"));
-  mc.open_page = C.s("mem.page_policy") == "open";
-  mc.refresh = C.b("mem.refresh");
-  mc.refresh_per_bank = C.s("mem.refresh_mode") == "per_bank";
-  mc.powerdown_idle_cycles = static_cast<unsigned>(C.i("mem.powerdown_idle_cycles"));
-  mc.nvm_power_gating = C.b("mem.nvm_power_gating");
-  mc.timing_check = C.b("mem.timing_check");
-  mc.timing_check_device = C.s("mem.timing_check_device");
-  mc.check_mem_type = true;  // the L2's per-line memory kind must be the serving rank's
   for (unsigned c = 0; c < nch; ++c) {
-    mc.rank_devices.clear();
-    if (md.mixed)
-      for (unsigned r = 0; r < md.ranks; ++r) mc.rank_devices.push_back(md.at(c, r)->name);
+    McCfg mc = mc_setup(C, md, c);  // presets (mem.device with its overrides), queues, policies, checker
+    mc.check_mem_type = true;       // the L2's per-line memory kind must be the serving rank's
     P.mcs.emplace_back(new MemCtrl(("mem_ch" + std::to_string(c)).c_str(), c, mc, &P.map, &P.device, P.pool, P.stats));
   }
   for (unsigned b = 0; b < nbanks; ++b) {
