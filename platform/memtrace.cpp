@@ -381,11 +381,10 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   if (opt.request_bytes == 0 || opt.request_bytes > kMaxRequestBytes)
     throw ConfigError("--request-bytes: expected 1.." + std::to_string(kMaxRequestBytes) + ", got " +
                       std::to_string(opt.request_bytes));
-  // Engine and checker set-up per channel as the platform's (mc_setup); the
-  // channels differ only in their rank presets.
-  McCfg setup = mc_setup(C, md, 0);
-  mc_cfg& mcfg = setup.engine;
-  mcfg.done_at_issue = 1;  // completions are only recorded here: no completion events (Player::on_done)
+  // Engine and checker set-up as the platform's (mc_setup); the channels
+  // differ only in their rank presets (mixed technologies).
+  const McCfg setup = mc_setup(C, md, 0);
+  const mc_cfg& mcfg = setup.engine;
   const uint32_t max_atoms = (kMaxRequestBytes + dev->atom_bytes - 1) / dev->atom_bytes + 1;
   if (std::min(mcfg.rq_size, mcfg.wq_size) < std::min<uint32_t>(max_atoms, (opt.request_bytes + dev->atom_bytes - 1) / dev->atom_bytes + 1))
     C.fail("mem.read_queue", "expected room for one request of --request-bytes");
@@ -394,11 +393,12 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   const dram_preset* chk_dev = check ? setup.check_dev : dev;
   if (check) P.tcs.resize(nch);
   for (unsigned c = 0; c < nch; ++c) {
-    mcfg.rank_devs = mc_setup(C, md, c).engine.rank_devs;  // mixed technologies: a preset per rank
-    if (mc_init(&P.mcs[c], &mcfg, err, sizeof err) != 0) C.fail("mem.device", err);
+    mc_cfg ce = mc_setup(C, md, c).engine;
+    ce.done_at_issue = 1;  // completions are only recorded here: no completion events (Player::on_done)
+    if (mc_init(&P.mcs[c], &ce, err, sizeof err) != 0) C.fail("mem.device", err);
     mc_set_done(&P.mcs[c], &Player::on_done, &P);
     if (check) {
-      if (tcheck_init_ranks(&P.tcs[c], chk_dev, mcfg.rank_devs, mcfg.ranks, err, sizeof err) != 0)
+      if (tcheck_init_ranks(&P.tcs[c], chk_dev, ce.rank_devs, ce.ranks, err, sizeof err) != 0)
         C.fail("mem.timing_check_device", err);
       tcheck_expect_refresh(&P.tcs[c], mcfg.refresh);
       mc_set_cmd_log(&P.mcs[c], tcheck_cmd, &P.tcs[c]);
