@@ -59,6 +59,14 @@ static std::string range_text(const KeySpec& k) {
 void Config::set_value(const std::string& key, const std::string& text, bool is_string, const std::string& origin) {
   const KeySpec* k = spec(key);
   if (!k) {
+    // A device-field override: name the valid fields of its kind.
+    for (const char* p : {kMemTimingPrefix, kMemEnergyPrefix})
+      if (const std::string pre = p; key.compare(0, pre.size(), pre) == 0) {
+        std::string names;
+        for (const KeySpec& s : schema())
+          if (s.name.compare(0, pre.size(), pre) == 0) names += (names.empty() ? "" : ", ") + s.name.substr(pre.size());
+        bad(origin, key, "unknown device field '" + key.substr(pre.size()) + "'; expected one of " + names);
+      }
     // Suggest the closest known key by shared prefix.
     std::string best;
     size_t best_len = 0;
@@ -195,6 +203,7 @@ void Config::load(const std::string& path, const std::vector<std::string>& sets)
   values_.clear();
   files_.clear();
   for (const KeySpec& k : schema()) {
+    if (k.def.empty() && (k.type == KeyType::Int || k.type == KeyType::Float)) continue;  // unset until given
     const bool is_str = k.type == KeyType::String || k.type == KeyType::Enum;
     set_value(k.name, k.def, is_str, "default");
   }

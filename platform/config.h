@@ -22,10 +22,16 @@ struct ConfigError : std::runtime_error {
 
 enum class KeyType { Int, Float, Bool, String, Enum, Size };
 
+// Device-field overrides (mem.timing.<field>, mem.energy.<field>; models/ref/dram.h
+// dram_field): numeric keys without a default -- unset means "the preset's value".
+inline constexpr const char* kMemTimingPrefix = "mem.timing.";
+inline constexpr const char* kMemEnergyPrefix = "mem.energy.";
+
 struct KeySpec {
   std::string name;      // dotted key
   KeyType type;
-  std::string def;       // default, as TOML-ish text ("8MiB", "16", "true", "lru")
+  std::string def;       // default, as TOML-ish text ("8MiB", "16", "true", "lru"); "" for an Int/Float
+                         // key: no default, the key is unset (has() false) unless a file or --set gives it
   double min = 0, max = 0;  // inclusive range for Int/Float/Size (ignored if min > max)
   std::vector<std::string> choices;  // Enum values
   std::string desc;      // one line: meaning, unit, source

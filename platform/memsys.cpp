@@ -37,11 +37,49 @@ std::string kinds_text(const std::vector<unsigned>& k) {
 
 }  // namespace
 
+// mem.device's preset with the config's mem.timing.<field> / mem.energy.<field>
+// overrides, validated by dram_validate. When the result is inconsistent, the
+// key blamed is the first override whose preset value alone makes it valid
+// again (else the first override): with tRAS = 50 on hbm2 (tRC 47) that is
+// mem.timing.tRAS.
+static std::shared_ptr<dram_preset> overridden_device(const Config& C, const dram_preset* base,
+                                                      std::vector<std::string>* keys) {
+  auto p = std::make_shared<dram_preset>(*base);
+  std::vector<const dram_field*> set;
+  for (size_t i = 0; i < dram_field_count(); ++i) {
+    const dram_field* f = dram_field_at(i);
+    const std::string key = (f->energy ? kMemEnergyPrefix : kMemTimingPrefix) + std::string(f->name);
+    if (!C.has(key)) continue;
+    if (dram_field_set(p.get(), f, C.f(key)) != 0)  // the schema's range keeps values settable
+      C.fail(key, f->energy ? "expected a number >= 0, got " + C.s(key) : "expected a cycle count >= 0, got " + C.s(key));
+    set.push_back(f);
+    keys->push_back(key);
+  }
+  char why[256];
+  if (!set.empty() && dram_validate(p.get(), why, sizeof why) != 0) {
+    size_t blame = 0;
+    for (size_t k = 0; k < set.size(); ++k) {
+      dram_preset trial = *p;
+      dram_field_set(&trial, set[k], dram_field_get(base, set[k]));
+      if (dram_validate(&trial, nullptr, 0) == 0) {
+        blame = k;
+        break;
+      }
+    }
+    const std::string& key = (*keys)[blame];
+    C.fail(key, "expected a value that keeps mem.device (" + std::string(base->name) + ") consistent, got " +
+                    C.s(key) + " (" + why + ")");
+  }
+  return p;
+}
+
 MemDevices mem_devices(const Config& C) {
   MemDevices md;
-  md.iface = dram_find(C.s("mem.device").c_str());
-  if (!md.iface)
+  const dram_preset* row = dram_find(C.s("mem.device").c_str());
+  if (!row)
     C.fail("mem.device", std::string("expected one of ") + dram_names() + ", got '" + C.s("mem.device") + "'");
+  md.own = overridden_device(C, row, &md.overrides);
+  md.iface = md.own.get();
   md.channels = static_cast<unsigned>(C.i("mem.channels"));
   md.ranks = static_cast<unsigned>(C.i("mem.ranks"));
   const std::vector<std::string> rl = split_list(C.s("mem.rank_devices")), cl = split_list(C.s("mem.channel_devices"));
@@ -58,12 +96,14 @@ MemDevices mem_devices(const Config& C) {
     C.fail("mem.channel_devices", "expected a list whose length divides mem.channels (" +
                                       std::to_string(md.channels) + "), got " + std::to_string(cl.size()));
   auto lookup = [&](const char* key, const std::string& name) {
+    if (name == C.s("mem.device")) return md.iface;  // the overridden copy
     const dram_preset* p = dram_find(name.c_str());
     if (!p) C.fail(key, std::string("expected preset names from ") + dram_names() + ", got '" + name + "'");
     char why[200];
     if (!dram_same_interface(md.iface, p, why, sizeof why))
       C.fail(key, "expected presets with the channel interface and bank geometry of mem.device (" +
-                      std::string(md.iface->name) + "), got '" + name + "' (" + why + ")");
+                      std::string(md.iface->name) + (md.overrides.empty() ? "" : " with its mem.timing overrides") +
+                      "), got '" + name + "' (" + why + ")");
     return p;
   };
   std::vector<const dram_preset*> rdev, cdev;
@@ -97,7 +137,30 @@ MemDevices mem_devices(const Config& C) {
   if (md.mixed && !C.s("mem.timing_check_device").empty())
     C.fail("mem.timing_check_device", "expected it empty with mem.rank_devices / mem.channel_devices (the checker "
                                       "uses each rank's own preset)");
+  const std::string& chk = C.s("mem.timing_check_device");
+  md.check = chk.empty() || chk == C.s("mem.device") ? md.iface : dram_find(chk.c_str());
+  if (!md.check)  // Config::check_consistency names the presets first; kept for callers without it
+    C.fail("mem.timing_check_device", std::string("expected one of ") + dram_names() + ", got '" + chk + "'");
   return md;
+}
+
+McCfg mc_setup(const Config& C, const MemDevices& md, unsigned ch) {
+  McCfg m;
+  mc_cfg& e = m.engine;
+  e.dev = md.iface;
+  e.ranks = md.ranks;
+  e.rank_devs = md.mixed ? md.rank_devs(ch) : nullptr;  // mixed technologies: a preset per rank
+  e.rq_size = static_cast<uint32_t>(C.i("mem.read_queue"));
+  e.wq_size = static_cast<uint32_t>(C.i("mem.write_queue"));
+  e.wq_high = static_cast<uint32_t>(C.i("mem.wq_high"));
+  e.wq_low = static_cast<uint32_t>(C.i("mem.wq_low"));
+  e.open_page = C.s("mem.page_policy") == "open" ? 1 : 0;
+  e.refresh = C.b("mem.refresh") ? 1 : 0;
+  e.refresh_per_bank = C.s("mem.refresh_mode") == "per_bank" ? 1 : 0;
+  e.pd_idle = static_cast<uint32_t>(C.i("mem.powerdown_idle_cycles"));
+  e.nvm_gating = C.b("mem.nvm_power_gating") ? 1 : 0;
+  m.check_dev = C.b("mem.timing_check") ? md.check : nullptr;
+  return m;
 }
 
 void init_address_map(const Config& C, const MemDevices& md, amap* out) {

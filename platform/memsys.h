@@ -6,9 +6,11 @@
 // partition). Shared by the platform and `strata memtrace`. docs/memctrl.md
 // "Mixed technologies" has the keys and examples.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "common/cfg.h"  // McCfg (mc_setup)
 #include "platform/config.h"
 
 struct dram_preset;  // models/ref/dram.h
@@ -16,8 +18,16 @@ struct amap;         // models/ref/addrmap.h
 
 namespace strata {
 
+// The presets a config runs. mem.device is a copy of its dram.c row with the
+// config's mem.timing.<field> / mem.energy.<field> overrides applied (none:
+// the row's values), owned here; every channel, rank and the timing checker
+// that runs mem.device points at that copy, the other presets at their dram.c
+// rows. Copies of a MemDevices share the owned preset.
 struct MemDevices {
   const ::dram_preset* iface = nullptr;   // mem.device: the channel interface and bank geometry of every rank
+  std::shared_ptr<const ::dram_preset> own;  // the storage iface points to
+  const ::dram_preset* check = nullptr;   // timing checker's preset: mem.timing_check_device, or iface
+  std::vector<std::string> overrides;     // the override keys set (mem.timing.tRCD, ...), in dram_field order
   unsigned channels = 0, ranks = 0;
   std::vector<const ::dram_preset*> dev;  // [channel * ranks + rank]
   bool mixed = false;                     // some rank runs another preset than mem.device
@@ -28,11 +38,22 @@ struct MemDevices {
   const ::dram_preset* const* rank_devs(unsigned ch) const { return &dev[ch * ranks]; }
 };
 
-// mem.device, mem.channels, mem.ranks, mem.rank_devices / mem.channel_devices
-// and addrmap.part_order, validated: unknown presets, wrong list lengths, both
-// lists set, a preset that cannot share mem.device's interface, a kind missing
-// from addrmap.part_order throw ConfigError naming the key.
+// mem.device with its mem.timing / mem.energy overrides, mem.channels,
+// mem.ranks, mem.rank_devices / mem.channel_devices, mem.timing_check_device
+// and addrmap.part_order, validated: unknown presets, an overridden preset
+// dram_validate rejects (the key of the override at fault is named), wrong
+// list lengths, both lists set, a preset that cannot share mem.device's
+// interface, a kind missing from addrmap.part_order throw ConfigError naming
+// the key.
 MemDevices mem_devices(const Config& C);
+
+// The one place config -> memory-controller set-up: the engine configuration
+// (mc_cfg: presets, ranks, queues, watermarks, page policy, refresh, power
+// states) of channel ch and the timing checker's preset (mem.timing_check;
+// nullptr when off), for the platform's MemCtrl and for `strata memtrace`.
+// The presets are md's (mem.device with its overrides): md must outlive the
+// result's use (MemCtrl copies them). check_mem_type is left false.
+McCfg mc_setup(const Config& C, const MemDevices& md, unsigned ch);
 
 // The address map of a validated config (mem.channels, mem.ranks, l2.banks,
 // addrmap.layout -- "auto" derives it from the device geometry with

@@ -381,33 +381,24 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   if (opt.request_bytes == 0 || opt.request_bytes > kMaxRequestBytes)
     throw ConfigError("--request-bytes: expected 1.." + std::to_string(kMaxRequestBytes) + ", got " +
                       std::to_string(opt.request_bytes));
-  mc_cfg mcfg{};
-  mcfg.dev = dev;
-  mcfg.ranks = static_cast<uint32_t>(C.i("mem.ranks"));
-  mcfg.rq_size = static_cast<uint32_t>(C.i("mem.read_queue"));
-  mcfg.wq_size = static_cast<uint32_t>(C.i("mem.write_queue"));
-  mcfg.wq_high = static_cast<uint32_t>(C.i("mem.wq_high"));
-  mcfg.wq_low = static_cast<uint32_t>(C.i("mem.wq_low"));
-  mcfg.open_page = C.s("mem.page_policy") == "open" ? 1 : 0;
-  mcfg.refresh = C.b("mem.refresh") ? 1 : 0;
-  mcfg.refresh_per_bank = C.s("mem.refresh_mode") == "per_bank" ? 1 : 0;
-  mcfg.pd_idle = static_cast<uint32_t>(C.i("mem.powerdown_idle_cycles"));
-  mcfg.nvm_gating = C.b("mem.nvm_power_gating") ? 1 : 0;
-  mcfg.done_at_issue = 1;  // completions are only recorded here: no completion events (Player::on_done)
+  // Engine and checker set-up as the platform's (mc_setup); the channels
+  // differ only in their rank presets (mixed technologies).
+  const McCfg setup = mc_setup(C, md, 0);
+  const mc_cfg& mcfg = setup.engine;
   const uint32_t max_atoms = (kMaxRequestBytes + dev->atom_bytes - 1) / dev->atom_bytes + 1;
   if (std::min(mcfg.rq_size, mcfg.wq_size) < std::min<uint32_t>(max_atoms, (opt.request_bytes + dev->atom_bytes - 1) / dev->atom_bytes + 1))
     C.fail("mem.read_queue", "expected room for one request of --request-bytes");
   P.mcs.resize(nch);
-  const bool check = C.b("mem.timing_check");
-  const dram_preset* chk_dev = dev;
-  if (!C.s("mem.timing_check_device").empty()) chk_dev = dram_find(C.s("mem.timing_check_device").c_str());
+  const bool check = setup.check_dev != nullptr;
+  const dram_preset* chk_dev = check ? setup.check_dev : dev;
   if (check) P.tcs.resize(nch);
   for (unsigned c = 0; c < nch; ++c) {
-    mcfg.rank_devs = md.mixed ? md.rank_devs(c) : nullptr;  // mixed technologies: a preset per rank
-    if (mc_init(&P.mcs[c], &mcfg, err, sizeof err) != 0) C.fail("mem.device", err);
+    mc_cfg ce = mc_setup(C, md, c).engine;
+    ce.done_at_issue = 1;  // completions are only recorded here: no completion events (Player::on_done)
+    if (mc_init(&P.mcs[c], &ce, err, sizeof err) != 0) C.fail("mem.device", err);
     mc_set_done(&P.mcs[c], &Player::on_done, &P);
     if (check) {
-      if (tcheck_init_ranks(&P.tcs[c], chk_dev, mcfg.rank_devs, mcfg.ranks, err, sizeof err) != 0)
+      if (tcheck_init_ranks(&P.tcs[c], chk_dev, ce.rank_devs, ce.ranks, err, sizeof err) != 0)
         C.fail("mem.timing_check_device", err);
       tcheck_expect_refresh(&P.tcs[c], mcfg.refresh);
       mc_set_cmd_log(&P.mcs[c], tcheck_cmd, &P.tcs[c]);

@@ -154,7 +154,7 @@ struct Platform::Impl {
   // stacks with vaults, links, NDP SMs -- reuse them).
   void build_gpu(unsigned nsm, const SmCfg& sm, const L1Cfg& l1);
   void build_interconnect(unsigned nsm, unsigned nbanks, const XbarCfg& xb);
-  void build_memory_side(const MemDevices& md, const McCfg& mc);
+  void build_memory_side(const MemDevices& md);
   void build_l2(unsigned nbanks, const L2Cfg& l2c);
   void load_initial_data();
 };
@@ -188,15 +188,12 @@ void Platform::Impl::build_interconnect(unsigned nsm, unsigned nbanks, const Xba
 // Memory side: per channel a device controller over its own contents (by
 // device address); per memory partition (one channel each today) a
 // memory-side controller running memside.policy over its channels.
-void Platform::Impl::build_memory_side(const MemDevices& md, const McCfg& mc0) {
+void Platform::Impl::build_memory_side(const MemDevices& md) {
   const unsigned nch = md.channels, nbanks = static_cast<unsigned>(cfg.i("l2.banks"));
   device.resize(nch);
   for (bstore& d : device) bstore_init(&d);
-  McCfg mc = mc0;
   for (unsigned c = 0; c < nch; ++c) {
-    mc.rank_devices.clear();
-    if (md.mixed)
-      for (unsigned r = 0; r < md.ranks; ++r) mc.rank_devices.push_back(md.at(c, r)->name);
+    const McCfg mc = mc_setup(cfg, md, c);  // presets (mem.device with its overrides), queues, policies, checker
     mcs.emplace_back(new MemCtrl(("mem_ch" + std::to_string(c)).c_str(), c, mc, &device[c], pool, stats));
   }
   const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
@@ -298,21 +295,7 @@ void Platform::build() {
   P.build_interconnect(nsm, nbanks, xb);
 
   // Memory side: device controllers and memory-side controllers.
-  McCfg mc;
-  mc.device = C.s("mem.device");
-  mc.ranks = static_cast<unsigned>(C.i("mem.ranks"));
-  mc.read_queue = static_cast<unsigned>(C.i("mem.read_queue"));
-  mc.write_queue = static_cast<unsigned>(C.i("mem.write_queue"));
-  mc.wq_high = static_cast<unsigned>(C.i("mem.wq_high"));
-  mc.wq_low = static_cast<unsigned>(C.i("mem.wq_low"));
-  mc.open_page = C.s("mem.page_policy") == "open";
-  mc.refresh = C.b("mem.refresh");
-  mc.refresh_per_bank = C.s("mem.refresh_mode") == "per_bank";
-  mc.powerdown_idle_cycles = static_cast<unsigned>(C.i("mem.powerdown_idle_cycles"));
-  mc.nvm_power_gating = C.b("mem.nvm_power_gating");
-  mc.timing_check = C.b("mem.timing_check");
-  mc.timing_check_device = C.s("mem.timing_check_device");
-  P.build_memory_side(md, mc);
+  P.build_memory_side(md);
   P.load_initial_data();
 
   // L2 banks between the crossbar and the memory side.

@@ -115,6 +115,17 @@ static std::vector<KeySpec> build_schema() {
        "total array bytes of a kernel-library workload (docs/workload_library.md): its size knob is set to the "
        "largest value that fits; 0 = the workload's own size knobs"},
   };
+  // Overrides of mem.device's timing and energy fields (models/ref/dram.h
+  // dram_field; applied and validated in mem_devices, platform/memsys.cpp).
+  // No default: an unset key keeps the preset's value.
+  for (size_t i = 0; i < dram_field_count(); ++i) {
+    const dram_field* f = dram_field_at(i);
+    const std::string what = "override of mem.device's " + std::string(f->name) + ": " + f->desc;
+    if (f->energy)
+      s.push_back({kMemEnergyPrefix + std::string(f->name), T::Float, "", 0, 1e12, {}, what});
+    else
+      s.push_back({kMemTimingPrefix + std::string(f->name), T::Int, "", 0, 1e9, {}, what});
+  }
   for (const WorkloadInfo& w : workload_registry())
     for (const KnobSpec& k : w.knobs)
       s.push_back({"workload." + w.name + "." + k.name, T::Int, std::to_string(k.def), static_cast<double>(k.min),

@@ -20,6 +20,10 @@
 #include "workloads/describe.h"
 #include "workloads/registry.h"
 
+extern "C" {
+#include "dram.h"
+}
+
 namespace fs = std::filesystem;
 using namespace strata;
 
@@ -35,6 +39,23 @@ static std::string default_out_dir(const std::string& cfg, const std::string& wl
   std::string dir = base;
   for (int i = 2; fs::exists(dir); ++i) dir = base + "-" + std::to_string(i);
   return dir;
+}
+
+// strata --list-devices: the preset table (models/ref/dram.c), one line each.
+// Timings in command-clock cycles; peak = clock x data rate x bus width.
+static void list_devices() {
+  std::printf("%-13s %-4s %7s %4s %4s %3s %5s %5s %3s %4s %4s %4s %4s %8s\n", "name", "kind", "clk_MHz", "rate", "bus",
+              "BL", "bgxba", "row_B", "CL", "tRCD", "tRP", "tRAS", "tWR", "peak_GB/s");
+  for (size_t i = 0; i < dram_count(); ++i) {
+    const dram_preset* p = dram_at(i);
+    const std::string banks = std::to_string(p->bankgroups) + "x" + std::to_string(p->banks_per_group);
+    std::printf("%-13s %-4s %7g %4u %4u %3u %5s %5u %3u %4u %4u %4u %4u %8.2f\n", p->name,
+                dram_kind_name(dram_mem_kind(p)), p->clk_mhz, p->data_rate, p->bus_bits, p->burst_len, banks.c_str(),
+                p->row_bytes, p->t.CL, p->t.RCD, p->t.RP, p->t.RAS, p->t.WR, dram_peak_bytes_per_s(p) / 1e9);
+  }
+  std::printf("(one channel: rate = data beats per clock, bus in bits, BL = burst length, bgxba = bank groups x "
+              "banks per group; timings in command-clock cycles; ranks per channel come from mem.ranks; sources: "
+              "models/ref/dram.c, docs/memctrl.md)\n");
 }
 
 // strata --describe-workload NAME|TRACE: functional run + summary (workloads/describe.h).
@@ -99,7 +120,8 @@ static int cli_main(int argc, char** argv) {
   std::string config, workload, trace, out, vcd;
   std::vector<std::string> sets;
   int64_t seed = -1;
-  bool quiet = false, check = false, list_wl = false, list_cfg = false, list_keys = false, json_out = false;
+  bool quiet = false, check = false, list_wl = false, list_cfg = false, list_keys = false, list_dev = false,
+       json_out = false;
   std::string describe;
   app.add_option("-c,--config", config, "platform config: a file, or a name from configs/ (default baseline_hbm2)");
   app.add_option("-w,--workload", workload, "built-in workload (see --list-workloads); same as --set workload.name=");
@@ -116,6 +138,10 @@ static int cli_main(int argc, char** argv) {
   app.add_flag("--list-workloads", list_wl, "list built-in workloads and their knobs");
   app.add_flag("--list-configs", list_cfg, "list shipped platform configs");
   app.add_flag("--list-keys", list_keys, "list every config key with its default and meaning");
+  app.add_flag("--list-devices", list_dev,
+               "list the memory-device presets (mem.device, mem.rank_devices, mem.channel_devices) with their key "
+               "parameters; any timing or energy field of mem.device can be overridden with mem.timing.<field> / "
+               "mem.energy.<field> (--list-keys)");
   app.add_option("--describe-workload", describe,
                  "summarise a built-in workload NAME or an Accel-Sim trace (directory or kernelslist.g) from a "
                  "functional run, no timing: arrays, footprint, per-kernel instruction mix, coalescing histogram, "
@@ -166,8 +192,14 @@ static int cli_main(int argc, char** argv) {
     return 0;
   }
   if (list_keys) {
-    for (const KeySpec& k : Config::schema())
-      std::printf("%-34s default %-12s %s\n", k.name.c_str(), k.def.c_str(), k.desc.c_str());
+    for (const KeySpec& k : Config::schema()) {
+      const bool unset = k.def.empty() && (k.type == KeyType::Int || k.type == KeyType::Float);
+      std::printf("%-34s default %-12s %s\n", k.name.c_str(), unset ? "(preset)" : k.def.c_str(), k.desc.c_str());
+    }
+    return 0;
+  }
+  if (list_dev) {
+    list_devices();
     return 0;
   }
   if (!describe.empty()) return describe_main(describe, config, trace, workload, sets, seed, json_out);

@@ -1,5 +1,5 @@
 // Plain configuration structs handed to modules by the platform builder
-// (platform/builder.cpp fills them from the validated config; see
+// (platform/platform.cpp fills them from the validated config; see
 // platform/schema.cpp for keys, defaults, ranges and their sources).
 // Modules never parse config files themselves.
 #pragma once
@@ -8,6 +8,8 @@
 #include <vector>
 
 #include <systemc>
+
+#include "mc.h"  // mc_cfg, dram_preset (models/ref)
 
 namespace strata {
 
@@ -59,31 +61,27 @@ struct L2Cfg {
   std::string policy = "lru";  // replacement/insertion policy (models/ref/repl.h registry)
 };
 
-// Memory controller (per channel). Device timing comes from the preset table
-// named by `device` (models/ref/dram.h).
+// Memory controller (per channel), ready-made: the engine configuration with
+// its device presets and the timing checker's preset. strata::mc_setup
+// (platform/memsys.h) builds it from the config -- the one place config ->
+// mc_cfg, shared by the platform and `strata memtrace` -- with the presets of
+// MemDevices (mem.device with its mem.timing / mem.energy overrides); module
+// tests build one from a preset name (tests/module/mc_test_setup.h). MemCtrl
+// copies the presets, so they need to live only through its constructor.
 struct McCfg {
-  std::string device = "hbm2";
-  unsigned ranks = 1;
-  unsigned read_queue = 64;    // entries (sector requests)
-  unsigned write_queue = 64;
-  unsigned wq_high = 48;       // start write drain at this occupancy
-  unsigned wq_low = 16;        // stop write drain here
-  bool open_page = true;
-  bool refresh = true;
-  bool refresh_per_bank = true;  // per-bank refresh where the device has it (dram_timing.RFC_PB > 0)
-  // Power states (docs/memctrl.md "Power and energy"): precharge power-down
-  // after this many idle memory cycles (0 = never); NVM ranks power-gated
-  // after the preset's tGATE_IDLE.
-  unsigned powerdown_idle_cycles = 0;
-  bool nvm_power_gating = false;
+  // models/ref/mc.h: dev, ranks, rank_devs (a preset per rank for mixed
+  // technologies on the channel, NULL = every rank dev; each shares dev's
+  // interface), queue sizes, watermarks, page policy, refresh, power states.
+  ::mc_cfg engine{};
   // Command timing checker (models/ref/tcheck.h) on every issued command; the
-  // first violation ends the run (exit status 3). timing_check_device: the
-  // preset the commands are checked against (empty = `device`).
-  bool timing_check = true;
-  std::string timing_check_device;
-  // Mixed technologies on the channel (docs/memctrl.md): the preset of each
-  // rank (empty = every rank `device`); each shares `device`'s interface.
-  std::vector<std::string> rank_devices;
+  // first violation ends the run (exit status 3). The preset the commands are
+  // checked against (mem.timing_check_device, else engine.dev; with
+  // engine.rank_devs every rank is checked against its own): nullptr = off.
+  const ::dram_preset* check_dev = nullptr;
+  // Set by MemCtrl's constructor from `engine` (read by its request path and
+  // messages); callers leave them.
+  std::string device;  // engine.dev->name
+  unsigned ranks = 0, read_queue = 0, write_queue = 0;
 };
 
 }  // namespace strata

@@ -29,46 +29,43 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
                  PayloadPool& pool, StatsRegistry& stats)
     : sc_module(name), tsock("tsock"), ch_(channel), cfg_(cfg), mem_(device_mem) {
   (void)pool;  // requests are the initiators' payloads; the controller creates none
-  dev_ = dram_find(cfg.device.c_str());
-  if (!dev_) fatal("unknown memory device '" + cfg.device + "' (expected one of " + dram_names() + ")");
+  mc_cfg c = cfg.engine;
+  if (!c.dev) fatal("needs a device preset (McCfg::engine.dev)");
   if (!mem_) fatal("needs a device memory");
-  mc_cfg c{};
+  // Own copies of the presets (they may be a config's overridden copies that
+  // do not outlive the platform's set-up).
+  presets_.reserve(2 + (c.rank_devs ? c.ranks : 0));
+  presets_.push_back(*c.dev);
+  presets_.push_back(cfg.check_dev ? *cfg.check_dev : *c.dev);
+  dev_ = &presets_[0];
   c.dev = dev_;
-  c.ranks = cfg.ranks;
-  c.rq_size = cfg.read_queue;
-  c.wq_size = cfg.write_queue;
-  c.wq_high = cfg.wq_high;
-  c.wq_low = cfg.wq_low;
-  c.open_page = cfg.open_page ? 1 : 0;
-  c.refresh = cfg.refresh ? 1 : 0;
-  c.refresh_per_bank = cfg.refresh_per_bank ? 1 : 0;
-  c.pd_idle = cfg.powerdown_idle_cycles;
-  c.nvm_gating = cfg.nvm_power_gating ? 1 : 0;
-  if (!cfg.rank_devices.empty()) {  // mixed technologies on the channel: a preset per rank
-    if (cfg.rank_devices.size() != cfg.ranks) fatal("rank_devices needs one preset per rank");
-    for (const std::string& n : cfg.rank_devices) {
-      const dram_preset* p = dram_find(n.c_str());
-      if (!p) fatal("unknown memory device '" + n + "' (expected one of " + dram_names() + ")");
-      rank_dev_.push_back(p);
+  if (c.rank_devs) {  // mixed technologies on the channel: a preset per rank
+    for (unsigned r = 0; r < c.ranks; ++r) {
+      if (!c.rank_devs[r]) fatal("engine.rank_devs needs one preset per rank");
+      presets_.push_back(*c.rank_devs[r]);
     }
+    for (unsigned r = 0; r < c.ranks; ++r) rank_dev_.push_back(&presets_[2 + r]);
     c.rank_devs = rank_dev_.data();
   }
-  for (unsigned r = 0; r < cfg.ranks; ++r)
+  cfg_.engine = c;
+  cfg_.device = dev_->name;
+  cfg_.ranks = c.ranks;
+  cfg_.read_queue = c.rq_size;
+  cfg_.write_queue = c.wq_size;
+  for (unsigned r = 0; r < c.ranks; ++r)
     rank_kind_.push_back(static_cast<uint8_t>(dram_mem_kind(rank_dev_.empty() ? dev_ : rank_dev_[r])));
   char err[256];
   if (mc_init(&mc_, &c, err, sizeof err) != 0) fatal(err);
   mc_set_done(&mc_, &MemCtrl::on_done, this);
   mc_set_cmd_log(&mc_, &MemCtrl::on_cmd, this);
-  if (cfg.timing_check) {
-    const std::string& cn = cfg.timing_check_device.empty() ? cfg.device : cfg.timing_check_device;
-    const dram_preset* cd = dram_find(cn.c_str());
-    if (!cd) fatal("unknown timing-check device '" + cn + "' (expected one of " + dram_names() + ")");
+  if (cfg.check_dev) {
+    const dram_preset* cd = &presets_[1];
     if (cd->bankgroups != dev_->bankgroups || cd->banks_per_group != dev_->banks_per_group)
-      fatal("timing-check device '" + cn + "' has another bank geometry than '" + cfg.device + "'");
-    if (!rank_dev_.empty() && cd != dev_) fatal("a timing-check device with a preset per rank");
-    if (tcheck_init_ranks(&tc_, cd, rank_dev_.empty() ? nullptr : rank_dev_.data(), cfg.ranks, err, sizeof err) != 0)
+      fatal("timing-check device '" + std::string(cd->name) + "' has another bank geometry than '" + cfg_.device + "'");
+    if (!rank_dev_.empty() && cfg.check_dev != cfg.engine.dev) fatal("a timing-check device with a preset per rank");
+    if (tcheck_init_ranks(&tc_, cd, rank_dev_.empty() ? nullptr : rank_dev_.data(), c.ranks, err, sizeof err) != 0)
       fatal(err);
-    tcheck_expect_refresh(&tc_, cfg.refresh ? 1 : 0);
+    tcheck_expect_refresh(&tc_, c.refresh);
     tc_on_ = true;
   }
   period_ps_ = 1e6 / dev_->clk_mhz;
@@ -77,14 +74,14 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
     period_ticks_ = static_cast<uint64_t>(period_ps_);
   // Device addresses (models/ref/devaddr.h) over this channel's geometry; a
   // line's 32 B sectors are consecutive columns when a column access is 32 B.
-  if (devaddr_init(&geom_, cfg.ranks, dev_->bankgroups, dev_->banks_per_group, dev_->row_bytes / dev_->atom_bytes,
+  if (devaddr_init(&geom_, c.ranks, dev_->bankgroups, dev_->banks_per_group, dev_->row_bytes / dev_->atom_bytes,
                    dev_->atom_bytes, err, sizeof err) != 0)
     fatal(err);
   sector_is_col_ = dev_->atom_bytes == kSectorBytes;
 
   // Slots: every parent the engine can hold, every accepted-but-not-arrived
   // request (bounded by the queue sizes), plus responses held by END_RESP.
-  const size_t nslots = static_cast<size_t>(mc_.nparents) + cfg.read_queue + cfg.write_queue + 64;
+  const size_t nslots = static_cast<size_t>(mc_.nparents) + cfg_.read_queue + cfg_.write_queue + 64;
   slots_.resize(nslots);
   for (size_t i = 0; i < nslots; ++i) slots_[i].next = i + 1 < nslots ? static_cast<uint32_t>(i + 1) : kNil;
   free_slot_ = 0;

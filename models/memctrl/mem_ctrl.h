@@ -24,7 +24,7 @@
 // timing, no stats).
 // Scheduling: one process woken by one strata::Event at the engine's next event
 // (mc_next_event) or the next delayed arrival; no per-cycle process.
-// Timing check (McCfg::timing_check, on by default): every command the engine
+// Timing check (McCfg::check_dev set, mem.timing_check on by default): every command the engine
 // issues goes through an independent checker (models/ref/tcheck.h) before any
 // user command log; the first violation prints one line naming the channel,
 // cycle, command and rule and ends the process with exit status 3, as the
@@ -59,9 +59,11 @@ class MemCtrl : public sc_core::sc_module {
   SC_HAS_PROCESS(MemCtrl);
   tlm_utils::multi_passthrough_target_socket<MemCtrl> tsock;  // the L2 banks of this channel bind here
 
-  // channel: the global channel index (stat names); cfg.device names a
-  // preset of models/ref/dram.c; device_mem: this channel's contents, by
-  // device address.
+  // channel: the global channel index (stat names); cfg: the ready-made
+  // set-up (strata::mc_setup in platform/memsys.h, or
+  // tests/module/mc_test_setup.h) -- the controller keeps copies of its
+  // presets (engine.dev, engine.rank_devs, check_dev); device_mem: this
+  // channel's contents, by device address.
   MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cfg, bstore* device_mem, PayloadPool& pool,
           StatsRegistry& stats);
   ~MemCtrl() override;
@@ -83,7 +85,7 @@ class MemCtrl : public sc_core::sc_module {
   bool idle() const;
 
   const dram_preset& device() const { return *dev_; }
-  // Preset of rank r (McCfg::rank_devices, or device()).
+  // Preset of rank r (McCfg::engine.rank_devs, or device()).
   const dram_preset& rank_device(unsigned r) const { return rank_dev_.empty() ? *dev_ : *rank_dev_[r]; }
   unsigned channel() const { return ch_; }
   sc_core::sc_time clock_period() const { return sc_core::sc_time(period_ps_, sc_core::SC_PS); }
@@ -117,7 +119,7 @@ class MemCtrl : public sc_core::sc_module {
     if (tc_on_) tcheck_scale_rank(&tc_, r, rcd_mult, wr_mult);
     return true;
   }
-  // The built-in timing checker (nullptr when McCfg::timing_check is off).
+  // The built-in timing checker (nullptr when McCfg::check_dev is null).
   const tcheck* timing_checker() const { return tc_on_ ? &tc_ : nullptr; }
   // End of run: brings an idle engine's refreshes up to the current time
   // (also with the checker off), then the end-of-run timing check (refresh
@@ -185,8 +187,11 @@ class MemCtrl : public sc_core::sc_module {
   McCfg cfg_;
   bstore* mem_;
   devaddr_geom geom_{};
+  // Copies of McCfg's presets: [0] engine.dev, [1] check_dev, then one per
+  // rank with engine.rank_devs; sized once, so the pointers below stay valid.
+  std::vector<dram_preset> presets_;
   const dram_preset* dev_ = nullptr;
-  std::vector<const dram_preset*> rank_dev_;  // McCfg::rank_devices (empty: every rank dev_)
+  std::vector<const dram_preset*> rank_dev_;  // McCfg::engine.rank_devs (empty: every rank dev_)
   std::vector<uint8_t> rank_kind_;            // AMAP_MEM_* of each rank's preset
   static constexpr double kOne = 1.0;         // value of the per-rank device.<preset> stats
   double period_ps_ = 1000.0;

@@ -3,10 +3,12 @@
  * docs/memctrl.md for the table with sources. */
 #include "dram.h"
 
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "addrmap.h"
-#include <string.h>
 
 /* Bits moved by one 32 B column access; HMS Table I gives energy in pJ/bit. */
 #define BITS32B 256.0
@@ -741,6 +743,104 @@ const char *dram_names(void) {
     }
   }
   return buf;
+}
+
+/* The overridable fields (dram.h dram_field): the members of dram_timing and
+ * dram_energy, one row each, with their meaning from dram.h. */
+#define TF(KEY, M, DESC) {KEY, 0, offsetof(dram_preset, t.M), DESC}
+#define EF(M, DESC) {#M, 1, offsetof(dram_preset, e.M), DESC}
+static const dram_field k_fields[] = {
+    TF("CL", CL, "read latency: RD -> first data beat, cycles"),
+    TF("CWL", CWL, "write latency: WR -> first data beat, cycles"),
+    TF("tRCD", RCD, "ACT -> column command, same bank, cycles"),
+    TF("tRP", RP, "PRE -> ACT, same bank, cycles"),
+    TF("tRAS", RAS, "ACT -> PRE, same bank, cycles"),
+    TF("tRC", RC, "ACT -> ACT, same bank (0 = not checked), cycles"),
+    TF("tCCD_S", CCD_S, "column -> column, other bank group, cycles"),
+    TF("tCCD_L", CCD_L, "column -> column, same bank group, cycles"),
+    TF("tRRD_S", RRD_S, "ACT -> ACT, other bank group, cycles"),
+    TF("tRRD_L", RRD_L, "ACT -> ACT, same bank group, cycles"),
+    TF("tFAW", FAW, "four-activation window (0 = not modelled), cycles"),
+    TF("tWTR_S", WTR_S, "end of write data -> RD, other bank group, cycles"),
+    TF("tWTR_L", WTR_L, "end of write data -> RD, same bank group, cycles"),
+    TF("tRTP", RTP, "RD -> PRE, cycles"),
+    TF("tWR", WR, "end of write data -> PRE (write recovery), cycles"),
+    TF("tRTW", RTW, "RD -> WR command spacing (bus turnaround), rank, cycles"),
+    TF("tRFC", RFC, "all-bank REF -> ACT / REF, cycles (0 with tREFI 0 = no refresh)"),
+    TF("tREFI", REFI, "average refresh interval (0 = no refresh), cycles"),
+    TF("tRFC_PB", RFC_PB, "per-bank REF -> ACT of that bank (0 = no per-bank refresh), cycles"),
+    TF("tBURST", BURST, "data-bus cycles per column access (must be burst_len / data_rate)"),
+    TF("tRP_DIRTY", RP_DIRTY, "PRE of a dirty row buffer -> ACT, same bank (0 = tRP), cycles"),
+    TF("tRRD_PRE", RRD_PRE, "array-writing PRE -> array-writing PRE, rank (0 = none), cycles"),
+    TF("tRTRS", RTRS, "rank switch on the data bus, idle cycles between two ranks' bursts"),
+    TF("tXP", XP, "precharge power-down exit -> any command, rank, cycles"),
+    TF("tCKE", CKE, "minimum power-down residency, cycles"),
+    TF("tGATE_IDLE", GATE_IDLE, "NVM power gating: idle cycles before the rank is gated (0 = never)"),
+    TF("tWAKE", WAKE, "NVM power gating: wake-up -> any command, cycles"),
+    EF(act_pj, "one ACT, pJ"),
+    EF(pre_pj, "one PRE of a clean row buffer, pJ"),
+    EF(pre_dirty_pj, "one PRE of a row buffer holding written data (NVM array write), pJ"),
+    EF(rd_pj, "one column read (atom_bytes) incl. I/O, pJ"),
+    EF(wr_pj, "one column write (atom_bytes) incl. I/O, pJ"),
+    EF(ref_pj, "one all-bank REF, pJ"),
+    EF(bg_mw, "precharge standby power per rank (IDD2N x VDD), mW"),
+    EF(act_stby_mw, "active standby power per rank (IDD3N x VDD), mW"),
+    EF(pd_mw, "precharge power-down power per rank (IDD2P x VDD), mW"),
+};
+#undef TF
+#undef EF
+#define N_FIELDS (sizeof k_fields / sizeof k_fields[0])
+
+size_t dram_field_count(void) { return N_FIELDS; }
+
+const dram_field *dram_field_at(size_t i) { return i < N_FIELDS ? &k_fields[i] : NULL; }
+
+const dram_field *dram_field_find(int energy, const char *name) {
+  if (!name) return NULL;
+  for (size_t i = 0; i < N_FIELDS; ++i)
+    if (k_fields[i].energy == (energy != 0) && strcmp(k_fields[i].name, name) == 0) return &k_fields[i];
+  return NULL;
+}
+
+const char *dram_field_names(int energy) {
+  /* Built once per kind from the constant table (as dram_names). */
+  static char buf[2][512];
+  char *b = buf[energy != 0];
+  if (!b[0]) {
+    size_t n = 0;
+    for (size_t i = 0; i < N_FIELDS && n + 1 < sizeof buf[0]; ++i) {
+      if (k_fields[i].energy != (energy != 0)) continue;
+      int w = snprintf(b + n, sizeof buf[0] - n, "%s%s", n ? ", " : "", k_fields[i].name);
+      if (w < 0) break;
+      n += (size_t)w;
+    }
+  }
+  return b;
+}
+
+double dram_field_get(const dram_preset *p, const dram_field *f) {
+  const char *base = (const char *)p + f->offset;
+  if (f->energy) {
+    double v;
+    memcpy(&v, base, sizeof v);
+    return v;
+  }
+  uint32_t v;
+  memcpy(&v, base, sizeof v);
+  return (double)v;
+}
+
+int dram_field_set(dram_preset *p, const dram_field *f, double v) {
+  char *base = (char *)p + f->offset;
+  if (!isfinite(v) || v < 0) return -1;
+  if (f->energy) {
+    memcpy(base, &v, sizeof v);
+    return 0;
+  }
+  if (v > 4294967295.0 || v != floor(v)) return -1;
+  const uint32_t u = (uint32_t)v;
+  memcpy(base, &u, sizeof u);
+  return 0;
 }
 
 int dram_validate(const dram_preset *p, char *err, size_t errlen) {

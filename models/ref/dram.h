@@ -116,6 +116,35 @@ typedef struct dram_preset {
   dram_energy e;
 } dram_preset;
 
+/* The timing and energy fields a config can override (mem.timing.<name>,
+ * mem.energy.<name>; docs/user_guide.md "Device presets and overrides"), as a
+ * table so the config schema, the override code and the docs list the same
+ * names. Timing names are the JEDEC spellings of the dram_timing members
+ * (CL, CWL, tRCD, tRP, ..., tGATE_IDLE, tWAKE: "t" + the member name, except
+ * CL and CWL), energy names the dram_energy members (act_pj, ..., pd_mw). */
+typedef struct dram_field {
+  const char *name;  /* override key below mem.timing. / mem.energy. */
+  uint8_t energy;    /* 0: timing, a uint32_t in cycles (dram_timing); 1: energy, a double (dram_energy) */
+  size_t offset;     /* byte offset of the member in dram_preset */
+  const char *desc;  /* one line: meaning and unit */
+} dram_field;
+
+/* Number of fields and the i-th one (NULL when i >= count); timing fields
+ * first, in dram_timing order, then energy fields in dram_energy order. */
+size_t dram_field_count(void);
+const dram_field *dram_field_at(size_t i);
+/* The field of a kind (energy 0 = timing, 1 = energy) by exact name, or NULL. */
+const dram_field *dram_field_find(int energy, const char *name);
+/* Comma-separated names of one kind, for error messages (static string). */
+const char *dram_field_names(int energy);
+/* Value of a field of p. */
+double dram_field_get(const dram_preset *p, const dram_field *f);
+/* Set a field of p (a caller-owned copy of a preset). Timing fields take a
+ * whole number in [0, UINT32_MAX], energy fields a finite number >= 0.
+ * Returns 0, or -1 (p unchanged) when v is outside that. Consistency with
+ * the other fields is dram_validate's job. */
+int dram_field_set(dram_preset *p, const dram_field *f, double v);
+
 /* Find a preset by exact name. Returns NULL when unknown. */
 const dram_preset *dram_find(const char *name);
 

@@ -20,6 +20,7 @@
 
 #include "common/payload.h"
 #include "common/stats.h"
+#include "mc_test_setup.h"
 #include "memctrl/mem_ctrl.h"
 #include "tlm_harness.h"
 
@@ -142,16 +143,15 @@ int sc_main(int, char*[]) {
   PayloadPool pool;
   StatsRegistry stats;
 
-  McCfg hbm;
-  hbm.device = "hbm2";
-  hbm.refresh_per_bank = false;  // the hand-computed times below use all-bank refresh (per-bank: tests/unit/test_mc_refpb.c)
+  McCfg hbm = mc_test_setup("hbm2");
+  hbm.engine.refresh_per_bank = 0;  // the hand-computed times below use all-bank refresh (per-bank: tests/unit/test_mc_refpb.c)
   McCfg small = hbm;  // backpressure: a read queue of one line
-  small.read_queue = 4;
-  small.write_queue = 4;
-  small.wq_high = 3;
-  small.wq_low = 1;
-  McCfg gd = hbm;
-  gd.device = "gddr5_gtx480";
+  small.engine.rq_size = 4;
+  small.engine.wq_size = 4;
+  small.engine.wq_high = 3;
+  small.engine.wq_low = 1;
+  McCfg gd = mc_test_setup("gddr5_gtx480");
+  gd.engine.refresh_per_bank = 0;
   MemCtrl mc0("mc0", 0, hbm, &mem, pool, stats);
   MemCtrl mc1("mc1", 1, small, &mem1, pool, stats);
   MemCtrl mc2("mc2", 2, gd, &mem2, pool, stats);
