@@ -122,18 +122,13 @@ static inline void class_keep_col(mc *m, const mc_bank_ *B, uint32_t cls, uint64
   }
 }
 
-/* File bank B's new candidate (class cls, own earliest cycle own; NIL: none)
+/* File bank b's new candidate (class cls, own earliest cycle own; NIL: none)
  * after its old one (class old, own earliest old_own): class membership, the
  * classes' minima (recomputed only when the bank that may have held one left
  * the class or got later) and oldest members. */
-static inline void class_refile(mc *m, const mc_bank_ *B, uint32_t old, uint64_t old_own, uint32_t cls, uint64_t own) {
-  const uint32_t b = B->idx, rb = B->rbase;
+static inline void class_refile(mc *m, uint32_t b, uint32_t rb, uint32_t old, uint64_t old_own, uint32_t cls,
+                                uint64_t own) {
   const uint64_t bit = 1ull << (b - rb);
-  m->c_kind[b] = B->cand;
-  m->c_seq[b] = B->cand_seq;
-  m->c_own[b] = own;
-  m->c_class[b] = cls == NIL ? 0 : cls;
-  if (cls == NIL) m->live[b >> 6] &= ~(1ull << (b & 63)); /* no candidate: out of the live set until stale */
   if (old != NIL && old != cls) {
     m->cmask[old] &= ~bit;
     if (!m->cmask[old]) m->cnz &= ~(1ull << (old & 63));
@@ -151,6 +146,8 @@ static inline void class_refile(mc *m, const mc_bank_ *B, uint32_t old, uint64_t
   }
 }
 
+/* The bank's candidate (the decision), then its cached copy and class entry
+ * (the bookkeeping): the column-after-column fast path, else a refile. */
 void mc_sched_cand_update(mc *m, mc_bank_ *B) {
   const uint32_t b = B->idx;
   const uint8_t old_kind = m->c_kind[b];
@@ -161,9 +158,14 @@ void mc_sched_cand_update(mc *m, mc_bank_ *B) {
     class_keep_col(m, B, old, old_seq);
     return;
   }
+  m->c_kind[b] = B->cand;
+  m->c_seq[b] = B->cand_seq;
   uint64_t own;
   const uint32_t cls = cand_class(m, B, &own);
-  class_refile(m, B, old, old_own, cls, own);
+  m->c_own[b] = own;
+  m->c_class[b] = cls == NIL ? 0 : cls;
+  if (cls == NIL) m->live[b >> 6] &= ~(1ull << (b & 63)); /* no candidate: out of the live set until stale */
+  class_refile(m, b, B->rbase, old, old_own, cls, own);
 }
 
 /* The candidates of the banks marked stale, brought up to date (a candidate
@@ -301,8 +303,11 @@ uint64_t mc_sched_scan(mc *m, uint64_t now) {
       for (uint64_t qual = classes_reaching(m, c0, now, t, at_min); qual; qual &= qual - 1) {
         const uint32_t c = c0 + (uint32_t)__builtin_ctzll(qual);
         const uint32_t o = class_choice(m, c, t);
-        uint32_t *best = m->ccol[c] ? &bc : &br;
-        if (*best == NIL || older(m, o, *best)) *best = o;
+        if (m->ccol[c]) {
+          if (bc == NIL || older(m, o, bc)) bc = o;
+        } else if (br == NIL || older(m, o, br)) {
+          br = o;
+        }
       }
   }
   /* Nothing changes the engine between events, so the commands found for a
