@@ -496,7 +496,7 @@ static int scaled(const dram_timing *base, unsigned rcd_mult, unsigned wr_mult, 
 
 static void apply_scaled(mc *m, mc_rank_ *R, const uint32_t v[3]) {
   /* Every constraint is folded into an earliest cycle when its command issues
-   * (issue_act/issue_col/issue_pre read the rank's t), so the new values apply
+   * (mc_issue_act / _col / _pre read the rank's t), so the new values apply
    * to the commands issued from now on; the cached next event may now be wrong. */
   R->t.RCD = v[0];
   R->t.WR = v[1];
