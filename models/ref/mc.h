@@ -200,7 +200,7 @@ typedef struct mc_rank_ {
   uint64_t wpre_ok;                /* earliest array-writing PRE (tRRD_PRE) */
   uint32_t faw_n, faw_i, nopen;
   uint8_t ref_pending;
-  /* power states (see mc.c "Power states") */
+  /* power states (see mc_power.c) */
   uint32_t nq;                     /* atoms queued for the rank */
   uint64_t last_cmd, data_end;     /* last command; end of its last data burst */
   uint64_t since;                  /* last change of nopen between 0 and > 0 */
@@ -254,7 +254,7 @@ typedef struct mc {
   /* Per-bank copy of the candidate (its kind, FR-FCFS priority, the bank's
    * own earliest cycle for it, and its class). */
   uint64_t *c_own, *c_seq;
-  uint32_t *c_floor;
+  uint32_t *c_class;
   uint8_t *c_kind;
   uint64_t *stale_w;  /* bit per bank: candidate to recompute */
   uint32_t nwords;  /* words in live */
