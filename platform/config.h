@@ -14,11 +14,9 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+#include "common/input_error.h"  // ConfigError
 
-struct ConfigError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace strata {
 
 enum class KeyType { Int, Float, Bool, String, Enum, Size };
 

@@ -20,6 +20,7 @@
 #include "memctrl/mem_ctrl.h"
 #include "memside/mem_side.h"
 #include "noc/xbar.h"
+#include "platform/module_cfg.h"
 #include "sm/gpu.h"
 #include "workloads/registry.h"
 
@@ -266,49 +267,20 @@ void Platform::build() {
   P.program->init(&P.golden, nullptr);
 
   // GPU.
-  SmCfg sm;
-  sm.clk.mhz = C.f("gpu.core_clock_mhz");
-  sm.max_warps = static_cast<unsigned>(C.i("sm.max_warps"));
-  sm.max_ctas = static_cast<unsigned>(C.i("sm.max_ctas"));
-  sm.issue_width = static_cast<unsigned>(C.i("sm.issue_width"));
-  sm.sched = C.s("sm.scheduler") == "lrr" ? WarpSched::LooseRoundRobin : WarpSched::GreedyThenOldest;
-  sm.alu_latency = static_cast<unsigned>(C.i("sm.alu_latency"));
-  sm.sfu_latency = static_cast<unsigned>(C.i("sm.sfu_latency"));
-  sm.ldst_per_cycle = static_cast<unsigned>(C.i("sm.ldst_per_cycle"));
-  L1Cfg l1;
-  l1.enabled = C.b("l1.enabled");
-  l1.size_bytes = static_cast<unsigned>(C.size("l1.size"));
-  l1.assoc = static_cast<unsigned>(C.i("l1.assoc"));
-  l1.latency = static_cast<unsigned>(C.i("l1.latency"));
-  l1.mshrs = static_cast<unsigned>(C.i("l1.mshrs"));
-  l1.mshr_merge = static_cast<unsigned>(C.i("l1.mshr_merge"));
-  l1.write_allocate = C.b("l1.write_allocate");
+  const SmCfg sm = sm_cfg(C);
+  const L1Cfg l1 = l1_cfg(C);
   const unsigned nsm = static_cast<unsigned>(C.i("gpu.num_sms"));
   P.build_gpu(nsm, sm, l1);
 
   // Interconnect.
-  XbarCfg xb;
-  xb.clk.mhz = C.f("noc.clock_mhz");
-  xb.latency = static_cast<unsigned>(C.i("noc.latency"));
-  xb.bytes_per_cycle = static_cast<unsigned>(C.i("noc.bytes_per_cycle"));
-  xb.queue = static_cast<unsigned>(C.i("noc.queue"));
-  P.build_interconnect(nsm, nbanks, xb);
+  P.build_interconnect(nsm, nbanks, xbar_cfg(C));
 
   // Memory side: device controllers and memory-side controllers.
   P.build_memory_side(md);
   P.load_initial_data();
 
   // L2 banks between the crossbar and the memory side.
-  L2Cfg l2;
-  l2.clk.mhz = C.f("l2.clock_mhz");
-  l2.banks = nbanks;
-  l2.size_bytes = static_cast<unsigned>(C.size("l2.size"));
-  l2.assoc = static_cast<unsigned>(C.i("l2.assoc"));
-  l2.latency = static_cast<unsigned>(C.i("l2.latency"));
-  l2.mshrs = static_cast<unsigned>(C.i("l2.mshrs"));
-  l2.bytes_per_cycle = static_cast<unsigned>(C.i("l2.bytes_per_cycle"));
-  l2.policy = C.s("l2.policy");
-  P.build_l2(nbanks, l2);
+  P.build_l2(nbanks, l2_cfg(C));  // l2.banks = nbanks
   std::vector<L2Bank*> l2v;
   for (auto& b : P.l2) l2v.push_back(b.get());
   std::vector<MemCtrl*> mcv;

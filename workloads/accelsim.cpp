@@ -9,7 +9,7 @@
 //   mode 0          one hex address per active lane (lane order)
 //   mode 1          hex base, decimal stride: the k-th active lane accesses base + k*stride
 //   mode 2          hex base, (active lanes - 1) signed decimal deltas from the previous active lane
-#include "workloads/accelsim.h"
+#include "accelsim.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -20,10 +20,10 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "platform/config.h"
-#include "workloads/accelsim_io.h"
-#include "workloads/offload_blocks.h"
-#include "workloads/registry.h"
+#include "common/input_error.h"  // ConfigError
+#include "accelsim_io.h"
+#include "offload_blocks.h"
+#include "registry.h"
 
 namespace strata {
 

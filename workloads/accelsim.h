@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "workloads/program.h"
+#include "program.h"
 
 namespace strata {
 

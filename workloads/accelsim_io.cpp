@@ -1,4 +1,4 @@
-#include "workloads/accelsim_io.h"
+#include "accelsim_io.h"
 
 #include <zlib.h>
 
@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "platform/config.h"
+#include "common/input_error.h"  // ConfigError
 
 namespace strata {
 namespace accelsim_io {

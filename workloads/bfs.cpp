@@ -27,8 +27,8 @@
 #include <deque>
 #include <vector>
 
-#include "workloads/registry.h"
-#include "workloads/rmat.h"
+#include "registry.h"
+#include "rmat.h"
 
 namespace strata {
 namespace {

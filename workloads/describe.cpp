@@ -1,5 +1,5 @@
 // Workload summary from a functional run (see describe.h).
-#include "workloads/describe.h"
+#include "describe.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
-#include "workloads/functional.h"
+#include "functional.h"
 
 extern "C" {
 #include "coalesce.h"

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "workloads/program.h"
+#include "program.h"
 
 namespace strata {
 

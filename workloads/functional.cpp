@@ -1,4 +1,4 @@
-#include "workloads/functional.h"
+#include "functional.h"
 
 namespace strata {
 

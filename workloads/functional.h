@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "workloads/program.h"
+#include "program.h"
 
 namespace strata {
 

@@ -1,6 +1,6 @@
 // Kernel library core: thread-body recorder, lockstep warp issue, programs of
 // word arrays, registry rows (see lib_core.h).
-#include "workloads/lib_core.h"
+#include "lib_core.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -39,7 +39,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "workloads/registry.h"
+#include "registry.h"
 
 namespace strata {
 namespace lib {

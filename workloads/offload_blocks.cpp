@@ -1,5 +1,5 @@
 // Offload-candidate blocks of an Accel-Sim SASS trace (see offload_blocks.h).
-#include "workloads/offload_blocks.h"
+#include "offload_blocks.h"
 
 #include <algorithm>
 #include <cstdio>

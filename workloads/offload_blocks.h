@@ -25,8 +25,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "workloads/accelsim.h"
-#include "workloads/program.h"
+#include "accelsim.h"
+#include "program.h"
 
 namespace strata {
 

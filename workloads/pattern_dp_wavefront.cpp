@@ -7,7 +7,7 @@
 //               anti-diagonal (upper-left then lower-right sweep)  hybrid graphics Table 2 (NW)
 #include <algorithm>
 
-#include "workloads/lib_core.h"
+#include "lib_core.h"
 
 namespace strata {
 namespace {

@@ -13,7 +13,7 @@
 // Arithmetic is 32-bit unsigned and wraps; values are checked against host loops.
 #include <algorithm>
 
-#include "workloads/lib_core.h"
+#include "lib_core.h"
 
 namespace strata {
 namespace {

@@ -27,8 +27,8 @@
 #include <algorithm>
 #include <queue>
 
-#include "workloads/lib_core.h"
-#include "workloads/rmat.h"
+#include "lib_core.h"
+#include "rmat.h"
 
 namespace strata {
 namespace {

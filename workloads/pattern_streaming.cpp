@@ -15,7 +15,7 @@
 // benchmark's; the values are real, seeded, and checked against host loops.
 #include <algorithm>
 
-#include "workloads/lib_core.h"
+#include "lib_core.h"
 
 namespace strata {
 namespace {

@@ -17,7 +17,7 @@
 #include <limits>
 #include <set>
 
-#include "workloads/lib_core.h"
+#include "lib_core.h"
 
 namespace strata {
 namespace {

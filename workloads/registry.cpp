@@ -1,4 +1,4 @@
-#include "workloads/registry.h"
+#include "registry.h"
 
 #include <stdexcept>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/program.h"
+#include "program.h"
 
 namespace strata {
 

@@ -1,9 +1,9 @@
 // Seeded R-MAT graphs in CSR form (see rmat.h).
-#include "workloads/rmat.h"
+#include "rmat.h"
 
 #include <utility>
 
-#include "workloads/program.h"
+#include "program.h"
 
 namespace strata {
 

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#include "workloads/registry.h"
+#include "registry.h"
 
 namespace strata {
 namespace {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "workloads/registry.h"
+#include "registry.h"
 
 namespace strata {
 namespace {

@@ -1,7 +1,12 @@
-// Plain configuration structs handed to modules by the platform builder
-// (platform/platform.cpp fills them from the validated config; see
-// platform/schema.cpp for keys, defaults, ranges and their sources).
+// Plain configuration structs handed to modules by the platform builder.
 // Modules never parse config files themselves.
+//
+// No defaults here: the schema (platform/schema.cpp) is the one home of every
+// key's default, range and source. Fields are zero (not a usable
+// configuration) until platform/module_cfg.h fills the struct from a Config;
+// module tests start from the same functions over the schema defaults
+// (default_config()) and set what their hand-computed timings depend on.
+// McCfg, below, is the ready-made memory-controller set-up (mc_setup).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,50 +20,50 @@ namespace strata {
 
 // One clock domain; all module time is derived from it (no magic nanoseconds).
 struct Clock {
-  double mhz = 1000.0;
+  double mhz = 0;
   sc_core::sc_time period() const { return sc_core::sc_time(1e6 / mhz, sc_core::SC_PS); }
   uint64_t period_ps() const { return static_cast<uint64_t>(1e6 / mhz + 0.5); }
 };
 
 enum class WarpSched { LooseRoundRobin, GreedyThenOldest };
 
-struct SmCfg {
-  Clock clk;                  // core clock (gpu.core_clock_mhz)
-  unsigned max_warps = 48;    // warp slots per SM
-  unsigned max_ctas = 8;      // resident CTAs per SM
-  unsigned issue_width = 1;   // warp instructions issued per cycle (one scheduler per unit)
+struct SmCfg {                   // gpu.core_clock_mhz, sm.*
+  Clock clk;                     // core clock
+  unsigned max_warps = 0;        // warp slots per SM
+  unsigned max_ctas = 0;         // resident CTAs per SM
+  unsigned issue_width = 0;      // warp instructions issued per cycle (one scheduler per unit)
   WarpSched sched = WarpSched::GreedyThenOldest;
-  unsigned alu_latency = 4;   // cycles (dependent-issue latency of ALU ops)
-  unsigned sfu_latency = 20;  // cycles
-  unsigned ldst_per_cycle = 1;  // memory instructions accepted by the LD/ST unit per cycle
+  unsigned alu_latency = 0;      // cycles (dependent-issue latency of ALU ops)
+  unsigned sfu_latency = 0;      // cycles
+  unsigned ldst_per_cycle = 0;   // memory instructions accepted by the LD/ST unit per cycle
 };
 
-struct L1Cfg {
-  unsigned size_bytes = 16 * 1024;
-  unsigned assoc = 4;
-  unsigned latency = 20;       // hit latency, core cycles
-  unsigned mshrs = 32;         // distinct lines in flight
-  unsigned mshr_merge = 8;     // requests merged per MSHR
-  bool write_allocate = false; // write-through always; allocate on write miss or not
-  bool enabled = true;
+struct L1Cfg {                   // l1.*
+  unsigned size_bytes = 0;
+  unsigned assoc = 0;
+  unsigned latency = 0;          // hit latency, core cycles
+  unsigned mshrs = 0;            // distinct lines in flight
+  unsigned mshr_merge = 0;       // requests merged per MSHR
+  bool write_allocate = false;   // write-through always; allocate on write miss or not
+  bool enabled = false;
 };
 
-struct XbarCfg {
-  Clock clk;                   // interconnect clock
-  unsigned latency = 8;        // cycles per traversal, each direction
-  unsigned bytes_per_cycle = 32;  // per port, each direction
-  unsigned queue = 16;         // requests buffered per output port
+struct XbarCfg {                 // noc.*
+  Clock clk;                     // interconnect clock
+  unsigned latency = 0;          // cycles per traversal, each direction
+  unsigned bytes_per_cycle = 0;  // per port, each direction
+  unsigned queue = 0;            // requests buffered per output port
 };
 
-struct L2Cfg {
+struct L2Cfg {                   // l2.*
   Clock clk;
-  unsigned banks = 12;         // total banks (a multiple of mem channels)
-  unsigned size_bytes = 768 * 1024;  // total
-  unsigned assoc = 16;
-  unsigned latency = 120;      // hit latency, L2 cycles (HMS Table I)
-  unsigned mshrs = 64;         // per bank
-  unsigned bytes_per_cycle = 32;  // per bank data port
-  std::string policy = "lru";  // replacement/insertion policy (models/ref/repl.h registry)
+  unsigned banks = 0;            // total banks (a multiple of mem channels)
+  unsigned size_bytes = 0;       // total
+  unsigned assoc = 0;
+  unsigned latency = 0;          // hit latency, L2 cycles
+  unsigned mshrs = 0;            // per bank
+  unsigned bytes_per_cycle = 0;  // per bank data port
+  std::string policy;            // replacement/insertion policy (models/ref/repl.h registry)
 };
 
 // Memory controller (per channel), ready-made: the engine configuration with

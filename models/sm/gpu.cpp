@@ -61,7 +61,7 @@ Gpu::Gpu(sc_core::sc_module_name name, unsigned num_sms, const SmCfg& sm, const 
 
 Gpu::~Gpu() = default;
 
-void Gpu::load(Program* prog) { prog_ = prog; }
+void Gpu::load(ProgramIf* prog) { prog_ = prog; }
 
 uint64_t Gpu::instructions() const {
   uint64_t s = 0;

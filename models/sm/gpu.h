@@ -22,12 +22,12 @@
 #include "common/payload.h"
 #include "common/sched.h"
 #include "common/stats.h"
+#include "common/program_if.h"
 #include "sm/sm.h"
-#include "workloads/program.h"
 
 namespace strata {
 
-class Gpu : public sc_core::sc_module {
+class Gpu : public sc_core::sc_module, public SmHost {
  public:
   SC_HAS_PROCESS(Gpu);
   Gpu(sc_core::sc_module_name name, unsigned num_sms, const SmCfg& sm, const L1Cfg& l1, const amap* map,
@@ -36,7 +36,7 @@ class Gpu : public sc_core::sc_module {
 
   Sm& sm(unsigned i) { return *sms_.at(i); }
   unsigned num_sms() const { return static_cast<unsigned>(sms_.size()); }
-  void load(Program* prog);  // before sc_start; not owned
+  void load(ProgramIf* prog);  // before sc_start; not owned
   bool finished() const { return finished_; }
   // Called once when the last kernel has ended (the platform stops its sampler).
   void on_finished(std::function<void()> f) { on_finished_ = std::move(f); }
@@ -47,8 +47,8 @@ class Gpu : public sc_core::sc_module {
   uint64_t kernels() const { return kernels_; }
 
   // --- from the SMs ---
-  void on_cta_done(unsigned sm);
-  void on_stores_drained(unsigned sm);
+  void on_cta_done(unsigned sm) override;
+  void on_stores_drained(unsigned sm) override;
 
  private:
   void kernel_method();
@@ -61,8 +61,8 @@ class Gpu : public sc_core::sc_module {
   const uint64_t period_ps_;
   Checker checker_;
   std::vector<std::unique_ptr<Sm>> sms_;
-  Program* prog_ = nullptr;
-  const Kernel* kernel_ = nullptr;
+  ProgramIf* prog_ = nullptr;
+  const KernelIf* kernel_ = nullptr;
   uint32_t next_cta_ = 0, ctas_done_ = 0;
   unsigned rr_ = 0;
   bool finished_ = false;

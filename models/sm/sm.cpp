@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "common/bits.h"
-#include "sm/gpu.h"
 
 using sc_core::sc_time;
 using sc_core::SC_PS;
@@ -23,7 +22,7 @@ inline void put_lanes(unsigned char* d, uint32_t lanes, const uint64_t* addr, co
 }  // namespace
 
 Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg& l1, const amap* map,
-       PayloadPool& pool, bstore* golden, Checker* checker, Gpu* gpu, StatsRegistry& stats)
+       PayloadPool& pool, bstore* golden, Checker* checker, SmHost* host, StatsRegistry& stats)
     : sc_module(name),
       isock("isock"),
       id_(id),
@@ -33,7 +32,7 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
       pool_(pool),
       golden_(golden),
       checker_(checker),
-      gpu_(gpu),
+      gpu_(host),
       ps_unit_(sc_time(1, SC_PS).value()),
       period_ps_(cfg.clk.period_ps()),
       gto_(cfg.sched == WarpSched::GreedyThenOldest),
@@ -131,9 +130,9 @@ void Sm::wake_at_ps(uint64_t t, uint64_t now) { wake_.notify_at(t * ps_unit_, no
 
 // ---------------------------------------------------------------- dispatch
 
-bool Sm::can_accept(const Kernel& k) const { return ctas_live_ < cfg_.max_ctas && warps_free_ >= k.warps_per_cta; }
+bool Sm::can_accept(const KernelIf& k) const { return ctas_live_ < cfg_.max_ctas && warps_free_ >= k.warps_per_cta; }
 
-void Sm::launch_cta(const Kernel* k, uint32_t cta) {
+void Sm::launch_cta(const KernelIf* k, uint32_t cta) {
   kernel_ = k;
   unsigned cs = 0;
   while (ctas_[cs].live) ++cs;

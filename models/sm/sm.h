@@ -1,5 +1,5 @@
 // Strata SM: one streaming multiprocessor as an event-driven timing shell
-// around lazily generated warp instruction streams (workloads/program.h).
+// around lazily generated warp instruction streams (common/program_if.h).
 //
 // Pipeline (per core cycle, in this order):
 //  1. responses from the L2 (fills, store acks) that arrived up to this edge;
@@ -43,8 +43,8 @@
 #include "common/payload.h"
 #include "common/sched.h"
 #include "common/simtime.h"
+#include "common/program_if.h"
 #include "common/stats.h"
-#include "workloads/program.h"
 
 extern "C" {
 #include "addrmap.h"
@@ -55,7 +55,16 @@ extern "C" {
 
 namespace strata {
 
-class Gpu;
+// What an SM reports to the CTA dispatcher that owns it (the GPU's, models/sm/gpu.h;
+// another SM model, e.g. an NDP SM on a stack's logic layer, brings its own).
+class SmHost {
+ public:
+  virtual void on_cta_done(unsigned sm) = 0;        // a CTA of the current kernel finished
+  virtual void on_stores_drained(unsigned sm) = 0;  // the SM's last store in flight was acknowledged
+
+ protected:
+  ~SmHost() = default;
+};
 
 // One issued instruction (optional issue log for tests and debugging).
 struct IssueRec {
@@ -72,12 +81,12 @@ class Sm : public sc_core::sc_module {
 
   SC_HAS_PROCESS(Sm);
   Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg& l1, const amap* map,
-     PayloadPool& pool, bstore* golden, Checker* checker, Gpu* gpu, StatsRegistry& stats);
+     PayloadPool& pool, bstore* golden, Checker* checker, SmHost* host, StatsRegistry& stats);
   ~Sm() override;
 
-  // --- CTA dispatch (called by Gpu) ---
-  bool can_accept(const Kernel& k) const;  // free CTA slot and warp_per_cta free warp slots
-  void launch_cta(const Kernel* k, uint32_t cta);
+  // --- CTA dispatch (called by the host) ---
+  bool can_accept(const KernelIf& k) const;  // free CTA slot and warp_per_cta free warp slots
+  void launch_cta(const KernelIf* k, uint32_t cta);
   void kernel_boundary();                  // between kernels: invalidate the L1
   uint64_t stores_in_flight() const { return stores_out_; }
   unsigned resident_ctas() const { return ctas_live_; }
@@ -219,12 +228,12 @@ class Sm : public sc_core::sc_module {
   PayloadPool& pool_;
   bstore* golden_;
   Checker* checker_;
-  Gpu* gpu_;
+  SmHost* gpu_;  // the CTA dispatcher
   const uint64_t ps_unit_;  // sc_time ticks per ps
   const uint64_t period_ps_;
   const bool gto_;
 
-  const Kernel* kernel_ = nullptr;
+  const KernelIf* kernel_ = nullptr;
   std::vector<Warp> warps_;
   // Hot per-slot scheduling word, scanned every issue cycle (kept apart from the
   // large Warp records): cycle at which the buffered instruction's operands are

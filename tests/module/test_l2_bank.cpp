@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "l2/l2_bank.h"
+#include "platform/module_cfg.h"
 #include "l2_driver.h"
 #include "tlm_harness.h"
 
@@ -28,7 +29,7 @@ using Driver = L2Driver;
 using Rig = L2Rig;
 
 static L2Cfg small_cfg() {
-  L2Cfg c;
+  L2Cfg c = l2_cfg(default_config());  // schema defaults, then what the timings below depend on
   c.clk.mhz = 1000.0;
   c.banks = 1;
   c.size_bytes = 4096;  // 32 lines: 8 sets x 4 ways

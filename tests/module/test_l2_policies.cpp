@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "l2/l2_bank.h"
+#include "platform/module_cfg.h"
 #include "l2_driver.h"
 #include "tlm_harness.h"
 
@@ -44,7 +45,7 @@ struct Rig : L2Rig {
 };
 
 L2Cfg cfg_for(const std::string& policy, unsigned size, unsigned assoc) {
-  L2Cfg c;
+  L2Cfg c = l2_cfg(default_config());  // schema defaults, then what the timings below depend on
   c.clk.mhz = 1000.0;
   c.banks = 1;
   c.size_bytes = size;

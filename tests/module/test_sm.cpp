@@ -28,6 +28,7 @@
 
 #include "common/payload.h"
 #include "common/stats.h"
+#include "platform/module_cfg.h"
 #include "sm/gpu.h"
 #include "workloads/functional.h"
 #include "workloads/program.h"
@@ -212,8 +213,9 @@ struct Env {
   std::unique_ptr<Gpu> gpu;
   std::unique_ptr<FakeMem> mem;
   std::vector<std::vector<IssueRec>> logs;
-  SmCfg sm;
-  L1Cfg l1;
+  // Schema defaults (platform/module_cfg.h), then every value the hand-computed timings use.
+  SmCfg sm = sm_cfg(default_config());
+  L1Cfg l1 = l1_cfg(default_config());
 
   Env() {
     sm.clk.mhz = 1000.0;  // 1 ns cycles
@@ -223,6 +225,9 @@ struct Env {
     sm.sched = WarpSched::LooseRoundRobin;
     sm.alu_latency = 4;
     sm.sfu_latency = 20;
+    sm.ldst_per_cycle = 1;
+    l1.enabled = true;
+    l1.write_allocate = false;
     l1.size_bytes = 4096;
     l1.assoc = 4;
     l1.latency = 20;

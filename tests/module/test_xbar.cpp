@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "noc/xbar.h"
+#include "platform/module_cfg.h"
 #include "tlm_harness.h"
 
 using namespace sc_core;
@@ -93,7 +94,7 @@ struct XRig {
 };
 
 static XbarCfg cfg1() {
-  XbarCfg c;
+  XbarCfg c = xbar_cfg(default_config());  // schema defaults, then what the timings below depend on
   c.clk.mhz = 1000;
   c.latency = 8;
   c.bytes_per_cycle = 32;

@@ -17,6 +17,7 @@
 
 #include "l2/l2_bank.h"
 #include "noc/xbar.h"
+#include "platform/module_cfg.h"
 #include "tlm_harness.h"
 
 using namespace sc_core;
@@ -107,12 +108,12 @@ int sc_main(int, char*[]) {
   }
   PayloadPool pool;
   StatsRegistry stats;
-  XbarCfg xc;
+  XbarCfg xc = xbar_cfg(default_config());  // schema defaults, then the test's own values
   xc.clk.mhz = 1400;
   xc.latency = 8;
   xc.bytes_per_cycle = 32;
   xc.queue = 4;
-  L2Cfg lc;
+  L2Cfg lc = l2_cfg(default_config());
   lc.clk.mhz = 1400;
   lc.banks = kBanks;
   lc.size_bytes = kBanks * 8192;  // 64 lines per bank (16 sets x 4 ways); footprint 640 lines

@@ -1,0 +1,3 @@
+// Layering probe (tests/layering/CMakeLists.txt): compiled with the include path of
+// models/ sources; the test passes only if this include does NOT resolve.
+#include "workloads/program.h"
