@@ -60,6 +60,7 @@ enum class Stage : uint16_t {
   DeviceCtrl = 400,  // memory (device) controller of channel i
   MemSide = 450,     // memory-side controller of partition i
   L2 = 500,          // L2 bank i
+  NdpSm = 600,       // SM i on a stack's logic layer (near-data processing)
   Sampler = 60000,   // after every model due at the same time
 };
 struct Order {
@@ -113,6 +114,7 @@ enum class Stage : uint16_t {
   DeviceCtrl = 400,  // memory (device) controller of channel i
   MemSide = 450,     // memory-side controller of partition i
   L2 = 500,          // L2 bank i
+  NdpSm = 600,       // SM i on a stack's logic layer (near-data processing)
   Sampler = 60000,   // after every model due at the same time
 };
 struct Order {

@@ -22,7 +22,8 @@ inline void put_lanes(unsigned char* d, uint32_t lanes, const uint64_t* addr, co
 }  // namespace
 
 Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg& l1, const amap* map,
-       PayloadPool& pool, bstore* golden, Checker* checker, SmHost* host, StatsRegistry& stats)
+       PayloadPool& pool, bstore* golden, Checker* checker, SmHost* host, StatsRegistry& stats,
+       const SmRole& role)
     : sc_module(name),
       isock("isock"),
       id_(id),
@@ -86,10 +87,11 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
       SC_REPORT_FATAL(this->name(), (std::string("L1: ") + (cc.policy ? err : "no lru policy")).c_str());
   }
 
-  wake_.bind<&Sm::cycle>(this, {Stage::Sm, id_});
-  resp_ev_.bind<&Sm::on_resp>(this, {Stage::Sm, id_});
+  wake_.bind<&Sm::cycle>(this, {role.stage, id_});
+  resp_ev_.bind<&Sm::on_resp>(this, {role.stage, id_});
 
-  const std::string g = "gpu.sm" + std::to_string(id), l = "l1.sm" + std::to_string(id);
+  const std::string g = role.sm_stats.empty() ? "gpu.sm" + std::to_string(id) : role.sm_stats;
+  const std::string l = role.l1_stats.empty() ? "l1.sm" + std::to_string(id) : role.l1_stats;
   stats.counter(g + ".instructions", "thread instructions issued", Unit::Count, &thread_insts_);
   stats.counter(g + ".warp_instructions", "warp instructions issued", Unit::Count, &warp_insts_);
   stats.counter(g + ".mem_instructions", "warp load/store instructions issued", Unit::Count, &mem_insts_);

@@ -66,6 +66,18 @@ class SmHost {
   ~SmHost() = default;
 };
 
+// Where an SM sits: the names of its stats and its same-time rank. The GPU's
+// SMs take the defaults (gpu.sm<id>.*, l1.sm<id>.*, Stage::Sm); an SM of
+// another kind -- an NDP SM on a stack's logic layer (TOM Sec. 3: the same SM
+// design) -- reuses the whole pipeline (warp schedulers, scoreboard,
+// coalescer, L1, MSHRs) under its own names, host (SmHost) and downstream
+// socket.
+struct SmRole {
+  std::string sm_stats;       // stat prefix of the pipeline; empty: "gpu.sm<id>"
+  std::string l1_stats;       // stat prefix of its L1; empty: "l1.sm<id>"
+  Stage stage = Stage::Sm;    // same-time rank (instance = id)
+};
+
 // One issued instruction (optional issue log for tests and debugging).
 struct IssueRec {
   uint64_t cycle;
@@ -80,8 +92,11 @@ class Sm : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Sm> isock;
 
   SC_HAS_PROCESS(Sm);
+  // map: the static address map (requests carry the L2 bank of their line);
+  // null: no L2 routing field (a downstream that routes by address).
   Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg& l1, const amap* map,
-     PayloadPool& pool, bstore* golden, Checker* checker, SmHost* host, StatsRegistry& stats);
+     PayloadPool& pool, bstore* golden, Checker* checker, SmHost* host, StatsRegistry& stats,
+     const SmRole& role = SmRole());
   ~Sm() override;
 
   // --- CTA dispatch (called by the host) ---

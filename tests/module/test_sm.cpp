@@ -916,6 +916,74 @@ struct Case {
   const char* want_stderr;
 };
 
+// The SM pipeline reused outside the GPU (an NDP SM on a stack's logic layer,
+// TOM Sec. 3): its own host (CTA dispatch), stat names and same-time stage; the
+// same warp schedulers, L1 and coalescer. A store then a load-back of the same
+// words from two CTAs, checked against the golden memory.
+struct NdpHost : sc_core::sc_module, SmHost {
+  SC_HAS_PROCESS(NdpHost);
+  Sm* sm = nullptr;
+  const KernelIf* k = nullptr;
+  unsigned done = 0;
+  bool drained = false;
+  explicit NdpHost(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(launch); }
+  void launch() {
+    for (uint32_t c = 0; c < k->ctas; ++c) {
+      EXPECT(sm->can_accept(*k));
+      sm->launch_cta(k, c);
+    }
+  }
+  void on_cta_done(unsigned) override { ++done; }
+  void on_stores_drained(unsigned) override { drained = true; }
+};
+
+static void case_ndp_role() {
+  TinyProgram p;
+  p.array_of("V", 8192);
+  p.kernel(2, 2, [&p](WarpCtx& w, WarpInst& o) {
+    const uint64_t V = p.array(0).base + (w.cta * 2 + w.warp) * 128;
+    switch (w.pc++) {
+      case 0:
+        o.store(~0u, 4, 0, kNoReg);
+        lanes_linear(o, V, 4);
+        for (unsigned l = 0; l < 32; ++l) {
+          o.data[l] = 0xa0000000u + static_cast<uint32_t>(V) + l;
+          bstore_write(p.ks[0]->golden, o.addr[l], &o.data[l], 4);
+        }
+        break;
+      case 1: o.load(1, ~0u, 4); lanes_linear(o, V, 4); break;
+      case 2: o.alu(2, ~0u); break;
+      default: o.exit();
+    }
+  });
+  Env e;
+  p.init(&e.golden, &e.device);
+  Checker checker(true, e.stats);
+  NdpHost host("ndp_host");
+  Sm sm("ndp_sm", 0, e.sm, e.l1, nullptr, e.pool, &e.golden, &checker, &host, e.stats,
+        SmRole{"ndp.stack0.sm", "ndp.stack0.l1", Stage::NdpSm});
+  FakeMem mem("vaults", FakeCfg(), e.sm.clk.period_ps(), &e.device);
+  sm.isock.bind(mem.tsock);
+  host.sm = &sm;
+  host.k = p.next_kernel();
+  sc_core::sc_start(sc_time(1, sc_core::SC_MS));
+  EXPECT_EQ(host.done, 2u);
+  EXPECT(host.drained);
+  EXPECT_EQ(e.st("ndp.stack0.sm.warp_instructions"), 4 * 4);
+  EXPECT_EQ(e.st("ndp.stack0.sm.instructions"), 4 * 4 * 32);
+  EXPECT_EQ(e.st("ndp.stack0.sm.ctas"), 2);
+  EXPECT_EQ(e.st("ndp.stack0.l1.accesses"), 8);  // 4 stores + 4 loads, one line each
+  EXPECT_EQ(e.st("check.loads"), 4 * 32);         // every lane's load compared, all equal
+  EXPECT(!e.stats.has("gpu.sm0.instructions"));
+  EXPECT_EQ(mem.log.size(), 8u);
+  for (unsigned w = 0; w < 4; ++w) {  // the stored words reached the memory
+    uint32_t v;
+    bstore_read(&e.device, p.array(0).base + w * 128 + 4 * 7, &v, 4);
+    EXPECT_EQ(v, 0xa0000000u + static_cast<uint32_t>(p.array(0).base + w * 128) + 7);
+  }
+  EXPECT_EQ(e.pool.live(), 0);
+}
+
 int sc_main(int, char**) {
   const std::vector<Case> cases = {
       {"alu_ipc", case_alu_ipc, 0, nullptr},
@@ -942,6 +1010,7 @@ int sc_main(int, char**) {
       {"workload_random", [] { case_builtin_workloads("random", {{"table_words", 1 << 14}, {"updates", 5000}}, false); }, 0, nullptr},
       {"workload_bfs", [] { case_builtin_workloads("bfs", {{"scale", 10}, {"edge_factor", 8}}, true); }, 0, nullptr},
       {"payload_pool", case_payload_pool, 0, nullptr},
+      {"ndp_role", case_ndp_role, 0, nullptr},
       {"check_catches_corruption", case_check_catches_corruption, 3,
        "strata: check failed: SM 0 warp 0 addr 0x0 cycle 100: expected 04030201 got 5e030201"},
   };
