@@ -104,23 +104,6 @@ class Event {
  private:
   friend class Scheduler;
 
-// Same-time order of the platform's model processes: lower stages run first.
-// The stages follow the request path from the SMs down to the memory, which
-// is the order the platform has always created its modules in.
-enum class Stage : uint16_t {
-  Sm = 100,          // SM i: instance i (issue cycle, response intake)
-  Gpu = 200,         // kernel launch, CTA dispatch
-  Noc = 300,         // crossbar, links
-  DeviceCtrl = 400,  // memory (device) controller of channel i
-  MemSide = 450,     // memory-side controller of partition i
-  L2 = 500,          // L2 bank i
-  NdpSm = 600,       // SM i on a stack's logic layer (near-data processing)
-  Sampler = 60000,   // after every model due at the same time
-};
-struct Order {
-  Stage stage;
-  uint32_t instance;
-};
   enum State : uint8_t {
     kIdle,
     kSlot,  // waiting in the time slot t_

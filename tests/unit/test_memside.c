@@ -138,21 +138,38 @@ static void pick_pair(uint64_t *a, uint64_t *b) {
   fail();
 }
 
+/* Policy `name` of partition 0 swapping a pair after `after` accesses, on a
+ * fake shell; ta, tb: where a and b start. */
+typedef struct swap_rig {
+  memside_cfg c;
+  const memside_ops *o;
+  void *st;
+  fake_shell f;
+  memside_env env;
+  memside_target ta, tb;
+} swap_rig;
+static void rig_init(swap_rig *r, const char *name, uint64_t after) {
+  memset(r, 0, sizeof *r);
+  r->c = make_cfg(0);
+  pick_pair(&r->c.swap.a, &r->c.swap.b);
+  r->c.swap.after = after;
+  r->o = memside_find(name);
+  r->st = calloc(1, r->o->state_bytes(&r->c));
+  r->env = (memside_env){&r->f, fake_issue, fake_release};
+  char err[256];
+  assert_int_equal(r->o->init(r->st, &r->c, &r->env, err, sizeof err), 0);
+  r->o->locate(r->st, r->c.swap.a, &r->ta);
+  r->o->locate(r->st, r->c.swap.b, &r->tb);
+}
+
 static void swap_protocol(void **state) {
   (void)state;
-  memside_cfg c = make_cfg(0);
-  pick_pair(&c.swap.a, &c.swap.b);
-  c.swap.after = 3;
-  const memside_ops *o = memside_find("swap");
-  void *st = calloc(1, o->state_bytes(&c));
-  fake_shell f;
-  memset(&f, 0, sizeof f);
-  memside_env env = {&f, fake_issue, fake_release};
-  char err[256];
-  assert_int_equal(o->init(st, &c, &env, err, sizeof err), 0);
-  memside_target ta, tb, t, other;
-  o->locate(st, c.swap.a, &ta);
-  o->locate(st, c.swap.b, &tb);
+  swap_rig r;
+  rig_init(&r, "swap", 3);
+  memside_cfg c = r.c;
+  const memside_ops *o = r.o;
+  void *st = r.st;
+  memside_target ta = r.ta, tb = r.tb, t, other;
   /* an access to segment a in flight when the swap starts */
   assert_int_equal(o->route(st, c.swap.a, 1, MEMSIDE_WRITEBACK, &t), MEMSIDE_GO);
   uint64_t elsewhere = c.swap.b + 65536; /* some other line of partition 0 */
@@ -160,30 +177,30 @@ static void swap_protocol(void **state) {
   assert_int_equal(o->route(st, elsewhere, 0, MEMSIDE_FILL, &other), MEMSIDE_GO);
   assert_int_equal(o->route(st, elsewhere, 0, MEMSIDE_FILL, &other), MEMSIDE_GO); /* 3rd: starts */
   assert_true(o->busy(st));
-  assert_int_equal(f.n, 0); /* drain first: the write to a is still in flight */
+  assert_int_equal(r.f.n, 0); /* drain first: the write to a is still in flight */
   assert_int_equal(o->route(st, c.swap.b, 0, MEMSIDE_FILL, &t), MEMSIDE_HOLD);
   assert_int_equal(o->route(st, elsewhere, 0, MEMSIDE_FILL, &t), MEMSIDE_GO); /* others flow */
   o->complete(st, &ta, 1);
-  assert_int_equal(f.n, 2); /* one 256 B read of each segment */
+  assert_int_equal(r.f.n, 2); /* one 256 B read of each segment */
   for (int i = 0; i < 2; ++i) {
-    assert_int_equal(f.x[i].write, 0);
-    assert_int_equal(f.x[i].cls, MEMSIDE_MIGRATION);
-    assert_int_equal(f.x[i].bytes, 256);
-    memset(f.x[i].buf, i == 0 ? 0xaa : 0xbb, 256); /* segment a holds 0xaa, b 0xbb */
+    assert_int_equal(r.f.x[i].write, 0);
+    assert_int_equal(r.f.x[i].cls, MEMSIDE_MIGRATION);
+    assert_int_equal(r.f.x[i].bytes, 256);
+    memset(r.f.x[i].buf, i == 0 ? 0xaa : 0xbb, 256); /* segment a holds 0xaa, b 0xbb */
   }
-  for (int i = 0; i < 2; ++i) o->done(st, f.x[i].tag);
-  assert_int_equal(f.n, 4);
+  for (int i = 0; i < 2; ++i) o->done(st, r.f.x[i].tag);
+  assert_int_equal(r.f.n, 4);
   for (int i = 2; i < 4; ++i) {
-    assert_int_equal(f.x[i].write, 1);
+    assert_int_equal(r.f.x[i].write, 1);
     /* a's bytes go to b's location and the other way round */
-    const int from_a = f.x[i].buf[0] == 0xaa;
+    const int from_a = r.f.x[i].buf[0] == 0xaa;
     const memside_target *dst = from_a ? &tb : &ta;
-    assert_int_equal(f.x[i].addr, dst->addr & ~255ull);
+    assert_int_equal(r.f.x[i].addr, dst->addr & ~255ull);
   }
   assert_int_equal(o->route(st, c.swap.a, 0, MEMSIDE_FILL, &t), MEMSIDE_HOLD); /* still moving */
-  assert_int_equal(f.released, 0);
-  for (int i = 2; i < 4; ++i) o->done(st, f.x[i].tag);
-  assert_int_equal(f.released, 1);
+  assert_int_equal(r.f.released, 0);
+  for (int i = 2; i < 4; ++i) o->done(st, r.f.x[i].tag);
+  assert_int_equal(r.f.released, 1);
   assert_false(o->busy(st));
   /* now a lives where b was and the other way round */
   assert_int_equal(o->route(st, c.swap.a, 0, MEMSIDE_FILL, &t), MEMSIDE_GO);
@@ -202,24 +219,14 @@ static void swap_protocol(void **state) {
 
 static void swap_forget_moves_no_bytes(void **state) {
   (void)state;
-  memside_cfg c = make_cfg(0);
-  pick_pair(&c.swap.a, &c.swap.b);
-  c.swap.after = 1;
-  const memside_ops *o = memside_find("swap_forget");
-  void *st = calloc(1, o->state_bytes(&c));
-  fake_shell f;
-  memset(&f, 0, sizeof f);
-  memside_env env = {&f, fake_issue, fake_release};
-  char err[256];
-  assert_int_equal(o->init(st, &c, &env, err, sizeof err), 0);
-  memside_target ta, tb, t;
-  o->locate(st, c.swap.a, &ta);
-  o->locate(st, c.swap.b, &tb);
-  assert_int_equal(o->route(st, c.swap.a, 0, MEMSIDE_FILL, &t), MEMSIDE_GO);
-  assert_int_equal(f.n, 0); /* no transfer ... */
-  o->locate(st, c.swap.a, &t);
-  assert_int_equal(t.addr, tb.addr); /* ... but the mapping moved */
-  free(st);
+  swap_rig r;
+  rig_init(&r, "swap_forget", 1);
+  memside_target t;
+  assert_int_equal(r.o->route(r.st, r.c.swap.a, 0, MEMSIDE_FILL, &t), MEMSIDE_GO);
+  assert_int_equal(r.f.n, 0); /* no transfer ... */
+  r.o->locate(r.st, r.c.swap.a, &t);
+  assert_int_equal(t.addr, r.tb.addr); /* ... but the mapping moved */
+  free(r.st);
 }
 
 static void swap_bad_params(void **state) {
