@@ -205,7 +205,10 @@ class PayloadPool : public tlm::tlm_mm_interface {
     gp.set_dmi_allowed(false);
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     it->ext = GpuExt();
-    if (d == Data::Zero) std::memset(it->data, 0, it->bytes);
+    if (d == Data::Zero) {
+      if (it->cls == 0) std::memset(it->data, 0, kLineBytes);  // a constant size: inline stores, no call
+      else std::memset(it->data, 0, it->bytes);
+    }
     gp.acquire();
     ++live_;
     return &gp;

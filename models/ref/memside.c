@@ -43,17 +43,6 @@ const char *memside_names(void) { return memside_name_list + 2; }
 size_t memside_count(void) { return sizeof memside_table / sizeof memside_table[0]; }
 const memside_ops *memside_at(size_t i) { return i < memside_count() ? memside_table[i] : NULL; }
 
-void memside_static_locate(const memside_cfg *cfg, uint64_t pa, memside_target *out) {
-  amap_loc l;
-  amap_decode(cfg->map, pa, &l);
-  uint32_t d = 0;
-  while (d + 1 < cfg->ndevs && cfg->dev_channel[d] != l.ch) ++d;
-  const devaddr_loc dl = {l.ra, l.bg, l.ba, l.col, l.row};
-  out->dev = d;
-  out->addr = devaddr_encode(&cfg->geom[d], &dl);
-  out->kind = cfg->rank_kind[d][l.ra];
-}
-
 int memside_check_map(const memside_cfg *cfg, char *err, size_t errlen) {
   /* A line is one device address range when its atoms are consecutive
    * columns of one row: the map's lowest column digit (with the byte offset)

@@ -146,8 +146,18 @@ size_t memside_count(void);
 const memside_ops *memside_at(size_t i);
 
 /* The static placement every policy starts from: the map's decode of pa
- * (memside_plain; also the initial mapping of the others). */
-void memside_static_locate(const memside_cfg *cfg, uint64_t pa, memside_target *out);
+ * (memside_plain; also the initial mapping of the others). Inline: it is on
+ * every access's path. */
+static inline void memside_static_locate(const memside_cfg *cfg, uint64_t pa, memside_target *out) {
+  amap_loc l;
+  amap_decode(cfg->map, pa, &l);
+  uint32_t d = 0;
+  while (d + 1 < cfg->ndevs && cfg->dev_channel[d] != l.ch) ++d;
+  const devaddr_loc dl = {l.ra, l.bg, l.ba, l.col, l.row};
+  out->dev = d;
+  out->addr = devaddr_encode(&cfg->geom[d], &dl);
+  out->kind = cfg->rank_kind[d][l.ra];
+}
 
 /* Checks shared by policies: the map keeps a 128 B line in consecutive
  * columns of one row (one device address range). Returns 0 or -1 with err. */
