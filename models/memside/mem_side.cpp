@@ -27,6 +27,7 @@ MemSide::MemSide(sc_core::sc_module_name name, const memside_ops* ops, const mem
   char err[256] = "";
   if (ops_->init(st_.data(), &cfg_, &env_, err, sizeof err) != 0) throw std::invalid_argument(err);
   held_.assign(up_, nullptr);
+  held_ticket_.assign(up_, 0);
   resp_dev_.assign(up_, 0);
   held_order_.reserve(up_);
   own_.resize(MEMSIDE_XFER_SLOTS);
@@ -75,11 +76,13 @@ bool MemSide::idle() const {
 
 // -------------------------------------------------------------- demand path
 
-bool MemSide::route(unsigned port, tlm_generic_payload& gp, memside_target* t) {
+bool MemSide::route(unsigned port, tlm_generic_payload& gp, memside_target* t, uint32_t ticket) {
   GpuExt& e = GpuExt::get(gp);
-  if (ops_->route(st_.data(), gp.get_address(), gp.is_write(), static_cast<unsigned>(e.cls), t) != MEMSIDE_GO) {
+  if (ops_->route(st_.data(), gp.get_address(), gp.is_write(), static_cast<unsigned>(e.cls), &ticket, t) !=
+      MEMSIDE_GO) {
     if (held_[port]) fatal("second request held on port " + std::to_string(port));
     held_[port] = &gp;
+    held_ticket_[port] = ticket;
     held_order_.push_back(port);
     ++st2_.held;
     return false;
@@ -102,7 +105,7 @@ tlm_sync_enum MemSide::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
   const unsigned port = static_cast<unsigned>(id);
   if (ph == tlm::BEGIN_REQ) {
     memside_target t;
-    if (!route(port, gp, &t)) return tlm::TLM_ACCEPTED;  // END_REQ once released and accepted
+    if (!route(port, gp, &t, 0)) return tlm::TLM_ACCEPTED;  // END_REQ once released and accepted
     return forward(port, gp, t, ph, d);
   }
   if (ph == tlm::END_RESP) {  // to the device that answered (its port for this upstream port)
@@ -150,7 +153,7 @@ void MemSide::release_process() {
     tlm_generic_payload* gp = held_[port];
     held_[port] = nullptr;
     memside_target t;
-    if (!route(port, *gp, &t)) continue;  // held again (route re-queued it)
+    if (!route(port, *gp, &t, held_ticket_[port])) continue;  // held again (route re-queued it)
     tlm_phase ph = tlm::BEGIN_REQ;
     sc_time d = SC_ZERO_TIME;
     const tlm_sync_enum r = forward(port, *gp, t, ph, d);
@@ -169,11 +172,12 @@ void MemSide::release_process() {
 int MemSide::env_issue(void* ctx, const memside_xfer* x) {
   MemSide* self = static_cast<MemSide*>(ctx);
   if (self->own_free_.empty()) return -1;
-  const bool sub_line = x->bytes < kLineBytes && x->bytes % kSectorBytes == 0;
-  if (x->dev >= self->cfg_.ndevs || x->addr % kLineBytes || !x->bytes || x->bytes > MEMSIDE_XFER_MAX ||
-      !(sub_line || x->bytes % kLineBytes == 0) || !x->buf)
-    self->fatal("policy transfer outside the shell's contract (128 B-aligned; 32, 64, 96 B or whole lines up to " +
-                std::to_string(MEMSIDE_XFER_MAX) + " B)");
+  const bool sub_line = x->bytes < kLineBytes && x->bytes % kSectorBytes == 0 && x->addr % kSectorBytes == 0 &&
+                        x->addr % kLineBytes + x->bytes <= kLineBytes;
+  const bool lines = x->bytes % kLineBytes == 0 && x->addr % kLineBytes == 0 && x->bytes <= MEMSIDE_XFER_MAX;
+  if (x->dev >= self->cfg_.ndevs || !x->bytes || !(sub_line || lines) || !x->buf)
+    self->fatal("policy transfer outside the shell's contract (sectors within one line, or whole 128 B-aligned "
+                "lines up to " + std::to_string(MEMSIDE_XFER_MAX) + " B)");
   const uint32_t s = self->own_free_.back();
   self->own_free_.pop_back();
   const unsigned parts = (x->bytes + kLineBytes - 1) / kLineBytes;
@@ -195,19 +199,22 @@ void MemSide::own_process() {
     const uint32_t s = own_queue_[i];
     Own& o = own_[s];
     while (o.sent < o.parts && !own_wait_[o.x.dev]) {
+      // part k: the line at addr + k x 128 (a sub-line transfer: its sectors in the line holding addr)
       const unsigned off = o.sent * kLineBytes, n = std::min(kLineBytes, o.x.bytes - off);
+      const uint64_t at = o.x.addr + off, line = at - at % kLineBytes;
+      const unsigned in_line = static_cast<unsigned>(at - line);
       tlm_generic_payload* gp = pool_.alloc();
       GpuExt& e = GpuExt::get(*gp);
-      gp->set_address(o.x.addr + off);
+      gp->set_address(line);
       gp->set_command(o.x.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
       e.cls = static_cast<ReqClass>(o.x.cls);
       e.sm_id = ~0u;
       e.tag = s;
-      e.sector_mask = static_cast<uint8_t>((1u << (n / kSectorBytes)) - 1u);
+      e.sector_mask = static_cast<uint8_t>(((1u << (n / kSectorBytes)) - 1u) << (in_line / kSectorBytes));
       e.issue_ps = sim_now().value() / sc_time(1, sc_core::SC_PS).value();
       if (o.x.write) {
-        std::memcpy(gp->get_data_ptr(), o.x.buf + off, n);
-        e.set_bytes(0, n);
+        std::memcpy(gp->get_data_ptr() + in_line, o.x.buf + off, n);
+        e.set_bytes(in_line, n);
         ++st2_.own_writes;
         st2_.own_write_bytes += n;
       } else {
@@ -231,8 +238,12 @@ void MemSide::own_response(unsigned dev, tlm_generic_payload& gp) {
   const uint32_t s = GpuExt::get(gp).tag;
   if (s >= own_.size() || !own_[s].left) fatal("response for an unknown own transfer");
   Own& o = own_[s];
-  const uint64_t off = gp.get_address() - o.x.addr;
-  if (!o.x.write) std::memcpy(o.x.buf + off, gp.get_data_ptr(), std::min<uint64_t>(kLineBytes, o.x.bytes - off));
+  if (!o.x.write) {
+    const uint64_t line = gp.get_address();  // the part's line; the transfer may start inside it
+    const uint64_t from = std::max(line, o.x.addr), off = from - o.x.addr;
+    const uint64_t n = std::min<uint64_t>(line + kLineBytes, o.x.addr + o.x.bytes) - from;
+    std::memcpy(o.x.buf + off, gp.get_data_ptr() + (from - line), n);
+  }
   gp.release();
   if (--o.left) return;
   const uint64_t tag = o.x.tag;
@@ -295,6 +306,14 @@ void MemSide::write_functional(uint64_t pa, const unsigned char* src, size_t len
 
 void MemSide::register_stats(StatsRegistry& S) {
   const std::string p = "memside.p" + std::to_string(cfg_.partition) + ".";
+  if (ops_->stat_names) {  // the policy's own counters, per partition
+    size_t n = 0;
+    while (ops_->stat_names[n]) ++n;
+    pol_vals_.assign(n, 0);
+    for (size_t i = 0; i < n; ++i)
+      S.formula(p + ops_->stat_prefix + "." + ops_->stat_names[i], ops_->stat_descs[i], Unit::Count,
+                [this, i] { return static_cast<double>(policy_value(i)); });
+  }
   S.counter(p + "routed", "accesses of the L2 routed to a device", Unit::Count, &st2_.routed);
   S.counter(p + "held", "accesses held by the policy (e.g. while their line moved)", Unit::Count, &st2_.held);
   S.counter(p + "own_reads", "reads issued by the memory-side policy itself (migration, fill, probe)", Unit::Count,
@@ -302,7 +321,22 @@ void MemSide::register_stats(StatsRegistry& S) {
   S.counter(p + "own_writes", "writes issued by the memory-side policy itself", Unit::Count, &st2_.own_writes);
 }
 
+uint64_t MemSide::policy_value(size_t i) const {
+  ops_->stat_values(st_.data(), pol_vals_.data());
+  return pol_vals_[i];
+}
+
 void MemSide::register_totals(StatsRegistry& S, const std::vector<MemSide*>& parts) {
+  if (!parts.empty() && parts[0]->ops_->stat_names) {  // the policy's own counters, all partitions
+    const memside_ops* o = parts[0]->ops_;
+    for (size_t i = 0; o->stat_names[i]; ++i)
+      S.formula(std::string(o->stat_prefix) + "." + o->stat_names[i], std::string(o->stat_descs[i]) +
+                ", all partitions", Unit::Count, [parts, i] {
+        double s = 0;
+        for (MemSide* m : parts) s += static_cast<double>(m->policy_value(i));
+        return s;
+      });
+  }
   auto sum = [parts](uint64_t memside_stats::*f) {
     return [parts, f]() {
       double s = 0;

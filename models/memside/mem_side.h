@@ -102,7 +102,7 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   void end_of_elaboration() override;
 
   // Route gp (physical) to its device now; false = held by the policy.
-  bool route(unsigned port, tlm::tlm_generic_payload& gp, memside_target* t);
+  bool route(unsigned port, tlm::tlm_generic_payload& gp, memside_target* t, uint32_t ticket);
   tlm::tlm_sync_enum forward(unsigned port, tlm::tlm_generic_payload& gp, const memside_target& t,
                              tlm::tlm_phase& ph, sc_core::sc_time& d);
   void release_process();  // held requests, after env.release
@@ -126,6 +126,7 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
 
   std::vector<tlm::tlm_generic_payload*> held_;  // per upstream port: request held by the policy
   std::vector<unsigned> held_order_;             // ports with a held request, oldest first
+  std::vector<uint32_t> held_ticket_;            // per upstream port: the policy's ticket of its held request
   Event release_ev_;
   std::vector<unsigned> resp_dev_;               // per upstream port: device of its last BEGIN_RESP
 
@@ -138,7 +139,8 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   struct Stats {
     uint64_t routed = 0, held = 0, own_reads = 0, own_writes = 0, own_read_bytes = 0, own_write_bytes = 0;
   } st2_;
-  memside_stats pst_{};
+  mutable std::vector<uint64_t> pol_vals_;  // the policy's own counters (memside_ops.stat_values)
+  uint64_t policy_value(size_t i) const;
   void register_stats(StatsRegistry& stats);
 };
 

@@ -51,8 +51,9 @@ typedef struct memside_target {
   uint64_t addr;
 } memside_target;
 
-/* A transfer of the policy's own at a 128 B-aligned device address: 32, 64
- * or 96 bytes (the first sectors of a line) or a multiple of 128 B up to
+/* A transfer of the policy's own: whole 32 B sectors within one 128 B line
+ * (a 32 B-aligned device address, e.g. the metadata column of a DRAM-cache
+ * row), or a multiple of 128 B at a 128 B-aligned address up to
  * MEMSIDE_XFER_MAX (a DRAM-cache line, a migration segment, a page). The
  * shell sends it to the device controller as line requests (a controller
  * queues lines) and reports it done when the last one is. Writes take their
@@ -123,8 +124,11 @@ typedef struct memside_ops {
   void (*locate)(const void *st, uint64_t pa, memside_target *out);
   /* An access of the L2 (cls: demand fill or write-back) to line pa: fill
    * *out and return MEMSIDE_GO, or MEMSIDE_HOLD to keep it waiting until the
-   * policy calls env->release (the shell then calls route again). */
-  int (*route)(void *st, uint64_t pa, int is_write, unsigned cls, memside_target *out);
+   * policy calls env->release (the shell then calls route again). *ticket is
+   * 0 on an access's first call; a policy may set it when it holds the
+   * access (e.g. the probe the access waits for) and gets it back on the
+   * retries. */
+  int (*route)(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t *ticket, memside_target *out);
   /* Optional entries (NULL: the policy has nothing to do there). */
   /* The memory kind (AMAP_MEM_*) serving pa now: locate(pa).kind, cheaper
    * (the L2 asks at every line miss). */
@@ -136,6 +140,14 @@ typedef struct memside_ops {
   /* Work in progress (transfers outstanding or accesses held). */
   int (*busy)(const void *st);
   void (*stats)(const void *st, memside_stats *out);
+  /* Counters of the policy's own (optional): NULL-terminated names and
+   * descriptions, and their values in that order. The shell registers them
+   * as <stat_prefix>.<name> summed over partitions and
+   * memside.p<N>.<stat_prefix>.<name> per partition. */
+  const char *stat_prefix;
+  const char *const *stat_names;
+  const char *const *stat_descs;
+  void (*stat_values)(const void *st, uint64_t *out);
 } memside_ops;
 
 /* Policy by name, or NULL. */

@@ -23,9 +23,11 @@ static void plain_locate(const void *st, uint64_t pa, memside_target *out) {
   memside_static_locate(&((const plain_st *)st)->cfg, pa, out);
 }
 
-static int plain_route(void *st, uint64_t pa, int is_write, unsigned cls, memside_target *out) {
+static int plain_route(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t *ticket,
+                       memside_target *out) {
   (void)is_write;
   (void)cls;
+  (void)ticket;
   memside_static_locate(&((const plain_st *)st)->cfg, pa, out);
   return MEMSIDE_GO;
 }
@@ -37,6 +39,11 @@ static unsigned plain_kind_of(const void *st, uint64_t pa) {
 }
 
 const memside_ops memside_plain_ops = {
-    "plain", "flat memory: every line where the static address map puts it",
-    plain_state_bytes, plain_init, plain_locate, plain_route, plain_kind_of, NULL, NULL, NULL, NULL,
+    .name = "plain",
+    .desc = "flat memory: every line where the static address map puts it",
+    .state_bytes = plain_state_bytes,
+    .init = plain_init,
+    .locate = plain_locate,
+    .route = plain_route,
+    .kind_of = plain_kind_of,
 };

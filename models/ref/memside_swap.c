@@ -136,9 +136,11 @@ static void start_copy_when_drained(swap_st *s) {
   }
 }
 
-static int swap_route(void *st, uint64_t pa, int is_write, unsigned cls, memside_target *out) {
+static int swap_route(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t *ticket,
+                       memside_target *out) {
   (void)is_write;
   (void)cls;
+  (void)ticket;
   swap_st *s = (swap_st *)st;
   swap_locate(s, pa, out);
   if (!s->active) return MEMSIDE_GO;
@@ -189,11 +191,27 @@ static int swap_busy(const void *st) {
 static void swap_stats(const void *st, memside_stats *out) { *out = ((const swap_st *)st)->st; }
 
 const memside_ops memside_swap_ops = {
-    "swap", "worked example: exchanges two device segments (data and mapping) after a number of accesses",
-    swap_state_bytes, swap_init, swap_locate, swap_route, NULL, swap_complete, swap_done, swap_busy, swap_stats,
+    .name = "swap",
+    .desc = "worked example: exchanges two device segments (data and mapping) after a number of accesses",
+    .state_bytes = swap_state_bytes,
+    .init = swap_init,
+    .locate = swap_locate,
+    .route = swap_route,
+    .complete = swap_complete,
+    .done = swap_done,
+    .busy = swap_busy,
+    .stats = swap_stats,
 };
 
 const memside_ops memside_swap_forget_ops = {
-    "swap_forget", "test policy: exchanges two segments' mapping WITHOUT their data (--check must catch it)",
-    swap_state_bytes, swap_forget_init, swap_locate, swap_route, NULL, swap_complete, swap_done, swap_busy, swap_stats,
+    .name = "swap_forget",
+    .desc = "test policy: exchanges two segments' mapping WITHOUT their data (--check must catch it)",
+    .state_bytes = swap_state_bytes,
+    .init = swap_forget_init,
+    .locate = swap_locate,
+    .route = swap_route,
+    .complete = swap_complete,
+    .done = swap_done,
+    .busy = swap_busy,
+    .stats = swap_stats,
 };
