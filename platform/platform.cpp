@@ -214,6 +214,11 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
     m.swap.b = cfg.size("memside.swap.b");
     m.swap.after = static_cast<uint64_t>(cfg.i("memside.swap.after"));
     m.swap.seg_bytes = static_cast<uint32_t>(cfg.size("memside.swap.segment"));
+    m.dcache.cache_bytes = cfg.size("memside.dcache.size");
+    if (!m.dcache.cache_bytes)  // the DRAM part of the map, per channel serving it
+      for (unsigned k = 0; k < map.nparts; ++k)
+        if (map.part[k].mem == AMAP_MEM_DRAM && map.part[k].nch) m.dcache.cache_bytes = map.part[k].bytes / map.part[k].nch;
+    m.dcache.mshrs = static_cast<uint32_t>(cfg.i("memside.dcache.mshrs"));
     try {
       sides.emplace_back(new MemSide(("memside_p" + std::to_string(p)).c_str(), ops, m, nbanks / nch, pool, stats));
     } catch (const std::invalid_argument& e) {
@@ -277,6 +282,14 @@ void Platform::build() {
 
   // Memory side: device controllers and memory-side controllers.
   P.build_memory_side(md);
+  if (C.s("memside.policy") == "dcache") {  // the program sees the SCM part only (the DRAM rank is the cache)
+    uint64_t end = 0;
+    for (const auto& a : P.program->arrays()) end = std::max<uint64_t>(end, a.base + a.bytes);
+    if (P.map.nparts && P.map.part[0].bytes && end > P.map.part[0].bytes)
+      throw ConfigError("key 'addrmap.scm_size': expected the workload's arrays (up to " + std::to_string(end) +
+                        " bytes) inside the SCM part under memside.policy = dcache, got " +
+                        std::to_string(P.map.part[0].bytes));
+  }
   P.load_initial_data();
 
   // L2 banks between the crossbar and the memory side.

@@ -110,6 +110,11 @@ static std::vector<KeySpec> build_schema() {
        "policies swap / swap_forget: the exchange starts after this many accesses routed by a's partition"},
       {"memside.swap.segment", T::Size, "256", 128, 1024, {},
        "policies swap / swap_forget: segment bytes (a power of two, aligned in device-address space)"},
+      {"memside.dcache.size", T::Size, "0", 0, 1ull << 44, {},
+       "policy dcache: DRAM-cache bytes per channel (its DRAM rank); 0 = the DRAM part of the address map "
+       "(addrmap.dram_size) divided over its channels"},
+      {"memside.dcache.mshrs", T::Int, "128", 1, 128, {},
+       "policy dcache: 256 B line fills in flight per channel (HMS Sec. III-F: a 128-entry MSHR)"},
       {"workload.name", T::String, "stream", 1, 0, {}, "built-in workload (strata --list-workloads)"},
       {"workload.footprint", T::Size, "0", 0, 1ull << 40, {},
        "total array bytes of a kernel-library workload (docs/workload_library.md): its size knob is set to the "

@@ -26,13 +26,18 @@ MemSide::MemSide(sc_core::sc_module_name name, const memside_ops* ops, const mem
   st_.assign(ops_->state_bytes(&cfg_), 0);
   char err[256] = "";
   if (ops_->init(st_.data(), &cfg_, &env_, err, sizeof err) != 0) throw std::invalid_argument(err);
-  held_.assign(up_, nullptr);
-  held_ticket_.assign(up_, 0);
-  resp_dev_.assign(up_, 0);
-  held_order_.reserve(up_);
+  held_node_.resize(kHeldMax);
+  for (size_t i = 0; i < kHeldMax; ++i) held_node_[i].next = i + 1 < kHeldMax ? static_cast<int>(i + 1) : -1;
+  ticket_.resize(4 * kHeldMax);  // a power of two, at most half full
+  wake_.reserve(kHeldMax);
+  up_wait_.assign(up_, Held{});
+  up_wait_order_.reserve(up_);
+  resp_port_.assign(up_, 0);
+  rel_q_.resize(cfg_.ndevs);
+  rel_wait_.assign(cfg_.ndevs, nullptr);
   own_.resize(MEMSIDE_XFER_SLOTS);
   for (uint32_t i = MEMSIDE_XFER_SLOTS; i-- > 0;) own_free_.push_back(i);
-  own_queue_.reserve(MEMSIDE_XFER_SLOTS);
+  own_queue_.resize(cfg_.ndevs);
   own_wait_.assign(cfg_.ndevs, nullptr);
   tsock.register_nb_transport_fw(this, &MemSide::nb_transport_fw);
   tsock.register_transport_dbg(this, &MemSide::transport_dbg);
@@ -50,11 +55,11 @@ void MemSide::fatal(const std::string& msg) const {
 void MemSide::end_of_elaboration() {
   if (static_cast<unsigned>(tsock.size()) != up_)
     fatal(std::to_string(tsock.size()) + " L2 banks bound, " + std::to_string(up_) + " announced");
-  if (bound_devs_ != cfg_.ndevs || static_cast<unsigned>(isock.size()) != cfg_.ndevs * (up_ + 1))
+  if (bound_devs_ != cfg_.ndevs || static_cast<unsigned>(isock.size()) != cfg_.ndevs * (up_ + 2))
     fatal("device controllers bound: " + std::to_string(bound_devs_) + ", expected " + std::to_string(cfg_.ndevs));
-  for (unsigned i = 0; i < cfg_.ndevs * (up_ + 1); ++i) {  // isock port -> (device, upstream port)
-    port_dev_.push_back(i / (up_ + 1));
-    port_up_.push_back(i % (up_ + 1));
+  for (unsigned i = 0; i < cfg_.ndevs * (up_ + 2); ++i) {  // isock port -> (device, port of that device)
+    port_dev_.push_back(i / (up_ + 2));
+    port_up_.push_back(i % (up_ + 2));
   }
 }
 
@@ -71,47 +76,102 @@ uint8_t MemSide::kind_of(uint64_t line) const {
 }
 
 bool MemSide::idle() const {
-  return held_order_.empty() && own_free_.size() == own_.size() && !(ops_->busy && ops_->busy(st_.data()));
+  for (unsigned d = 0; d < cfg_.ndevs; ++d)
+    if (!rel_q_[d].empty() || rel_wait_[d]) return false;
+  return !held_n_ && up_wait_order_.empty() && own_free_.size() == own_.size() &&
+         !(ops_->busy && ops_->busy(st_.data()));
 }
 
 // -------------------------------------------------------------- demand path
 
-bool MemSide::route(unsigned port, tlm_generic_payload& gp, memside_target* t, uint32_t ticket) {
+// Ask the policy where gp goes (ticket: what it attached when it held gp).
+int MemSide::ask(tlm_generic_payload& gp, memside_target* t, uint32_t* ticket) {
   GpuExt& e = GpuExt::get(gp);
-  if (ops_->route(st_.data(), gp.get_address(), gp.is_write(), static_cast<unsigned>(e.cls), &ticket, t) !=
-      MEMSIDE_GO) {
-    if (held_[port]) fatal("second request held on port " + std::to_string(port));
-    held_[port] = &gp;
-    held_ticket_[port] = ticket;
-    held_order_.push_back(port);
-    ++st2_.held;
-    return false;
+  const int r = ops_->route(st_.data(), gp.get_address(), gp.is_write(), static_cast<unsigned>(e.cls), ticket, t);
+  if (r == MEMSIDE_GO) {
+    if (t->dev >= cfg_.ndevs) fatal("policy routed to device " + std::to_string(t->dev));
+    ++st2_.routed;
   }
-  if (t->dev >= cfg_.ndevs) fatal("policy routed to device " + std::to_string(t->dev));
-  ++st2_.routed;
-  return true;
+  return r;
 }
 
-tlm_sync_enum MemSide::forward(unsigned port, tlm_generic_payload& gp, const memside_target& t, tlm_phase& ph,
-                               sc_time& d) {
+// Below the memory side: the device address, the serving rank's kind, the
+// physical address kept for the response.
+void MemSide::to_device(tlm_generic_payload& gp, const memside_target& t) {
   GpuExt& e = GpuExt::get(gp);
   e.phys_addr = gp.get_address();
   e.mem_type = static_cast<MemType>(t.kind);
   gp.set_address(t.addr);
-  return isock[static_cast<int>(dev_port(t.dev, port))]->nb_transport_fw(gp, ph, d);
+}
+
+// A request the policy holds waits in the shell's queue; its L2 port is free
+// to send the next one (END_REQ now). The route back is its upstream port.
+void MemSide::hold(unsigned port, tlm_generic_payload& gp, uint32_t ticket) {
+  GpuExt::get(gp).push_hop(port);
+  park(&gp, ticket);
+  ++st2_.held;
+}
+
+// Held requests wait in FIFO lists, one per ticket, so a release re-asks
+// only the requests waiting for what was released. The lists live in fixed
+// arrays (held_node_, ticket_): nothing is allocated per request.
+MemSide::TicketList* MemSide::ticket_list(uint32_t ticket, bool create) {
+  const size_t mask = ticket_.size() - 1;
+  for (size_t h = (ticket * 0x9e3779b9u) & mask;; h = (h + 1) & mask) {
+    TicketList& b = ticket_[h];
+    if (b.used && b.ticket == ticket) return &b;
+    if (!b.used) {
+      if (!create) return nullptr;
+      b = TicketList{ticket, -1, -1, true};
+      return &b;
+    }
+  }
+}
+
+void MemSide::drop_ticket_list(TicketList* b) {
+  const size_t mask = ticket_.size() - 1;
+  size_t i = static_cast<size_t>(b - ticket_.data());
+  for (size_t j = (i + 1) & mask; ticket_[j].used; j = (j + 1) & mask) {  // backward-shift deletion
+    const size_t home = (ticket_[j].ticket * 0x9e3779b9u) & mask;
+    if (((j - home) & mask) >= ((j - i) & mask)) {
+      ticket_[i] = ticket_[j];
+      i = j;
+    }
+  }
+  ticket_[i].used = false;
+}
+
+void MemSide::park(tlm_generic_payload* gp, uint32_t ticket) {
+  const int n = held_free_;
+  held_free_ = held_node_[n].next;
+  held_node_[n] = HeldNode{gp, ticket, -1};
+  TicketList* b = ticket_list(ticket, true);
+  if (b->tail >= 0) held_node_[b->tail].next = n;
+  else b->head = n;
+  b->tail = n;
+  ++held_n_;
 }
 
 tlm_sync_enum MemSide::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
   const unsigned port = static_cast<unsigned>(id);
   if (ph == tlm::BEGIN_REQ) {
     memside_target t;
-    if (!route(port, gp, &t, 0)) return tlm::TLM_ACCEPTED;  // END_REQ once released and accepted
-    return forward(port, gp, t, ph, d);
+    uint32_t ticket = 0;
+    if (ask(gp, &t, &ticket) == MEMSIDE_GO) {  // straight through, the device's back-pressure is the L2's
+      to_device(gp, t);
+      return isock[static_cast<int>(dev_port(t.dev, port))]->nb_transport_fw(gp, ph, d);
+    }
+    if (held_n_ < kHeldMax) {
+      hold(port, gp, ticket);
+      ph = tlm::END_REQ;
+      return tlm::TLM_UPDATED;
+    }
+    up_wait_[port] = Held{&gp, ticket};  // the queue is full: END_REQ when it has room
+    up_wait_order_.push_back(port);
+    return tlm::TLM_ACCEPTED;
   }
-  if (ph == tlm::END_RESP) {  // to the device that answered (its port for this upstream port)
-    const unsigned dev = resp_dev_[port];
-    return isock[static_cast<int>(dev_port(dev, port))]->nb_transport_fw(gp, ph, d);
-  }
+  if (ph == tlm::END_RESP)  // to the device port that sent the response
+    return isock[static_cast<int>(resp_port_[port])]->nb_transport_fw(gp, ph, d);
   fatal("unexpected phase from an L2 bank");
 }
 
@@ -134,37 +194,97 @@ tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phas
     }
     fatal("unexpected phase from a device controller");
   }
+  const bool released = port == up_ + 1;  // a request that was held, sent on the device's release port
+  if (released && (ph == tlm::END_REQ || ph == tlm::BEGIN_RESP) && rel_wait_[dev] == &gp) {
+    rel_wait_[dev] = nullptr;  // (BEGIN_RESP: implicit END_REQ)
+    release_ev_.notify(SC_ZERO_TIME);
+    if (ph == tlm::END_REQ) return tlm::TLM_ACCEPTED;
+  }
   if (ph == tlm::BEGIN_RESP) {
     GpuExt& e = GpuExt::get(gp);
     memside_target t{dev, static_cast<uint8_t>(e.mem_type), gp.get_address()};
     gp.set_address(e.phys_addr);
     if (ops_->complete) ops_->complete(st_.data(), &t, gp.is_write());
-    resp_dev_[port] = dev;  // for a late END_RESP (upstream answered TLM_ACCEPTED); one per port at a time
+    const unsigned up = released ? e.pop_hop() : port;
+    resp_port_[up] = static_cast<unsigned>(id);  // for a late END_RESP; one outstanding response per port
+    return tsock[static_cast<int>(up)]->nb_transport_bw(gp, ph, d);
   }
+  if (released) fatal("unexpected phase on a release port");
   return tsock[static_cast<int>(port)]->nb_transport_bw(gp, ph, d);
 }
 
-// A held request routed again once the policy releases: in the order held.
+// After env.release: every held request asks the policy again, in the order
+// held; those routed now go to their device's release port in that order.
+// Then upstream requests waiting for room in the queue are taken.
 void MemSide::release_process() {
-  std::vector<unsigned> order;
-  order.swap(held_order_);
-  held_order_.reserve(up_);
-  for (unsigned port : order) {
-    tlm_generic_payload* gp = held_[port];
-    held_[port] = nullptr;
+  // The lists of the released tickets (all of them after a release of 0, and
+  // always those holding no ticket), in the order released.
+  wake_.clear();
+  auto take = [this](TicketList* b) {
+    for (int n = b->head; n >= 0; n = held_node_[n].next) wake_.push_back(n);
+    drop_ticket_list(b);
+  };
+  if (release_all_) {
+    for (size_t h = 0; h < ticket_.size();)
+      if (ticket_[h].used) take(&ticket_[h]);  // the deletion may shift another list into h: look again
+      else ++h;
+  } else {
+    for (uint32_t t : released_)
+      if (TicketList* b = ticket_list(t, false)) take(b);
+    if (TicketList* b = ticket_list(0, false)) take(b);
+  }
+  released_.clear();
+  release_all_ = false;
+  for (int n : wake_) {
+    HeldNode h = held_node_[n];
+    held_node_[n].next = held_free_;
+    held_free_ = n;
+    --held_n_;
     memside_target t;
-    if (!route(port, *gp, &t, held_ticket_[port])) continue;  // held again (route re-queued it)
-    tlm_phase ph = tlm::BEGIN_REQ;
+    if (ask(*h.gp, &t, &h.ticket) == MEMSIDE_GO) {
+      to_device(*h.gp, t);
+      rel_q_[t.dev].push_back(h.gp);
+    } else {
+      park(h.gp, h.ticket);
+    }
+  }
+  send_released();
+  while (!up_wait_order_.empty() && held_n_ < kHeldMax) {
+    const unsigned port = up_wait_order_.front();
+    up_wait_order_.erase(up_wait_order_.begin());
+    Held h = up_wait_[port];
+    up_wait_[port] = Held{};
+    memside_target t;
+    tlm_phase ph = tlm::END_REQ;
     sc_time d = SC_ZERO_TIME;
-    const tlm_sync_enum r = forward(port, *gp, t, ph, d);
-    if (r == tlm::TLM_UPDATED && ph == tlm::END_REQ) {  // accepted now: the L2 may send its next request
+    if (ask(*h.gp, &t, &h.ticket) == MEMSIDE_GO) {
+      to_device(*h.gp, t);
+      ph = tlm::BEGIN_REQ;
+      const tlm_sync_enum r = isock[static_cast<int>(dev_port(t.dev, port))]->nb_transport_fw(*h.gp, ph, d);
+      if (r == tlm::TLM_ACCEPTED) continue;  // the device sends END_REQ later, forwarded by nb_transport_bw
+      if (!(r == tlm::TLM_UPDATED && ph == tlm::END_REQ)) fatal("unexpected answer of a device controller");
       ph = tlm::END_REQ;
       d = SC_ZERO_TIME;
-      tsock[static_cast<int>(port)]->nb_transport_bw(*gp, ph, d);
-    } else if (r != tlm::TLM_ACCEPTED) {
-      fatal("unexpected answer of a device controller to a released request");
-    }  // TLM_ACCEPTED: the device sends END_REQ later, forwarded by nb_transport_bw
+    } else {
+      hold(port, *h.gp, h.ticket);
+    }
+    tsock[static_cast<int>(port)]->nb_transport_bw(*h.gp, ph, d);  // END_REQ: the L2 may send its next request
   }
+}
+
+// Released requests go out on their device's release port in order, one
+// waiting for END_REQ at a time.
+void MemSide::send_released() {
+  for (unsigned dev = 0; dev < cfg_.ndevs; ++dev)
+    while (!rel_wait_[dev] && !rel_q_[dev].empty()) {
+      tlm_generic_payload* gp = rel_q_[dev].front();
+      rel_q_[dev].pop_front();
+      tlm_phase ph = tlm::BEGIN_REQ;
+      sc_time d = SC_ZERO_TIME;
+      const tlm_sync_enum r = isock[static_cast<int>(dev_port(dev, up_ + 1))]->nb_transport_fw(*gp, ph, d);
+      if (r == tlm::TLM_ACCEPTED) rel_wait_[dev] = gp;
+      else if (!(r == tlm::TLM_UPDATED && ph == tlm::END_REQ)) fatal("unexpected answer of a device controller");
+    }
 }
 
 // ------------------------------------------------------------ own transfers
@@ -182,21 +302,28 @@ int MemSide::env_issue(void* ctx, const memside_xfer* x) {
   self->own_free_.pop_back();
   const unsigned parts = (x->bytes + kLineBytes - 1) / kLineBytes;
   self->own_[s] = Own{*x, parts, 0, parts};
-  self->own_queue_.push_back(s);
+  self->own_queue_[x->dev].push_back(s);
   self->own_ev_.notify(SC_ZERO_TIME);  // sent from a process of the shell, not from inside the policy call
   return 0;
 }
 
-void MemSide::env_release(void* ctx) {
+void MemSide::env_release(void* ctx, uint32_t ticket) {
   MemSide* self = static_cast<MemSide*>(ctx);
-  if (!self->held_order_.empty()) self->release_ev_.notify(SC_ZERO_TIME);
+  if (!self->held_n_ && self->up_wait_order_.empty()) return;
+  if (ticket == 0) self->release_all_ = true;
+  else self->released_.push_back(ticket);
+  self->release_ev_.notify(SC_ZERO_TIME);
 }
 
 // Queued own transfers go out as line requests, in issue order per device;
 // a device port waiting for END_REQ holds its later lines back.
 void MemSide::own_process() {
-  for (size_t i = 0; i < own_queue_.size();) {
-    const uint32_t s = own_queue_[i];
+  for (unsigned dev = 0; dev < cfg_.ndevs; ++dev) send_own(dev);
+}
+
+void MemSide::send_own(unsigned dev) {
+  while (!own_queue_[dev].empty() && !own_wait_[dev]) {
+    const uint32_t s = own_queue_[dev].front();
     Own& o = own_[s];
     while (o.sent < o.parts && !own_wait_[o.x.dev]) {
       // part k: the line at addr + k x 128 (a sub-line transfer: its sectors in the line holding addr)
@@ -228,8 +355,7 @@ void MemSide::own_process() {
       if (r == tlm::TLM_ACCEPTED) own_wait_[o.x.dev] = gp;
       else if (!(r == tlm::TLM_UPDATED && ph == tlm::END_REQ)) fatal("unexpected answer to an own transfer");
     }
-    if (o.sent == o.parts) own_queue_.erase(own_queue_.begin() + static_cast<std::ptrdiff_t>(i));
-    else ++i;
+    if (o.sent == o.parts) own_queue_[dev].pop_front();
   }
 }
 

@@ -13,21 +13,27 @@
 // learns the line's current memory kind from the response.
 //
 // Ports: tsock port k = the k-th L2 bank bound (upstream). isock is bound, per
-// device controller d, (upstream ports + 1) times: port d * (U + 1) + k carries
+// device controller d, (upstream ports + 2) times: port d * (U + 2) + k carries
 // upstream port k's requests to device d one for one (the device controller's
-// per-port back-pressure is the L2's, unchanged), port d * (U + 1) + U the
+// per-port back-pressure is the L2's, unchanged), port d * (U + 2) + U the
 // policy's own transfers (class Migration, Fill, Probe, ... as the policy
-// says; up to 4 KiB each, sent as line requests).
+// says; up to 4 KiB each, sent as line requests), port d * (U + 2) + U + 1
+// the requests that were held, in the order the policy released them.
 //
 // Protocol: the AT base protocol of every Strata link, passed through: a
 // BEGIN_REQ routed now goes straight to the device controller with the same
 // annotation and its answer (TLM_UPDATED/END_REQ or TLM_ACCEPTED) is returned;
 // END_REQ and BEGIN_RESP from the device are forwarded to the same upstream
 // port; END_RESP from upstream goes to the device. A request the policy holds
-// (MEMSIDE_HOLD, e.g. its line is being moved) is answered TLM_ACCEPTED and
-// sent when the policy releases it; END_REQ follows then.
+// (MEMSIDE_HOLD: its line is being moved, its tags are being probed) is
+// accepted into the shell's queue (TLM_UPDATED/END_REQ: its L2 port is free
+// for the next request) while the queue has room (kHeldMax), else answered
+// TLM_ACCEPTED and taken (END_REQ) once it has; when the policy releases it,
+// it goes to the device's release port and its response back to its L2 port
+// (the route pushed on its GpuExt).
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -70,7 +76,7 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   // platform is elaborated).
   template <typename Target>
   void connect(Target& dev_tsock, bstore* dev_mem) {
-    for (unsigned k = 0; k <= up_; ++k) isock.bind(dev_tsock);
+    for (unsigned k = 0; k < up_ + 2; ++k) isock.bind(dev_tsock);
     dev_mem_.push_back(dev_mem);
     ++bound_devs_;
   }
@@ -101,18 +107,41 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp);
   void end_of_elaboration() override;
 
-  // Route gp (physical) to its device now; false = held by the policy.
-  bool route(unsigned port, tlm::tlm_generic_payload& gp, memside_target* t, uint32_t ticket);
-  tlm::tlm_sync_enum forward(unsigned port, tlm::tlm_generic_payload& gp, const memside_target& t,
-                             tlm::tlm_phase& ph, sc_core::sc_time& d);
+  struct Held {
+    tlm::tlm_generic_payload* gp = nullptr;
+    uint32_t ticket = 0;
+  };
+  static constexpr size_t kHeldMax = 256;  // requests the shell queues while the policy holds them
+
+  int ask(tlm::tlm_generic_payload& gp, memside_target* t, uint32_t* ticket);  // MEMSIDE_GO / HOLD
+  void to_device(tlm::tlm_generic_payload& gp, const memside_target& t);
+  void hold(unsigned port, tlm::tlm_generic_payload& gp, uint32_t ticket);
+  struct HeldNode {
+    tlm::tlm_generic_payload* gp = nullptr;
+    uint32_t ticket = 0;
+    int next = -1;
+  };
+  struct TicketList {  // the held requests waiting for one ticket, oldest first
+    uint32_t ticket = 0;
+    int head = -1, tail = -1;
+    bool used = false;
+  };
+  TicketList* ticket_list(uint32_t ticket, bool create);
+  void drop_ticket_list(TicketList* b);
+  void park(tlm::tlm_generic_payload* gp, uint32_t ticket);
+  void send_own(unsigned dev);
   void release_process();  // held requests, after env.release
+  void send_released();
   void own_process();      // send queued own transfers
   void own_response(unsigned dev, tlm::tlm_generic_payload& gp);
-  unsigned dev_port(unsigned dev, unsigned up) const { return dev * (up_ + 1) + up; }
+  // isock port k of device dev: k < upstream ports: that L2 bank's requests
+  // straight through; k = up_: the policy's own transfers; k = up_ + 1:
+  // requests that were held, in the order released.
+  unsigned dev_port(unsigned dev, unsigned k) const { return dev * (up_ + 2) + k; }
   [[noreturn]] void fatal(const std::string& msg) const;
 
   static int env_issue(void* ctx, const memside_xfer* x);
-  static void env_release(void* ctx);
+  static void env_release(void* ctx, uint32_t ticket);
 
   const memside_ops* ops_;
   memside_cfg cfg_;
@@ -124,15 +153,23 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   std::vector<bstore*> dev_mem_;  // per device (connect)
   std::vector<unsigned> port_dev_, port_up_;  // per isock port: its device and upstream port
 
-  std::vector<tlm::tlm_generic_payload*> held_;  // per upstream port: request held by the policy
-  std::vector<unsigned> held_order_;             // ports with a held request, oldest first
-  std::vector<uint32_t> held_ticket_;            // per upstream port: the policy's ticket of its held request
+  std::vector<HeldNode> held_node_;              // accepted requests the policy holds (kHeldMax)
+  int held_free_ = 0;
+  size_t held_n_ = 0;
+  std::vector<TicketList> ticket_;               // open addressing by ticket
+  std::vector<int> wake_;                        // release_process: nodes to ask again, in order
+  std::vector<Held> up_wait_;                    // per upstream port: BEGIN_REQ not accepted (queue full)
+  std::vector<unsigned> up_wait_order_;          // those ports, oldest first
+  std::vector<std::deque<tlm::tlm_generic_payload*>> rel_q_;  // per device: released, to send
+  std::vector<tlm::tlm_generic_payload*> rel_wait_;           // per device: released, waiting for END_REQ
   Event release_ev_;
-  std::vector<unsigned> resp_dev_;               // per upstream port: device of its last BEGIN_RESP
+  std::vector<uint32_t> released_;               // tickets released since release_process last ran
+  bool release_all_ = false;                     // env.release(0) since then
+  std::vector<unsigned> resp_port_;              // per upstream port: isock port of its last BEGIN_RESP
 
   std::vector<Own> own_;                 // slots (MEMSIDE_XFER_SLOTS)
   std::vector<uint32_t> own_free_;
-  std::vector<uint32_t> own_queue_;      // slots waiting to be sent, in issue order
+  std::vector<std::deque<uint32_t>> own_queue_;  // per device: slots waiting to be sent, in issue order
   std::vector<tlm::tlm_generic_payload*> own_wait_;  // per device: own transfer waiting for END_REQ
   Event own_ev_;
 

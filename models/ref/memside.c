@@ -14,7 +14,8 @@
 #define MEMSIDE_POLICIES \
   X(memside_plain_ops, "plain") \
   X(memside_swap_ops, "swap") \
-  X(memside_swap_forget_ops, "swap_forget")
+  X(memside_swap_forget_ops, "swap_forget") \
+  X(memside_dcache_ops, "dcache")
 
 #define X(sym, nm) extern const memside_ops sym;
 MEMSIDE_POLICIES

@@ -77,11 +77,12 @@ typedef struct memside_env {
    * queue is full (never for a policy that keeps at most MEMSIDE_XFER_SLOTS
    * transfers outstanding). */
   int (*issue)(void *ctx, const memside_xfer *x);
-  /* Accesses held by route() may be routed again. */
-  void (*release)(void *ctx);
+  /* Accesses held by route() may be routed again: those holding `ticket`
+   * (see route) and those holding none; ticket 0: every held access. */
+  void (*release)(void *ctx, uint32_t ticket);
 } memside_env;
 
-#define MEMSIDE_XFER_SLOTS 64
+#define MEMSIDE_XFER_SLOTS 512
 
 /* The partition a policy serves and its parameters. */
 typedef struct memside_cfg {
@@ -98,6 +99,12 @@ typedef struct memside_cfg {
     uint64_t a, b, after;
     uint32_t seg_bytes;
   } swap;
+  /* policy "dcache" (HMS DRAM cache, memside_dcache.c): DRAM-cache bytes of
+   * the partition's DRAM rank, MSHRs (fills in flight). */
+  struct {
+    uint64_t cache_bytes;
+    uint32_t mshrs;
+  } dcache;
 } memside_cfg;
 
 /* Counters every policy keeps (zero where it does not apply). */

@@ -179,7 +179,7 @@ static void swap_done(void *st, uint64_t tag) {
     s->phase = SW_DONE;
     s->st.moves += 2;
     ++s->st.remaps;
-    s->env.release(s->env.ctx);
+    s->env.release(s->env.ctx, 0);
   }
 }
 

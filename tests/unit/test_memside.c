@@ -31,7 +31,7 @@ static void registry(void **state) {
   assert_null(memside_find("nope"));
   assert_null(memside_find(NULL));
   assert_null(memside_at(memside_count()));
-  assert_string_equal(memside_names(), "plain, swap, swap_forget");
+  assert_string_equal(memside_names(), "plain, swap, swap_forget, dcache");
 }
 
 static void devaddr_round_trip(void **state) {
@@ -128,7 +128,10 @@ static int fake_issue(void *ctx, const memside_xfer *x) {
   f->x[f->n++] = *x;
   return 0;
 }
-static void fake_release(void *ctx) { ++((fake_shell *)ctx)->released; }
+static void fake_release(void *ctx, uint32_t ticket) {
+  (void)ticket;
+  ++((fake_shell *)ctx)->released;
+}
 
 /* Two lines of partition 0 in different 256 B device segments. */
 static void pick_pair(uint64_t *a, uint64_t *b) {

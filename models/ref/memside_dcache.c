@@ -1,0 +1,509 @@
+/* memside_dcache: the DRAM cache of HMS (hms-dram-cache-over-scm.txt Sec.
+ * III) as a memory-side policy: in each channel the DRAM rank caches the SCM
+ * rank of the same channel (both ranks share the channel's command and data
+ * bus, HMS Fig. 6), direct-mapped, 256 B DRAM cachelines (Sec. III-A).
+ *
+ * Organisation (Sec. III-B, Fig. 7c, AMIL): every DRAM row keeps the
+ * metadata (tag, valid, dirty) of all its cachelines in its last column, so
+ * one 32 B column read (a probe) brings a whole row's tags. The last column
+ * holds no data: a row of R bytes caches floor((R - 32) / 256) lines (7 for
+ * 2 KiB rows; the paper counts 8 per row and 1.6 % of the row for metadata,
+ * which a 256 B-aligned line cannot share with the metadata column, so
+ * Strata gives up the eighth line).
+ *
+ * Flow of an access of the L2 (Sec. III-F), for the configuration without a
+ * tag cache and without bypass (the paper's HMS-B-C):
+ *   1. probe: read the row's metadata column (one probe serves every access
+ *      to that row waiting for it; the access is held until it returns);
+ *   2. hit: the access goes to the DRAM rank (a write marks the line dirty);
+ *   3. read miss: the access goes to the SCM rank, and the 256 B line is
+ *      filled into the DRAM cache (an MSHR, up to cfg.dcache.mshrs at once):
+ *      accesses to the line and to its victim are held, the accesses already
+ *      on their way to either are drained, then the line is read from SCM
+ *      (and a dirty victim from DRAM), written to DRAM (and the victim to
+ *      SCM), the row's metadata column is written, and the tags switch;
+ *   4. write miss (an L2 write-back): written to SCM, no allocation.
+ * Every move carries the bytes (the golden-memory checker verifies them);
+ * the tags themselves are kept in the policy's state (the metadata column's
+ * reads and writes are the traffic and timing of keeping them in DRAM).
+ *
+ * Placement: the SCM part of the static map (addrmap part_order "scm, ...",
+ * contiguous) is the memory the program sees; its lines are where the
+ * static map puts them on the SCM rank. The SCM rank's 256 B blocks are
+ * numbered densely (row, bank group, bank, 8-column group); block k lives
+ * in DRAM-cache slot k mod slots (tag k / slots); slot s is line s mod L of
+ * DRAM row s / L, the rows taken bank after bank (bank groups first) so
+ * consecutive slots spread over the banks.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "memside.h"
+
+#define DC_LINE 256u
+#define DC_COL 32u
+#define DC_PROBES 64u
+#define DC_INFL 4096u /* power of two; blocks with accesses in flight or a fill */
+#define DC_MAX_MSHRS 128u
+
+_Static_assert(DC_MAX_MSHRS * 3 + DC_PROBES <= MEMSIDE_XFER_SLOTS, "policy transfers in flight fit the shell");
+
+#define META_VALID 0x80000000u
+#define META_DIRTY 0x40000000u
+#define META_TAG 0x3fffffffu
+
+enum dc_phase { F_FREE, F_DRAIN, F_READ, F_WRITE };
+
+typedef struct dc_fill {
+  uint8_t phase;        /* enum dc_phase */
+  uint8_t has_victim, victim_dirty;
+  uint32_t slot, outstanding;
+  uint64_t block, victim;
+  unsigned char fresh[DC_LINE], old[DC_LINE], meta[DC_COL];  /* the shell copies a write's bytes when it sends it */
+} dc_fill;
+
+typedef struct dc_probe {
+  uint8_t busy, done;
+  uint32_t refs;
+  uint64_t drow;        /* DRAM row (slot / lines per row) */
+  unsigned char meta[DC_COL];
+} dc_probe;
+
+typedef struct dc_infl {
+  uint64_t key;         /* block + 1; 0 = empty */
+  uint32_t n;           /* routed accesses not answered yet */
+  uint32_t busy;        /* fills involving the block (new line or victim) */
+  uint32_t fill;        /* the latest of them (MSHR index) */
+} dc_infl;
+
+enum {
+  S_READ_HITS, S_WRITE_HITS, S_READ_MISSES, S_WRITE_MISSES, S_PROBES, S_PROBE_MERGES, S_FILLS, S_WRITEBACKS,
+  S_MSHR_MERGES, S_BYPASSES, S_NSTATS
+};
+
+typedef struct dc_st {
+  memside_cfg cfg;
+  memside_env env;
+  devaddr_geom g;
+  uint32_t cache_rank, scm_rank;
+  uint32_t lpr;          /* cachelines per DRAM row */
+  uint32_t nbanks;       /* bank groups x banks */
+  uint32_t groups;       /* 8-column (256 B) groups per row */
+  uint64_t slots;        /* DRAM-cache lines of the partition */
+  uint64_t backing_limit;/* physical addresses below are the SCM part */
+  uint32_t mshrs, fills_busy, probes_busy;
+  uint64_t st[S_NSTATS];
+  dc_fill fill[DC_MAX_MSHRS];
+  dc_probe probe[DC_PROBES];
+  dc_infl infl[DC_INFL];
+  uint32_t meta[];       /* per slot: META_VALID | META_DIRTY | tag */
+} dc_st;
+
+/* ------------------------------------------------------------ geometry */
+
+static uint64_t slots_of(const memside_cfg *c, uint32_t *lpr_out) {
+  const devaddr_geom *g = &c->geom[0];
+  const uint64_t row_bytes = (uint64_t)g->columns * g->atom_bytes;
+  const uint32_t lpr = (uint32_t)((row_bytes - DC_COL) / DC_LINE);
+  if (lpr_out) *lpr_out = lpr;
+  const uint64_t rows = c->dcache.cache_bytes / row_bytes;
+  return rows * lpr;
+}
+
+static size_t dc_state_bytes(const memside_cfg *cfg) { return sizeof(dc_st) + slots_of(cfg, NULL) * sizeof(uint32_t); }
+
+/* SCM block of a device location on the SCM rank, and the byte offset in it. */
+static uint64_t block_of(const dc_st *s, const devaddr_loc *l) {
+  return ((l->row * s->g.bankgroups + l->bg) * s->g.banks + l->ba) * s->groups + l->col / (DC_LINE / DC_COL);
+}
+
+static uint64_t scm_addr_of(const dc_st *s, uint64_t block) {
+  devaddr_loc l;
+  l.col = (uint32_t)(block % s->groups) * (DC_LINE / DC_COL);
+  block /= s->groups;
+  l.ba = (uint32_t)(block % s->g.banks);
+  block /= s->g.banks;
+  l.bg = (uint32_t)(block % s->g.bankgroups);
+  l.row = block / s->g.bankgroups;
+  l.ra = s->scm_rank;
+  return devaddr_encode(&s->g, &l);
+}
+
+/* DRAM location of slot's line (column group `line` of its row), or of the
+ * row's metadata column. */
+static void dram_loc(const dc_st *s, uint64_t slot, int meta_col, devaddr_loc *l) {
+  const uint64_t drow = slot / s->lpr, bank = drow % s->nbanks;
+  l->ra = s->cache_rank;
+  l->bg = (uint32_t)(bank % s->g.bankgroups);
+  l->ba = (uint32_t)(bank / s->g.bankgroups);
+  l->row = drow / s->nbanks;
+  l->col = meta_col ? s->g.columns - 1 : (uint32_t)(slot % s->lpr) * (DC_LINE / DC_COL);
+}
+
+static uint64_t dram_addr_of(const dc_st *s, uint64_t slot, int meta_col) {
+  devaddr_loc l;
+  dram_loc(s, slot, meta_col, &l);
+  return devaddr_encode(&s->g, &l);
+}
+
+/* -------------------------------------------------- blocks in flight */
+
+static dc_infl *infl_find(dc_st *s, uint64_t block, int create) {
+  const uint64_t key = block + 1;
+  uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 52) & (DC_INFL - 1);
+  for (uint32_t i = 0; i < DC_INFL; ++i, h = (h + 1) & (DC_INFL - 1)) {
+    dc_infl *e = &s->infl[h];
+    if (e->key == key) return e;
+    if (!e->key) {
+      if (!create) return NULL;
+      e->key = key;
+      e->n = e->busy = 0;
+      return e;
+    }
+  }
+  return NULL; /* full: more blocks in flight than queue entries can hold */
+}
+
+/* Remove an unused entry, moving later entries of its probe run back
+ * (linear-probing deletion without tombstones). */
+static void infl_release(dc_st *s, dc_infl *e) {
+  if (e->n || e->busy) return;
+  uint32_t i = (uint32_t)(e - s->infl);
+  for (uint32_t j = (i + 1) & (DC_INFL - 1);; j = (j + 1) & (DC_INFL - 1)) {
+    dc_infl *x = &s->infl[j];
+    if (!x->key) break;
+    const uint32_t home = (uint32_t)((x->key * 0x9e3779b97f4a7c15ull) >> 52) & (DC_INFL - 1);
+    /* x may fill the hole at i when i lies cyclically in [home, j) */
+    if (((j - home) & (DC_INFL - 1)) >= ((j - i) & (DC_INFL - 1))) {
+      s->infl[i] = *x;
+      i = j;
+    }
+  }
+  s->infl[i].key = 0;
+}
+
+/* Key of a slot with a fill in progress (block numbers stay far below it). */
+#define SLOT_KEY(slot) ((1ull << 62) | (slot))
+
+/* The MSHR busy with block (+1), or 0. */
+static uint32_t infl_busy(dc_st *s, uint64_t block) {
+  const dc_infl *e = infl_find(s, block, 0);
+  return e && e->busy ? e->fill + 1 : 0;
+}
+
+static uint32_t infl_count(dc_st *s, uint64_t block) {
+  const dc_infl *e = infl_find(s, block, 0);
+  return e ? e->n : 0;
+}
+
+/* ------------------------------------------------------------ set-up */
+
+static int dc_init(void *st, const memside_cfg *cfg, const memside_env *env, char *err, size_t errlen) {
+  dc_st *s = (dc_st *)st;
+  memset(s, 0, sizeof *s);
+  s->cfg = *cfg;
+  s->env = *env;
+  s->g = cfg->geom[0];
+  if (memside_check_map(cfg, err, errlen) != 0) return -1;
+  if (cfg->ndevs != 1) {
+    snprintf(err, errlen, "the DRAM cache needs one channel per partition, got %u", cfg->ndevs);
+    return -1;
+  }
+  int cr = -1, sr = -1;
+  for (uint32_t r = 0; r < s->g.ranks; ++r) {
+    if (cfg->rank_kind[0][r] == AMAP_MEM_DRAM && cr < 0) cr = (int)r;
+    if (cfg->rank_kind[0][r] != AMAP_MEM_DRAM && sr < 0) sr = (int)r;
+  }
+  if (cr < 0 || sr < 0) {
+    snprintf(err, errlen, "the DRAM cache needs a DRAM rank and an SCM rank on every channel (mem.rank_devices)");
+    return -1;
+  }
+  s->cache_rank = (uint32_t)cr;
+  s->scm_rank = (uint32_t)sr;
+  const amap *m = cfg->map;
+  if (m->nparts < 1 || m->interleave || m->part[0].mem == AMAP_MEM_DRAM || !m->part[0].bytes) {
+    snprintf(err, errlen, "the DRAM cache needs the SCM part first and contiguous (addrmap.part_order = \"scm, "
+                          "dram\", addrmap.part_interleave = 0)");
+    return -1;
+  }
+  s->backing_limit = m->part[0].bytes;
+  s->nbanks = s->g.bankgroups * s->g.banks;
+  s->groups = s->g.columns / (DC_LINE / DC_COL);
+  s->slots = slots_of(cfg, &s->lpr);
+  if (s->g.atom_bytes != DC_COL || s->lpr == 0 || s->slots == 0) {
+    snprintf(err, errlen, "memside.dcache.size: expected at least one DRAM row of 32 B columns per channel, got "
+                          "%llu bytes", (unsigned long long)cfg->dcache.cache_bytes);
+    return -1;
+  }
+  s->mshrs = cfg->dcache.mshrs;
+  if (!s->mshrs || s->mshrs > DC_MAX_MSHRS) {
+    snprintf(err, errlen, "memside.dcache.mshrs: expected 1..%u, got %u", DC_MAX_MSHRS, cfg->dcache.mshrs);
+    return -1;
+  }
+  return 0;
+}
+
+/* --------------------------------------------------------------- flow */
+
+static void dc_locate(const void *st, uint64_t pa, memside_target *out) {
+  const dc_st *s = (const dc_st *)st;
+  memside_static_locate(&s->cfg, pa, out);
+  if (pa >= s->backing_limit) return; /* outside the SCM part: flat (the platform keeps programs out of it) */
+  devaddr_loc l;
+  devaddr_decode(&s->g, out->addr, &l);
+  const uint64_t block = block_of(s, &l), slot = block % s->slots, tag = block / s->slots;
+  const uint32_t meta = s->meta[slot];
+  if ((meta & META_VALID) && (meta & META_TAG) == tag) {
+    out->addr = dram_addr_of(s, slot, 0) + (out->addr & (DC_LINE - 1));
+    out->kind = AMAP_MEM_DRAM;
+  }
+}
+
+static unsigned dc_kind_of(const void *st, uint64_t pa) {
+  memside_target t;
+  dc_locate(st, pa, &t);
+  return t.kind;
+}
+
+static void issue(dc_st *s, uint64_t addr, uint32_t bytes, int write, unsigned cls, unsigned char *buf, uint64_t tag) {
+  const memside_xfer x = {0, addr, bytes, (uint8_t)write, (uint8_t)cls, buf, tag};
+  /* at most 3 per MSHR and 1 per probe in flight: DC_MAX_MSHRS x 3 + DC_PROBES <= MEMSIDE_XFER_SLOTS */
+  s->env.issue(s->env.ctx, &x);
+}
+
+/* Route tickets: probe index + 1, or TICKET_MSHR | MSHR index for an access
+ * held behind an MSHR (the release of that probe or MSHR wakes it). */
+#define TICKET_MSHR 0x80000000u
+
+/* Own-transfer tags: kind in the top bits, index below. */
+#define TAG_PROBE (1ull << 40)
+#define TAG_FILL (2ull << 40)
+
+static void fill_reads(dc_st *s, uint32_t f) {
+  dc_fill *F = &s->fill[f];
+  F->phase = F_READ;
+  F->outstanding = 1;
+  issue(s, scm_addr_of(s, F->block), DC_LINE, 0, MEMSIDE_FILL, F->fresh, TAG_FILL | f);
+  if (F->has_victim && F->victim_dirty) {
+    ++F->outstanding;
+    issue(s, dram_addr_of(s, F->slot, 0), DC_LINE, 0, MEMSIDE_WRITEBACK, F->old, TAG_FILL | f);
+  }
+}
+
+static int start_fill(dc_st *s, uint64_t block, uint64_t slot) {
+  uint32_t f = 0;
+  while (f < s->mshrs && s->fill[f].phase != F_FREE) ++f;
+  if (f == s->mshrs) return -1;
+  dc_fill *F = &s->fill[f];
+  const uint32_t meta = s->meta[slot];
+  F->block = block;
+  F->slot = (uint32_t)slot;
+  F->has_victim = (meta & META_VALID) != 0;
+  F->victim_dirty = (meta & META_DIRTY) != 0;
+  F->victim = (uint64_t)(meta & META_TAG) * s->slots + slot;
+  dc_infl *eb = infl_find(s, block, 1), *ev = F->has_victim ? infl_find(s, F->victim, 1) : NULL;
+  dc_infl *es = infl_find(s, SLOT_KEY(slot), 1);
+  if (!eb || !es || (F->has_victim && !ev)) return -1;
+  ++eb->busy;
+  ++es->busy;
+  eb->fill = es->fill = f;
+  if (ev) ++ev->busy, ev->fill = f;
+  F->phase = F_DRAIN;
+  ++s->fills_busy;
+  return 0;
+}
+
+static int probe_for(dc_st *s, uint64_t slot, uint32_t *ticket) {
+  const uint64_t drow = slot / s->lpr;
+  uint32_t free_i = DC_PROBES;
+  for (uint32_t i = 0; i < DC_PROBES; ++i) {
+    dc_probe *P = &s->probe[i];
+    if (P->busy && !P->done && P->drow == drow) { /* one probe brings the whole row's tags (AMIL) */
+      ++P->refs;
+      ++s->st[S_PROBE_MERGES];
+      *ticket = i + 1;
+      return 0;
+    }
+    if (!P->busy && free_i == DC_PROBES) free_i = i;
+  }
+  if (free_i == DC_PROBES) return -1;
+  dc_probe *P = &s->probe[free_i];
+  P->busy = 1;
+  P->done = 0;
+  P->refs = 1;
+  P->drow = drow;
+  ++s->probes_busy;
+  ++s->st[S_PROBES];
+  issue(s, dram_addr_of(s, slot, 1), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
+  *ticket = free_i + 1;
+  return 0;
+}
+
+static int dc_route(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t *ticket, memside_target *out) {
+  (void)cls;
+  dc_st *s = (dc_st *)st;
+  memside_static_locate(&s->cfg, pa, out);
+  if (pa >= s->backing_limit) return MEMSIDE_GO;
+  devaddr_loc l;
+  devaddr_decode(&s->g, out->addr, &l);
+  const uint64_t block = block_of(s, &l), slot = block % s->slots, tag = block / s->slots;
+  const uint64_t off = out->addr & (DC_LINE - 1);
+  uint32_t mshr = infl_busy(s, block);
+  if (!mshr) mshr = infl_busy(s, SLOT_KEY(slot));
+  if (mshr) { /* its line (or its DRAM slot) is being filled or evicted: wait behind that MSHR */
+    if (!(*ticket & TICKET_MSHR)) {
+      if (*ticket) { /* give back a probe it held */
+        dc_probe *P = &s->probe[*ticket - 1];
+        if (--P->refs == 0) P->busy = 0, --s->probes_busy;
+      }
+      ++s->st[S_MSHR_MERGES];
+    }
+    *ticket = TICKET_MSHR | (mshr - 1);
+    return MEMSIDE_HOLD;
+  }
+  if (*ticket & TICKET_MSHR) *ticket = 0; /* the MSHR is done: look the tags up afresh */
+  /* 1. the row's tags: a probe of its metadata column (AMIL) */
+  if (!*ticket) {
+    if (probe_for(s, slot, ticket) != 0) return MEMSIDE_HOLD; /* every probe entry busy: retried on a release */
+    return MEMSIDE_HOLD;
+  }
+  dc_probe *P = &s->probe[*ticket - 1];
+  if (!P->done) return MEMSIDE_HOLD;
+  if (--P->refs == 0) P->busy = 0, --s->probes_busy;
+  *ticket = 0;
+  /* 2. hit or miss */
+  const uint32_t meta = s->meta[slot];
+  dc_infl *e;
+  if ((meta & META_VALID) && (meta & META_TAG) == tag) {
+    ++s->st[is_write ? S_WRITE_HITS : S_READ_HITS];
+    if (is_write) s->meta[slot] |= META_DIRTY;
+    out->addr = dram_addr_of(s, slot, 0) + off;
+    out->kind = AMAP_MEM_DRAM;
+    e = infl_find(s, block, 1);
+  } else {
+    ++s->st[is_write ? S_WRITE_MISSES : S_READ_MISSES];
+    e = infl_find(s, block, 1);
+    if (!is_write) { /* 3. fill the line (HMS-B: every read miss) */
+      if (start_fill(s, block, slot) == 0) ++s->st[S_FILLS];
+      else ++s->st[S_BYPASSES]; /* no MSHR free: served from SCM without a fill */
+    }
+  }
+  if (e) ++e->n;
+  return MEMSIDE_GO;
+}
+
+static void dc_complete(void *st, const memside_target *t, int is_write) {
+  (void)is_write;
+  dc_st *s = (dc_st *)st;
+  devaddr_loc l;
+  devaddr_decode(&s->g, t->addr, &l);
+  uint64_t block;
+  if (l.ra == s->cache_rank) { /* a hit: the slot's line (no fill changes it while accesses are in flight) */
+    const uint64_t drow = (l.row * s->nbanks) + l.ba * s->g.bankgroups + l.bg;
+    const uint64_t slot = drow * s->lpr + l.col / (DC_LINE / DC_COL);
+    block = (uint64_t)(s->meta[slot] & META_TAG) * s->slots + slot;
+  } else {
+    block = block_of(s, &l);
+  }
+  dc_infl *e = infl_find(s, block, 0);
+  if (!e || !e->n) return;
+  --e->n;
+  if (e->busy) { /* the one fill involving the block (fills of a slot run one at a time) may start now */
+    const uint32_t f = e->fill;
+    dc_fill *F = &s->fill[f];
+    if (F->phase == F_DRAIN && !infl_count(s, F->block) && !(F->has_victim && infl_count(s, F->victim)))
+      fill_reads(s, f);
+  }
+  infl_release(s, e);
+}
+
+static void fill_done(dc_st *s, uint32_t f) {
+  dc_fill *F = &s->fill[f];
+  if (--F->outstanding) return;
+  if (F->phase == F_READ) { /* 4. write the line into DRAM, the dirty victim to SCM, the row's metadata */
+    F->phase = F_WRITE;
+    F->outstanding = 1;
+    issue(s, dram_addr_of(s, F->slot, 0), DC_LINE, 1, MEMSIDE_FILL, F->fresh, TAG_FILL | f);
+    if (F->has_victim && F->victim_dirty) {
+      ++F->outstanding;
+      ++s->st[S_WRITEBACKS];
+      issue(s, scm_addr_of(s, F->victim), DC_LINE, 1, MEMSIDE_WRITEBACK, F->old, TAG_FILL | f);
+    }
+    ++F->outstanding;
+    memset(F->meta, 0, DC_COL); /* the metadata column's bytes (the tags themselves live in the policy state) */
+    issue(s, dram_addr_of(s, F->slot, 1), DC_COL, 1, MEMSIDE_PROBE, F->meta, TAG_FILL | f);
+    return;
+  }
+  /* 5. the line is in DRAM: switch the tags, let the held accesses go */
+  s->meta[F->slot] = META_VALID | (uint32_t)(F->block / s->slots);
+  dc_infl *eb = infl_find(s, F->block, 0);
+  if (eb) --eb->busy, infl_release(s, eb);
+  dc_infl *es = infl_find(s, SLOT_KEY(F->slot), 0);
+  if (es) --es->busy, infl_release(s, es);
+  if (F->has_victim) {
+    dc_infl *ev = infl_find(s, F->victim, 0);
+    if (ev) --ev->busy, infl_release(s, ev);
+  }
+  F->phase = F_FREE;
+  --s->fills_busy;
+  s->env.release(s->env.ctx, TICKET_MSHR | f);
+}
+
+static void dc_done(void *st, uint64_t tag) {
+  dc_st *s = (dc_st *)st;
+  const uint32_t idx = (uint32_t)(tag & 0xffffffffu);
+  if (tag & TAG_PROBE) {
+    s->probe[idx].done = 1;
+    s->env.release(s->env.ctx, idx + 1);
+  } else {
+    fill_done(s, idx);
+  }
+}
+
+static int dc_busy(const void *st) {
+  const dc_st *s = (const dc_st *)st;
+  return s->fills_busy || s->probes_busy;
+}
+
+static void dc_stats(const void *st, memside_stats *out) {
+  const dc_st *s = (const dc_st *)st;
+  out->moves = s->st[S_FILLS] + s->st[S_WRITEBACKS];
+  out->moved_bytes = (s->st[S_FILLS] + s->st[S_WRITEBACKS]) * DC_LINE;
+  out->remaps = s->st[S_FILLS];
+}
+
+static const char *const dc_names[] = {"read_hits", "write_hits", "read_misses", "write_misses", "probes",
+                                       "probe_merges", "fills", "writebacks", "mshr_merges", "bypasses", NULL};
+static const char *const dc_descs[] = {
+    "L2 reads served by the DRAM cache",
+    "L2 write-backs written into the DRAM cache",
+    "L2 reads that missed the DRAM cache (served by SCM)",
+    "L2 write-backs that missed the DRAM cache (written to SCM, no allocation)",
+    "metadata-column reads (AMIL probes)",
+    "accesses that shared another access's probe of the same DRAM row",
+    "256 B lines filled from SCM into the DRAM cache",
+    "dirty 256 B victims written back to SCM",
+    "accesses held behind an MSHR (their line being filled or evicted)",
+    "read misses served from SCM without a fill (no MSHR free)",
+};
+
+static void dc_values(const void *st, uint64_t *out) { memcpy(out, ((const dc_st *)st)->st, sizeof(uint64_t) * S_NSTATS); }
+
+const memside_ops memside_dcache_ops = {
+    .name = "dcache",
+    .desc = "HMS DRAM cache over SCM: direct-mapped 256 B lines, AMIL metadata column, fills with write-back "
+            "(hms-dram-cache-over-scm Sec. III)",
+    .state_bytes = dc_state_bytes,
+    .init = dc_init,
+    .locate = dc_locate,
+    .route = dc_route,
+    .kind_of = dc_kind_of,
+    .complete = dc_complete,
+    .done = dc_done,
+    .busy = dc_busy,
+    .stats = dc_stats,
+    .stat_prefix = "dcache",
+    .stat_names = dc_names,
+    .stat_descs = dc_descs,
+    .stat_values = dc_values,
+};
