@@ -10,6 +10,9 @@
                                                            off: 0 checked, every other non-host stat identical
   strata_test.py memside-moves N BYTES STRATA OUTDIR -- ARGS...   invariants, and the memory-side policy
                                                            completed N moves of BYTES bytes in all
+  strata_test.py dcache MIN_WRITEBACKS STRATA OUTDIR -- ARGS...   invariants of a DRAM-cache run: every access a
+                                                           hit or a miss, fills and probes, at least MIN_WRITEBACKS
+                                                           dirty victims written back
   strata_test.py mixed KINDS STRATA OUTDIR -- ARGS...      mixed technologies: invariants, and traffic on exactly the
                                                            memory kinds KINDS (e.g. dram,scm), every rank's device named,
                                                            the kinds' bytes and energies adding up to the totals
@@ -122,6 +125,23 @@ def main():
         if s["memside.own_write_bytes"] != nbytes or s["memside.own_read_bytes"] != nbytes:
             fail(f"{outdir}: own transfers read {s['memside.own_read_bytes']} and wrote "
                  f"{s['memside.own_write_bytes']} bytes, expected {nbytes} each")
+    elif mode == "dcache":
+        min_wb, strata, outdir = head
+        s = run(strata, outdir, args)
+        invariants(s, outdir)
+        routed = sum(v for k, v in s.items() if k.startswith("memside.p") and k.endswith(".routed"))
+        looked = sum(s["dcache." + k] for k in ("read_hits", "read_misses", "write_hits", "write_misses"))
+        if routed != looked:
+            fail(f"{outdir}: {routed} accesses routed, {looked} hits + misses")
+        if not s["dcache.fills"] or not s["dcache.probes"] or not s["dcache.read_hits"]:
+            fail(f"{outdir}: no fills, probes or read hits: {s['dcache.fills']} {s['dcache.probes']} "
+                 f"{s['dcache.read_hits']}")
+        if s["dcache.writebacks"] < int(min_wb):
+            fail(f"{outdir}: dcache.writebacks {s['dcache.writebacks']} < {min_wb}")
+        if s["memside.moved_bytes"] != 256 * (s["dcache.fills"] + s["dcache.writebacks"]):
+            fail(f"{outdir}: memside.moved_bytes {s['memside.moved_bytes']} is not 256 B per fill and write-back")
+        print(f"ok: {s['dcache.fills']:.0f} fills, {s['dcache.writebacks']:.0f} write-backs, "
+              f"{s['dcache.read_hits']:.0f} read hits, gpu.cycles {s['gpu.cycles']:.0f}")
     elif mode == "mixed":
         kinds, strata, outdir = head
         kinds = kinds.split(",")
