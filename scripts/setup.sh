@@ -13,6 +13,7 @@ PKGS=(
   zlib1g-dev liblzma-dev libzstd-dev   # compressed traces
   xz-utils zstd                        # .xz / .zst Accel-Sim traces are read through these tools
   hyperfine                            # benchmark timing (docs/memtrace.md "Benchmark")
+  python3-matplotlib                   # strata sweep figures, strata plot (docs/experiments.md)
 )
 missing=()
 for p in "${PKGS[@]}"; do
