@@ -120,13 +120,15 @@ def load_spec(path):
     for i, w in enumerate(wls):
         p = f"workloads[{i}]"
         _expect(isinstance(w, dict), where, p, "a table", w)
-        _only(w, {"name", "trace", "label", "set", "axes"}, where, p + ".")
+        _only(w, {"name", "trace", "label", "row", "set", "axes"}, where, p + ".")
         _expect(("name" in w) != ("trace" in w), where, p, "exactly one of name (built-in) or trace (path)",
                 sorted(w))
         src = w.get("name", w.get("trace"))
         _expect(isinstance(src, str) and src, where, p + (".name" if "name" in w else ".trace"), "a string", src)
         w.setdefault("label", w.get("name") or os.path.basename(os.path.normpath(w["trace"])))
         _expect(isinstance(w["label"], str), where, p + ".label", "a string", w["label"])
+        w.setdefault("row", w["label"])
+        _expect(isinstance(w["row"], str), where, p + ".row", "a string (the row label in tables)", w["row"])
         w["set"] = _str_list(w, "set", where, p + ".set")
         w["axes"] = _axes(w["axes"], where, p + ".axes") if "axes" in w else {}
     s["axes"] = _axes(s["axes"], where, "axes") if "axes" in s else {}
@@ -243,7 +245,7 @@ def expand(spec):
                     seed = dict(rep).get("seed")
                     if seed is not None:
                         args += ["--seed", str(seed)]
-                    row = ",".join([w["label"]] + [f"{k.split('.')[-1]}={_fmt_val(v)}" for k, v in pt])
+                    row = ",".join([w["row"]] + [f"{k.split('.')[-1]}={_fmt_val(v)}" for k, v in pt])
                     runs.append({"name": run_name(params), "params": params, "row": row, "design": d["name"],
                                  "repeat": tuple(rep), "args": args})
     seen = {}
@@ -410,10 +412,22 @@ def write_results(spec, out, runs, stats):
     os.replace(os.path.join(out, "results.csv.tmp"), os.path.join(out, "results.csv"))
     write_json_atomic(os.path.join(out, "results.json"),
                       {"spec": spec["name"], "baseline": spec["baseline"], "parameters": param_keys,
-                       "stats": spec["stats"], "runs": rows})
+                       "stats": spec["stats"], "build": build_info(), "runs": rows})
     missing = sorted({k for r in runs if r["name"] in stats for k in spec["stats"] if k not in stats[r["name"]]})
     for k in missing:
         print(f"sweep: warning: stat '{k}' (spec key 'stats') is missing from some stats.json", file=sys.stderr)
+
+
+def build_info():
+    """Which strata produced the results: version, source commit, date of collection."""
+    def out(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            return ""
+    return {"strata_version": out([strata_exe(), "--version"]),
+            "commit": out(["git", "-C", ROOT, "describe", "--always", "--dirty"]),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
 class Table:

@@ -7,6 +7,7 @@
   sweep_test.py kill    STRATA WORKDIR   a sweep killed with SIGKILL midway and resumed == an uninterrupted one
   sweep_test.py failed  STRATA WORKDIR   a failing run is recorded and reported; --retry-failed reruns it
   sweep_test.py plot    STRATA WORKDIR   figures and `strata plot` render PNGs of the expected pixel size
+  sweep_test.py report  STRATA WORKDIR   `strata report`: paper vs Strata with same direction? / within 2x?
 """
 import csv
 import json
@@ -248,13 +249,36 @@ def t_plot(strata, work):
     check(p.returncode == 2 and "timeseries.csv" in p.stderr, f"plot of a missing run: {p.returncode} {p.stderr}")
 
 
+def t_report(strata, work):
+    res = fresh(os.path.join(work, "results"))
+    p = sweep(strata, os.path.join(SPECS, "lines.toml"), "--jobs", "2", "--out", os.path.join(res, "lines"))
+    check(p.returncode == 0, f"sweep: {p.stderr}")
+    rows = list(csv.DictReader(open(os.path.join(res, "lines", "results.csv"))))
+    bw = {(r["design"], r["workload.stream.n"]): float(r["mem.bandwidth_gbps"]) for r in rows}
+    ratio = sum(bw[("gddr5", n)] / bw[("hbm2", n)] for n in ("8192", "16384", "32768")) / 3
+    out = os.path.join(work, "docs", "results.md")
+    p = subprocess.run([strata, "report", "--specs", SPECS, "--results", res, "--out", out], capture_output=True,
+                       text=True)
+    check(p.returncode == 0, f"report: {p.returncode} {p.stderr}")
+    md = open(out).read()
+    same = "yes" if ratio < 1 else "no"  # the made-up paper number is 0.5 (-50 %)
+    within = "yes" if 0.25 <= 1 - ratio <= 1 else "no"
+    want = f"| gddr5 vs hbm2: bandwidth | test | -50.00% | {(ratio - 1) * 100:+.2f}% | {same} | {within} |"
+    check(want in md, f"claim row: want\n{want}\nin\n{md}")
+    check("## Made-up paper B" in md and "Not reproduced yet: its system is not built yet." in md, "unbuilt paper")
+    check("6 of the spec's 6 runs" in md and "at commit `" in md, f"build line:\n{md}")
+    for name in ("lines.png", "bars.png"):
+        png = os.path.join(work, "docs", "figures", name)
+        check(f"![{name}](figures/{name})" in md and png_size(png) == (800, 450), f"figure {name}")
+
+
 def main():
     if len(sys.argv) != 4:
         fail(__doc__)
     what, strata, work = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
     os.makedirs(work, exist_ok=True)
     {"expand": t_expand, "badspec": t_badspec, "tables": t_tables, "kill": t_kill, "failed": t_failed,
-     "plot": t_plot}[what](strata, work)
+     "plot": t_plot, "report": t_report}[what](strata, work)
     print(f"PASS {what}")
 
 
