@@ -14,6 +14,7 @@ PKGS=(
   xz-utils zstd                        # .xz / .zst Accel-Sim traces are read through these tools
   hyperfine                            # benchmark timing (docs/memtrace.md "Benchmark")
   python3-matplotlib                   # strata sweep figures, strata plot (docs/experiments.md)
+  slurm-wlm munge                      # strata sweep --backend slurm, its test (scripts/slurm_local.sh)
 )
 missing=()
 for p in "${PKGS[@]}"; do

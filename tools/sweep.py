@@ -15,6 +15,9 @@ not rerun unless --retry-failed. Then DIR/results.csv, DIR/results.json and DIR/
 tables: ratios to the baseline design per row, arithmetic and geometric means, mean [min-max] over
 repeats with differences inside the noise marked n.s.) and the spec's figures (DIR/*.png) are written.
 
+--backend slurm submits the runs as one `sbatch --array` job (tools/slurm.py), waits for it (or not:
+--no-wait; the same command later waits for it) and collects the same folders.
+
 --filter KEY=GLOB[|GLOB...] (or KEY!=GLOB...) keeps the runs whose parameter KEY (design, workload,
 seed, or a --set key) matches; repeatable, all must hold. Exit status: 0 every selected run done,
 1 some run failed, 2 bad spec or usage.
@@ -358,7 +361,7 @@ def run_local(out, todo, jobs, timeout, total_done, total):
 
     def progress(final=False):
         rem = len(todo) - done - failed
-        eta = (time.time() - t0) / (done + failed) * rem / 1 if done + failed else float("nan")
+        eta = (time.time() - t0) / (done + failed) * rem if done + failed else float("nan")
         line = (f"sweep: done {total_done + done}/{total}  failed {failed}  remaining {rem}"
                 + (f"  ETA {_fmt_secs(eta)}" if not math.isnan(eta) and rem else ""))
         if tty:
@@ -587,6 +590,16 @@ def compare_values(spec, runs, stats):
 
 # ---------------------------------------------------------------- main
 
+def run_task(tasks_json, out, index, timeout="0"):
+    """Slurm array task: run run number `index` of tasks.json like the local pool does."""
+    with open(tasks_json) as f:
+        run = json.load(f)[int(index)]
+    os.makedirs(os.path.join(out, ".tmp"), exist_ok=True)
+    ok, secs = run_one(out, run, float(timeout))
+    print(f"{run['name']}: {'done' if ok else 'FAILED'} in {secs:.1f} s")
+    return 0 if ok else 1
+
+
 def collect(spec, out, runs, command, figures=True):
     stats = load_results(spec, out, runs)
     write_results(spec, out, runs, stats)
@@ -614,6 +627,9 @@ def main(argv=None):
                     help="KEY=GLOB[|GLOB...] or KEY!=GLOB...: keep matching runs (repeatable)")
     ap.add_argument("--retry-failed", action="store_true", help="rerun runs recorded as failed")
     ap.add_argument("--no-wait", action="store_true", help="slurm: submit and return; rerun the sweep to collect")
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--run-task"]:  # one task of a Slurm array job (tools/slurm.py)
+        return run_task(*argv[1:])
     a = ap.parse_args(argv)
     try:
         if a.jobs < 1:
@@ -641,14 +657,18 @@ def main(argv=None):
     except OSError:
         print(f"strata sweep: {out}: another sweep is running there", file=sys.stderr)
         return 2
-    for e in os.listdir(os.path.join(out, ".tmp")):  # left by a killed sweep: never finished runs
-        shutil.rmtree(os.path.join(out, ".tmp", e), ignore_errors=True)
+    earlier_job = None
+    if a.backend == "slurm":
+        import slurm
+        earlier_job = slurm.active_job(out)  # its tasks are writing into .tmp: wait for them, run nothing new
+    if not earlier_job:
+        for e in os.listdir(os.path.join(out, ".tmp")):  # left by a killed sweep: never finished runs
+            shutil.rmtree(os.path.join(out, ".tmp", e), ignore_errors=True)
     todo = [r for r in runs if state[r["name"]] == "todo" or (a.retry_failed and state[r["name"]] == "failed")]
     ndone = sum(1 for v in state.values() if v == "done")
     print(f"sweep {spec['name']}: {len(runs)} runs, {ndone} done, {len(todo)} to run -> {out}", file=sys.stderr)
     if a.backend == "slurm":
-        import slurm
-        rc = slurm.run(spec, a, out, todo)
+        rc = slurm.run(spec, a, out, todo, len(runs), sys.executable, os.path.abspath(__file__))
         if rc is not None:
             return rc
     else:

@@ -8,6 +8,10 @@
   sweep_test.py failed  STRATA WORKDIR   a failing run is recorded and reported; --retry-failed reruns it
   sweep_test.py plot    STRATA WORKDIR   figures and `strata plot` render PNGs of the expected pixel size
   sweep_test.py report  STRATA WORKDIR   `strata report`: paper vs Strata with same direction? / within 2x?
+  sweep_test.py slurm   STRATA WORKDIR   --backend slurm: a 4-run array job gives the local sweep's CSV; --no-wait
+                                         then a rerun waits for that job instead of resubmitting. Uses the
+                                         cluster of $SLURM_CONF (.ci/run starts one) or starts one with
+                                         scripts/slurm_local.sh; exit 77 (CTest: skipped) only if none can start.
 """
 import csv
 import json
@@ -272,13 +276,63 @@ def t_report(strata, work):
         check(f"![{name}](figures/{name})" in md and png_size(png) == (800, 450), f"figure {name}")
 
 
+def slurm_up(env):
+    try:
+        p = subprocess.run(["sinfo", "-h", "-o", "%t"], capture_output=True, text=True, env=env, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return p.returncode == 0 and any(t.startswith(("idle", "mix", "alloc")) for t in p.stdout.split())
+
+
+def t_slurm(strata, work):
+    env, own = dict(os.environ), None
+    if not (env.get("SLURM_CONF") and slurm_up(env)):
+        own = fresh(os.path.join(work, "cluster"))
+        os.chmod(work, 0o755)
+        p = subprocess.run(["bash", os.path.join(ROOT, "scripts", "slurm_local.sh"), "start", own],
+                           capture_output=True, text=True, timeout=90)
+        if p.returncode != 0:
+            print(f"SKIP: Slurm cannot start on this machine: {p.stderr.strip()}")
+            sys.exit(77)
+        env["SLURM_CONF"] = os.path.join(own, "slurm.conf")
+    try:
+        spec = os.path.join(SPECS, "slurm.toml")
+        loc, sl = fresh(os.path.join(work, "local")), fresh(os.path.join(work, "slurm"))
+        p = sweep(strata, spec, "--jobs", "2", "--out", loc)
+        check(p.returncode == 0, f"local sweep: {p.stderr}")
+        p = subprocess.run([strata, "sweep", spec, "--backend", "slurm", "--jobs", "2", "--out", sl],
+                           capture_output=True, text=True, env=env, timeout=180)
+        check(p.returncode == 0 and "submitted slurm array job" in p.stderr and "(4 tasks" in p.stderr,
+              f"slurm sweep: {p.returncode} {p.stderr}")
+        check(sorted(os.listdir(os.path.join(sl, "slurm"))) ==
+              ["job.sh", "job_id", "task-0.log", "task-1.log", "task-2.log", "task-3.log", "tasks.json"],
+              f"slurm folder: {os.listdir(os.path.join(sl, 'slurm'))}")
+        check(read_csv(os.path.join(loc, "results.csv")) == read_csv(os.path.join(sl, "results.csv")),
+              "results.csv from Slurm differs from the local sweep's")
+        # --no-wait, then the same sweep again: it waits for the job it finds instead of resubmitting.
+        nw = fresh(os.path.join(work, "nowait"))
+        p = subprocess.run([strata, "sweep", spec, "--backend", "slurm", "--no-wait", "--out", nw],
+                           capture_output=True, text=True, env=env, timeout=60)
+        check(p.returncode == 0 and "--no-wait" in p.stderr and not os.path.exists(os.path.join(nw, "results.csv")),
+              f"--no-wait: {p.returncode} {p.stderr}")
+        p = subprocess.run([strata, "sweep", spec, "--backend", "slurm", "--out", nw],
+                           capture_output=True, text=True, env=env, timeout=180)
+        check(p.returncode == 0 and "submitted" not in p.stderr, f"rerun after --no-wait resubmitted: {p.stderr}")
+        check(read_csv(os.path.join(loc, "results.csv")) == read_csv(os.path.join(nw, "results.csv")),
+              "results.csv after --no-wait differs from the local sweep's")
+    finally:
+        if own:
+            subprocess.run(["bash", os.path.join(ROOT, "scripts", "slurm_local.sh"), "stop", own])
+
+
 def main():
     if len(sys.argv) != 4:
         fail(__doc__)
     what, strata, work = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
     os.makedirs(work, exist_ok=True)
     {"expand": t_expand, "badspec": t_badspec, "tables": t_tables, "kill": t_kill, "failed": t_failed,
-     "plot": t_plot, "report": t_report}[what](strata, work)
+     "plot": t_plot, "report": t_report,
+     "slurm": t_slurm}[what](strata, work)
     print(f"PASS {what}")
 
 
