@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import time
+import threading
 import tomllib
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
@@ -319,10 +320,15 @@ def _die_with_parent():
         pass
 
 
+_live, _live_lock, _abort = set(), threading.Lock(), threading.Event()  # running strata processes; Ctrl-C
+
+
 def run_one(out, run, timeout=0):
     """Run one simulation into DIR/.tmp, then rename it to DIR/runs/NAME (success) or record DIR/failed/NAME.json.
-    Returns (ok, seconds)."""
+    Returns (ok, seconds); ok is None when the sweep was interrupted (nothing recorded, the run stays to do)."""
     t0 = time.time()
+    if _abort.is_set():
+        return None, 0.0
     tmp = os.path.join(out, ".tmp", f"{run['name']}.{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
@@ -330,13 +336,26 @@ def run_one(out, run, timeout=0):
     with open(os.path.join(tmp, "params.json"), "w") as f:
         json.dump({"params": run["params"], "command": cmd}, f, indent=1)
     try:
-        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace",
-                           preexec_fn=_die_with_parent, timeout=timeout or None)
-        status, err = p.returncode, p.stderr
-    except subprocess.TimeoutExpired as e:
-        status, err = "timeout", f"killed after {timeout} s\n" + (e.stderr or b"").decode(errors="replace")
+        # Own session: a Ctrl-C at the terminal reaches the sweep only, which then stops its runs itself.
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace",
+                             preexec_fn=_die_with_parent, start_new_session=True)
     except OSError as e:
-        status, err = "exec", f"cannot run {cmd[0]}: {e.strerror}"
+        p, status, err = None, "exec", f"cannot run {cmd[0]}: {e.strerror}"
+    if p:
+        with _live_lock:
+            _live.add(p)
+        try:
+            err = p.communicate(timeout=timeout or None)[1]
+            status = p.returncode
+        except subprocess.TimeoutExpired:
+            p.kill()
+            status, err = "timeout", f"killed after {timeout} s\n" + p.communicate()[1]
+        finally:
+            with _live_lock:
+                _live.discard(p)
+    if _abort.is_set():
+        shutil.rmtree(tmp, ignore_errors=True)
+        return None, time.time() - t0
     fail = os.path.join(out, "failed", run["name"] + ".json")
     ok = status == 0 and os.path.exists(os.path.join(tmp, "stats.json"))
     if ok:
@@ -370,14 +389,26 @@ def run_local(out, todo, jobs, timeout, total_done, total):
             sys.stderr.write(line + "\n")
         sys.stderr.flush()
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+    ex = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         futs = [ex.submit(run_one, out, r, timeout) for r in todo]
         for f in as_completed(futs):
             ok, _ = f.result()
-            done, failed = done + ok, failed + (not ok)
+            done, failed = done + (ok is True), failed + (ok is False)
             progress()
+    except KeyboardInterrupt:  # stop the runs in flight; they stay to do, finished runs are kept
+        _abort.set()
+        with _live_lock:
+            for p in _live:
+                p.kill()
+        ex.shutdown(wait=True, cancel_futures=True)
+        print(f"\nsweep: interrupted: {total_done + done} runs done are kept; the same command resumes",
+              file=sys.stderr)
+        return False
+    ex.shutdown()
     if tty and todo:
         progress(final=True)
+    return True
 
 
 # ---------------------------------------------------------------- collection
@@ -672,7 +703,8 @@ def main(argv=None):
         if rc is not None:
             return rc
     else:
-        run_local(out, todo, a.jobs, spec.get("timeout", 0), ndone, len(runs))
+        if not run_local(out, todo, a.jobs, spec.get("timeout", 0), ndone, len(runs)):
+            return 130
     command = "strata sweep " + " ".join([os.path.relpath(a.spec) if not os.path.isabs(a.spec) else a.spec] +
                                          [f"--filter '{f}'" for f in a.filter])
     stats, pngs = collect(spec, out, runs, command)

@@ -188,7 +188,7 @@ def t_kill(strata, work):
     for r in done:  # everything under runs/ is a finished run
         check(os.path.exists(os.path.join(out, "runs", r, "stats.json")), f"half-written run {r} under runs/")
     check(not os.path.exists(os.path.join(out, "results.csv")), "results.csv written by a killed sweep")
-    def orphans():  # strata processes still writing into the killed sweep's folder
+    def orphans():  # strata processes still writing into the stopped sweep's folder
         found = []
         for pid in filter(str.isdigit, os.listdir("/proc")):
             try:
@@ -213,6 +213,23 @@ def t_kill(strata, work):
     check(a == b, "results.csv of the resumed sweep differs from the uninterrupted one")
     p = sweep(strata, spec, "--jobs", "2", "--out", out)  # a third pass runs nothing
     check(p.returncode == 0 and "8 done, 0 to run" in p.stderr, f"third pass: {p.stderr}")
+    # Ctrl-C (SIGINT): the runs in flight are stopped and stay to do, never recorded as failed.
+    out = fresh(os.path.join(work, "interrupted"))
+    proc = subprocess.Popen([strata, "sweep", spec, "--jobs", "2", "--out", out], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    while time.time() - t0 < 60 and not (os.path.isdir(os.path.join(out, "runs")) and
+                                         len(os.listdir(os.path.join(out, "runs"))) >= 1):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=30)[1]
+    n = len(os.listdir(os.path.join(out, "runs")))
+    check(proc.returncode == 130 and "interrupted" in err and n < 8, f"SIGINT: exit {proc.returncode}, {n} done: {err}")
+    check(os.listdir(os.path.join(out, "failed")) == [], "an interrupted run was recorded as failed")
+    check(not orphans(), "an interrupted run's strata process outlived the sweep")
+    p = sweep(strata, spec, "--jobs", "2", "--out", out)
+    check(p.returncode == 0 and f"{n} done, {8 - n} to run" in p.stderr, f"resume after SIGINT: {p.stderr}")
+    check(read_csv(os.path.join(out, "results.csv")) == a, "results.csv after SIGINT + resume differs")
 
 
 def t_failed(strata, work):
