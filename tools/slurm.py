@@ -93,7 +93,7 @@ def run(spec, a, out, todo, total, python, sweep_py):
         f.write(job + "\n")
     print(f"sweep: submitted slurm array job {job} ({len(todo)} tasks, at most {a.jobs} at a time)", file=sys.stderr)
     if a.no_wait:
-        print(f"sweep: --no-wait: rerun the same sweep command to wait for it and collect", file=sys.stderr)
+        print("sweep: --no-wait: rerun the same sweep command to wait for it and collect", file=sys.stderr)
         return 0
     wait(out, job, total)
     return None
