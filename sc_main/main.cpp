@@ -274,7 +274,7 @@ static int exec_tool(const char* tool, int argc, char** argv) {
   const std::string script = std::string(STRATA_SOURCE_DIR) + "/tools/" + tool + ".py";
   std::error_code ec;
   const fs::path self = fs::canonical("/proc/self/exe", ec);
-  if (!ec) setenv("STRATA_EXE", self.c_str(), 0);
+  if (!ec) setenv("STRATA_EXE", self.c_str(), 1);
   std::vector<char*> args{const_cast<char*>(py), const_cast<char*>(script.c_str())};
   for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);

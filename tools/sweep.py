@@ -518,7 +518,7 @@ def cell(per_rep, noise_floor=0.0, is_base=False, pct=False):
     if len(xs) == 1 or is_base:
         return f(m)
     s = f"{f(m)} [{f(min(xs))}..{f(max(xs))}]"
-    if not is_base and abs(m - 1) < max(max(xs) - min(xs), noise_floor):
+    if not is_base and abs(m - 1) <= max(max(xs) - min(xs), noise_floor):
         s += " n.s."
     return s
 
