@@ -73,7 +73,7 @@ def spec_section(name, specs_dir, results_dir, fig_dir, out_md):
     stats = {r["run"]: {k: r[k] for k in res["stats"] if isinstance(r.get(k), (int, float))} for r in res["runs"]}
     done = [r for r in runs if r["name"] in stats]
     b = res.get("build", {})
-    md += [f"Run {b.get('date', '?')}, strata {b.get('strata_version', '?')} at commit `{b.get('commit', '?')}`; "
+    md += [f"Results collected {b.get('date', '?')}, strata {b.get('strata_version', '?')} at commit `{b.get('commit', '?')}`; "
            f"{len(done)} of the spec's {len(runs)} runs (`strata sweep configs/experiments/{name}.toml`; full tables "
            f"in its `results.md`).", ""]
     claims = [c for c in sweep.compare_values(spec, done, stats) if c.get("paper") is not None]

@@ -300,7 +300,7 @@ def t_report(strata, work):
     want = f"| gddr5 vs hbm2: bandwidth | test | -50.00% | {(ratio - 1) * 100:+.2f}% | {same} | {within} |"
     check(want in md, f"claim row: want\n{want}\nin\n{md}")
     check("## Made-up paper B" in md and "Not reproduced yet: its system is not built yet." in md, "unbuilt paper")
-    check("6 of the spec's 6 runs" in md and "at commit `" in md, f"build line:\n{md}")
+    check("Results collected " in md and "6 of the spec's 6 runs" in md and "at commit `" in md, f"build line:\n{md}")
     for name in ("lines.png", "bars.png"):
         png = os.path.join(work, "docs", "figures", name)
         check(f"![{name}](figures/{name})" in md and png_size(png) == (800, 450), f"figure {name}")
