@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -166,6 +168,8 @@ static int cli_main(int argc, char** argv) {
                        "clock of the trace's cycle numbers (default: the memory command clock)")
       ->check(CLI::PositiveNumber);
   app.footer(
+      "Experiments: strata sweep SPEC (configs x workloads x seeds from configs/experiments/*.toml), strata plot "
+      "RUN_DIR, strata report (each: --help; docs/experiments.md).\n"
       "Exit status: 0 ok, 1 simulation failed, 2 bad input, 3 golden-memory check failed.\n"
       "Docs: docs/user_guide.md");
   try {
@@ -261,7 +265,28 @@ static int cli_main(int argc, char** argv) {
   }
 }
 
+// `strata sweep|plot|report ...`: the experiment tools are Python programs in tools/ (docs/experiments.md);
+// exec them with the rest of the command line, telling them which strata to run (STRATA_EXE).
+// The interpreter is Debian's /usr/bin/python3 (it has python3-matplotlib), or $STRATA_PYTHON.
+static int exec_tool(const char* tool, int argc, char** argv) {
+  const char* py = std::getenv("STRATA_PYTHON");
+  if (!py || !*py) py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+  const std::string script = std::string(STRATA_SOURCE_DIR) + "/tools/" + tool + ".py";
+  std::error_code ec;
+  const fs::path self = fs::canonical("/proc/self/exe", ec);
+  if (!ec) setenv("STRATA_EXE", self.c_str(), 1);
+  std::vector<char*> args{const_cast<char*>(py), const_cast<char*>(script.c_str())};
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  execvp(py, args.data());
+  std::fprintf(stderr, "strata %s: cannot run %s %s: %s\n", tool, py, script.c_str(), std::strerror(errno));
+  return kExitFailure;
+}
+
 int sc_main(int argc, char** argv) {
+  if (argc >= 2)
+    for (const char* tool : {"sweep", "plot", "report"})
+      if (std::strcmp(argv[1], tool) == 0) return exec_tool(tool, argc, argv);
   // SystemC prints a banner and deprecation notes on stdout/stderr; keep ours clean.
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);

@@ -13,6 +13,8 @@ PKGS=(
   zlib1g-dev liblzma-dev libzstd-dev   # compressed traces
   xz-utils zstd                        # .xz / .zst Accel-Sim traces are read through these tools
   hyperfine                            # benchmark timing (docs/memtrace.md "Benchmark")
+  python3-matplotlib                   # strata sweep figures, strata plot (docs/experiments.md)
+  slurm-wlm munge                      # strata sweep --backend slurm, its test (scripts/slurm_local.sh)
 )
 missing=()
 for p in "${PKGS[@]}"; do
