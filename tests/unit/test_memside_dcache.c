@@ -1,0 +1,264 @@
+/* Unit tests of the HMS DRAM-cache policy (models/ref/memside_dcache.c)
+ * through the memory-side interface and a fake shell: AMIL geometry (7 lines
+ * per 2 KiB row, probes of the row's last column on the DRAM rank), a probe
+ * shared by the accesses to one row, a read miss served by SCM then filled
+ * (drain, SCM read, DRAM write + metadata write, tags switch, release), an
+ * access to the line held behind its MSHR, a write hit marking the line
+ * dirty, and the dirty victim read from DRAM and written to SCM by the next
+ * fill of its slot. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memside.h"
+
+static amap g_map;
+static memside_cfg g_cfg;
+
+typedef struct fake_shell {
+  memside_xfer x[64];
+  int n;
+  uint32_t released[64];
+  int nrel;
+} fake_shell;
+static int fake_issue(void *ctx, const memside_xfer *x) {
+  fake_shell *f = (fake_shell *)ctx;
+  f->x[f->n++] = *x;
+  return 0;
+}
+static void fake_release(void *ctx, uint32_t ticket) {
+  fake_shell *f = (fake_shell *)ctx;
+  f->released[f->nrel++] = ticket;
+}
+
+typedef struct rig {
+  const memside_ops *o;
+  void *st;
+  fake_shell f;
+  memside_env env;
+} rig;
+
+static void rig_init(rig *r) {
+  memset(r, 0, sizeof *r);
+  r->o = memside_find("dcache");
+  assert_non_null(r->o);
+  r->st = calloc(1, r->o->state_bytes(&g_cfg));
+  r->env = (memside_env){&r->f, fake_issue, fake_release};
+  char err[256];
+  assert_int_equal(r->o->init(r->st, &g_cfg, &r->env, err, sizeof err), 0);
+}
+
+static int route(rig *r, uint64_t pa, int w, uint32_t *ticket, memside_target *t) {
+  return r->o->route(r->st, pa, w, w ? MEMSIDE_WRITEBACK : MEMSIDE_FILL, ticket, t);
+}
+
+static devaddr_loc loc_of(uint64_t a) {
+  devaddr_loc l;
+  devaddr_decode(&g_cfg.geom[0], a, &l);
+  return l;
+}
+
+/* Physical lines of partition 0 with SCM (device) addresses a and the next
+ * 128 B of its 256 B block, and a line whose block maps to the same DRAM slot. */
+static void pick(uint64_t *pa, uint64_t *pa_other_half, uint64_t *pa_conflict) {
+  memside_target t0, t;
+  *pa = UINT64_MAX;
+  *pa_other_half = *pa_conflict = UINT64_MAX;
+  for (uint64_t p = 0; p < (64u << 20); p += 128) {
+    if (amap_channel(&g_map, p) != 0) continue;
+    memside_static_locate(&g_cfg, p, &t);
+    if (*pa == UINT64_MAX) {
+      if (t.addr % 256) continue;
+      *pa = p;
+      t0 = t;
+    } else if (t.addr == t0.addr + 128) {
+      *pa_other_half = p;
+    }
+  }
+  /* the slot count: 16 banks x 1 row x 7 lines (cache_bytes = 16 rows of 2 KiB); block + 112 conflicts */
+  for (uint64_t p = 0; p < (256u << 20) && *pa_conflict == UINT64_MAX; p += 128) {
+    if (amap_channel(&g_map, p) != 0) continue;
+    memside_static_locate(&g_cfg, p, &t);
+    const devaddr_loc a = loc_of(t0.addr), b = loc_of(t.addr);
+    const uint64_t ba = ((a.row * 4 + a.bg) * 4 + a.ba) * 8 + a.col / 8, bb = ((b.row * 4 + b.bg) * 4 + b.ba) * 8 + b.col / 8;
+    if (bb == ba + 112 && t.addr % 256 == 0) *pa_conflict = p;
+  }
+  assert_true(*pa != UINT64_MAX && *pa_other_half != UINT64_MAX && *pa_conflict != UINT64_MAX);
+}
+
+/* Run an access to completion: probe, then GO. */
+static memside_target access_line(rig *r, uint64_t pa, int w) {
+  uint32_t ticket = 0;
+  memside_target t;
+  if (route(r, pa, w, &ticket, &t) == MEMSIDE_HOLD) {
+    assert_true(ticket != 0);
+    const memside_xfer *p = &r->f.x[r->f.n - 1];
+    assert_int_equal(p->cls, MEMSIDE_PROBE);
+    r->o->done(r->st, p->tag);
+    assert_int_equal(route(r, pa, w, &ticket, &t), MEMSIDE_GO);
+  }
+  return t;
+}
+
+static void geometry_and_probe(void **state) {
+  (void)state;
+  rig r;
+  rig_init(&r);
+  uint64_t pa, half, conflict;
+  pick(&pa, &half, &conflict);
+  uint32_t t1 = 0, t2 = 0;
+  memside_target t;
+  assert_int_equal(route(&r, pa, 0, &t1, &t), MEMSIDE_HOLD);
+  assert_int_equal(r.f.n, 1);
+  const devaddr_loc pl = loc_of(r.f.x[0].addr);
+  assert_int_equal(pl.ra, 0);    /* the DRAM rank */
+  assert_int_equal(pl.col, 63);  /* AMIL: the row's last column */
+  assert_int_equal(r.f.x[0].bytes, 32);
+  assert_int_equal(r.f.x[0].write, 0);
+  /* the other half of the block: same DRAM row, the same probe */
+  assert_int_equal(route(&r, half, 0, &t2, &t), MEMSIDE_HOLD);
+  assert_int_equal(t2, t1);
+  assert_int_equal(r.f.n, 1);
+  r.o->done(r.st, r.f.x[0].tag);
+  assert_int_equal(r.f.nrel, 1);
+  assert_int_equal(r.f.released[0], t1);
+  free(r.st);
+}
+
+static void miss_fill_hit(void **state) {
+  (void)state;
+  rig r;
+  rig_init(&r);
+  uint64_t pa, half, conflict;
+  pick(&pa, &half, &conflict);
+  memside_target scm;
+  memside_static_locate(&g_cfg, pa, &scm);
+  /* read miss: served by SCM, a fill starts (waits for the access to drain) */
+  memside_target t = access_line(&r, pa, 0);
+  assert_int_equal(t.addr, scm.addr);
+  assert_int_equal(t.kind, AMAP_MEM_SCM);
+  const int before = r.f.n;
+  uint32_t tk = 0;
+  memside_target th;
+  assert_int_equal(route(&r, half, 0, &tk, &th), MEMSIDE_HOLD); /* behind the MSHR */
+  assert_true(tk & 0x80000000u);
+  assert_int_equal(r.f.n, before); /* nothing read before the demand is answered */
+  r.o->complete(r.st, &t, 0);
+  assert_int_equal(r.f.n, before + 1);
+  const memside_xfer rd = r.f.x[before];
+  assert_int_equal(rd.write, 0);
+  assert_int_equal(rd.bytes, 256);
+  assert_int_equal(rd.addr, scm.addr);
+  assert_int_equal(rd.cls, MEMSIDE_FILL);
+  memset(rd.buf, 0x5a, 256);
+  r.o->done(r.st, rd.tag);
+  assert_int_equal(r.f.n, before + 3); /* the line into DRAM and the row's metadata column */
+  const memside_xfer wr = r.f.x[before + 1], md = r.f.x[before + 2];
+  assert_int_equal(wr.write, 1);
+  assert_int_equal(wr.bytes, 256);
+  assert_int_equal(loc_of(wr.addr).ra, 0);
+  assert_int_equal(wr.buf[17], 0x5a);
+  assert_int_equal(md.bytes, 32);
+  assert_int_equal(loc_of(md.addr).col, 63);
+  assert_int_equal(loc_of(md.addr).row, loc_of(wr.addr).row);
+  memside_target now;
+  r.o->locate(r.st, pa, &now);
+  assert_int_equal(now.addr, scm.addr); /* tags switch only once the line is written */
+  r.o->done(r.st, wr.tag);
+  r.o->done(r.st, md.tag);
+  assert_int_equal(r.f.released[r.f.nrel - 1], tk); /* the MSHR's waiters are released */
+  r.o->locate(r.st, pa, &now);
+  assert_int_equal(now.kind, AMAP_MEM_DRAM);
+  assert_int_equal(now.addr, wr.addr + (scm.addr & 255));
+  assert_int_equal(r.o->kind_of(r.st, half), AMAP_MEM_DRAM);
+  /* the held access: a probe again, then a hit in DRAM at its offset in the line */
+  t = access_line(&r, half, 0);
+  assert_int_equal(t.kind, AMAP_MEM_DRAM);
+  assert_int_equal(t.addr, wr.addr + 128);
+  assert_false(r.o->busy(r.st));
+  free(r.st);
+}
+
+static void dirty_victim_written_back(void **state) {
+  (void)state;
+  rig r;
+  rig_init(&r);
+  uint64_t pa, half, conflict;
+  pick(&pa, &half, &conflict);
+  memside_target t = access_line(&r, pa, 0); /* miss + fill of pa's line */
+  r.o->complete(r.st, &t, 0);
+  const int b = r.f.n - 1;
+  memset(r.f.x[b].buf, 0x11, 256);
+  r.o->done(r.st, r.f.x[b].tag);
+  const memside_xfer wr = r.f.x[r.f.n - 2];
+  r.o->done(r.st, r.f.x[r.f.n - 2].tag);
+  r.o->done(r.st, r.f.x[r.f.n - 1].tag);
+  t = access_line(&r, pa, 1); /* a write hit: the line becomes dirty */
+  assert_int_equal(t.kind, AMAP_MEM_DRAM);
+  r.o->complete(r.st, &t, 1);
+  /* a read of the conflicting block: miss, fill, the dirty victim goes back to SCM */
+  memside_target scm_pa, scm_c;
+  memside_static_locate(&g_cfg, pa, &scm_pa);
+  memside_static_locate(&g_cfg, conflict, &scm_c);
+  t = access_line(&r, conflict, 0);
+  assert_int_equal(t.addr, scm_c.addr);
+  const int k = r.f.n;
+  r.o->complete(r.st, &t, 0);
+  assert_int_equal(r.f.n, k + 2); /* the new line from SCM and the victim from DRAM */
+  assert_int_equal(r.f.x[k + 1].addr, wr.addr);
+  assert_int_equal(r.f.x[k + 1].cls, MEMSIDE_WRITEBACK);
+  memset(r.f.x[k].buf, 0x22, 256);
+  memset(r.f.x[k + 1].buf, 0x33, 256); /* the victim's bytes as DRAM returns them */
+  r.o->done(r.st, r.f.x[k].tag);
+  assert_int_equal(r.f.n, k + 2);      /* both reads first */
+  r.o->done(r.st, r.f.x[k + 1].tag);
+  assert_int_equal(r.f.n, k + 5);      /* new line to DRAM, victim to SCM, metadata */
+  const memside_xfer *vw = &r.f.x[k + 3];
+  assert_int_equal(vw->write, 1);
+  assert_int_equal(vw->addr, scm_pa.addr & ~255ull);
+  assert_int_equal(vw->buf[100], 0x33);
+  uint64_t vals[16];
+  r.o->stat_values(r.st, vals);
+  assert_int_equal(vals[6], 2); /* fills */
+  assert_int_equal(vals[7], 1); /* writebacks */
+  assert_int_equal(vals[1], 1); /* write hits */
+  for (int i = k + 2; i < k + 5; ++i) r.o->done(r.st, r.f.x[i].tag);
+  assert_false(r.o->busy(r.st));
+  memside_target now;
+  r.o->locate(r.st, pa, &now);
+  assert_int_equal(now.addr, scm_pa.addr); /* evicted: back in SCM */
+  r.o->locate(r.st, conflict, &now);
+  assert_int_equal(now.kind, AMAP_MEM_DRAM);
+  free(r.st);
+}
+
+static int setup(void **state) {
+  (void)state;
+  static const uint32_t ch[8] = {0, 1, 2, 3, 4, 5, 6, 7}, r0[1] = {0}, r1[1] = {1};
+  const amap_part_cfg p[2] = {{AMAP_MEM_SCM, 1ull << 30, 8, 1, ch, r1}, {AMAP_MEM_DRAM, 1ull << 28, 8, 1, ch, r0}};
+  char err[256];
+  if (amap_init_parts(&g_map, p, 2, 0, NULL, 8, 2, 4, 4, 2048, 32, 2, 0, err, sizeof err) != 0) return -1;
+  memset(&g_cfg, 0, sizeof g_cfg);
+  g_cfg.map = &g_map;
+  g_cfg.ndevs = 1;
+  g_cfg.dev_channel[0] = 0;
+  if (devaddr_init(&g_cfg.geom[0], 2, 4, 4, 64, 32, err, sizeof err) != 0) return -1;
+  g_cfg.rank_kind[0][0] = AMAP_MEM_DRAM;
+  g_cfg.rank_kind[0][1] = AMAP_MEM_SCM;
+  g_cfg.dcache.cache_bytes = 16 * 2048; /* one row per bank: 16 x 7 = 112 lines */
+  g_cfg.dcache.mshrs = 4;
+  return 0;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(geometry_and_probe),
+      cmocka_unit_test(miss_fill_hit),
+      cmocka_unit_test(dirty_victim_written_back),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
