@@ -27,6 +27,8 @@
 extern "C" {
 #include "addrmap.h"
 #include "bstore.h"
+#include "cache.h"
+#include "ctc.h"
 #include "dram.h"
 #include "memside.h"
 }
@@ -219,6 +221,9 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
       for (unsigned k = 0; k < map.nparts; ++k)
         if (map.part[k].mem == AMAP_MEM_DRAM && map.part[k].nch) m.dcache.cache_bytes = map.part[k].bytes / map.part[k].nch;
     m.dcache.mshrs = static_cast<uint32_t>(cfg.i("memside.dcache.mshrs"));
+    m.dcache.ctc_ways = static_cast<uint32_t>(cfg.i("l2.ctc_ways"));  // the tag cache of the partition's L2 banks
+    m.dcache.ctc_sets = static_cast<uint32_t>(cfg.size("l2.size") / nbanks / cfg.i("l2.assoc") / kLineBytes) *
+                        (nbanks / nch);
     try {
       sides.emplace_back(new MemSide(("memside_p" + std::to_string(p)).c_str(), ops, m, nbanks / nch, pool, stats));
     } catch (const std::invalid_argument& e) {
@@ -235,6 +240,8 @@ void Platform::Impl::build_l2(unsigned nbanks, const L2Cfg& l2c) {
   for (unsigned b = 0; b < nbanks; ++b) {
     MemSide* side = sides[b / per].get();
     l2.emplace_back(new L2Bank(("l2_bank" + std::to_string(b)).c_str(), b, nbanks, l2c, side, pool, stats));
+    if (const unsigned k = static_cast<unsigned>(cfg.i("l2.ctc_ways")))  // ways carved out for the tag cache
+      cache_set_way_mask(l2.back()->tags(), ctc_l2_data_way_mask(l2c.assoc, k));
     xbar->to_l2.bind(l2.back()->tsock);
     l2.back()->isock.bind(side->tsock);
   }

@@ -11,6 +11,7 @@
 
 extern "C" {
 #include "addrmap.h"
+#include "ctc.h"
 #include "dram.h"
 #include "memside.h"
 #include "repl.h"
@@ -53,6 +54,9 @@ static std::vector<KeySpec> build_schema() {
       {"l2.latency", T::Int, "120", 1, 10000, {}, "L2 hit latency, L2 cycles"},
       {"l2.mshrs", T::Int, "64", 1, 4096, {}, "L2 MSHRs per bank"},
       {"l2.bytes_per_cycle", T::Int, "32", 1, 4096, {}, "L2 bank data-port bandwidth, bytes/cycle"},
+      {"l2.ctc_ways", T::Int, "0", 0, 4, {},
+       "L2 ways per bank given to the Configurable Tag Cache of the DRAM cache (memside.policy = dcache; HMS "
+       "Sec. III-D: up to 4 of 16); the L2 keeps the others"},
       {"l2.policy", T::String, "lru", 1, 0, {}, "L2 replacement/insertion policy (see models/ref/repl_registry.c)"},
       {"mem.device", T::String, "hbm2", 1, 0, {}, "device preset (models/ref/dram.c); with mem.rank_devices or "
        "mem.channel_devices the channel interface and bank geometry every listed preset must share"},
@@ -151,6 +155,14 @@ void Config::check_consistency() const {
   }
   if (!memside_find(s("memside.policy").c_str()))
     fail("memside.policy", std::string("expected one of ") + memside_names() + ", got '" + s("memside.policy") + "'");
+  if (i("l2.ctc_ways") > 0) {
+    if (s("memside.policy") != "dcache")
+      fail("l2.ctc_ways", "expected 0 unless memside.policy = dcache (the tag cache holds DRAM-cache tags), got " +
+                              std::to_string(i("l2.ctc_ways")));
+    if (!ctc_l2_data_way_mask(static_cast<uint32_t>(i("l2.assoc")), static_cast<uint32_t>(i("l2.ctc_ways"))))
+      fail("l2.ctc_ways", "expected an L2 of at least " + std::to_string(CTC_MAX_L2_WAYS) + " ways (l2.assoc = " +
+                              std::to_string(i("l2.assoc")) + ")");
+  }
   if (!repl_find(s("l2.policy").c_str()))
     fail("l2.policy", std::string("expected one of ") + repl_names() + ", got '" + s("l2.policy") + "'");
   if (i("l2.banks") % i("mem.channels") != 0)

@@ -82,7 +82,7 @@ typedef struct memside_env {
   void (*release)(void *ctx, uint32_t ticket);
 } memside_env;
 
-#define MEMSIDE_XFER_SLOTS 512
+#define MEMSIDE_XFER_SLOTS 1024
 
 /* The partition a policy serves and its parameters. */
 typedef struct memside_cfg {
@@ -104,6 +104,8 @@ typedef struct memside_cfg {
   struct {
     uint64_t cache_bytes;
     uint32_t mshrs;
+    uint32_t ctc_ways;     /* L2 ways per bank given to the Configurable Tag Cache (0: none) */
+    uint32_t ctc_sets;     /* tag-cache sets of the partition: L2 sets per bank x banks of the partition */
   } dcache;
 } memside_cfg;
 

@@ -11,18 +11,25 @@
  * which a 256 B-aligned line cannot share with the metadata column, so
  * Strata gives up the eighth line).
  *
- * Flow of an access of the L2 (Sec. III-F), for the configuration without a
- * tag cache and without bypass (the paper's HMS-B-C):
- *   1. probe: read the row's metadata column (one probe serves every access
- *      to that row waiting for it; the access is held until it returns);
+ * Flow of an access of the L2 (Sec. III-F), without bypass (the paper's
+ * HMS-B; HMS-B-C without the tag cache):
+ *   0. Configurable Tag Cache (Sec. III-D; cfg.dcache.ctc_ways L2 ways per
+ *      bank, the landed C reference ctc.c): a hit gives the row's tags at
+ *      once; the lookup costs no time beyond the L2 miss it rides on;
+ *   1. probe (tag-cache miss): read the row's metadata column (one probe
+ *      serves every access to that row waiting for it; the access is held
+ *      until it returns), then install the row's tags in the tag cache;
  *   2. hit: the access goes to the DRAM rank (a write marks the line dirty);
  *   3. read miss: the access goes to the SCM rank, and the 256 B line is
  *      filled into the DRAM cache (an MSHR, up to cfg.dcache.mshrs at once):
- *      accesses to the line and to its victim are held, the accesses already
- *      on their way to either are drained, then the line is read from SCM
+ *      accesses to the line and to its victim are held, the writes already on
+ *      their way to the line and every access to the victim are drained (the
+ *      demand read itself need not be), then the line is read from SCM
  *      (and a dirty victim from DRAM), written to DRAM (and the victim to
  *      SCM), the row's metadata column is written, and the tags switch;
- *   4. write miss (an L2 write-back): written to SCM, no allocation.
+ *   4. write miss (an L2 write-back): the line is filled the same way and
+ *      the write, held behind the MSHR, then hits in DRAM (write-allocate:
+ *      without the bypass policy every miss allocates).
  * Every move carries the bytes (the golden-memory checker verifies them);
  * the tags themselves are kept in the policy's state (the metadata column's
  * reads and writes are the traffic and timing of keeping them in DRAM).
@@ -38,6 +45,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ctc.h"
 #include "memside.h"
 
 #define DC_LINE 256u
@@ -46,7 +54,9 @@
 #define DC_INFL 4096u /* power of two; blocks with accesses in flight or a fill */
 #define DC_MAX_MSHRS 128u
 
-_Static_assert(DC_MAX_MSHRS * 3 + DC_PROBES <= MEMSIDE_XFER_SLOTS, "policy transfers in flight fit the shell");
+#define DC_META_MAX 256u /* metadata-column write-backs in flight (a write buffer; beyond it they merge) */
+_Static_assert(DC_MAX_MSHRS * 3 + DC_PROBES + DC_META_MAX <= MEMSIDE_XFER_SLOTS,
+               "policy transfers in flight fit the shell");
 
 #define META_VALID 0x80000000u
 #define META_DIRTY 0x40000000u
@@ -72,13 +82,14 @@ typedef struct dc_probe {
 typedef struct dc_infl {
   uint64_t key;         /* block + 1; 0 = empty */
   uint32_t n;           /* routed accesses not answered yet */
+  uint32_t nw;          /* of them, writes */
   uint32_t busy;        /* fills involving the block (new line or victim) */
   uint32_t fill;        /* the latest of them (MSHR index) */
 } dc_infl;
 
 enum {
   S_READ_HITS, S_WRITE_HITS, S_READ_MISSES, S_WRITE_MISSES, S_PROBES, S_PROBE_MERGES, S_FILLS, S_WRITEBACKS,
-  S_MSHR_MERGES, S_BYPASSES, S_NSTATS
+  S_MSHR_MERGES, S_BYPASSES, S_CTC_LOOKUPS, S_CTC_HITS, S_META_WRITES, S_NSTATS
 };
 
 typedef struct dc_st {
@@ -93,6 +104,10 @@ typedef struct dc_st {
   uint64_t backing_limit;/* physical addresses below are the SCM part */
   uint32_t mshrs, fills_busy, probes_busy;
   uint64_t st[S_NSTATS];
+  int use_ctc;
+  ctc tc;                /* the tag cache (its arrays: ctc_init's, freed never: one per partition for the run) */
+  uint32_t meta_pending; /* metadata-column write-backs in flight */
+  unsigned char meta_buf[DC_COL];
   dc_fill fill[DC_MAX_MSHRS];
   dc_probe probe[DC_PROBES];
   dc_infl infl[DC_INFL];
@@ -157,7 +172,7 @@ static dc_infl *infl_find(dc_st *s, uint64_t block, int create) {
     if (!e->key) {
       if (!create) return NULL;
       e->key = key;
-      e->n = e->busy = 0;
+      e->n = e->nw = e->busy = 0;
       return e;
     }
   }
@@ -194,6 +209,19 @@ static uint32_t infl_busy(dc_st *s, uint64_t block) {
 static uint32_t infl_count(dc_st *s, uint64_t block) {
   const dc_infl *e = infl_find(s, block, 0);
   return e ? e->n : 0;
+}
+
+static uint32_t infl_writes(dc_st *s, uint64_t block) {
+  const dc_infl *e = infl_find(s, block, 0);
+  return e ? e->nw : 0;
+}
+
+/* A fill may read once nothing can change what it reads or overwrites: no
+ * write to the new line on its way to SCM (reads of it from SCM do not
+ * conflict), and no access at all to the victim's DRAM slot (the fill
+ * overwrites it). */
+static int drained(dc_st *s, const dc_fill *F) {
+  return !infl_writes(s, F->block) && !(F->has_victim && infl_count(s, F->victim));
 }
 
 /* ------------------------------------------------------------ set-up */
@@ -234,6 +262,18 @@ static int dc_init(void *st, const memside_cfg *cfg, const memside_env *env, cha
     snprintf(err, errlen, "memside.dcache.size: expected at least one DRAM row of 32 B columns per channel, got "
                           "%llu bytes", (unsigned long long)cfg->dcache.cache_bytes);
     return -1;
+  }
+  if (cfg->dcache.ctc_ways) {
+    ctc_cfg cc;
+    ctc_default_cfg(&cc);
+    cc.sets = cfg->dcache.ctc_sets;
+    cc.l2_ways = cfg->dcache.ctc_ways;
+    char e2[200];
+    if (ctc_init(&s->tc, &cc, e2, sizeof e2) != CTC_OK) {
+      snprintf(err, errlen, "l2.ctc_ways: %s", e2);
+      return -1;
+    }
+    s->use_ctc = 1;
   }
   s->mshrs = cfg->dcache.mshrs;
   if (!s->mshrs || s->mshrs > DC_MAX_MSHRS) {
@@ -362,15 +402,23 @@ static int dc_route(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t 
     return MEMSIDE_HOLD;
   }
   if (*ticket & TICKET_MSHR) *ticket = 0; /* the MSHR is done: look the tags up afresh */
-  /* 1. the row's tags: a probe of its metadata column (AMIL) */
-  if (!*ticket) {
-    if (probe_for(s, slot, ticket) != 0) return MEMSIDE_HOLD; /* every probe entry busy: retried on a release */
-    return MEMSIDE_HOLD;
+  int tags_known = 0;
+  if (!*ticket && s->use_ctc) { /* 0. the tag cache */
+    ctc_result r;
+    ++s->st[S_CTC_LOOKUPS];
+    if (ctc_lookup(&s->tc, slot / s->lpr, &r) == CTC_OK && r.hit) ++s->st[S_CTC_HITS], tags_known = 1;
   }
-  dc_probe *P = &s->probe[*ticket - 1];
-  if (!P->done) return MEMSIDE_HOLD;
-  if (--P->refs == 0) P->busy = 0, --s->probes_busy;
-  *ticket = 0;
+  if (!tags_known) {
+    /* 1. the row's tags: a probe of its metadata column (AMIL) */
+    if (!*ticket) {
+      probe_for(s, slot, ticket); /* every probe entry busy: ticket 0, retried on any release */
+      return MEMSIDE_HOLD;
+    }
+    dc_probe *P = &s->probe[*ticket - 1];
+    if (!P->done) return MEMSIDE_HOLD;
+    if (--P->refs == 0) P->busy = 0, --s->probes_busy;
+    *ticket = 0;
+  }
   /* 2. hit or miss */
   const uint32_t meta = s->meta[slot];
   dc_infl *e;
@@ -382,18 +430,31 @@ static int dc_route(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t 
     e = infl_find(s, block, 1);
   } else {
     ++s->st[is_write ? S_WRITE_MISSES : S_READ_MISSES];
-    e = infl_find(s, block, 1);
-    if (!is_write) { /* 3. fill the line (HMS-B: every read miss) */
-      if (start_fill(s, block, slot) == 0) ++s->st[S_FILLS];
-      else ++s->st[S_BYPASSES]; /* no MSHR free: served from SCM without a fill */
+    /* 3./4. allocate the line (HMS-B: every miss): a read is served by SCM meanwhile; a write waits
+     * for the line and then writes it in DRAM (an SCM write costs far more than the 256 B read:
+     * Table I tWR 1000 against tRCD 120) */
+    if (start_fill(s, block, slot) == 0) {
+      ++s->st[S_FILLS];
+      if (is_write) {
+        const uint32_t f = infl_busy(s, block) - 1;
+        if (s->fill[f].phase == F_DRAIN && drained(s, &s->fill[f])) fill_reads(s, f);
+        *ticket = TICKET_MSHR | f;
+        return MEMSIDE_HOLD;
+      }
+    } else {
+      ++s->st[S_BYPASSES]; /* no MSHR free: served by SCM without a fill */
     }
+    e = infl_find(s, block, 1);
   }
-  if (e) ++e->n;
+  if (e) ++e->n, e->nw += is_write ? 1u : 0u;
+  if (s->fills_busy) { /* a fill started just now needs no drain when only reads are in flight */
+    const uint32_t f = infl_busy(s, block);
+    if (f && s->fill[f - 1].phase == F_DRAIN && drained(s, &s->fill[f - 1])) fill_reads(s, f - 1);
+  }
   return MEMSIDE_GO;
 }
 
 static void dc_complete(void *st, const memside_target *t, int is_write) {
-  (void)is_write;
   dc_st *s = (dc_st *)st;
   devaddr_loc l;
   devaddr_decode(&s->g, t->addr, &l);
@@ -408,13 +469,24 @@ static void dc_complete(void *st, const memside_target *t, int is_write) {
   dc_infl *e = infl_find(s, block, 0);
   if (!e || !e->n) return;
   --e->n;
+  if (is_write && e->nw) --e->nw;
   if (e->busy) { /* the one fill involving the block (fills of a slot run one at a time) may start now */
     const uint32_t f = e->fill;
     dc_fill *F = &s->fill[f];
-    if (F->phase == F_DRAIN && !infl_count(s, F->block) && !(F->has_victim && infl_count(s, F->victim)))
-      fill_reads(s, f);
+    if (F->phase == F_DRAIN && drained(s, F)) fill_reads(s, f);
   }
   infl_release(s, e);
+}
+
+/* Dirty tag-cache sectors it evicted: their rows' metadata columns are
+ * written (fire and forget: the policy keeps the tags; these are the traffic). */
+#define TAG_META (3ull << 40)
+static void meta_writebacks(dc_st *s, const ctc_result *r) {
+  for (uint32_t i = 0; i < r->n_wb && s->meta_pending < DC_META_MAX; ++i) {
+    ++s->st[S_META_WRITES];
+    ++s->meta_pending;
+    issue(s, dram_addr_of(s, r->wb[i].row * s->lpr, 1), DC_COL, 1, MEMSIDE_PROBE, s->meta_buf, TAG_META);
+  }
 }
 
 static void fill_done(dc_st *s, uint32_t f) {
@@ -429,7 +501,14 @@ static void fill_done(dc_st *s, uint32_t f) {
       ++s->st[S_WRITEBACKS];
       issue(s, scm_addr_of(s, F->victim), DC_LINE, 1, MEMSIDE_WRITEBACK, F->old, TAG_FILL | f);
     }
+    if (s->use_ctc) { /* the row's new tags go into the tag cache (dirty: written back when it evicts them) */
+      ctc_result r;
+      ctc_update(&s->tc, F->slot / s->lpr, 0, 1, &r);
+      meta_writebacks(s, &r);
+      if (r.stored) return;
+    }
     ++F->outstanding;
+    ++s->st[S_META_WRITES];
     memset(F->meta, 0, DC_COL); /* the metadata column's bytes (the tags themselves live in the policy state) */
     issue(s, dram_addr_of(s, F->slot, 1), DC_COL, 1, MEMSIDE_PROBE, F->meta, TAG_FILL | f);
     return;
@@ -452,8 +531,17 @@ static void fill_done(dc_st *s, uint32_t f) {
 static void dc_done(void *st, uint64_t tag) {
   dc_st *s = (dc_st *)st;
   const uint32_t idx = (uint32_t)(tag & 0xffffffffu);
+  if ((tag >> 40) == 3) {
+    --s->meta_pending;
+    return;
+  }
   if (tag & TAG_PROBE) {
     s->probe[idx].done = 1;
+    if (s->use_ctc) { /* the row's tags into the tag cache (clean) */
+      ctc_result r;
+      ctc_fill(&s->tc, s->probe[idx].drow, 0, &r);
+      meta_writebacks(s, &r);
+    }
     s->env.release(s->env.ctx, idx + 1);
   } else {
     fill_done(s, idx);
@@ -462,7 +550,7 @@ static void dc_done(void *st, uint64_t tag) {
 
 static int dc_busy(const void *st) {
   const dc_st *s = (const dc_st *)st;
-  return s->fills_busy || s->probes_busy;
+  return s->fills_busy || s->probes_busy || s->meta_pending;
 }
 
 static void dc_stats(const void *st, memside_stats *out) {
@@ -473,18 +561,22 @@ static void dc_stats(const void *st, memside_stats *out) {
 }
 
 static const char *const dc_names[] = {"read_hits", "write_hits", "read_misses", "write_misses", "probes",
-                                       "probe_merges", "fills", "writebacks", "mshr_merges", "bypasses", NULL};
+                                       "probe_merges", "fills", "writebacks", "mshr_merges", "bypasses",
+                                       "ctc_lookups", "ctc_hits", "meta_writes", NULL};
 static const char *const dc_descs[] = {
     "L2 reads served by the DRAM cache",
     "L2 write-backs written into the DRAM cache",
     "L2 reads that missed the DRAM cache (served by SCM)",
-    "L2 write-backs that missed the DRAM cache (written to SCM, no allocation)",
+    "L2 write-backs that missed the DRAM cache (allocated, then written in DRAM; to SCM when no MSHR is free)",
     "metadata-column reads (AMIL probes)",
     "accesses that shared another access's probe of the same DRAM row",
     "256 B lines filled from SCM into the DRAM cache",
     "dirty 256 B victims written back to SCM",
     "accesses held behind an MSHR (their line being filled or evicted)",
-    "read misses served from SCM without a fill (no MSHR free)",
+    "misses served by SCM without a fill (no MSHR free)",
+    "Configurable Tag Cache lookups (accesses with no probe of their own yet)",
+    "Configurable Tag Cache hits (the row's tags without a probe)",
+    "metadata-column writes (each fill without a tag cache; dirty tag-cache evictions with one)",
 };
 
 static void dc_values(const void *st, uint64_t *out) { memcpy(out, ((const dc_st *)st)->st, sizeof(uint64_t) * S_NSTATS); }

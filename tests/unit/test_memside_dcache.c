@@ -137,7 +137,7 @@ static void miss_fill_hit(void **state) {
   pick(&pa, &half, &conflict);
   memside_target scm;
   memside_static_locate(&g_cfg, pa, &scm);
-  /* read miss: served by SCM, a fill starts (waits for the access to drain) */
+  /* read miss: served by SCM, a fill starts */
   memside_target t = access_line(&r, pa, 0);
   assert_int_equal(t.addr, scm.addr);
   assert_int_equal(t.kind, AMAP_MEM_SCM);
@@ -146,18 +146,18 @@ static void miss_fill_hit(void **state) {
   memside_target th;
   assert_int_equal(route(&r, half, 0, &tk, &th), MEMSIDE_HOLD); /* behind the MSHR */
   assert_true(tk & 0x80000000u);
-  assert_int_equal(r.f.n, before); /* nothing read before the demand is answered */
+  assert_int_equal(r.f.n, before); /* the fill's read went out with the demand (a read in flight does not hold it) */
   r.o->complete(r.st, &t, 0);
-  assert_int_equal(r.f.n, before + 1);
-  const memside_xfer rd = r.f.x[before];
+  const int rdi = before - 1; /* the fill's read */
+  const memside_xfer rd = r.f.x[rdi];
   assert_int_equal(rd.write, 0);
   assert_int_equal(rd.bytes, 256);
   assert_int_equal(rd.addr, scm.addr);
   assert_int_equal(rd.cls, MEMSIDE_FILL);
   memset(rd.buf, 0x5a, 256);
   r.o->done(r.st, rd.tag);
-  assert_int_equal(r.f.n, before + 3); /* the line into DRAM and the row's metadata column */
-  const memside_xfer wr = r.f.x[before + 1], md = r.f.x[before + 2];
+  assert_int_equal(r.f.n, rdi + 3); /* the line into DRAM and the row's metadata column */
+  const memside_xfer wr = r.f.x[rdi + 1], md = r.f.x[rdi + 2];
   assert_int_equal(wr.write, 1);
   assert_int_equal(wr.bytes, 256);
   assert_int_equal(loc_of(wr.addr).ra, 0);
@@ -183,6 +183,34 @@ static void miss_fill_hit(void **state) {
   free(r.st);
 }
 
+/* A write miss allocates: it waits behind the MSHR that fills its line, then hits. */
+static void write_allocate(void **state) {
+  (void)state;
+  rig r;
+  rig_init(&r);
+  uint64_t pa, half, conflict;
+  pick(&pa, &half, &conflict);
+  uint32_t tk = 0;
+  memside_target t;
+  assert_int_equal(route(&r, pa, 1, &tk, &t), MEMSIDE_HOLD); /* the probe */
+  r.o->done(r.st, r.f.x[0].tag);
+  assert_int_equal(route(&r, pa, 1, &tk, &t), MEMSIDE_HOLD); /* behind the fill of its line */
+  assert_true(tk & 0x80000000u);
+  assert_int_equal(r.f.n, 2);
+  assert_int_equal(r.f.x[1].write, 0); /* the line read from SCM at once (nothing in flight to drain) */
+  assert_int_equal(r.f.x[1].bytes, 256);
+  r.o->done(r.st, r.f.x[1].tag);
+  for (int i = 2; i < r.f.n; ++i) r.o->done(r.st, r.f.x[i].tag);
+  assert_int_equal(r.f.released[r.f.nrel - 1], tk);
+  t = access_line(&r, pa, 1); /* again: now a write hit in DRAM */
+  assert_int_equal(t.kind, AMAP_MEM_DRAM);
+  uint64_t vals[16];
+  r.o->stat_values(r.st, vals);
+  assert_int_equal(vals[3], 1); /* write misses */
+  assert_int_equal(vals[1], 1); /* write hits */
+  free(r.st);
+}
+
 static void dirty_victim_written_back(void **state) {
   (void)state;
   rig r;
@@ -204,11 +232,11 @@ static void dirty_victim_written_back(void **state) {
   memside_target scm_pa, scm_c;
   memside_static_locate(&g_cfg, pa, &scm_pa);
   memside_static_locate(&g_cfg, conflict, &scm_c);
+  const int k = r.f.n + 1; /* after the probe */
   t = access_line(&r, conflict, 0);
   assert_int_equal(t.addr, scm_c.addr);
-  const int k = r.f.n;
+  assert_int_equal(r.f.n, k + 2); /* at once: the new line from SCM and the victim from DRAM */
   r.o->complete(r.st, &t, 0);
-  assert_int_equal(r.f.n, k + 2); /* the new line from SCM and the victim from DRAM */
   assert_int_equal(r.f.x[k + 1].addr, wr.addr);
   assert_int_equal(r.f.x[k + 1].cls, MEMSIDE_WRITEBACK);
   memset(r.f.x[k].buf, 0x22, 256);
@@ -258,6 +286,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(geometry_and_probe),
       cmocka_unit_test(miss_fill_hit),
+      cmocka_unit_test(write_allocate),
       cmocka_unit_test(dirty_victim_written_back),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
