@@ -41,6 +41,8 @@ namespace {
 
 constexpr size_t kBufBytes = 1u << 20;
 constexpr uint32_t kMaxRequestBytes = 4096;
+// Replay limit when sim.max_time_us is 0: one second of simulated time.
+constexpr double kDefaultTraceLimitUs = 1e6;
 
 // Character classes (one table lookup per character): hex digit value
 // (0-15, 16 = not a hex digit) and field separators (space, tab, CR).
@@ -131,7 +133,18 @@ TraceReader::~TraceReader() {
 }
 
 void TraceReader::fail(const std::string& what, const char* b, const char* e) const {
-  std::string got(b, static_cast<size_t>(std::min<ptrdiff_t>(e - b, 80)));
+  // The offending text, at most 80 bytes, control characters and binary escaped (\xNN).
+  std::string got;
+  for (const char* p = b; p < b + std::min<ptrdiff_t>(e - b, 80); ++p) {
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      got += static_cast<char>(c);
+    } else {
+      char h[8];
+      std::snprintf(h, sizeof h, "\\x%02x", c);
+      got += h;
+    }
+  }
   throw ConfigError(path_ + ":" + std::to_string(line_) + ": " + what + ", got '" + got + "'");
 }
 
@@ -168,7 +181,11 @@ bool TraceReader::next_line(const char** b, const char** e) {
       fail("a line shorter than 1 MiB", buf_.data(), buf_.data() + 80);
     }
     const int n = gzread(static_cast<gzFile>(gz_), buf_.data() + len_, static_cast<unsigned>(buf_.size() - len_));
-    if (n < 0) throw ConfigError(path_ + ": read error (corrupt compressed trace?)");
+    int zerr = Z_OK;
+    const char* zmsg = gzerror(static_cast<gzFile>(gz_), &zerr);
+    if (n < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))  // a cut gzip stream ends with Z_BUF_ERROR
+      throw ConfigError(path_ + ": truncated or corrupt gzip trace (zlib: " + std::string(zmsg ? zmsg : "?") +
+                        "), after line " + std::to_string(line_));
     if (n == 0) eof_ = true;
     len_ += static_cast<size_t>(n);
   }
@@ -416,6 +433,10 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   const bool same_clock = std::fabs(trace_mhz - mem_mhz) < 1e-9;
   TraceReader rd(opt.trace, opt.format, opt.request_bytes);
   const double t_setup = host_seconds_now();
+  // Timestamps past the replay limit (sim.max_time_us, else kDefaultTraceLimitUs)
+  // are bad input: the player would otherwise simulate idle refresh up to them.
+  const double limit_us = C.f("sim.max_time_us") > 0 ? C.f("sim.max_time_us") : kDefaultTraceLimitUs;
+  const uint64_t limit_trace_cycles = static_cast<uint64_t>(std::min(limit_us * trace_mhz, 1.8e19));
 
   // The request waiting to enter, split by channel.
   TraceReq req;
@@ -434,6 +455,13 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   auto load_next = [&]() {
     have = rd.next(&req);
     if (!have) return;
+    if (req.timed && req.cycle > limit_trace_cycles) {
+      char lim[32];
+      std::snprintf(lim, sizeof lim, "%g", limit_us);
+      throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": expected a timestamp within the replay " +
+                        "limit of " + lim + " us (" + std::to_string(limit_trace_cycles) + " trace cycles; set " +
+                        "sim.max_time_us to replay longer traces), got cycle " + std::to_string(req.cycle));
+    }
     req_cycle = !req.timed ? 0
                 : same_clock ? req.cycle
                              : static_cast<uint64_t>(std::ceil(static_cast<double>(req.cycle) * mem_mhz / trace_mhz - 1e-9));
@@ -588,6 +616,9 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     }
   }
   if (P.inflight) throw ConfigError(opt.trace + ": the player stalled (requests left in flight)");
+  if (nreq == 0)
+    throw ConfigError(opt.trace + ": expected at least one request line, got none (empty or only comments/blank "
+                      "lines, " + std::to_string(rd.line()) + " lines)");
   const uint64_t now = cur_t;
   const uint64_t end = std::max(P.last_done, now);
   const double t_end = host_seconds_now();
@@ -759,7 +790,8 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   std::error_code ec;
   fs::create_directories(opt.out_dir, ec);
   if (ec) throw ConfigError("--out " + opt.out_dir + ": cannot create directory (" + ec.message() + ")");
-  if (!S.write_json(opt.out_dir + "/stats.json") || !S.write_txt(opt.out_dir + "/stats.txt"))
+  if (!write_file_atomic(opt.out_dir + "/stats.json", [&](const std::string& f) { return S.write_json(f); }) ||
+      !write_file_atomic(opt.out_dir + "/stats.txt", [&](const std::string& f) { return S.write_txt(f); }))
     throw ConfigError("--out " + opt.out_dir + ": cannot write stats files");
   if (!opt.quiet) {
     std::printf("strata memtrace finished on %s (%s, %s format)\n", opt.trace.c_str(), C.s("mem.device").c_str(),

@@ -25,6 +25,9 @@ static std::vector<KeySpec> build_schema() {
       {"sim.seed", T::Int, "1", 0, 9.2e18, {}, "random seed of workloads and randomised policies"},
       {"sim.epoch_ns", T::Float, "1000", 1, 1e12, {}, "time-series sampling period (timeseries.csv, VCD), ns"},
       {"sim.max_time_us", T::Float, "0", 0, 1e12, {}, "stop after this much simulated time, us (0 = run to completion)"},
+      {"sim.max_footprint", T::Size, "4GiB", 4096, 1ull << 50, {},
+       "largest workload footprint (all arrays, MemcpyHtoD copies) a run accepts, bytes; larger ones are rejected "
+       "up front as bad input instead of exhausting host memory; raise it if you mean it"},
       {"sim.check", T::Bool, "false", 1, 0, {}, "golden-memory checker: compare every load with a flat golden memory"},
       {"gpu.num_sms", T::Int, "21", 1, 1024, {}, "streaming multiprocessors"},
       {"gpu.core_clock_mhz", T::Float, "901", 1, 10000, {}, "SM clock, MHz"},

@@ -41,6 +41,19 @@ static std::string default_out_dir(const std::string& cfg, const std::string& wl
   return dir;
 }
 
+// An --out folder that already holds results is not overwritten unless --force.
+static bool refuse_existing_out(const std::string& dir, bool force) {
+  std::error_code ec;
+  if (force || dir.empty()) return false;
+  for (const char* f : {"stats.json", "stats.txt", "timeseries.csv"})
+    if (fs::exists(fs::path(dir) / f, ec)) {
+      std::fprintf(stderr, "strata: --out %s: expected a new or empty folder, got one with results (%s); "
+                   "use --force to overwrite them or choose another folder\n", dir.c_str(), f);
+      return true;
+    }
+  return false;
+}
+
 // strata --list-devices: the preset table (models/ref/dram.c), one line each.
 // Timings in command-clock cycles; peak = clock x data rate x bus width.
 static void list_devices() {
@@ -90,6 +103,7 @@ static int describe_main(const std::string& what, const std::string& config, con
     Config cfg;
     cfg.load(Config::resolve(config.empty() ? "baseline_hbm2" : config), sets);
     std::unique_ptr<Program> prog = make_workload_program(cfg);
+    check_footprint(cfg, *prog);
     prog->init(&golden, nullptr);
     DescribeOptions opt;
     opt.title = what;
@@ -120,6 +134,7 @@ static int cli_main(int argc, char** argv) {
   std::string config, workload, trace, out, vcd;
   std::vector<std::string> sets;
   int64_t seed = -1;
+  bool force = false;
   bool quiet = false, check = false, list_wl = false, list_cfg = false, list_keys = false, list_dev = false,
        json_out = false;
   std::string describe;
@@ -131,8 +146,13 @@ static int cli_main(int argc, char** argv) {
                  "`memtrace`: the DRAM request trace");
   app.add_option("-s,--set", sets, "override any config key, e.g. --set l2.size=4MiB (repeatable)")->take_all();
   app.add_option("-o,--out", out, "output directory for stats.json, stats.txt, timeseries.csv (default runs/<time>-...)");
+  app.add_flag("--force", force, "overwrite the results in an existing --out folder (refused without it)");
   app.add_option("--vcd", vcd, "write a VCD of the time series (bandwidth, queues, L2 hit rate, IPC)");
-  app.add_option("--seed", seed, "random seed (same as --set sim.seed=N)")->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", seed, "random seed (same as --set sim.seed=N)")->check(CLI::Validator(
+      [](std::string& v) -> std::string {
+        return v.empty() || v[0] == '-' ? "expected an integer >= 0, got '" + v + "'" : std::string();
+      },
+      "N"));
   app.add_flag("-q,--quiet", quiet, "no progress line and no summary");
   app.add_flag("--check", check, "golden-memory checker: compare every load with a flat golden memory");
   app.add_flag("--list-workloads", list_wl, "list built-in workloads and their knobs");
@@ -164,9 +184,19 @@ static int cli_main(int argc, char** argv) {
       ->check(CLI::Range(1u, 4096u));
   memtrace->add_option("--trace-clock-mhz", mt_clock,
                        "clock of the trace's cycle numbers (default: the memory command clock)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            char* end = nullptr;
+            const double x = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end || !(x >= 1 && x <= 100000))  // also rejects nan
+              return "expected a clock in MHz from 1 to 100000, got '" + v + "'";
+            return "";
+          },
+          "MHZ"));
   app.footer(
-      "Exit status: 0 ok, 1 simulation failed, 2 bad input, 3 golden-memory check failed.\n"
+      "Exit status: 0 ok (also a run stopped by sim.max_time_us: sim.partial = 1), 1 simulation failed, 2 bad "
+      "input, 3 golden-memory check failed, 4 interrupted by SIGINT/SIGTERM (partial stats written; a second "
+      "Ctrl-C exits at once).\n"
       "Docs: docs/user_guide.md");
   try {
     app.parse(argc, argv);
@@ -222,6 +252,7 @@ static int cli_main(int argc, char** argv) {
       mo.request_bytes = mt_bytes;
       mo.trace_clock_mhz = mt_clock;
       mo.out_dir = out.empty() ? default_out_dir(path, "memtrace") : out;
+      if (refuse_existing_out(out, force)) return kExitBadInput;
       mo.quiet = quiet;
       return run_memtrace(cfg, mo);
     } catch (const ConfigError& e) {
@@ -247,6 +278,7 @@ static int cli_main(int argc, char** argv) {
     const std::string path = Config::resolve(config.empty() ? "baseline_hbm2" : config);
     cfg.load(path, sets);
     opt.out_dir = out.empty() ? default_out_dir(path, cfg.s("workload.name")) : out;
+    if (refuse_existing_out(out, force)) return kExitBadInput;
     opt.vcd = vcd;
     opt.quiet = quiet;
     Platform platform(cfg, opt);

@@ -869,13 +869,15 @@ class AccelKernel : public Kernel {
 
 class AccelProgram : public Program {
  public:
-  explicit AccelProgram(const std::string& path) : Program("accelsim") {
+  // max_bytes: sim.max_footprint; MemcpyHtoD copies adding up to more are rejected at their line.
+  explicit AccelProgram(const std::string& path, uint64_t max_bytes = UINT64_MAX) : Program("accelsim") {
     std::string list = path;
     std::error_code ec;
     if (fs::is_directory(path, ec)) list = (fs::path(path) / "kernelslist.g").string();
     LineReader lr(list);  // throws "cannot open"
     const fs::path dir = fs::path(list).parent_path();
     std::vector<std::pair<uint64_t, uint64_t>> copies;
+    uint64_t copied = 0;  // bytes of all copies so far (an upper bound of the merged regions)
     const char *b, *e;
     while (lr.next(&b, &e)) {
       const uint64_t ln = lr.line_number();
@@ -888,6 +890,11 @@ class AccelProgram : public Program {
                         t.compare(c1 + 1, 2, "0x") == 0 && parse_hex(t.data() + c1 + 1, t.data() + c2, &addr) &&
                         parse_dec(t.data() + c2 + 1, t.data() + t.size(), &bytes) && bytes <= (uint64_t(1) << 40);
         if (!ok) bad(list, ln, "expected 'MemcpyHtoD,0xADDRESS,BYTES', got '" + t + "'");
+        copied += bytes;
+        if (copied > max_bytes)
+          bad(list, ln, "MemcpyHtoD of " + std::to_string(bytes) + " bytes brings the copies to " +
+                            std::to_string(copied) + " bytes, over sim.max_footprint (" + std::to_string(max_bytes) +
+                            " bytes); raise sim.max_footprint if you mean it");
         if (bytes) copies.push_back({addr, bytes});
         ++counts_.memcpys;
         continue;
@@ -964,7 +971,9 @@ std::string& trace_path() {
 
 }  // namespace
 
-std::unique_ptr<Program> make_accelsim_program(const std::string& path) { return std::make_unique<AccelProgram>(path); }
+std::unique_ptr<Program> make_accelsim_program(const std::string& path, uint64_t max_bytes) {
+  return std::make_unique<AccelProgram>(path, max_bytes);
+}
 
 AccelsimCounts accelsim_counts(const Program& p) {
   const AccelProgram* a = dynamic_cast<const AccelProgram*>(&p);
@@ -978,10 +987,12 @@ WorkloadInfo workload_accelsim() {
   WorkloadInfo wi;
   wi.name = "accelsim";
   wi.desc = "Accel-Sim SASS trace given with --trace DIR_OR_kernelslist.g (docs/accelsim_traces.md)";
-  wi.make = [](const std::map<std::string, int64_t>&, uint64_t) -> std::unique_ptr<Program> {
+  wi.make = [](const std::map<std::string, int64_t>& knobs, uint64_t) -> std::unique_ptr<Program> {
     if (accelsim_trace().empty())
       throw ConfigError("workload 'accelsim': expected a trace, give it with --trace DIR_OR_kernelslist.g");
-    return make_accelsim_program(accelsim_trace());
+    const auto m = knobs.find(kMaxFootprintKnob);
+    return make_accelsim_program(accelsim_trace(),
+                                 m != knobs.end() && m->second > 0 ? static_cast<uint64_t>(m->second) : UINT64_MAX);
   };
   return wi;
 }
