@@ -184,8 +184,12 @@ bool TraceReader::next_line(const char** b, const char** e) {
     int zerr = Z_OK;
     const char* zmsg = gzerror(static_cast<gzFile>(gz_), &zerr);
     if (n < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))  // a cut gzip stream ends with Z_BUF_ERROR
-      throw ConfigError(path_ + ": truncated or corrupt gzip trace (zlib: " + std::string(zmsg ? zmsg : "?") +
-                        "), after line " + std::to_string(line_));
+    {
+      std::string m = zmsg ? zmsg : "?";
+      if (m.compare(0, path_.size() + 2, path_ + ": ") == 0) m.erase(0, path_.size() + 2);
+      throw ConfigError(path_ + ": truncated or corrupt gzip trace (zlib: " + m + ")" +
+                        (line_ ? ", after line " + std::to_string(line_) : std::string()));
+    }
     if (n == 0) eof_ = true;
     len_ += static_cast<size_t>(n);
   }

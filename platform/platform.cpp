@@ -99,6 +99,8 @@ struct Sampler : sc_core::sc_module {
     csv_ << "\n";
   }
 
+  void close_csv() { csv_.close(); }
+
   void tick() {
     const double dt_s = epoch_.to_seconds();
     probes_.sample(dt_s);
@@ -410,7 +412,7 @@ int Platform::run() {
   Impl& P = *p_;
   const Config& C = P.cfg;
   std::error_code ec;
-  fs::create_directories(P.opt.out_dir, ec);
+  const bool created_out = fs::create_directories(P.opt.out_dir, ec);
   if (ec || !fs::is_directory(P.opt.out_dir))
     throw ConfigError(P.opt.out_dir + ": cannot create output directory (" + ec.message() + ")");
   P.sampler->open_csv(P.opt.out_dir + "/timeseries.csv");
@@ -432,9 +434,13 @@ int Platform::run() {
   sigaction(SIGTERM, &old_term, nullptr);
   P.host_seconds = host_now() - t0;
   if (P.sampler->printed_) std::fprintf(stderr, "\n");
-  if (!P.gpu->launch_error().empty())
+  if (!P.gpu->launch_error().empty()) {  // bad input: leave no output behind
+    P.sampler->close_csv();
+    fs::remove(P.opt.out_dir + "/timeseries.csv", ec);
+    if (created_out) fs::remove(P.opt.out_dir, ec);
     C.fail("sm.max_warps", "expected enough warp slots for a CTA: " + P.gpu->launch_error() +
                                ", which cannot fit an SM of " + std::to_string(C.i("sm.max_warps")) + " warp slots");
+  }
   // End-of-run timing check (refresh interval); a violation exits with status 3.
   for (auto& m : P.mcs) m->finish_timing_check();
   P.sim_seconds = sc_core::sc_time_stamp().to_seconds();

@@ -81,7 +81,7 @@ def die(msg):
 
 
 def strata_run(strata, out, args):
-    cmd = [strata, "--quiet", "--out", out, *args]
+    cmd = [strata, "--quiet", "--force", "--out", out, *args]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         die(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[:400]}")
