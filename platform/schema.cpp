@@ -46,7 +46,7 @@ static std::vector<KeySpec> build_schema() {
       {"l1.mshr_merge", T::Int, "8", 1, 64, {}, "requests merged per L1 MSHR"},
       {"l1.write_allocate", T::Bool, "false", 1, 0, {}, "allocate L1 lines on write misses (always write-through)"},
       {"noc.clock_mhz", T::Float, "901", 1, 10000, {}, "crossbar clock, MHz"},
-      {"noc.latency", T::Int, "4", 0, 1000, {}, "crossbar traversal latency each direction, noc cycles"},
+      {"noc.latency", T::Int, "4", 1, 1000, {}, "crossbar traversal latency each direction, noc cycles"},
       {"noc.bytes_per_cycle", T::Int, "32", 1, 4096, {}, "bandwidth per crossbar port and direction, bytes/cycle"},
       {"noc.queue", T::Int, "16", 1, 4096, {}, "requests buffered per crossbar output port"},
       {"l2.clock_mhz", T::Float, "901", 1, 10000, {}, "L2 clock, MHz"},
@@ -144,8 +144,10 @@ const std::vector<KeySpec>& Config::schema() {
 void Config::check_consistency() const {
   if (!find_workload(s("workload.name"))) {
     std::string names;
-    for (const WorkloadInfo& w : workload_registry()) names += (names.empty() ? "" : ", ") + w.name;
-    fail("workload.name", "expected one of " + names + ", got '" + s("workload.name") + "'");
+    std::vector<std::string> list;
+    for (const WorkloadInfo& w : workload_registry()) names += (names.empty() ? "" : ", ") + w.name, list.push_back(w.name);
+    fail("workload.name", "expected one of " + names + ", got '" + s("workload.name") + "'" +
+                              did_you_mean(s("workload.name"), list));
   }
   if (!memside_find(s("memside.policy").c_str()))
     fail("memside.policy", std::string("expected one of ") + memside_names() + ", got '" + s("memside.policy") + "'");

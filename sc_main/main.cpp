@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -205,7 +206,18 @@ static int cli_main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "strata: %s (see strata --help)\n", e.what());
+    // A misspelt long option: name the closest known one.
+    std::vector<std::string> names;
+    for (const CLI::App* a : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(memtrace)})
+      for (const CLI::Option* o : a->get_options())
+        for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+    std::string hint;
+    for (int i = 1; i < argc && hint.empty(); ++i) {
+      const std::string a = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
+      if (a.size() > 2 && a.compare(0, 2, "--") == 0 && std::find(names.begin(), names.end(), a) == names.end())
+        hint = did_you_mean(a, names);
+    }
+    std::fprintf(stderr, "strata: %s%s (see strata --help)\n", e.what(), hint.c_str());
     return kExitBadInput;
   }
   if (list_wl) {
