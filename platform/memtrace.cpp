@@ -103,6 +103,7 @@ bool token_is(const char* b, const char* e, const char* word) {
 const char* TraceReader::format_name(TraceFormat f) {
   switch (f) {
     case TraceFormat::Stl: return "stl";
+    case TraceFormat::Rstl: return "rstl";
     case TraceFormat::Addr: return "addr";
     case TraceFormat::DramSim3: return "dramsim3";
     default: return "auto";
@@ -111,6 +112,7 @@ const char* TraceReader::format_name(TraceFormat f) {
 
 bool TraceReader::parse_format(const std::string& s, TraceFormat* f) {
   if (s == "stl") *f = TraceFormat::Stl;
+  else if (s == "rstl") *f = TraceFormat::Rstl;
   else if (s == "addr") *f = TraceFormat::Addr;
   else if (s == "dramsim3") *f = TraceFormat::DramSim3;
   else if (s == "auto") *f = TraceFormat::Auto;
@@ -200,7 +202,10 @@ void TraceReader::detect(const char* b, const char* e) {
   const char* p = skip_ws(b, e);
   const char* t = token_end(p, e);
   if (t > p && t[-1] == ':') {
-    fmt_ = TraceFormat::Stl;
+    // DRAMSys decides by the extension: .rstl timestamps are relative to the previous request.
+    const bool rel = path_.size() >= 5 && (path_.compare(path_.size() - 5, 5, ".rstl") == 0 ||
+                                           path_.find(".rstl.") != std::string::npos);
+    fmt_ = rel ? TraceFormat::Rstl : TraceFormat::Stl;
     return;
   }
   int ntok = 0;
@@ -225,6 +230,11 @@ bool TraceReader::next(TraceReq* r) {
     r->cycle = 0;
     switch (fmt_) {
       case TraceFormat::Stl: parse_stl(p, e, r); break;
+      case TraceFormat::Rstl:
+        parse_stl(p, e, r);
+        r->cycle = r->cycle > UINT64_MAX - last_cycle_ ? UINT64_MAX : last_cycle_ + r->cycle;  // the replay limit rejects the saturated value
+        last_cycle_ = r->cycle;
+        break;
       case TraceFormat::Addr: parse_addr(p, e, r); break;
       default: parse_dramsim3(p, e, r); break;
     }
@@ -232,8 +242,29 @@ bool TraceReader::next(TraceReq* r) {
   }
 }
 
+// "(LEN)": a request length of 1..kMaxRequestBytes bytes.
+static bool parse_len(const char* p, const char* t, uint64_t* len) {
+  return t - p >= 3 && t[-1] == ')' && parse_u64(p + 1, t - 1, len) && *len > 0 && *len <= kMaxRequestBytes;
+}
+
+// An stl address: hex, "0x" optional (DRAMSys StlPlayer reads it base 16).
+static bool parse_hex_addr(const char* p, const char* t, uint64_t* out) {
+  if (t - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
+  if (p >= t || t - p > 16) return false;
+  uint64_t v = 0;
+  for (; p < t; ++p) {
+    const uint8_t h = hexval(*p);
+    if (h > 15) return false;
+    v = v << 4 | h;
+  }
+  *out = v;
+  return true;
+}
+
 void TraceReader::parse_stl(const char* b, const char* e, TraceReq* r) {
-  // CYCLE: read|write [(LEN)] 0xADDR [(LEN)] [DATA]   ('#' starts a comment)
+  // DRAMSys (StlPlayer): CYCLE: [(LEN)] read|write ADDR [DATA]; also Strata's
+  // earlier order CYCLE: read|write [(LEN)] ADDR [(LEN)] [DATA]. ADDR is hex
+  // ("0x" optional); '#' starts a comment.
   const char* end = static_cast<const char*>(std::memchr(b, '#', static_cast<size_t>(e - b)));
   if (end) e = end;
   const char* colon = static_cast<const char*>(std::memchr(b, ':', static_cast<size_t>(e - b)));
@@ -244,21 +275,29 @@ void TraceReader::parse_stl(const char* b, const char* e, TraceReq* r) {
   r->timed = true;
   const char* p = skip_ws(colon + 1, e);
   const char* t = token_end(p, e);
+  bool have_addr = false, have_len = false;
+  if (p < e && *p == '(') {  // DRAMSys: the length before the command
+    uint64_t len;
+    if (!parse_len(p, t, &len))
+      fail("one length '(BYTES)' of 1.." + std::to_string(kMaxRequestBytes) + " bytes", p, e);
+    r->bytes = static_cast<uint32_t>(len);
+    have_len = true;
+    p = skip_ws(t, e);
+    t = token_end(p, e);
+  }
   if (token_is(p, t, "read")) r->write = false;
   else if (token_is(p, t, "write")) r->write = true;
   else fail("command 'read' or 'write' after the cycle", p, e);
-  bool have_addr = false, have_len = false;
   for (p = skip_ws(t, e); p < e; p = skip_ws(t, e)) {
     t = token_end(p, e);
     if (*p == '(') {
       uint64_t len;
-      if (have_len || t - p < 3 || t[-1] != ')' || !parse_u64(p + 1, t - 1, &len) || len == 0 ||
-          len > kMaxRequestBytes)
+      if (have_len || !parse_len(p, t, &len))
         fail("one length '(BYTES)' of 1.." + std::to_string(kMaxRequestBytes) + " bytes", p, e);
       r->bytes = static_cast<uint32_t>(len);
       have_len = true;
     } else if (!have_addr) {
-      if (!parse_u64(p, t, &r->addr)) fail("an address (0x-prefixed hex or decimal)", p, e);
+      if (!parse_hex_addr(p, t, &r->addr)) fail("an address (hex, '0x' optional, as DRAMSys reads it)", p, e);
       have_addr = true;
     } else {  // write data: hex digits, checked but not used (the player models timing)
       const char* q = p;
@@ -270,8 +309,23 @@ void TraceReader::parse_stl(const char* b, const char* e, TraceReq* r) {
   if (!have_addr) fail("an address after the command", b, e);
 }
 
+// Ramulator 2: LD|ST ADDR (LoadStoreTrace) or R|W ADDR; ADDR 0x hex or decimal.
+void TraceReader::parse_cmd_addr(const char* b, const char* e, TraceReq* r) {
+  const char* t = token_end(b, e);
+  if (token_is(b, t, "LD") || token_is(b, t, "R")) r->write = false;
+  else if (token_is(b, t, "ST") || token_is(b, t, "W")) r->write = true;
+  else fail("'0xADDR R|W' (Ramulator) or 'LD|ST|R|W 0xADDR' (Ramulator 2)", b, e);
+  const char* p = skip_ws(t, e);
+  const char* t2 = token_end(p, e);
+  if (std::memchr(p, ',', static_cast<size_t>(t2 - p)))
+    fail("a physical address (Ramulator 2 address vectors 'R 0,1,2,...' name DRAM coordinates, not supported)", p, e);
+  if (!parse_u64(p, t2, &r->addr)) fail("an address (0x-prefixed hex or decimal) after the command", p, e);
+  if (skip_ws(t2, e) != e) fail("nothing after the address", b, e);
+}
+
 void TraceReader::parse_addr(const char* b, const char* e, TraceReq* r) {
-  // 0xADDR R|W
+  // 0xADDR R|W, or Ramulator 2's command-first orders (parse_cmd_addr)
+  if (b < e && (*b < '0' || *b > '9')) return parse_cmd_addr(b, e, r);
   // The usual line, "0x" and 1-16 hex digits up to a separator, in one pass;
   // anything else (decimal, too long, malformed) through the general token
   // parser, which gives the same value or the error.

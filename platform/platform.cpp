@@ -105,7 +105,15 @@ struct Sampler : sc_core::sc_module {
     const double dt_s = epoch_.to_seconds();
     probes_.sample(dt_s);
     if (csv_.is_open()) {
-      csv_ << sc_core::sc_time_stamp().to_seconds() * 1e9;
+      // time_ns as a whole number (or with its ps digits), never in e-notation on long runs
+      const int64_t ps = static_cast<int64_t>(std::llround(sc_core::sc_time_stamp().to_seconds() * 1e12));
+      if (ps % 1000 == 0) {
+        csv_ << ps / 1000;
+      } else {
+        char t[32];
+        std::snprintf(t, sizeof t, "%lld.%03lld", static_cast<long long>(ps / 1000), static_cast<long long>(ps % 1000));
+        csv_ << t;
+      }
       for (const ProbeRegistry::Probe& p : probes_.probes()) {
         csv_ << ",";
         if (p.value == std::floor(p.value) && std::fabs(p.value) < 9e15) csv_ << static_cast<int64_t>(p.value);

@@ -178,9 +178,10 @@ static int cli_main(int argc, char** argv) {
   std::string mt_format = "auto";
   unsigned mt_bytes = 64;
   double mt_clock = 0;
-  memtrace->add_option("--format", mt_format, "trace format: stl (DRAMSys), addr (Ramulator '0xADDR R|W'), "
-                                              "dramsim3 ('0xADDR READ|WRITE CYCLE'), auto (from the first line)")
-      ->check(CLI::IsMember({"auto", "stl", "addr", "dramsim3"}));
+  memtrace->add_option("--format", mt_format, "trace format: stl (DRAMSys), rstl (DRAMSys, relative times), addr "
+                                              "(Ramulator '0xADDR R|W', Ramulator 2 'LD|ST|R|W 0xADDR'), dramsim3 "
+                                              "('0xADDR READ|WRITE CYCLE'), auto (from the first line and .rstl)")
+      ->check(CLI::IsMember({"auto", "stl", "rstl", "addr", "dramsim3"}));
   memtrace->add_option("--request-bytes", mt_bytes, "bytes per request when the trace gives no length (default 64)")
       ->check(CLI::Range(1u, 4096u));
   memtrace->add_option("--trace-clock-mhz", mt_clock,
@@ -250,6 +251,14 @@ static int cli_main(int argc, char** argv) {
     return kExitBadInput;
   }
   if (memtrace->parsed()) {
+    // Options of a platform run that the trace player has no use for: refused, not ignored.
+    const char* unused = !vcd.empty() ? "--vcd" : !workload.empty() ? "--workload" : check ? "--check"
+                         : seed >= 0 ? "--seed" : nullptr;
+    if (unused) {
+      std::fprintf(stderr, "strata memtrace: %s: expected only options of a trace replay (the player has no "
+                   "workload, time series or golden memory; see strata memtrace --help), got %s\n", unused, unused);
+      return kExitBadInput;
+    }
     if (trace.empty()) {
       std::fprintf(stderr, "strata memtrace: --trace FILE is required (see strata memtrace --help)\n");
       return kExitBadInput;

@@ -11,6 +11,8 @@
   robust_test.py out-exists STRATA OUTDIR -- ARGS...   a second run into a folder with results: exit 2, results
                                                       untouched; with --force: overwritten
   robust_test.py memtrace-bad STRATA TMPDIR            bad DRAM traces: exit 2 with one printable line each
+  robust_test.py readme STRATA README.md TMPDIR        every self-contained README command runs
+  robust_test.py memtrace-formats STRATA TMPDIR        DRAMSys and Ramulator 2 line orders replay as the established ones
 ARGS are the run's arguments (config, workload and its size).
 """
 import gzip
@@ -146,7 +148,19 @@ def time_limit(strata, outdir, args, big, small):
     diff = [k for k in ref if not k.startswith("host.") and ref[k] != f.get(k)]
     if diff:
         fail(f"an unreached sim.max_time_us changed {diff[:5]}")
-    print("ok: time limit stops at 5 us (partial, reason 1); an unreached limit changes nothing")
+    # timeseries.csv: time_ns exact (whole ns, or ns with 3 ps digits), never rounded or in e-notation
+    ts = outdir + "_ts"
+    shutil.rmtree(ts, ignore_errors=True)
+    if run([strata, "--quiet", "--out", ts, *small, "--set", "sim.epoch_ns=123.4567"]).returncode != 0:
+        fail("run with sim.epoch_ns=123.4567 failed")
+    with open(os.path.join(ts, "timeseries.csv")) as f:
+        rows = [l.split(",")[0] for l in f][1:]
+    if len(rows) < 3:
+        fail(f"only {len(rows)} time-series rows")
+    for i, t in enumerate(rows, 1):
+        if not re.fullmatch(r"[0-9]+(\.[0-9]{3})?", t) or round(float(t) * 1000) != i * 123457:
+            fail(f"timeseries.csv row {i}: time_ns '{t}', expected {i * 123457 / 1000:.3f}")
+    print("ok: time limit stops at 5 us (partial, reason 1); an unreached limit changes nothing; time_ns exact")
 
 
 def out_exists(strata, outdir, args):
@@ -234,6 +248,84 @@ def memtrace_bad(strata, tmp):
     print("ok: the whole gzip trace replays")
 
 
+def memtrace_formats(strata, tmp):
+    """DRAMSys (length before the command, bare hex addresses, relative .rstl) and Ramulator 2
+    (LD/ST, R/W first) lines replay exactly as the same requests in the established forms."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    n = 300
+    reqs = [(7 * i, i % 3 == 0, 0x40 * ((i * 37) % 4096), 64 if i % 4 else 128) for i in range(n)]
+
+    def replay(name, text, *extra):
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        out = os.path.join(tmp, "out_" + name.replace(".", "_"))
+        p = run([strata, "memtrace", "--quiet", "--out", out, "--trace", path, *extra])
+        if p.returncode != 0:
+            fail(f"{name}: exit {p.returncode}: {p.stderr}")
+        s = load(out)
+        return {k: v for k, v in s.items() if not k.startswith("host.")}
+
+    cmd = lambda w: "write" if w else "read"
+    ref = replay("ref.stl", "".join(f"{t}: {cmd(w)} ({b}) 0x{a:x}\n" for t, w, a, b in reqs))
+    data = lambda b: "0x" + "ab" * b
+    dramsys = replay("dramsys.stl", "".join(f"{t}:\t({b})\t{cmd(w)}\t{a:x}" + (f"\t{data(b)}" if w else "") + "\n"
+                                            for t, w, a, b in reqs))
+    rel = replay("rel.rstl", "".join(f"{t - (reqs[i - 1][0] if i else 0)}:\t({b})\t{cmd(w)}\t0x{a:x}\n"
+                                     for i, (t, w, a, b) in enumerate(reqs)))
+    for name, s in (("DRAMSys order", dramsys), ("relative .rstl", rel)):
+        diff = [k for k in ref if ref[k] != s.get(k)]
+        if diff:
+            fail(f"{name}: stats differ from the same requests in the Strata order: {diff[:5]}")
+    if ref["mem.reads"] + ref["mem.writes"] == 0:
+        fail("nothing replayed")
+    ram1 = replay("r1.trace", "".join(f"0x{a:x} {'W' if w else 'R'}\n" for _, w, a, _ in reqs))
+    for name, text in (("LD/ST", "".join(f"{'ST' if w else 'LD'} 0x{a:x}\n" for _, w, a, _ in reqs)),
+                       ("R/W first", "".join(f"{'W' if w else 'R'} {a}\n" for _, w, a, _ in reqs))):
+        s = replay(f"r2_{name[0]}.trace", text)
+        diff = [k for k in ram1 if ram1[k] != s.get(k)]
+        if diff:
+            fail(f"Ramulator 2 {name}: stats differ from '0xADDR R|W': {diff[:5]}")
+    bad = os.path.join(tmp, "vec.trace")
+    with open(bad, "w") as f:
+        f.write("R 0,1,2,3,4\n")
+    p = run([strata, "memtrace", "--quiet", "--out", os.path.join(tmp, "o_vec"), "--trace", bad])
+    if p.returncode != 2 or "address vectors" not in p.stderr:
+        fail(f"an address vector: exit {p.returncode}, {p.stderr!r}")
+    print(f"ok: DRAMSys order, bare hex, .rstl and Ramulator 2 orders replay as the established forms ({n} requests)")
+
+
+def readme(strata, readme_md, tmp):
+    """Every self-contained `build/strata ...` command of the README's sh blocks runs (exit 0), with a
+    small workload size added; commands that need files outside the project or other tools are skipped."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    text = open(readme_md).read()
+    cmds = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            line = line.split("#")[0].split("&&")[0].strip()
+            if not line.startswith("build/strata"):
+                continue
+            if "../shared" in line or " t.trc" in line or " | " in line:
+                continue
+            cmds.append(line.split()[1:])
+    if len(cmds) < 4:
+        fail(f"only {len(cmds)} README commands found")
+    small = ["--set", "workload.stream.n=65536", "--set", "workload.bfs.scale=10"]
+    for i, args in enumerate(cmds):
+        args = [a if a != "runs/trace.vcd" else os.path.join(tmp, "t.vcd") for a in args]
+        if "--out" in args:
+            args[args.index("--out") + 1] = os.path.join(tmp, f"o{i}")
+        elif "--describe-workload" not in args:
+            args += ["--out", os.path.join(tmp, f"o{i}")]
+        p = run([strata, "--quiet", *args, *small], cwd=tmp)
+        if p.returncode != 0:
+            fail(f"README command 'strata {' '.join(args)}' exited {p.returncode}: {p.stderr.strip()}")
+        print(f"ok: strata {' '.join(args)}")
+
+
 def main():
     argv = sys.argv[1:]
     if "--" in argv:
@@ -253,6 +345,10 @@ def main():
         time_limit(head[0], head[1], args, big, small)
     elif mode == "out-exists":
         out_exists(head[0], head[1], [*args, "--workload", "stream", "--set", "workload.stream.n=65536"])
+    elif mode == "memtrace-formats":
+        memtrace_formats(head[0], head[1])
+    elif mode == "readme":
+        readme(head[0], head[1], head[2])
     elif mode == "memtrace-bad":
         memtrace_bad(head[0], head[1])
     else:
