@@ -228,7 +228,11 @@ void Config::load_file(const std::string& path, int depth, std::vector<std::stri
     }
     for (const std::string& f : incs) {
       fs::path p = fs::path(f).is_absolute() ? fs::path(f) : dir / f;
-      if (!fs::is_regular_file(p)) throw ConfigError(where + ": key 'include': cannot open '" + p.string() + "'");
+      // Not beside the including file: a shipped config (configs/), as --config NAME finds it.
+      const fs::path shipped = fs::path(STRATA_SOURCE_DIR) / "configs" / f;
+      if (!fs::is_regular_file(p) && !fs::path(f).is_absolute() && fs::is_regular_file(shipped)) p = shipped;
+      if (!fs::is_regular_file(p))
+        throw ConfigError(where + ": key 'include': cannot open '" + p.string() + "' (nor configs/" + f + ")");
       load_file(p.string(), depth + 1, stack);
     }
     tbl.erase("include");

@@ -12,6 +12,7 @@
                                                       untouched; with --force: overwritten
   robust_test.py memtrace-bad STRATA TMPDIR            bad DRAM traces: exit 2 with one printable line each
   robust_test.py readme STRATA README.md TMPDIR        every self-contained README command runs
+  robust_test.py accelsim-bad STRATA KERNEL TMPDIR     Accel-Sim: grid larger than the traced blocks, control characters
   robust_test.py memtrace-formats STRATA TMPDIR        DRAMSys and Ramulator 2 line orders replay as the established ones
 ARGS are the run's arguments (config, workload and its size).
 """
@@ -326,6 +327,39 @@ def readme(strata, readme_md, tmp):
         print(f"ok: strata {' '.join(args)}")
 
 
+def accelsim_bad(strata, kernel_src, tmp):
+    """Accel-Sim traces: a grid header claiming more blocks than traced, and control characters
+    in a bad line, are exit 2 with one printable line naming file:line."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    src = open(kernel_src).read()
+    if "-grid dim = (1,1,1)" not in src:
+        fail(f"{kernel_src}: expected a one-block kernel")
+    cases = [
+        ("grid", "kernel-1.traceg\n", src.replace("-grid dim = (1,1,1)", "-grid dim = (2147483647,65535,65535)"),
+         r"kernel-1\.traceg:[0-9]+: expected the 9223090559730712575 thread blocks of '-grid dim = "
+         r"\(2147483647,65535,65535\)', got 1 traced$"),
+        ("ctl", "MemcpyHtoD,\x1b[31m\x01\n", src,
+         r"kernelslist\.g:1: expected 'MemcpyHtoD,0xADDRESS,BYTES', got 'MemcpyHtoD,\\x1b\[31m\\x01'$"),
+    ]
+    for name, listing, kernel, regex in cases:
+        d = os.path.join(tmp, name)
+        os.makedirs(d)
+        with open(os.path.join(d, "kernelslist.g"), "w") as f:
+            f.write(listing)
+        with open(os.path.join(d, "kernel-1.traceg"), "w") as f:
+            f.write(kernel)
+        p = subprocess.run([strata, "--quiet", "--out", os.path.join(tmp, "o_" + name), "--trace", d],
+                           capture_output=True, timeout=60)
+        err = p.stderr.decode("latin-1")
+        lines = [l for l in err.splitlines() if l.strip()]
+        if p.returncode != 2 or len(lines) != 1 or not re.search(regex, lines[0]):
+            fail(f"{name}: exit {p.returncode}, stderr {err!r}; expected exit 2 and one line matching {regex!r}")
+        if any(ord(c) < 0x20 or ord(c) > 0x7e for c in lines[0]):
+            fail(f"{name}: unprintable characters in {lines[0]!r}")
+        print(f"ok: {name}: {lines[0]}")
+
+
 def main():
     argv = sys.argv[1:]
     if "--" in argv:
@@ -349,6 +383,8 @@ def main():
         memtrace_formats(head[0], head[1])
     elif mode == "readme":
         readme(head[0], head[1], head[2])
+    elif mode == "accelsim-bad":
+        accelsim_bad(head[0], head[1], head[2])
     elif mode == "memtrace-bad":
         memtrace_bad(head[0], head[1])
     else:
