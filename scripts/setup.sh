@@ -13,6 +13,7 @@ PKGS=(
   zlib1g-dev liblzma-dev libzstd-dev   # compressed traces
   xz-utils zstd                        # .xz / .zst Accel-Sim traces are read through these tools
   hyperfine                            # benchmark timing (docs/memtrace.md "Benchmark")
+  clang libclang-rt-dev                # libFuzzer targets (fuzz/, docs/fuzzing.md)
 )
 missing=()
 for p in "${PKGS[@]}"; do
