@@ -231,7 +231,6 @@ static std::string bytes_text(uint64_t b) {
 void check_footprint(const Config& C, const Program& prog) {
   const uint64_t need = prog.footprint_bytes(), max = C.size("sim.max_footprint");
   if (need <= max) return;
-  // Name the knobs that set the size (those not at their default).
   // Blame the last knob set away from its default (the error names where), else the limit itself.
   std::string key = "sim.max_footprint";
   const std::string pre = "workload." + C.s("workload.name") + ".";
@@ -498,7 +497,8 @@ int Platform::run() {
   const bool config_ok = write_file_atomic(P.opt.out_dir + "/config.txt", [&](const std::string& f) {
     std::ofstream o(f);
     o << "# effective configuration (key = value  # origin)\n" << C.dump();
-    return static_cast<bool>(o);
+    o.close();
+    return !o.fail();
   });
   if (!config_ok ||
       !write_file_atomic(P.opt.out_dir + "/stats.json", [&](const std::string& f) { return P.stats.write_json(f); }) ||

@@ -24,7 +24,9 @@ static std::vector<KeySpec> build_schema() {
       // name, type, default, min, max, choices, description
       {"sim.seed", T::Int, "1", 0, 9.2e18, {}, "random seed of workloads and randomised policies"},
       {"sim.epoch_ns", T::Float, "1000", 1, 1e12, {}, "time-series sampling period (timeseries.csv, VCD), ns"},
-      {"sim.max_time_us", T::Float, "0", 0, 1e12, {}, "stop after this much simulated time, us (0 = run to completion)"},
+      {"sim.max_time_us", T::Float, "0", 0, 1e12, {},
+       "cap on simulated time, us: a run not finished by then stops there with sim.partial = 1 (0 = no cap); "
+       "strata memtrace: the latest trace timestamp accepted (0 = 1 s)"},
       {"sim.max_footprint", T::Size, "4GiB", 4096, 1ull << 50, {},
        "largest workload footprint (all arrays, MemcpyHtoD copies) a run accepts, bytes; larger ones are rejected "
        "up front as bad input instead of exhausting host memory; raise it if you mean it"},
@@ -145,7 +147,10 @@ void Config::check_consistency() const {
   if (!find_workload(s("workload.name"))) {
     std::string names;
     std::vector<std::string> list;
-    for (const WorkloadInfo& w : workload_registry()) names += (names.empty() ? "" : ", ") + w.name, list.push_back(w.name);
+    for (const WorkloadInfo& w : workload_registry()) {
+      names += (names.empty() ? "" : ", ") + w.name;
+      list.push_back(w.name);
+    }
     fail("workload.name", "expected one of " + names + ", got '" + s("workload.name") + "'" +
                               did_you_mean(s("workload.name"), list));
   }

@@ -1,7 +1,8 @@
 // strata: the Strata command line. Runs a platform config on a workload and
 // writes stats. `strata --help` documents every option; exit status 0 = ok,
 // 1 = the simulation failed, 2 = bad input (config, CLI, files), 3 = the
-// golden-memory checker found a wrong load.
+// golden-memory checker found a wrong load, 4 = interrupted by SIGINT/SIGTERM
+// (partial stats written, platform/platform.cpp).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
