@@ -36,6 +36,31 @@ bool parse_size(const std::string& in, uint64_t* out) {
   return true;
 }
 
+std::string did_you_mean(const std::string& got, const std::vector<std::string>& names) {
+  // Levenshtein distance, one row at a time.
+  auto dist = [](const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        const size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (std::tolower(static_cast<unsigned char>(a[i - 1])) !=
+                                                                std::tolower(static_cast<unsigned char>(b[j - 1])))});
+        diag = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::string best;
+  size_t best_d = SIZE_MAX;
+  for (const std::string& n : names)
+    if (const size_t d = dist(got, n); d < best_d) best_d = d, best = n;
+  const size_t allowed = std::max<size_t>(2, got.size() / 3);
+  return best_d > 0 && best_d <= allowed ? " (did you mean '" + best + "'?)" : std::string();
+}
+
 const KeySpec* Config::spec(const std::string& key) {
   static std::map<std::string, const KeySpec*> index = [] {
     std::map<std::string, const KeySpec*> m;
@@ -133,6 +158,24 @@ void Config::set_value(const std::string& key, const std::string& text, bool is_
   values_[key] = v;
 }
 
+// A TOML float as text that still reads as a float ("4.0", not "4"): an
+// integer key then rejects it instead of taking 4.0 as 4.
+static std::string float_text(double x) {
+  std::ostringstream o;
+  o.precision(17);
+  o << x;
+  std::string t = o.str();
+  if (t.find_first_of(".eEn") == std::string::npos) t += ".0";  // n: inf, nan
+  return t;
+}
+
+static std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
 static void flatten(const toml::table& t, const std::string& prefix, const std::string& file,
                     std::vector<std::tuple<std::string, std::string, bool, std::string>>& out) {
   for (const auto& [k, node] : t) {
@@ -145,10 +188,7 @@ static void flatten(const toml::table& t, const std::string& prefix, const std::
     } else if (node.is_integer()) {
       out.emplace_back(key, std::to_string(*node.value<int64_t>()), false, where);
     } else if (node.is_floating_point()) {
-      std::ostringstream o;
-      o.precision(17);
-      o << *node.value<double>();
-      out.emplace_back(key, o.str(), false, where);
+      out.emplace_back(key, float_text(*node.value<double>()), false, where);
     } else if (node.is_boolean()) {
       out.emplace_back(key, *node.value<bool>() ? "true" : "false", false, where);
     } else {
@@ -188,7 +228,11 @@ void Config::load_file(const std::string& path, int depth, std::vector<std::stri
     }
     for (const std::string& f : incs) {
       fs::path p = fs::path(f).is_absolute() ? fs::path(f) : dir / f;
-      if (!fs::is_regular_file(p)) throw ConfigError(where + ": key 'include': cannot open '" + p.string() + "'");
+      // Not beside the including file: a shipped config (configs/), as --config NAME finds it.
+      const fs::path shipped = fs::path(STRATA_SOURCE_DIR) / "configs" / f;
+      if (!fs::is_regular_file(p) && !fs::path(f).is_absolute() && fs::is_regular_file(shipped)) p = shipped;
+      if (!fs::is_regular_file(p))
+        throw ConfigError(where + ": key 'include': cannot open '" + p.string() + "' (nor configs/" + f + ")");
       load_file(p.string(), depth + 1, stack);
     }
     tbl.erase("include");
@@ -216,25 +260,30 @@ void Config::load(const std::string& path, const std::vector<std::string>& sets)
     size_t eq = a.find('=');
     if (eq == std::string::npos || eq == 0)
       throw ConfigError(origin + ": expected key=value (e.g. --set l2.size=4MiB)");
-    std::string key = a.substr(0, eq), val = a.substr(eq + 1);
+    // Spaces around the key and the value are not part of them (--set ' gpu.num_sms = 4 ').
+    std::string key = trim(a.substr(0, eq)), val = trim(a.substr(eq + 1));
+    if (key.empty()) throw ConfigError(origin + ": expected key=value (e.g. --set l2.size=4MiB)");
     // Parse the value as TOML so numbers, booleans and quoted strings mean what they do in files;
     // anything that is not a TOML value is taken as a bare string (--set l2.policy=lru).
     std::string text = val;
-    bool is_str = true;
+    bool is_str = true, comment = false;
     try {
       toml::table t = toml::parse("v = " + val);
       const toml::node* n = t.get("v");
+      if (val.find('#') != std::string::npos && !(n->is_string() && (val.back() == '"' || val.back() == '\'')))
+        comment = true;  // a TOML comment after the value (a quoted string may hold '#')
       if (n->is_string()) text = *n->value<std::string>();
       else if (n->is_integer()) text = std::to_string(*n->value<int64_t>()), is_str = false;
       else if (n->is_floating_point()) {
-        std::ostringstream o;
-        o.precision(17);
-        o << *n->value<double>();
-        text = o.str();
+        text = float_text(*n->value<double>());
         is_str = false;
       } else if (n->is_boolean()) text = *n->value<bool>() ? "true" : "false", is_str = false;
     } catch (const toml::parse_error&) {
+      comment = val.find('#') != std::string::npos;
     }
+    if (comment)
+      throw ConfigError(origin + ": key '" + key + "': expected a value without a '#' comment, got '" + val +
+                        "' (quote a string that contains '#')");
     const KeySpec* k = spec(key);
     if (k && k->type == KeyType::Size) is_str = false;  // "8MiB" and 8388608 both fine
     set_value(key, text, is_str, origin);
@@ -248,7 +297,12 @@ const std::string& Config::origin(const std::string& key) const {
   return it == values_.end() ? none : it->second.origin;
 }
 
-void Config::fail(const std::string& key, const std::string& what) const { bad(origin(key), key, what); }
+void Config::fail(const std::string& key, const std::string& what) const {
+  // A key no file sets (a config that lacks it, e.g. cut short): name the config that should.
+  if (origin(key) == "default" && !files_.empty())
+    bad(files_.front() + " (not set there, default '" + s(key) + "')", key, what);
+  bad(origin(key), key, what);
+}
 
 int64_t Config::i(const std::string& key) const {
   auto it = values_.find(key);
@@ -290,8 +344,9 @@ std::string Config::resolve(const std::string& name) {
       if (fs::is_regular_file(p)) return p.string();
     }
   }
-  throw ConfigError(name + ": cannot open config file (no such file, and no configs/" + name +
-                    ".toml; `strata --list-configs` lists the shipped ones)");
+  throw ConfigError(name + ": cannot open config file (no such file, and no configs/" + name + ".toml" +
+                    did_you_mean(fs::path(name).stem().string(), shipped()) +
+                    "; `strata --list-configs` lists the shipped ones)");
 }
 
 std::vector<std::string> Config::shipped() {

@@ -78,6 +78,10 @@ class Config {
   std::vector<std::string> files_;
 };
 
+// " (did you mean 'NAME'?)" for the name of `names` closest to `got` in edit
+// distance when it is close enough (a typo), else "".
+std::string did_you_mean(const std::string& got, const std::vector<std::string>& names);
+
 // Parse "8MiB", "768KB", "4096", "2 GiB" into bytes. Returns false if malformed.
 bool parse_size(const std::string& s, uint64_t* out);
 

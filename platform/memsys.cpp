@@ -1,6 +1,7 @@
 #include "platform/memsys.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 extern "C" {
@@ -180,7 +181,9 @@ void init_address_map(const Config& C, const MemDevices& md, amap* out) {
     }
     if (amap_init(out, layout.c_str(), nch, ranks, dev->bankgroups, dev->banks_per_group, dev->row_bytes, l2pc, hash,
                   err, sizeof err) != 0)
-      C.fail("addrmap.layout", err);
+      C.fail("addrmap.layout", std::string(err) + (C.s("addrmap.layout") != "auto" && std::strstr(err, "geometry")
+                                                       ? " (--set addrmap.layout=auto derives one from the geometry)"
+                                                       : ""));
     if (out->atom_bytes != dev->atom_bytes)
       C.fail("addrmap.layout", "expected off:" + std::to_string(dev->atom_bytes) + " (bytes per column access of " +
                                    C.s("mem.device") + "), got off:" + std::to_string(out->atom_bytes));

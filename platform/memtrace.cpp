@@ -41,6 +41,8 @@ namespace {
 
 constexpr size_t kBufBytes = 1u << 20;
 constexpr uint32_t kMaxRequestBytes = 4096;
+// Replay limit when sim.max_time_us is 0: one second of simulated time.
+constexpr double kDefaultTraceLimitUs = 1e6;
 
 // Character classes (one table lookup per character): hex digit value
 // (0-15, 16 = not a hex digit) and field separators (space, tab, CR).
@@ -101,6 +103,7 @@ bool token_is(const char* b, const char* e, const char* word) {
 const char* TraceReader::format_name(TraceFormat f) {
   switch (f) {
     case TraceFormat::Stl: return "stl";
+    case TraceFormat::Rstl: return "rstl";
     case TraceFormat::Addr: return "addr";
     case TraceFormat::DramSim3: return "dramsim3";
     default: return "auto";
@@ -109,6 +112,7 @@ const char* TraceReader::format_name(TraceFormat f) {
 
 bool TraceReader::parse_format(const std::string& s, TraceFormat* f) {
   if (s == "stl") *f = TraceFormat::Stl;
+  else if (s == "rstl") *f = TraceFormat::Rstl;
   else if (s == "addr") *f = TraceFormat::Addr;
   else if (s == "dramsim3") *f = TraceFormat::DramSim3;
   else if (s == "auto") *f = TraceFormat::Auto;
@@ -131,7 +135,18 @@ TraceReader::~TraceReader() {
 }
 
 void TraceReader::fail(const std::string& what, const char* b, const char* e) const {
-  std::string got(b, static_cast<size_t>(std::min<ptrdiff_t>(e - b, 80)));
+  // The offending text, at most 80 bytes, control characters and binary escaped (\xNN).
+  std::string got;
+  for (const char* p = b; p < b + std::min<ptrdiff_t>(e - b, 80); ++p) {
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      got += static_cast<char>(c);
+    } else {
+      char h[8];
+      std::snprintf(h, sizeof h, "\\x%02x", c);
+      got += h;
+    }
+  }
   throw ConfigError(path_ + ":" + std::to_string(line_) + ": " + what + ", got '" + got + "'");
 }
 
@@ -168,7 +183,15 @@ bool TraceReader::next_line(const char** b, const char** e) {
       fail("a line shorter than 1 MiB", buf_.data(), buf_.data() + 80);
     }
     const int n = gzread(static_cast<gzFile>(gz_), buf_.data() + len_, static_cast<unsigned>(buf_.size() - len_));
-    if (n < 0) throw ConfigError(path_ + ": read error (corrupt compressed trace?)");
+    int zerr = Z_OK;
+    const char* zmsg = gzerror(static_cast<gzFile>(gz_), &zerr);
+    if (n < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))  // a cut gzip stream ends with Z_BUF_ERROR
+    {
+      std::string m = zmsg ? zmsg : "?";
+      if (m.compare(0, path_.size() + 2, path_ + ": ") == 0) m.erase(0, path_.size() + 2);
+      throw ConfigError(path_ + ": truncated or corrupt gzip trace (zlib: " + m + ")" +
+                        (line_ ? ", after line " + std::to_string(line_) : std::string()));
+    }
     if (n == 0) eof_ = true;
     len_ += static_cast<size_t>(n);
   }
@@ -179,7 +202,10 @@ void TraceReader::detect(const char* b, const char* e) {
   const char* p = skip_ws(b, e);
   const char* t = token_end(p, e);
   if (t > p && t[-1] == ':') {
-    fmt_ = TraceFormat::Stl;
+    // DRAMSys decides by the extension: .rstl timestamps are relative to the previous request.
+    const bool rel = path_.size() >= 5 && (path_.compare(path_.size() - 5, 5, ".rstl") == 0 ||
+                                           path_.find(".rstl.") != std::string::npos);
+    fmt_ = rel ? TraceFormat::Rstl : TraceFormat::Stl;
     return;
   }
   int ntok = 0;
@@ -204,6 +230,11 @@ bool TraceReader::next(TraceReq* r) {
     r->cycle = 0;
     switch (fmt_) {
       case TraceFormat::Stl: parse_stl(p, e, r); break;
+      case TraceFormat::Rstl:
+        parse_stl(p, e, r);
+        r->cycle = r->cycle > UINT64_MAX - last_cycle_ ? UINT64_MAX : last_cycle_ + r->cycle;  // the replay limit rejects the saturated value
+        last_cycle_ = r->cycle;
+        break;
       case TraceFormat::Addr: parse_addr(p, e, r); break;
       default: parse_dramsim3(p, e, r); break;
     }
@@ -211,8 +242,29 @@ bool TraceReader::next(TraceReq* r) {
   }
 }
 
+// "(LEN)": a request length of 1..kMaxRequestBytes bytes.
+static bool parse_len(const char* p, const char* t, uint64_t* len) {
+  return t - p >= 3 && t[-1] == ')' && parse_u64(p + 1, t - 1, len) && *len > 0 && *len <= kMaxRequestBytes;
+}
+
+// An stl address: hex, "0x" optional (DRAMSys StlPlayer reads it base 16).
+static bool parse_hex_addr(const char* p, const char* t, uint64_t* out) {
+  if (t - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
+  if (p >= t || t - p > 16) return false;
+  uint64_t v = 0;
+  for (; p < t; ++p) {
+    const uint8_t h = hexval(*p);
+    if (h > 15) return false;
+    v = v << 4 | h;
+  }
+  *out = v;
+  return true;
+}
+
 void TraceReader::parse_stl(const char* b, const char* e, TraceReq* r) {
-  // CYCLE: read|write [(LEN)] 0xADDR [(LEN)] [DATA]   ('#' starts a comment)
+  // DRAMSys (StlPlayer): CYCLE: [(LEN)] read|write ADDR [DATA]; also Strata's
+  // earlier order CYCLE: read|write [(LEN)] ADDR [(LEN)] [DATA]. ADDR is hex
+  // ("0x" optional); '#' starts a comment.
   const char* end = static_cast<const char*>(std::memchr(b, '#', static_cast<size_t>(e - b)));
   if (end) e = end;
   const char* colon = static_cast<const char*>(std::memchr(b, ':', static_cast<size_t>(e - b)));
@@ -223,21 +275,29 @@ void TraceReader::parse_stl(const char* b, const char* e, TraceReq* r) {
   r->timed = true;
   const char* p = skip_ws(colon + 1, e);
   const char* t = token_end(p, e);
+  bool have_addr = false, have_len = false;
+  if (p < e && *p == '(') {  // DRAMSys: the length before the command
+    uint64_t len;
+    if (!parse_len(p, t, &len))
+      fail("one length '(BYTES)' of 1.." + std::to_string(kMaxRequestBytes) + " bytes", p, e);
+    r->bytes = static_cast<uint32_t>(len);
+    have_len = true;
+    p = skip_ws(t, e);
+    t = token_end(p, e);
+  }
   if (token_is(p, t, "read")) r->write = false;
   else if (token_is(p, t, "write")) r->write = true;
   else fail("command 'read' or 'write' after the cycle", p, e);
-  bool have_addr = false, have_len = false;
   for (p = skip_ws(t, e); p < e; p = skip_ws(t, e)) {
     t = token_end(p, e);
     if (*p == '(') {
       uint64_t len;
-      if (have_len || t - p < 3 || t[-1] != ')' || !parse_u64(p + 1, t - 1, &len) || len == 0 ||
-          len > kMaxRequestBytes)
+      if (have_len || !parse_len(p, t, &len))
         fail("one length '(BYTES)' of 1.." + std::to_string(kMaxRequestBytes) + " bytes", p, e);
       r->bytes = static_cast<uint32_t>(len);
       have_len = true;
     } else if (!have_addr) {
-      if (!parse_u64(p, t, &r->addr)) fail("an address (0x-prefixed hex or decimal)", p, e);
+      if (!parse_hex_addr(p, t, &r->addr)) fail("an address (hex, '0x' optional, as DRAMSys reads it)", p, e);
       have_addr = true;
     } else {  // write data: hex digits, checked but not used (the player models timing)
       const char* q = p;
@@ -249,8 +309,23 @@ void TraceReader::parse_stl(const char* b, const char* e, TraceReq* r) {
   if (!have_addr) fail("an address after the command", b, e);
 }
 
+// Ramulator 2: LD|ST ADDR (LoadStoreTrace) or R|W ADDR; ADDR 0x hex or decimal.
+void TraceReader::parse_cmd_addr(const char* b, const char* e, TraceReq* r) {
+  const char* t = token_end(b, e);
+  if (token_is(b, t, "LD") || token_is(b, t, "R")) r->write = false;
+  else if (token_is(b, t, "ST") || token_is(b, t, "W")) r->write = true;
+  else fail("'0xADDR R|W' (Ramulator) or 'LD|ST|R|W 0xADDR' (Ramulator 2)", b, e);
+  const char* p = skip_ws(t, e);
+  const char* t2 = token_end(p, e);
+  if (std::memchr(p, ',', static_cast<size_t>(t2 - p)))
+    fail("a physical address (Ramulator 2 address vectors 'R 0,1,2,...' name DRAM coordinates, not supported)", p, e);
+  if (!parse_u64(p, t2, &r->addr)) fail("an address (0x-prefixed hex or decimal) after the command", p, e);
+  if (skip_ws(t2, e) != e) fail("nothing after the address", b, e);
+}
+
 void TraceReader::parse_addr(const char* b, const char* e, TraceReq* r) {
-  // 0xADDR R|W
+  // 0xADDR R|W, or Ramulator 2's command-first orders (parse_cmd_addr)
+  if (b < e && (*b < '0' || *b > '9')) return parse_cmd_addr(b, e, r);
   // The usual line, "0x" and 1-16 hex digits up to a separator, in one pass;
   // anything else (decimal, too long, malformed) through the general token
   // parser, which gives the same value or the error.
@@ -416,6 +491,10 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   const bool same_clock = std::fabs(trace_mhz - mem_mhz) < 1e-9;
   TraceReader rd(opt.trace, opt.format, opt.request_bytes);
   const double t_setup = host_seconds_now();
+  // Timestamps past the replay limit (sim.max_time_us, else kDefaultTraceLimitUs)
+  // are bad input: the player would otherwise simulate idle refresh up to them.
+  const double limit_us = C.f("sim.max_time_us") > 0 ? C.f("sim.max_time_us") : kDefaultTraceLimitUs;
+  const uint64_t limit_trace_cycles = static_cast<uint64_t>(std::min(limit_us * trace_mhz, 1.8e19));
 
   // The request waiting to enter, split by channel.
   TraceReq req;
@@ -434,6 +513,13 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   auto load_next = [&]() {
     have = rd.next(&req);
     if (!have) return;
+    if (req.timed && req.cycle > limit_trace_cycles) {
+      char lim[32];
+      std::snprintf(lim, sizeof lim, "%g", limit_us);
+      throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": expected a timestamp within the replay " +
+                        "limit of " + lim + " us (" + std::to_string(limit_trace_cycles) + " trace cycles; set " +
+                        "sim.max_time_us to replay longer traces), got cycle " + std::to_string(req.cycle));
+    }
     req_cycle = !req.timed ? 0
                 : same_clock ? req.cycle
                              : static_cast<uint64_t>(std::ceil(static_cast<double>(req.cycle) * mem_mhz / trace_mhz - 1e-9));
@@ -588,6 +674,9 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     }
   }
   if (P.inflight) throw ConfigError(opt.trace + ": the player stalled (requests left in flight)");
+  if (nreq == 0)
+    throw ConfigError(opt.trace + ": expected at least one request line, got none (empty or only comments/blank "
+                      "lines, " + std::to_string(rd.line()) + " lines)");
   const uint64_t now = cur_t;
   const uint64_t end = std::max(P.last_done, now);
   const double t_end = host_seconds_now();
@@ -759,7 +848,8 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   std::error_code ec;
   fs::create_directories(opt.out_dir, ec);
   if (ec) throw ConfigError("--out " + opt.out_dir + ": cannot create directory (" + ec.message() + ")");
-  if (!S.write_json(opt.out_dir + "/stats.json") || !S.write_txt(opt.out_dir + "/stats.txt"))
+  if (!write_file_atomic(opt.out_dir + "/stats.json", [&](const std::string& f) { return S.write_json(f); }) ||
+      !write_file_atomic(opt.out_dir + "/stats.txt", [&](const std::string& f) { return S.write_txt(f); }))
     throw ConfigError("--out " + opt.out_dir + ": cannot write stats files");
   if (!opt.quiet) {
     std::printf("strata memtrace finished on %s (%s, %s format)\n", opt.trace.c_str(), C.s("mem.device").c_str(),

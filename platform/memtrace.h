@@ -4,8 +4,11 @@
 // p50/p95/p99), row-hit rate and energy in the usual stats.json/stats.txt.
 //
 // Trace formats (one request per line; blank lines and `#` comments skipped):
-//   stl       DRAMSys:   `CYCLE: read|write [(LEN)] 0xADDR [(LEN)] [DATA]`
-//   addr      Ramulator: `0xADDR R|W`             (no timestamps)
+//   stl       DRAMSys:   `CYCLE:\t[(LEN)\t]read|write\tADDR[\tDATA]` (StlPlayer's order; ADDR
+//                        hex, 0x optional); also `CYCLE: read|write [(LEN)] ADDR [(LEN)] [DATA]`
+//   rstl      DRAMSys relative: as stl, CYCLE counted from the previous request
+//                        (auto: a file named *.rstl or *.rstl.gz)
+//   addr      Ramulator: `0xADDR R|W`; Ramulator 2: `LD|ST 0xADDR`, `R|W 0xADDR` (no timestamps)
 //   dramsim3  DRAMsim3:  `0xADDR READ|WRITE CYCLE`
 // Timestamps are in cycles of the trace clock (default: the memory command
 // clock). A request enters its controller at max(its timestamp, the cycle its
@@ -24,7 +27,7 @@
 
 namespace strata {
 
-enum class TraceFormat { Auto, Stl, Addr, DramSim3 };
+enum class TraceFormat { Auto, Stl, Rstl, Addr, DramSim3 };
 
 struct MemTraceOptions {
   std::string trace;           // path (plain, or gzip-compressed)
@@ -65,6 +68,7 @@ class TraceReader {
   [[noreturn]] void fail(const std::string& what, const char* b, const char* e) const;
   void parse_stl(const char* b, const char* e, TraceReq* r);
   void parse_addr(const char* b, const char* e, TraceReq* r);
+  void parse_cmd_addr(const char* b, const char* e, TraceReq* r);
   void parse_dramsim3(const char* b, const char* e, TraceReq* r);
   void detect(const char* b, const char* e);
 
@@ -74,6 +78,7 @@ class TraceReader {
   size_t pos_ = 0, len_ = 0;
   bool eof_ = false;
   uint64_t line_ = 0;
+  uint64_t last_cycle_ = 0;  // rstl: the previous request's absolute cycle
   TraceFormat fmt_;
   unsigned default_bytes_;
 };

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +42,20 @@ namespace strata {
 
 namespace {
 
+// SIGINT/SIGTERM during a run: the first asks the sampler to stop the run at
+// its next epoch (the stats of what was simulated are then written, marked
+// partial); a second one exits at once.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void on_stop_signal(int sig) {
+  if (g_stop_signal) {
+    static const char msg[] = "\nstrata: second interrupt, exiting at once (no stats written)\n";
+    (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+    _exit(kExitInterrupted);
+  }
+  g_stop_signal = sig;
+}
+
 double host_now() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
@@ -57,7 +72,23 @@ struct Sampler : sc_core::sc_module {
     ev_.bind<&Sampler::tick>(this, {Stage::Sampler, 0});  // after the models due at the same time
   }
   void start() { ev_.notify(epoch_); }
-  void stop() { ev_.cancel(); }
+  void stop() {
+    ev_.cancel();
+    if (limit_armed_) limit_ev_.cancel();  // the workload finished first: the run drains as without a limit
+    limit_armed_ = false;
+  }
+  // sim.max_time_us: stop the run at `at` unless the workload finishes first.
+  void arm_limit(sc_time at) {
+    limit_ev_.bind<&Sampler::limit>(this, {Stage::Sampler, 1});
+    limit_ev_.notify(at);
+    limit_armed_ = true;
+  }
+  void limit() {
+    limit_armed_ = false;
+    time_limited_ = true;
+    Scheduler::get().pause();
+    sc_core::sc_stop();
+  }
 
   void trace(sc_core::sc_trace_file* tf) {
     for (ProbeRegistry::Probe& p : probes_.probes()) sc_core::sc_trace(tf, p.value, p.name);
@@ -70,17 +101,33 @@ struct Sampler : sc_core::sc_module {
     csv_ << "\n";
   }
 
+  void close_csv() { csv_.close(); }
+
   void tick() {
     const double dt_s = epoch_.to_seconds();
     probes_.sample(dt_s);
     if (csv_.is_open()) {
-      csv_ << sc_core::sc_time_stamp().to_seconds() * 1e9;
+      // time_ns as a whole number (or with its ps digits), never in e-notation on long runs
+      const int64_t ps = static_cast<int64_t>(std::llround(sc_core::sc_time_stamp().to_seconds() * 1e12));
+      if (ps % 1000 == 0) {
+        csv_ << ps / 1000;
+      } else {
+        char t[32];
+        std::snprintf(t, sizeof t, "%lld.%03lld", static_cast<long long>(ps / 1000), static_cast<long long>(ps % 1000));
+        csv_ << t;
+      }
       for (const ProbeRegistry::Probe& p : probes_.probes()) {
         csv_ << ",";
         if (p.value == std::floor(p.value) && std::fabs(p.value) < 9e15) csv_ << static_cast<int64_t>(p.value);
         else csv_ << p.value;  // counts print whole, rates with 6 significant digits
       }
       csv_ << "\n";
+    }
+    if (g_stop_signal) {  // SIGINT/SIGTERM (Platform::run): stop here, the stats are written
+      interrupted_ = true;
+      Scheduler::get().pause();
+      sc_core::sc_stop();
+      return;
     }
     // Watchdog: the GPU is not finished but nothing moved for a long time.
     const uint64_t inst = gpu_->instructions(), req = gpu_->mem_requests();
@@ -117,9 +164,10 @@ struct Sampler : sc_core::sc_module {
   Gpu* gpu_;
   ProbeRegistry& probes_;
   sc_time epoch_;
-  Event ev_;
+  Event ev_, limit_ev_;
   uint64_t last_inst_ = 0, last_req_ = 0, idle_epochs_ = 0;
   bool stalled_ = false, progress_ = false, printed_ = false;
+  bool limit_armed_ = false, time_limited_ = false, interrupted_ = false;
   double host_start_ = 0, last_print_ = 0;
   std::ofstream csv_;
 };
@@ -145,6 +193,7 @@ struct Platform::Impl {
   sc_core::sc_trace_file* tf = nullptr;
   double host_seconds = 0, sim_seconds = 0, mem_req_rate = 0, mem_access_rate = 0, peak_rss = 0, host_setup = 0;
   uint64_t program_footprint = 0;
+  double partial = 0, stop_reason = 0;  // sim.partial, sim.stop_reason (StopReason)
 
   Impl(const Config& c, const RunOptions& o) : cfg(c), opt(o) { bstore_init(&golden); }
   ~Impl() {
@@ -170,7 +219,41 @@ std::unique_ptr<Program> make_workload_program(const Config& C) {
   std::map<std::string, int64_t> knobs;
   for (const KnobSpec& k : wi->knobs) knobs[k.name] = C.i("workload." + wi->name + "." + k.name);
   knobs[kFootprintKnob] = static_cast<int64_t>(C.size("workload.footprint"));
+  knobs[kMaxFootprintKnob] = static_cast<int64_t>(C.size("sim.max_footprint"));
   return wi->make(knobs, static_cast<uint64_t>(C.i("sim.seed")));
+}
+
+static std::string bytes_text(uint64_t b) {
+  char t[48];
+  if (b >= (1ull << 30)) std::snprintf(t, sizeof t, "%.4g GiB", static_cast<double>(b) / (1ull << 30));
+  else std::snprintf(t, sizeof t, "%.4g MiB", static_cast<double>(b) / (1ull << 20));
+  return t;
+}
+
+void check_footprint(const Config& C, const Program& prog) {
+  const uint64_t need = prog.footprint_bytes(), max = C.size("sim.max_footprint");
+  if (need <= max) return;
+  // Blame the last knob set away from its default (the error names where), else the limit itself.
+  std::string key = "sim.max_footprint";
+  const std::string pre = "workload." + C.s("workload.name") + ".";
+  for (const KeySpec& k : Config::schema())
+    if ((k.name.compare(0, pre.size(), pre) == 0 || k.name == "workload.footprint") && C.has(k.name) &&
+        C.origin(k.name) != "default")
+      key = k.name;
+  C.fail(key, "expected a workload within sim.max_footprint (" + bytes_text(max) + "), got " + C.s(key) +
+                  ": workload " + C.s("workload.name") + " needs " + bytes_text(need) + " (" + std::to_string(need) +
+                  " bytes) of arrays; raise sim.max_footprint if you mean it");
+}
+
+bool write_file_atomic(const std::string& path, const std::function<bool(const std::string&)>& write) {
+  const std::string tmp = path + ".tmp";
+  std::error_code ec;
+  if (!write(tmp)) {
+    fs::remove(tmp, ec);
+    return false;
+  }
+  fs::rename(tmp, path, ec);
+  return !ec;
 }
 
 // GPU: SMs (with their L1s) and the CTA dispatcher, running the program.
@@ -276,6 +359,7 @@ void Platform::build() {
 
   // Workload program (arrays, kernels, initial data into the golden memory).
   P.program = make_workload_program(C);
+  check_footprint(C, *P.program);
   P.program->init(&P.golden, nullptr);
 
   // GPU.
@@ -328,6 +412,12 @@ void Platform::build() {
   // Platform-level stats.
   Impl* ip = &P;
   P.stats.value("sim.seconds", "simulated time", Unit::Second, &P.sim_seconds);
+  P.stats.value("sim.partial", "1 if the run stopped before the workload finished (see sim.stop_reason), else 0",
+                Unit::Count, &P.partial);
+  P.stats.value("sim.stop_reason",
+                "why the run ended: 0 completed, 1 time limit (sim.max_time_us), 2 interrupted (SIGINT/SIGTERM), "
+                "3 stalled",
+                Unit::Count, &P.stop_reason);
   P.stats.value("host.seconds", "host wall-clock time of the simulation (excluding set-up)", Unit::Second,
                 &P.host_seconds);
   P.stats.value("host.setup_seconds", "host time to build the platform and initialise the workload data",
@@ -349,7 +439,7 @@ int Platform::run() {
   Impl& P = *p_;
   const Config& C = P.cfg;
   std::error_code ec;
-  fs::create_directories(P.opt.out_dir, ec);
+  const bool created_out = fs::create_directories(P.opt.out_dir, ec);
   if (ec || !fs::is_directory(P.opt.out_dir))
     throw ConfigError(P.opt.out_dir + ": cannot create output directory (" + ec.message() + ")");
   P.sampler->open_csv(P.opt.out_dir + "/timeseries.csv");
@@ -359,12 +449,25 @@ int Platform::run() {
 
   const double t0 = host_now();
   const double max_us = C.f("sim.max_time_us");
-  if (max_us > 0)
-    sc_core::sc_start(sc_time(max_us * 1e6, SC_PS));
-  else
-    sc_core::sc_start();
+  if (max_us > 0) P.sampler->arm_limit(sc_time(max_us * 1e6, SC_PS));
+  g_stop_signal = 0;
+  struct sigaction sa {}, old_int{}, old_term{};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  sc_core::sc_start();
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
   P.host_seconds = host_now() - t0;
   if (P.sampler->printed_) std::fprintf(stderr, "\n");
+  if (!P.gpu->launch_error().empty()) {  // bad input: leave no output behind
+    P.sampler->close_csv();
+    fs::remove(P.opt.out_dir + "/timeseries.csv", ec);
+    if (created_out) fs::remove(P.opt.out_dir, ec);
+    C.fail("sm.max_warps", "expected enough warp slots for a CTA: " + P.gpu->launch_error() +
+                               ", which cannot fit an SM of " + std::to_string(C.i("sm.max_warps")) + " warp slots");
+  }
   // End-of-run timing check (refresh interval); a violation exits with status 3.
   for (auto& m : P.mcs) m->finish_timing_check();
   P.sim_seconds = sc_core::sc_time_stamp().to_seconds();
@@ -382,14 +485,24 @@ int Platform::run() {
 
   int status = kExitOk;
   std::string why;
-  if (P.sampler->stalled_) {
+  StopReason reason = StopReason::Completed;
+  if (P.sampler->interrupted_) {
+    reason = StopReason::Interrupted;
+    status = kExitInterrupted;
+    std::fprintf(stderr, "strata: interrupted (%s) at %.3f us simulated: writing the partial stats to %s\n",
+                 g_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", P.sim_seconds * 1e6, P.opt.out_dir.c_str());
+  } else if (P.sampler->stalled_) {
+    reason = StopReason::Stalled;
     std::fprintf(stderr, "strata: simulation stalled at %.3f us: no instruction retired and no memory request "
                  "for over 1 ms of simulated time (a model bug; please report with the config)\n",
                  P.sim_seconds * 1e6);
     status = kExitFailure;
   } else if (!P.gpu->finished()) {
-    if (max_us <= 0) {
+    if (P.sampler->time_limited_) {
+      reason = StopReason::TimeLimit;
+    } else {
       std::fprintf(stderr, "strata: simulation ended before the workload finished\n");
+      reason = StopReason::Stalled;
       status = kExitFailure;
     }
   } else if (!P.program->verify(&P.golden, &why)) {
@@ -397,17 +510,35 @@ int Platform::run() {
     status = kExitFailure;
   }
 
-  std::ofstream(P.opt.out_dir + "/config.txt") << "# effective configuration (key = value  # origin)\n"
-                                                 << C.dump();
-  if (!P.stats.write_json(P.opt.out_dir + "/stats.json") || !P.stats.write_txt(P.opt.out_dir + "/stats.txt")) {
+  if (reason == StopReason::TimeLimit || reason == StopReason::Interrupted) P.gpu->stopped_early();
+  P.stop_reason = static_cast<double>(reason);
+  P.partial = reason == StopReason::Completed ? 0 : 1;
+  // Written to a temporary name, then renamed: a stats file that exists is complete.
+  const bool config_ok = write_file_atomic(P.opt.out_dir + "/config.txt", [&](const std::string& f) {
+    std::ofstream o(f);
+    o << "# effective configuration (key = value  # origin)\n" << C.dump();
+    o.close();
+    return !o.fail();
+  });
+  if (!config_ok ||
+      !write_file_atomic(P.opt.out_dir + "/stats.json", [&](const std::string& f) { return P.stats.write_json(f); }) ||
+      !write_file_atomic(P.opt.out_dir + "/stats.txt", [&](const std::string& f) { return P.stats.write_txt(f); })) {
     std::fprintf(stderr, "strata: %s: cannot write stats files\n", P.opt.out_dir.c_str());
     return kExitFailure;
   }
   if (!P.opt.quiet) {
     auto g = [&](const char* n) { return P.stats.get(n); };
-    std::printf("strata %s on %s, workload %s%s\n", status == kExitOk ? "finished" : "STOPPED",
+    const char* how = reason == StopReason::TimeLimit     ? "stopped at the time limit (sim.max_time_us)"
+                      : reason == StopReason::Interrupted ? "INTERRUPTED"
+                      : status == kExitOk                 ? "finished"
+                                                          : "STOPPED";
+    std::printf("strata %s on %s, workload %s%s\n", how,
                 C.files().empty() ? "built-in defaults" : C.files().front().c_str(), C.s("workload.name").c_str(),
                 C.b("sim.check") ? " (golden-memory check on)" : "");
+    if (reason != StopReason::Completed)
+      std::printf("  PARTIAL     the workload did not finish: the stats cover the %.3f us simulated "
+                  "(sim.partial = 1, sim.stop_reason = %d)\n",
+                  P.sim_seconds * 1e6, static_cast<int>(reason));
     std::printf("  simulated   %.3f us, %.0f GPU cycles, %.0f instructions, IPC %.2f\n", g("sim.seconds") * 1e6,
                 g("gpu.cycles"), g("gpu.instructions"), g("gpu.ipc"));
     std::printf("  caches      L1 miss rate %.1f%%, L2 miss rate %.1f%% (%.0f accesses)\n", 100 * g("l1.miss_rate"),

@@ -7,6 +7,7 @@
 // stats.txt, timeseries.csv and config.txt into the output directory and prints
 // a summary. One Platform per process (SystemC elaborates once).
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -28,8 +29,23 @@ struct RunOptions {
 // Shared by the platform and `strata --describe-workload`.
 std::unique_ptr<Program> make_workload_program(const Config& C);
 
-// Exit statuses of a run (sc_main returns them).
-enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitBadInput = 2, kExitCheckFailed = 3 };
+// Reject a workload whose arrays would need more host memory than
+// sim.max_footprint (before its data is written): ConfigError naming the key
+// and the workload knobs that were set. Call after make_workload_program.
+void check_footprint(const Config& C, const Program& prog);
+
+// Write a file through `write(tmp)` into PATH.tmp, then rename it to PATH, so
+// that a file under its final name is always complete. False on failure.
+bool write_file_atomic(const std::string& path, const std::function<bool(const std::string&)>& write);
+
+// Exit statuses of a run (sc_main returns them). kExitInterrupted: stopped by
+// SIGINT/SIGTERM, the stats of what was simulated are written (sim.partial = 1).
+enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitBadInput = 2, kExitCheckFailed = 3, kExitInterrupted = 4 };
+
+// Why a run ended: the stat sim.stop_reason (stats.json holds numbers only).
+// 0 completed; 1 time limit (sim.max_time_us); 2 interrupted (SIGINT/SIGTERM);
+// 3 stalled (the watchdog). Any non-zero reason also sets sim.partial = 1.
+enum class StopReason { Completed = 0, TimeLimit = 1, Interrupted = 2, Stalled = 3 };
 
 class Platform {
  public:

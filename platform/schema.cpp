@@ -25,7 +25,12 @@ static std::vector<KeySpec> build_schema() {
       // name, type, default, min, max, choices, description
       {"sim.seed", T::Int, "1", 0, 9.2e18, {}, "random seed of workloads and randomised policies"},
       {"sim.epoch_ns", T::Float, "1000", 1, 1e12, {}, "time-series sampling period (timeseries.csv, VCD), ns"},
-      {"sim.max_time_us", T::Float, "0", 0, 1e12, {}, "stop after this much simulated time, us (0 = run to completion)"},
+      {"sim.max_time_us", T::Float, "0", 0, 1e12, {},
+       "cap on simulated time, us: a run not finished by then stops there with sim.partial = 1 (0 = no cap); "
+       "strata memtrace: the latest trace timestamp accepted (0 = 1 s)"},
+      {"sim.max_footprint", T::Size, "4GiB", 4096, 1ull << 50, {},
+       "largest workload footprint (all arrays, MemcpyHtoD copies) a run accepts, bytes; larger ones are rejected "
+       "up front as bad input instead of exhausting host memory; raise it if you mean it"},
       {"sim.check", T::Bool, "false", 1, 0, {}, "golden-memory checker: compare every load with a flat golden memory"},
       {"gpu.num_sms", T::Int, "21", 1, 1024, {}, "streaming multiprocessors"},
       {"gpu.core_clock_mhz", T::Float, "901", 1, 10000, {}, "SM clock, MHz"},
@@ -44,7 +49,7 @@ static std::vector<KeySpec> build_schema() {
       {"l1.mshr_merge", T::Int, "8", 1, 64, {}, "requests merged per L1 MSHR"},
       {"l1.write_allocate", T::Bool, "false", 1, 0, {}, "allocate L1 lines on write misses (always write-through)"},
       {"noc.clock_mhz", T::Float, "901", 1, 10000, {}, "crossbar clock, MHz"},
-      {"noc.latency", T::Int, "4", 0, 1000, {}, "crossbar traversal latency each direction, noc cycles"},
+      {"noc.latency", T::Int, "4", 1, 1000, {}, "crossbar traversal latency each direction, noc cycles"},
       {"noc.bytes_per_cycle", T::Int, "32", 1, 4096, {}, "bandwidth per crossbar port and direction, bytes/cycle"},
       {"noc.queue", T::Int, "16", 1, 4096, {}, "requests buffered per crossbar output port"},
       {"l2.clock_mhz", T::Float, "901", 1, 10000, {}, "L2 clock, MHz"},
@@ -150,8 +155,13 @@ const std::vector<KeySpec>& Config::schema() {
 void Config::check_consistency() const {
   if (!find_workload(s("workload.name"))) {
     std::string names;
-    for (const WorkloadInfo& w : workload_registry()) names += (names.empty() ? "" : ", ") + w.name;
-    fail("workload.name", "expected one of " + names + ", got '" + s("workload.name") + "'");
+    std::vector<std::string> list;
+    for (const WorkloadInfo& w : workload_registry()) {
+      names += (names.empty() ? "" : ", ") + w.name;
+      list.push_back(w.name);
+    }
+    fail("workload.name", "expected one of " + names + ", got '" + s("workload.name") + "'" +
+                              did_you_mean(s("workload.name"), list));
   }
   if (!memside_find(s("memside.policy").c_str()))
     fail("memside.policy", std::string("expected one of ") + memside_names() + ", got '" + s("memside.policy") + "'");

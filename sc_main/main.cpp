@@ -1,10 +1,12 @@
 // strata: the Strata command line. Runs a platform config on a workload and
 // writes stats. `strata --help` documents every option; exit status 0 = ok,
 // 1 = the simulation failed, 2 = bad input (config, CLI, files), 3 = the
-// golden-memory checker found a wrong load.
+// golden-memory checker found a wrong load, 4 = interrupted by SIGINT/SIGTERM
+// (partial stats written, platform/platform.cpp).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -41,6 +43,19 @@ static std::string default_out_dir(const std::string& cfg, const std::string& wl
   std::string dir = base;
   for (int i = 2; fs::exists(dir); ++i) dir = base + "-" + std::to_string(i);
   return dir;
+}
+
+// An --out folder that already holds results is not overwritten unless --force.
+static bool refuse_existing_out(const std::string& dir, bool force) {
+  std::error_code ec;
+  if (force || dir.empty()) return false;
+  for (const char* f : {"stats.json", "stats.txt", "timeseries.csv"})
+    if (fs::exists(fs::path(dir) / f, ec)) {
+      std::fprintf(stderr, "strata: --out %s: expected a new or empty folder, got one with results (%s); "
+                   "use --force to overwrite them or choose another folder\n", dir.c_str(), f);
+      return true;
+    }
+  return false;
 }
 
 // strata --list-devices: the preset table (models/ref/dram.c), one line each.
@@ -92,6 +107,7 @@ static int describe_main(const std::string& what, const std::string& config, con
     Config cfg;
     cfg.load(Config::resolve(config.empty() ? "baseline_hbm2" : config), sets);
     std::unique_ptr<Program> prog = make_workload_program(cfg);
+    check_footprint(cfg, *prog);
     prog->init(&golden, nullptr);
     DescribeOptions opt;
     opt.title = what;
@@ -122,6 +138,7 @@ static int cli_main(int argc, char** argv) {
   std::string config, workload, trace, out, vcd;
   std::vector<std::string> sets;
   int64_t seed = -1;
+  bool force = false;
   bool quiet = false, check = false, list_wl = false, list_cfg = false, list_keys = false, list_dev = false,
        json_out = false;
   std::string describe;
@@ -133,8 +150,13 @@ static int cli_main(int argc, char** argv) {
                  "`memtrace`: the DRAM request trace");
   app.add_option("-s,--set", sets, "override any config key, e.g. --set l2.size=4MiB (repeatable)")->take_all();
   app.add_option("-o,--out", out, "output directory for stats.json, stats.txt, timeseries.csv (default runs/<time>-...)");
+  app.add_flag("--force", force, "overwrite the results in an existing --out folder (refused without it)");
   app.add_option("--vcd", vcd, "write a VCD of the time series (bandwidth, queues, L2 hit rate, IPC)");
-  app.add_option("--seed", seed, "random seed (same as --set sim.seed=N)")->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", seed, "random seed (same as --set sim.seed=N)")->check(CLI::Validator(
+      [](std::string& v) -> std::string {
+        return v.empty() || v[0] == '-' ? "expected an integer >= 0, got '" + v + "'" : std::string();
+      },
+      "N"));
   app.add_flag("-q,--quiet", quiet, "no progress line and no summary");
   app.add_flag("--check", check, "golden-memory checker: compare every load with a flat golden memory");
   app.add_flag("--list-workloads", list_wl, "list built-in workloads and their knobs");
@@ -159,18 +181,29 @@ static int cli_main(int argc, char** argv) {
   std::string mt_format = "auto";
   unsigned mt_bytes = 64;
   double mt_clock = 0;
-  memtrace->add_option("--format", mt_format, "trace format: stl (DRAMSys), addr (Ramulator '0xADDR R|W'), "
-                                              "dramsim3 ('0xADDR READ|WRITE CYCLE'), auto (from the first line)")
-      ->check(CLI::IsMember({"auto", "stl", "addr", "dramsim3"}));
+  memtrace->add_option("--format", mt_format, "trace format: stl (DRAMSys), rstl (DRAMSys, relative times), addr "
+                                              "(Ramulator '0xADDR R|W', Ramulator 2 'LD|ST|R|W 0xADDR'), dramsim3 "
+                                              "('0xADDR READ|WRITE CYCLE'), auto (from the first line and .rstl)")
+      ->check(CLI::IsMember({"auto", "stl", "rstl", "addr", "dramsim3"}));
   memtrace->add_option("--request-bytes", mt_bytes, "bytes per request when the trace gives no length (default 64)")
       ->check(CLI::Range(1u, 4096u));
   memtrace->add_option("--trace-clock-mhz", mt_clock,
                        "clock of the trace's cycle numbers (default: the memory command clock)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            char* end = nullptr;
+            const double x = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end || !(x >= 1 && x <= 100000))  // also rejects nan
+              return "expected a clock in MHz from 1 to 100000, got '" + v + "'";
+            return "";
+          },
+          "MHZ"));
   app.footer(
       "Experiments: strata sweep SPEC (configs x workloads x seeds from configs/experiments/*.toml), strata plot "
       "RUN_DIR, strata report (each: --help; docs/experiments.md).\n"
-      "Exit status: 0 ok, 1 simulation failed, 2 bad input, 3 golden-memory check failed.\n"
+      "Exit status: 0 ok (also a run stopped by sim.max_time_us: sim.partial = 1), 1 simulation failed, 2 bad "
+      "input, 3 golden-memory check failed, 4 interrupted by SIGINT/SIGTERM (partial stats written; a second "
+      "Ctrl-C exits at once).\n"
       "Docs: docs/user_guide.md");
   try {
     app.parse(argc, argv);
@@ -179,7 +212,18 @@ static int cli_main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "strata: %s (see strata --help)\n", e.what());
+    // A misspelt long option: name the closest known one.
+    std::vector<std::string> names;
+    for (const CLI::App* a : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(memtrace)})
+      for (const CLI::Option* o : a->get_options())
+        for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+    std::string hint;
+    for (int i = 1; i < argc && hint.empty(); ++i) {
+      const std::string a = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
+      if (a.size() > 2 && a.compare(0, 2, "--") == 0 && std::find(names.begin(), names.end(), a) == names.end())
+        hint = did_you_mean(a, names);
+    }
+    std::fprintf(stderr, "strata: %s%s (see strata --help)\n", e.what(), hint.c_str());
     return kExitBadInput;
   }
   if (list_wl) {
@@ -212,6 +256,14 @@ static int cli_main(int argc, char** argv) {
     return kExitBadInput;
   }
   if (memtrace->parsed()) {
+    // Options of a platform run that the trace player has no use for: refused, not ignored.
+    const char* unused = !vcd.empty() ? "--vcd" : !workload.empty() ? "--workload" : check ? "--check"
+                         : seed >= 0 ? "--seed" : nullptr;
+    if (unused) {
+      std::fprintf(stderr, "strata memtrace: %s: expected only options of a trace replay (the player has no "
+                   "workload, time series or golden memory; see strata memtrace --help), got %s\n", unused, unused);
+      return kExitBadInput;
+    }
     if (trace.empty()) {
       std::fprintf(stderr, "strata memtrace: --trace FILE is required (see strata memtrace --help)\n");
       return kExitBadInput;
@@ -226,6 +278,7 @@ static int cli_main(int argc, char** argv) {
       mo.request_bytes = mt_bytes;
       mo.trace_clock_mhz = mt_clock;
       mo.out_dir = out.empty() ? default_out_dir(path, "memtrace") : out;
+      if (refuse_existing_out(out, force)) return kExitBadInput;
       mo.quiet = quiet;
       return run_memtrace(cfg, mo);
     } catch (const ConfigError& e) {
@@ -251,6 +304,7 @@ static int cli_main(int argc, char** argv) {
     const std::string path = Config::resolve(config.empty() ? "baseline_hbm2" : config);
     cfg.load(path, sets);
     opt.out_dir = out.empty() ? default_out_dir(path, cfg.s("workload.name")) : out;
+    if (refuse_existing_out(out, force)) return kExitBadInput;
     opt.vcd = vcd;
     opt.quiet = quiet;
     Platform platform(cfg, opt);

@@ -169,10 +169,26 @@ struct Cur {
   }
 };
 
+// Trace text for a message: at most 60 bytes, control characters and binary escaped (\xNN).
+std::string esc(const char* b, const char* e) {
+  std::string t;
+  for (const char* p = b; p < b + std::min<size_t>(static_cast<size_t>(e - b), 60); ++p) {
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      t += static_cast<char>(c);
+    } else {
+      char h[8];
+      std::snprintf(h, sizeof h, "\\x%02x", c);
+      t += h;
+    }
+  }
+  return t;
+}
+std::string esc(const std::string& s) { return esc(s.data(), s.data() + s.size()); }
+
 std::string got(const char* b, const char* e) {
   if (b >= e) return "got '' (end of line)";
-  std::string t(b, std::min<size_t>(static_cast<size_t>(e - b), 60));
-  return "got '" + t + "'";
+  return "got '" + esc(b, e) + "'";
 }
 
 bool parse_dec(const char* b, const char* e, uint64_t* v) {
@@ -380,29 +396,29 @@ void header_line(KernelTrace& k, const char* b, const char* e, uint64_t ln, bool
   uint64_t v;
   auto num = [&](const char* what) {
     if (!parse_dec(val.data(), val.data() + val.size(), &v))
-      bad(k.file, ln, std::string("expected '-") + key + " = " + what + "', got '" + val + "'");
+      bad(k.file, ln, std::string("expected '-") + key + " = " + what + "', got '" + esc(val) + "'");
   };
   if (key == "kernel name") {
     if (val.empty()) bad(k.file, ln, "expected '-kernel name = NAME', got ''");
     k.name = val;
   } else if (key == "grid dim" || key == "block dim") {
     if (!parse_dim3(val, key == "grid dim" ? k.grid : k.block))
-      bad(k.file, ln, "expected '-" + key + " = (x,y,z)' with positive integers, got '" + val + "'");
+      bad(k.file, ln, "expected '-" + key + " = (x,y,z)' with positive integers, got '" + esc(val) + "'");
   } else if (key == "accelsim tracer version") {
     num("3, 4 or 5");
-    if (v < 3 || v > 5) bad(k.file, ln, "expected accelsim tracer version 3, 4 or 5, got '" + val + "'");
+    if (v < 3 || v > 5) bad(k.file, ln, "expected accelsim tracer version 3, 4 or 5, got '" + esc(val) + "'");
     k.version = static_cast<unsigned>(v);
     *have_version = true;
   } else if (key == "enable lineinfo") {
     num("0 or 1");
-    if (v > 1) bad(k.file, ln, "expected '-enable lineinfo = 0 or 1', got '" + val + "'");
+    if (v > 1) bad(k.file, ln, "expected '-enable lineinfo = 0 or 1', got '" + esc(val) + "'");
     k.lineinfo = v == 1;
   } else if (key == "kernel id" || key == "shmem" || key == "nregs" || key == "binary version" ||
              key == "cuda stream id") {
     num("an integer");
   } else if (key == "shmem base_addr" || key == "local mem base_addr") {
     if (!parse_hex(val.data(), val.data() + val.size(), &v))
-      bad(k.file, ln, "expected '-" + key + " = 0xADDRESS', got '" + val + "'");
+      bad(k.file, ln, "expected '-" + key + " = 0xADDRESS', got '" + esc(val) + "'");
   }
   // nvbit version and keys of newer tracers: free text, not needed.
 }
@@ -485,7 +501,7 @@ KernelTrace index_kernel(const std::string& file, AccelsimCounts* counts) {
                           std::to_string(k.grid[1]) + "," + std::to_string(k.grid[2]) + "), " + got(tb_, te_));
       if (!seen_tb.empty()) {
         const uint64_t lin = xyz[0] + k.grid[0] * (xyz[1] + k.grid[1] * xyz[2]);
-        if (seen_tb[lin]) bad(file, ln, "expected each thread block once, got a second '" + t + "'");
+        if (seen_tb[lin]) bad(file, ln, "expected each thread block once, got a second '" + esc(t) + "'");
         seen_tb[lin] = true;
       }
       st = kNeedWarp;
@@ -496,7 +512,7 @@ KernelTrace index_kernel(const std::string& file, AccelsimCounts* counts) {
       if (!parse_dec(num.data(), num.data() + num.size(), &w) || w >= k.wpc)
         bad(file, ln, "expected 'warp = N' with N below " + std::to_string(k.wpc) + " (block of " +
                           std::to_string(k.threads) + " threads), " + got(tb_, te_));
-      if (seen_warp[w]) bad(file, ln, "expected each warp once per thread block, got a second '" + t + "'");
+      if (seen_warp[w]) bad(file, ln, "expected each warp once per thread block, got a second '" + esc(t) + "'");
       seen_warp[w] = true;
       cur_warp = w;
       blocks.warp_begin();
@@ -525,6 +541,13 @@ KernelTrace index_kernel(const std::string& file, AccelsimCounts* counts) {
   if (st != kOutside) {
     bad(file, last + 1, st == kInInsts ? "expected " + std::to_string(left) + " more instruction line(s), got end of file"
                                        : std::string("expected #END_TB, got end of file"));
+  }
+  {  // Accel-Sim traces every thread block of the grid: a header claiming more is a cut or corrupt trace
+    const uint64_t g = k.grid[0] * k.grid[1] * k.grid[2];
+    if (k.tbs.size() != g)
+      bad(file, last, "expected the " + std::to_string(g) + " thread blocks of '-grid dim = (" +
+                          std::to_string(k.grid[0]) + "," + std::to_string(k.grid[1]) + "," +
+                          std::to_string(k.grid[2]) + ")', got " + std::to_string(k.tbs.size()) + " traced");
   }
   counts->trace_insts += k.insts;
   blocks.derive(&k.blocks, &k.pc_block);
@@ -869,13 +892,15 @@ class AccelKernel : public Kernel {
 
 class AccelProgram : public Program {
  public:
-  explicit AccelProgram(const std::string& path) : Program("accelsim") {
+  // max_bytes: sim.max_footprint; MemcpyHtoD copies adding up to more are rejected at their line.
+  explicit AccelProgram(const std::string& path, uint64_t max_bytes = UINT64_MAX) : Program("accelsim") {
     std::string list = path;
     std::error_code ec;
     if (fs::is_directory(path, ec)) list = (fs::path(path) / "kernelslist.g").string();
     LineReader lr(list);  // throws "cannot open"
     const fs::path dir = fs::path(list).parent_path();
     std::vector<std::pair<uint64_t, uint64_t>> copies;
+    uint64_t copied = 0;  // bytes of all copies so far (an upper bound of the merged regions)
     const char *b, *e;
     while (lr.next(&b, &e)) {
       const uint64_t ln = lr.line_number();
@@ -887,14 +912,19 @@ class AccelProgram : public Program {
         const bool ok = c1 == 10 && c2 != std::string::npos && t.find(',', c2 + 1) == std::string::npos &&
                         t.compare(c1 + 1, 2, "0x") == 0 && parse_hex(t.data() + c1 + 1, t.data() + c2, &addr) &&
                         parse_dec(t.data() + c2 + 1, t.data() + t.size(), &bytes) && bytes <= (uint64_t(1) << 40);
-        if (!ok) bad(list, ln, "expected 'MemcpyHtoD,0xADDRESS,BYTES', got '" + t + "'");
+        if (!ok) bad(list, ln, "expected 'MemcpyHtoD,0xADDRESS,BYTES', got '" + esc(t) + "'");
+        copied += bytes;
+        if (copied > max_bytes)
+          bad(list, ln, "MemcpyHtoD of " + std::to_string(bytes) + " bytes brings the copies to " +
+                            std::to_string(copied) + " bytes, over sim.max_footprint (" + std::to_string(max_bytes) +
+                            " bytes); raise sim.max_footprint if you mean it");
         if (bytes) copies.push_back({addr, bytes});
         ++counts_.memcpys;
         continue;
       }
       if (t.compare(0, 6, "Memcpy") == 0) continue;  // device-to-host copies: nothing to simulate
       if (t.find_first_of(" \t,") != std::string::npos)
-        bad(list, ln, "expected 'MemcpyHtoD,0xADDRESS,BYTES' or a kernel trace file name, got '" + t + "'");
+        bad(list, ln, "expected 'MemcpyHtoD,0xADDRESS,BYTES' or a kernel trace file name, got '" + esc(t) + "'");
       const fs::path kf = fs::path(t).is_absolute() ? fs::path(t) : dir / t;
       if (!fs::is_regular_file(kf, ec)) bad(list, ln, "kernel trace file '" + kf.string() + "' not found");
       kernels_.push_back(index_kernel(kf.string(), &counts_));
@@ -964,7 +994,9 @@ std::string& trace_path() {
 
 }  // namespace
 
-std::unique_ptr<Program> make_accelsim_program(const std::string& path) { return std::make_unique<AccelProgram>(path); }
+std::unique_ptr<Program> make_accelsim_program(const std::string& path, uint64_t max_bytes) {
+  return std::make_unique<AccelProgram>(path, max_bytes);
+}
 
 AccelsimCounts accelsim_counts(const Program& p) {
   const AccelProgram* a = dynamic_cast<const AccelProgram*>(&p);
@@ -978,10 +1010,12 @@ WorkloadInfo workload_accelsim() {
   WorkloadInfo wi;
   wi.name = "accelsim";
   wi.desc = "Accel-Sim SASS trace given with --trace DIR_OR_kernelslist.g (docs/accelsim_traces.md)";
-  wi.make = [](const std::map<std::string, int64_t>&, uint64_t) -> std::unique_ptr<Program> {
+  wi.make = [](const std::map<std::string, int64_t>& knobs, uint64_t) -> std::unique_ptr<Program> {
     if (accelsim_trace().empty())
       throw ConfigError("workload 'accelsim': expected a trace, give it with --trace DIR_OR_kernelslist.g");
-    return make_accelsim_program(accelsim_trace());
+    const auto m = knobs.find(kMaxFootprintKnob);
+    return make_accelsim_program(accelsim_trace(),
+                                 m != knobs.end() && m->second > 0 ? static_cast<uint64_t>(m->second) : UINT64_MAX);
   };
   return wi;
 }

@@ -75,7 +75,8 @@ struct AccelsimCounts {
 // Builds the program of an Accel-Sim trace: a directory holding kernelslist.g,
 // or the kernelslist file itself. Reads and validates every file (streaming);
 // throws ConfigError with "FILE:LINE: ..." on bad input.
-std::unique_ptr<Program> make_accelsim_program(const std::string& path);
+// max_bytes: sim.max_footprint; MemcpyHtoD copies adding up to more are bad input naming their line.
+std::unique_ptr<Program> make_accelsim_program(const std::string& path, uint64_t max_bytes = UINT64_MAX);
 // Counters of a program made by make_accelsim_program (zero for others).
 AccelsimCounts accelsim_counts(const Program& p);
 

@@ -53,6 +53,8 @@ std::vector<WorkloadInfo> workloads_pattern_graph();
 // workload's default size) to every make() under this name; library analogues
 // scale their size knob to it, the other workloads ignore it.
 constexpr const char* kFootprintKnob = "footprint";
+// sim.max_footprint in bytes, passed to every make(): trace readers reject copies beyond it (file:line).
+constexpr const char* kMaxFootprintKnob = "max_footprint";
 
 // Kernel library, dense and irregular analogues (pattern_dense.cpp: backprop,
 // neuralnet, ...; pattern_tree.cpp: ray, barneshut; rows in other patterns).

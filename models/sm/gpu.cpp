@@ -102,9 +102,15 @@ void Gpu::kernel_method() {
       ++kernels_;
       continue;
     }
-    if (kernel_->warps_per_cta == 0 || kernel_->warps_per_cta > cfg_.max_warps)
-      SC_REPORT_FATAL(name(), ("kernel " + kernel_->name + ": CTA of " + std::to_string(kernel_->warps_per_cta) +
-                               " warps does not fit an SM (sm.max_warps)").c_str());
+    if (kernel_->warps_per_cta == 0) SC_REPORT_FATAL(name(), ("kernel " + kernel_->name + ": CTA of 0 warps").c_str());
+    if (kernel_->warps_per_cta > cfg_.max_warps) {  // the user's configuration: stop, reported as bad input
+      launch_error_ = "kernel " + kernel_->name + " has CTAs of " + std::to_string(kernel_->warps_per_cta) +
+                      " warps (" + std::to_string(kernel_->warps_per_cta * 32u) + " threads)";
+      kernel_ = nullptr;
+      Scheduler::get().pause();
+      sc_core::sc_stop();
+      return;
+    }
     break;
   }
   next_cta_ = 0;

@@ -10,9 +10,11 @@
 // write (the Program must have been init()ed with it); with `check` on, every
 // returned load is compared against it (models/common/check.h).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <systemc>
@@ -38,12 +40,21 @@ class Gpu : public sc_core::sc_module, public SmHost {
   unsigned num_sms() const { return static_cast<unsigned>(sms_.size()); }
   void load(ProgramIf* prog);  // before sc_start; not owned
   bool finished() const { return finished_; }
+  // Set when a kernel's CTA cannot fit an SM (more warps than sm.max_warps):
+  // the launch is refused, the simulation stops, and the caller reports it as
+  // bad input naming the key (platform/platform.cpp). Empty otherwise.
+  const std::string& launch_error() const { return launch_error_; }
   // Called once when the last kernel has ended (the platform stops its sampler).
   void on_finished(std::function<void()> f) { on_finished_ = std::move(f); }
   uint64_t instructions() const;  // thread instructions so far (cumulative)
   uint64_t mem_requests() const;  // L1 -> L2 requests so far (cumulative)
   double progress() const;        // rough fraction of the program done, 0..1
   uint64_t cycles() const { return cycles_; }
+  // The run stops before the program finished (time limit, interrupt): gpu.cycles
+  // becomes the core cycles simulated so far, so that gpu.ipc covers them.
+  void stopped_early() {
+    if (!finished_) cycles_ = std::max<uint64_t>(cycles_, now_cycle());
+  }
   uint64_t kernels() const { return kernels_; }
 
   // --- from the SMs ---
@@ -66,6 +77,7 @@ class Gpu : public sc_core::sc_module, public SmHost {
   uint32_t next_cta_ = 0, ctas_done_ = 0;
   unsigned rr_ = 0;
   bool finished_ = false;
+  std::string launch_error_;
   std::function<void()> on_finished_;
   Event kernel_ev_, dispatch_ev_;
   uint64_t cycles_ = 0, kernels_ = 0;

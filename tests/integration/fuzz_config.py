@@ -53,7 +53,7 @@ def main():
             path = os.path.join(d, f"case{n}.toml")
             with open(path, "w", errors="replace") as f:
                 f.write(text)
-            cmd = [strata, "--quiet", "--config", path, "--out", os.path.join(d, "out"),
+            cmd = [strata, "--quiet", "--force", "--config", path, "--out", os.path.join(d, "out"),
                    "--set", "sim.max_time_us=0.05", "--set", "workload.stream.n=4096",
                    "--set", "workload.bfs.scale=8", "--set", "workload.random.table_words=4096",
                    "--set", "workload.random.updates=1024", "--set", "workload.stencil2d.nx=64",
