@@ -204,9 +204,6 @@ def t_kill(strata, work):
             time.sleep(0.05)
     settle()
     check(not orphans(), "the killed sweep's strata children outlived it")
-    tmpd = os.path.join(out, ".tmp")  # an orphan that ran on would have finished its run there
-    check(not any(os.path.exists(os.path.join(tmpd, d, "stats.json")) for d in os.listdir(tmpd)),
-          "a run of the killed sweep finished after the kill")
     p = sweep(strata, spec, "--jobs", "2", "--out", out)
     check(p.returncode == 0, f"resumed sweep: exit {p.returncode}: {p.stderr}")
     check(f"{len(done)} done, {8 - len(done)} to run" in p.stderr, f"resume did not skip done runs: {p.stderr}")
