@@ -190,28 +190,15 @@ static int swap_busy(const void *st) {
 
 static void swap_stats(const void *st, memside_stats *out) { *out = ((const swap_st *)st)->st; }
 
-const memside_ops memside_swap_ops = {
-    .name = "swap",
-    .desc = "worked example: exchanges two device segments (data and mapping) after a number of accesses",
-    .state_bytes = swap_state_bytes,
-    .init = swap_init,
-    .locate = swap_locate,
-    .route = swap_route,
-    .complete = swap_complete,
-    .done = swap_done,
-    .busy = swap_busy,
-    .stats = swap_stats,
-};
+/* The two policies differ in their name and init only. */
+#define SWAP_OPS(sym, nm, description, init_fn)                                                       \
+  const memside_ops sym = {                                                                          \
+      .name = nm, .desc = description, .state_bytes = swap_state_bytes, .init = init_fn,             \
+      .locate = swap_locate, .route = swap_route, .complete = swap_complete, .done = swap_done,      \
+      .busy = swap_busy, .stats = swap_stats,                                                        \
+  };
 
-const memside_ops memside_swap_forget_ops = {
-    .name = "swap_forget",
-    .desc = "test policy: exchanges two segments' mapping WITHOUT their data (--check must catch it)",
-    .state_bytes = swap_state_bytes,
-    .init = swap_forget_init,
-    .locate = swap_locate,
-    .route = swap_route,
-    .complete = swap_complete,
-    .done = swap_done,
-    .busy = swap_busy,
-    .stats = swap_stats,
-};
+SWAP_OPS(memside_swap_ops, "swap",
+         "worked example: exchanges two device segments (data and mapping) after a number of accesses", swap_init)
+SWAP_OPS(memside_swap_forget_ops, "swap_forget",
+         "test policy: exchanges two segments' mapping WITHOUT their data (--check must catch it)", swap_forget_init)

@@ -15,25 +15,11 @@
 #include <string.h>
 
 #include "memside.h"
+#include "memside_fake_shell.h"
 
 static amap g_map;
 static memside_cfg g_cfg;
 
-typedef struct fake_shell {
-  memside_xfer x[64];
-  int n;
-  uint32_t released[64];
-  int nrel;
-} fake_shell;
-static int fake_issue(void *ctx, const memside_xfer *x) {
-  fake_shell *f = (fake_shell *)ctx;
-  f->x[f->n++] = *x;
-  return 0;
-}
-static void fake_release(void *ctx, uint32_t ticket) {
-  fake_shell *f = (fake_shell *)ctx;
-  f->released[f->nrel++] = ticket;
-}
 
 typedef struct rig {
   const memside_ops *o;
