@@ -58,22 +58,22 @@ def wait(out, job, total):
         time.sleep(1)
 
 
-def run(spec, a, out, todo, total, python, sweep_py):
-    """Submit `todo` as one array job. Returns None to go on collecting, or an exit status to stop."""
+def run(spec, a, out, to_run, total, python, sweep_py):
+    """Submit `to_run` as one array job. Returns None to go on collecting, or an exit status to stop."""
     job = active_job(out)
     if job:
         print(f"sweep: slurm job {job} of an earlier sweep on {out} is still running: waiting for it",
               file=sys.stderr)
         wait(out, job, total)
         return None
-    if not todo:
+    if not to_run:
         return None
     sdir = os.path.join(out, "slurm")
     os.makedirs(sdir, exist_ok=True)
     with open(os.path.join(sdir, "tasks.json"), "w") as f:
-        json.dump(todo, f)
+        json.dump(to_run, f)
     res = spec.get("slurm", {})
-    lines = ["#!/bin/sh", f"#SBATCH --job-name=strata-{spec['name']}", f"#SBATCH --array=0-{len(todo) - 1}%{a.jobs}",
+    lines = ["#!/bin/sh", f"#SBATCH --job-name=strata-{spec['name']}", f"#SBATCH --array=0-{len(to_run) - 1}%{a.jobs}",
              f"#SBATCH --output={os.path.abspath(sdir)}/task-%a.log", f"#SBATCH --chdir={os.getcwd()}",
              f"#SBATCH --cpus-per-task={res.get('cpus_per_task', 1)}"]
     lines += [f"#SBATCH --mem={res['mem']}"] if "mem" in res else []
@@ -91,7 +91,7 @@ def run(spec, a, out, todo, total, python, sweep_py):
         return 1
     with open(os.path.join(sdir, "job_id"), "w") as f:
         f.write(job + "\n")
-    print(f"sweep: submitted slurm array job {job} ({len(todo)} tasks, at most {a.jobs} at a time)", file=sys.stderr)
+    print(f"sweep: submitted slurm array job {job} ({len(to_run)} tasks, at most {a.jobs} at a time)", file=sys.stderr)
     if a.no_wait:
         print("sweep: --no-wait: rerun the same sweep command to wait for it and collect", file=sys.stderr)
         return 0

@@ -374,12 +374,12 @@ def _fmt_secs(s):
     return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
 
 
-def run_local(out, todo, jobs, timeout, total_done, total):
+def run_local(out, to_run, jobs, timeout, total_done, total):
     tty = sys.stderr.isatty()
     done, failed, t0 = 0, 0, time.time()
 
     def progress(final=False):
-        rem = len(todo) - done - failed
+        rem = len(to_run) - done - failed
         eta = (time.time() - t0) / (done + failed) * rem if done + failed else float("nan")
         line = (f"sweep: done {total_done + done}/{total}  failed {failed}  remaining {rem}"
                 + (f"  ETA {_fmt_secs(eta)}" if not math.isnan(eta) and rem else ""))
@@ -391,7 +391,7 @@ def run_local(out, todo, jobs, timeout, total_done, total):
 
     ex = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
-        futs = [ex.submit(run_one, out, r, timeout) for r in todo]
+        futs = [ex.submit(run_one, out, r, timeout) for r in to_run]
         for f in as_completed(futs):
             ok, _ = f.result()
             done, failed = done + (ok is True), failed + (ok is False)
@@ -406,7 +406,7 @@ def run_local(out, todo, jobs, timeout, total_done, total):
               file=sys.stderr)
         return False
     ex.shutdown()
-    if tty and todo:
+    if tty and to_run:
         progress(final=True)
     return True
 
@@ -673,12 +673,12 @@ def main(argv=None):
         return 2
     out = a.out or os.path.join("runs", "experiments", spec["name"])
     state = {r["name"]: "done" if is_done(out, r) else
-             "failed" if os.path.exists(os.path.join(out, "failed", r["name"] + ".json")) else "todo" for r in runs}
+             "failed" if os.path.exists(os.path.join(out, "failed", r["name"] + ".json")) else "to_run" for r in runs}
     if a.dry_run:
         for r in runs:
             print(f"{state[r['name']]:6s} {r['name']}\n       strata {' '.join(r['args'])}")
-        n = {k: list(state.values()).count(k) for k in ("done", "failed", "todo")}
-        print(f"{len(runs)} runs: {n['done']} done, {n['failed']} failed, {n['todo']} to run")
+        n = {k: list(state.values()).count(k) for k in ("done", "failed", "to_run")}
+        print(f"{len(runs)} runs: {n['done']} done, {n['failed']} failed, {n['to_run']} to run")
         return 0
     for sub in ("runs", "failed", ".tmp"):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
@@ -695,15 +695,15 @@ def main(argv=None):
     if not earlier_job:
         for e in os.listdir(os.path.join(out, ".tmp")):  # left by a killed sweep: never finished runs
             shutil.rmtree(os.path.join(out, ".tmp", e), ignore_errors=True)
-    todo = [r for r in runs if state[r["name"]] == "todo" or (a.retry_failed and state[r["name"]] == "failed")]
+    to_run = [r for r in runs if state[r["name"]] == "to_run" or (a.retry_failed and state[r["name"]] == "failed")]
     ndone = sum(1 for v in state.values() if v == "done")
-    print(f"sweep {spec['name']}: {len(runs)} runs, {ndone} done, {len(todo)} to run -> {out}", file=sys.stderr)
+    print(f"sweep {spec['name']}: {len(runs)} runs, {ndone} done, {len(to_run)} to run -> {out}", file=sys.stderr)
     if a.backend == "slurm":
-        rc = slurm.run(spec, a, out, todo, len(runs), sys.executable, os.path.abspath(__file__))
+        rc = slurm.run(spec, a, out, to_run, len(runs), sys.executable, os.path.abspath(__file__))
         if rc is not None:
             return rc
     else:
-        if not run_local(out, todo, a.jobs, spec.get("timeout", 0), ndone, len(runs)):
+        if not run_local(out, to_run, a.jobs, spec.get("timeout", 0), ndone, len(runs)):
             return 130
     command = "strata sweep " + " ".join([os.path.relpath(a.spec) if not os.path.isabs(a.spec) else a.spec] +
                                          [f"--filter '{f}'" for f in a.filter])
