@@ -192,6 +192,17 @@ def out_exists(strata, outdir, args):
     print("ok: an --out folder with results is refused (exit 2) and overwritten with --force")
 
 
+def expect_one_line_error(name, p, regex):
+    """p (bytes output) exited 2 with one printable stderr line matching regex."""
+    err = p.stderr.decode("latin-1")
+    lines = [l for l in err.splitlines() if l.strip()]
+    if p.returncode != 2 or len(lines) != 1 or not re.search(regex, lines[0]):
+        fail(f"{name}: exit {p.returncode}, stderr {err!r}; expected exit 2 and one line matching {regex!r}")
+    if any(ord(c) < 0x20 or ord(c) > 0x7e for c in lines[0]):
+        fail(f"{name}: unprintable characters in {lines[0]!r}")
+    print(f"ok: {name}: {lines[0]}")
+
+
 def memtrace_bad(strata, tmp):
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
@@ -233,13 +244,7 @@ def memtrace_bad(strata, tmp):
         out = os.path.join(tmp, "out_" + re.sub(r"\W", "_", name))
         p = subprocess.run([strata, "memtrace", "--quiet", "--out", out, "--trace", *extra], capture_output=True,
                            timeout=60)
-        err = p.stderr.decode("latin-1")
-        lines = [l for l in err.splitlines() if l.strip()]
-        if p.returncode != 2 or len(lines) != 1 or not re.search(regex, lines[0]):
-            fail(f"{name}: exit {p.returncode}, stderr {err!r}; expected exit 2 and one line matching {regex!r}")
-        if any(ord(c) < 0x20 or ord(c) > 0x7e for c in lines[0]):
-            fail(f"{name}: unprintable characters in {lines[0]!r}")
-        print(f"ok: {name}: {lines[0]}")
+        expect_one_line_error(name, p, regex)
     p = run([strata, "memtrace", "--quiet", "--out", os.path.join(tmp, "out_full"), "--trace", full])
     if p.returncode != 0:
         fail(f"the whole gzip trace: exit {p.returncode}: {p.stderr}")
@@ -353,13 +358,7 @@ def accelsim_bad(strata, kernel_src, tmp):
             f.write(kernel)
         p = subprocess.run([strata, "--quiet", "--out", os.path.join(tmp, "o_" + name), "--trace", d],
                            capture_output=True, timeout=60)
-        err = p.stderr.decode("latin-1")
-        lines = [l for l in err.splitlines() if l.strip()]
-        if p.returncode != 2 or len(lines) != 1 or not re.search(regex, lines[0]):
-            fail(f"{name}: exit {p.returncode}, stderr {err!r}; expected exit 2 and one line matching {regex!r}")
-        if any(ord(c) < 0x20 or ord(c) > 0x7e for c in lines[0]):
-            fail(f"{name}: unprintable characters in {lines[0]!r}")
-        print(f"ok: {name}: {lines[0]}")
+        expect_one_line_error(name, p, regex)
 
 
 def main():
