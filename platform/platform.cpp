@@ -27,6 +27,7 @@
 
 extern "C" {
 #include "addrmap.h"
+#include "bps.h"
 #include "bstore.h"
 #include "cache.h"
 #include "ctc.h"
@@ -307,6 +308,19 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
     m.dcache.ctc_ways = static_cast<uint32_t>(cfg.i("l2.ctc_ways"));  // the tag cache of the partition's L2 banks
     m.dcache.ctc_sets = static_cast<uint32_t>(cfg.size("l2.size") / nbanks / cfg.i("l2.assoc") / kLineBytes) *
                         (nbanks / nch);
+    m.dcache.bypass = cfg.b("memside.dcache.bypass");
+    m.dcache.act_counters = cfg.b("memside.dcache.act_counters");
+    m.dcache.seed = static_cast<uint32_t>(cfg.i("sim.seed") * 2654435761u + p);
+    if (ops == memside_find("dcache") && m.dcache.bypass) {  // Eq. 1 numerators from the two ranks' timing
+      const dram_preset *dr = nullptr, *sc = nullptr;
+      for (unsigned r = 0; r < md.ranks; ++r) (m.rank_kind[0][r] == AMAP_MEM_DRAM ? dr : sc) = md.at(p, r);
+      bps_cfg_t bc;
+      if (!dr || !sc || bps_cfg_timing(&bc, dr->t.RCD, sc->t.RCD, dr->t.WR, sc->t.WR) != 0)
+        throw ConfigError("memside.dcache.bypass: needs a DRAM and a slower SCM rank per channel (tRCD and tWR of "
+                          "the SCM rank >= the DRAM rank's, difference < 65536 cycles)");
+      m.dcache.num_rd = bc.num_rd;
+      m.dcache.num_wr = bc.num_wr;
+    }
     try {
       sides.emplace_back(new MemSide(("memside_p" + std::to_string(p)).c_str(), ops, m, nbanks / nch, pool, stats));
     } catch (const std::invalid_argument& e) {

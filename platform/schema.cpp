@@ -124,6 +124,12 @@ static std::vector<KeySpec> build_schema() {
        "(addrmap.dram_size) divided over its channels"},
       {"memside.dcache.mshrs", T::Int, "128", 1, 128, {},
        "policy dcache: 256 B line fills in flight per channel (HMS Sec. III-F: a 128-entry MSHR)"},
+      {"memside.dcache.bypass", T::Bool, "false", 1, 0, {},
+       "policy dcache: the SCM-aware bypass policy (HMS Sec. III-C, Fig. 9) decides every fill; false = every miss "
+       "fills (HMS-B)"},
+      {"memside.dcache.act_counters", T::Bool, "false", 1, 0, {},
+       "policy dcache: per-2 MiB-page activation counters in the DRAM-affinity score (Sec. III-C2); false = a "
+       "constant 1, as the paper's evaluation (Sec. IV-A)"},
       {"workload.name", T::String, "stream", 1, 0, {}, "built-in workload (strata --list-workloads)"},
       {"workload.footprint", T::Size, "0", 0, 1ull << 40, {},
        "total array bytes of a kernel-library workload (docs/workload_library.md): its size knob is set to the "

@@ -87,10 +87,13 @@ bool MemSide::idle() const {
 // Ask the policy where gp goes (ticket: what it attached when it held gp).
 int MemSide::ask(tlm_generic_payload& gp, memside_target* t, uint32_t* ticket) {
   GpuExt& e = GpuExt::get(gp);
-  const int r = ops_->route(st_.data(), gp.get_address(), gp.is_write(), static_cast<unsigned>(e.cls), ticket, t);
+  const memside_req rq = {gp.get_address(), static_cast<uint8_t>(gp.is_write()), static_cast<uint8_t>(e.cls),
+                          static_cast<uint8_t>(e.sector_mask ? e.sector_mask : 0xf)};
+  const int r = ops_->route(st_.data(), &rq, ticket, t);
   if (r == MEMSIDE_GO) {
     if (t->dev >= cfg_.ndevs) fatal("policy routed to device " + std::to_string(t->dev));
     ++st2_.routed;
+    st2_.demand_bytes += static_cast<uint64_t>(__builtin_popcount(rq.sectors)) * kSectorBytes;
   }
   return r;
 }
@@ -204,7 +207,11 @@ tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phas
     GpuExt& e = GpuExt::get(gp);
     memside_target t{dev, static_cast<uint8_t>(e.mem_type), gp.get_address()};
     gp.set_address(e.phys_addr);
-    if (ops_->complete) ops_->complete(st_.data(), &t, gp.is_write());
+    if (ops_->complete) {
+      const memside_req rq = {e.phys_addr, static_cast<uint8_t>(gp.is_write()), static_cast<uint8_t>(e.cls),
+                              static_cast<uint8_t>(e.sector_mask ? e.sector_mask : 0xf)};
+      ops_->complete(st_.data(), &rq, &t);
+    }
     const unsigned up = released ? e.pop_hop() : port;
     resp_port_[up] = static_cast<unsigned>(id);  // for a late END_RESP; one outstanding response per port
     return tsock[static_cast<int>(up)]->nb_transport_bw(gp, ph, d);
@@ -440,11 +447,28 @@ void MemSide::register_stats(StatsRegistry& S) {
       S.formula(p + ops_->stat_prefix + "." + ops_->stat_names[i], ops_->stat_descs[i], Unit::Count,
                 [this, i] { return static_cast<double>(policy_value(i)); });
   }
+  if (const memside_derived* d = ops_->stat_derived)
+    for (; d->name; ++d)
+      S.formula(p + ops_->stat_prefix + "." + d->name, d->desc, d->den ? Unit::Ratio : Unit::Count,
+                [this, d] { return derived_value(std::vector<MemSide*>{this}, *d); });
   S.counter(p + "routed", "accesses of the L2 routed to a device", Unit::Count, &st2_.routed);
   S.counter(p + "held", "accesses held by the policy (e.g. while their line moved)", Unit::Count, &st2_.held);
   S.counter(p + "own_reads", "reads issued by the memory-side policy itself (migration, fill, probe)", Unit::Count,
             &st2_.own_reads);
   S.counter(p + "own_writes", "writes issued by the memory-side policy itself", Unit::Count, &st2_.own_writes);
+}
+
+// A derived stat of the policy over partitions: sum(num counters) / sum(den counters), or the sum.
+double MemSide::derived_value(const std::vector<MemSide*>& parts, const memside_derived& d) {
+  double num = 0, den = 0;
+  for (MemSide* m : parts) {
+    m->ops_->stat_values(m->st_.data(), m->pol_vals_.data());
+    for (size_t i = 0; i < m->pol_vals_.size(); ++i) {
+      if ((d.num >> i) & 1u) num += static_cast<double>(m->pol_vals_[i]);
+      if ((d.den >> i) & 1u) den += static_cast<double>(m->pol_vals_[i]);
+    }
+  }
+  return d.den ? (den > 0 ? num / den : 0.0) : num;
 }
 
 uint64_t MemSide::policy_value(size_t i) const {
@@ -463,6 +487,10 @@ void MemSide::register_totals(StatsRegistry& S, const std::vector<MemSide*>& par
         return s;
       });
   }
+  if (!parts.empty() && parts[0]->ops_->stat_derived)
+    for (const memside_derived* d = parts[0]->ops_->stat_derived; d->name; ++d)
+      S.formula(std::string(parts[0]->ops_->stat_prefix) + "." + d->name, std::string(d->desc) + ", all partitions",
+                d->den ? Unit::Ratio : Unit::Count, [parts, d] { return derived_value(parts, *d); });
   auto sum = [parts](uint64_t memside_stats::*f) {
     return [parts, f]() {
       double s = 0;
@@ -492,6 +520,19 @@ void MemSide::register_totals(StatsRegistry& S, const std::vector<MemSide*>& par
             Unit::Byte, own(&Stats::own_read_bytes));
   S.formula("memside.own_write_bytes", "bytes written by the memory-side policies' own transfers, all partitions",
             Unit::Byte, own(&Stats::own_write_bytes));
+  S.formula("memside.demand_bytes", "bytes of the L2's accesses routed to the devices (their sectors), all partitions",
+            Unit::Byte, own(&Stats::demand_bytes));
+  S.formula("mem.traffic_overhead",
+            "bytes moved at the devices (the L2's accesses + the memory-side policies' own transfers) / bytes of the "
+            "L2's accesses (HMS Fig. 13); 1 for flat memory",
+            Unit::Ratio, [parts] {
+              double demand = 0, all = 0;
+              for (MemSide* m : parts) {
+                demand += static_cast<double>(m->st2_.demand_bytes);
+                all += static_cast<double>(m->st2_.demand_bytes + m->st2_.own_read_bytes + m->st2_.own_write_bytes);
+              }
+              return demand > 0 ? all / demand : 0.0;
+            });
 }
 
 }  // namespace strata

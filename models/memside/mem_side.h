@@ -175,9 +175,11 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
 
   struct Stats {
     uint64_t routed = 0, held = 0, own_reads = 0, own_writes = 0, own_read_bytes = 0, own_write_bytes = 0;
+    uint64_t demand_bytes = 0;  // bytes of the L2's accesses routed (their sectors)
   } st2_;
   mutable std::vector<uint64_t> pol_vals_;  // the policy's own counters (memside_ops.stat_values)
   uint64_t policy_value(size_t i) const;
+  static double derived_value(const std::vector<MemSide*>& parts, const memside_derived& d);
   void register_stats(StatsRegistry& stats);
 };
 

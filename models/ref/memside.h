@@ -106,6 +106,10 @@ typedef struct memside_cfg {
     uint32_t mshrs;
     uint32_t ctc_ways;     /* L2 ways per bank given to the Configurable Tag Cache (0: none) */
     uint32_t ctc_sets;     /* tag-cache sets of the partition: L2 sets per bank x banks of the partition */
+    uint8_t bypass;        /* SCM-aware bypass (HMS Sec. III-C; bps.h) decides every fill; 0: every miss fills */
+    uint8_t act_counters;  /* per-2 MiB-page activation counters in the DRAM-affinity score; 0: constant 1 */
+    uint32_t num_rd, num_wr; /* Eq. 1 numerators in device cycles (bps_cfg_timing of the two ranks' timing) */
+    uint32_t seed;         /* bypass scorer's LFSR seed (0: its default) */
   } dcache;
 } memside_cfg;
 
@@ -119,6 +123,14 @@ typedef struct memside_stats {
 #define MEMSIDE_GO 0
 #define MEMSIDE_HOLD 1
 
+/* An access of the L2 as a policy sees it. */
+typedef struct memside_req {
+  uint64_t pa;           /* 128 B-aligned physical line address */
+  uint8_t write;         /* 1: a write-back, 0: a fill (read) */
+  uint8_t cls;           /* enum memside_class (demand fill or write-back) */
+  uint8_t sectors;       /* 32 B sectors of the line it reads or writes (bit i = sector i, never 0) */
+} memside_req;
+
 typedef struct memside_ops {
   const char *name;       /* config value of memside.policy */
   const char *desc;       /* one line */
@@ -131,19 +143,20 @@ typedef struct memside_ops {
    * back door: initial data, debug access, the L2's question about a line's
    * memory kind). */
   void (*locate)(const void *st, uint64_t pa, memside_target *out);
-  /* An access of the L2 (cls: demand fill or write-back) to line pa: fill
+  /* An access of the L2 (*rq: its line, direction, class and sectors): fill
    * *out and return MEMSIDE_GO, or MEMSIDE_HOLD to keep it waiting until the
    * policy calls env->release (the shell then calls route again). *ticket is
    * 0 on an access's first call; a policy may set it when it holds the
    * access (e.g. the probe the access waits for) and gets it back on the
    * retries. */
-  int (*route)(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t *ticket, memside_target *out);
+  int (*route)(void *st, const memside_req *rq, uint32_t *ticket, memside_target *out);
   /* Optional entries (NULL: the policy has nothing to do there). */
   /* The memory kind (AMAP_MEM_*) serving pa now: locate(pa).kind, cheaper
    * (the L2 asks at every line miss). */
   unsigned (*kind_of)(const void *st, uint64_t pa);
-  /* An access routed with MEMSIDE_GO has been answered by its device. */
-  void (*complete)(void *st, const memside_target *t, int is_write);
+  /* An access routed with MEMSIDE_GO (*rq as route saw it, *t where it
+   * went) has been answered by its device. */
+  void (*complete)(void *st, const memside_req *rq, const memside_target *t);
   /* One of the policy's own transfers has completed (a read's buf is filled). */
   void (*done)(void *st, uint64_t tag);
   /* Work in progress (transfers outstanding or accesses held). */
@@ -157,7 +170,17 @@ typedef struct memside_ops {
   const char *const *stat_names;
   const char *const *stat_descs;
   void (*stat_values)(const void *st, uint64_t *out);
+  /* Derived stats of the policy's counters (optional, NULL-terminated by
+   * name): <stat_prefix>.<name> = sum of the counters in num / sum of those
+   * in den (bit i = stat_names[i]; den 0: the plain sum), over all partitions
+   * and per partition. */
+  const struct memside_derived *stat_derived;
 } memside_ops;
+
+typedef struct memside_derived {
+  const char *name, *desc;
+  uint64_t num, den;
+} memside_derived;
 
 /* Policy by name, or NULL. */
 const memside_ops *memside_find(const char *name);

@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bps.h"
 #include "ctc.h"
 #include "memside.h"
 
@@ -58,15 +59,32 @@
 _Static_assert(DC_MAX_MSHRS * 3 + DC_PROBES + DC_META_MAX <= MEMSIDE_XFER_SLOTS,
                "policy transfers in flight fit the shell");
 
+/* A line's metadata (what AMIL keeps in the row's last column, Sec. III-B):
+ * valid, dirty, the 2-bit DRAM-affinity level of the bypass policy
+ * (Sec. III-C2) and the tag. */
 #define META_VALID 0x80000000u
 #define META_DIRTY 0x40000000u
-#define META_TAG 0x3fffffffu
+#define META_LVL_SHIFT 28
+#define META_LVL (3u << META_LVL_SHIFT)
+#define META_TAG 0x0fffffffu
+_Static_assert(BPS_NLEVELS <= 4, "the DRAM-affinity level fits the 2 metadata bits");
 
-enum dc_phase { F_FREE, F_DRAIN, F_READ, F_WRITE };
+/* Activation counters (Sec. III-C3): 8 bits per 2 MiB page. */
+#define DC_PAGE_BLOCKS ((2u << 20) / 256u)
+
+/* F_PEND: a miss with the bypass policy on, its decision waiting for the
+ * demand's SCM access (Sec. III-F: "the requested address is first accessed
+ * from SCM ..., and then, the bypass policy determines if the fill should be
+ * done"); the MSHR gathers the requests to the line meanwhile. */
+enum dc_phase { F_FREE, F_PEND, F_DRAIN, F_READ, F_WRITE };
 
 typedef struct dc_fill {
   uint8_t phase;        /* enum dc_phase */
   uint8_t has_victim, victim_dirty;
+  uint8_t wr;           /* F_PEND: a write among the line's requests */
+  uint8_t level;        /* DRAM-affinity level stored with the new line */
+  uint32_t cols;        /* F_PEND: 32 B columns the line's requests access (Eq. 1 denominator) */
+  uint32_t held;        /* F_PEND: requests held behind it (to SCM if it bypasses) */
   uint32_t slot, outstanding;
   uint64_t block, victim;
   unsigned char fresh[DC_LINE], old[DC_LINE], meta[DC_COL];  /* the shell copies a write's bytes when it sends it */
@@ -85,11 +103,14 @@ typedef struct dc_infl {
   uint32_t nw;          /* of them, writes */
   uint32_t busy;        /* fills involving the block (new line or victim) */
   uint32_t fill;        /* the latest of them (MSHR index) */
+  uint32_t cols;        /* 32 B sectors of the routed accesses not answered yet */
+  uint32_t byp;         /* requests held behind an MSHR that bypassed: they go to SCM when routed again */
 } dc_infl;
 
 enum {
   S_READ_HITS, S_WRITE_HITS, S_READ_MISSES, S_WRITE_MISSES, S_PROBES, S_PROBE_MERGES, S_FILLS, S_WRITEBACKS,
-  S_MSHR_MERGES, S_BYPASSES, S_CTC_LOOKUPS, S_CTC_HITS, S_META_WRITES, S_NSTATS
+  S_MSHR_MERGES, S_BYPASSES, S_CTC_LOOKUPS, S_CTC_HITS, S_META_WRITES, S_BYPASS_L1, S_BYPASS_L2, S_BYPASS_BUSY,
+  S_DECREMENTS, S_NSTATS
 };
 
 typedef struct dc_st {
@@ -106,6 +127,10 @@ typedef struct dc_st {
   uint64_t st[S_NSTATS];
   int use_ctc;
   ctc tc;                /* the tag cache (its arrays: ctc_init's, freed never: one per partition for the run) */
+  int bypass;            /* the SCM-aware bypass decides fills */
+  bps_t bps;             /* its scorer (bps.c, the same code the RTL testbench compares against) */
+  uint32_t act_pages;    /* activation counters (0: disabled, the score uses 1) */
+  uint8_t *act;          /* act_pages counters, after meta[] in the state block */
   uint32_t meta_pending; /* metadata-column write-backs in flight */
   unsigned char meta_buf[DC_COL];
   dc_fill fill[DC_MAX_MSHRS];
@@ -125,7 +150,16 @@ static uint64_t slots_of(const memside_cfg *c, uint32_t *lpr_out) {
   return rows * lpr;
 }
 
-static size_t dc_state_bytes(const memside_cfg *cfg) { return sizeof(dc_st) + slots_of(cfg, NULL) * sizeof(uint32_t); }
+/* Activation counters of the partition: its share of the SCM part in 2 MiB pages. */
+static uint32_t act_pages_of(const memside_cfg *c) {
+  if (!c->dcache.act_counters || !c->map->nparts || !c->map->part[0].nch) return 0;
+  const uint64_t per_ch = c->map->part[0].bytes / c->map->part[0].nch;
+  return (uint32_t)((per_ch + (2u << 20) - 1) / (2u << 20));
+}
+
+static size_t dc_state_bytes(const memside_cfg *cfg) {
+  return sizeof(dc_st) + slots_of(cfg, NULL) * sizeof(uint32_t) + act_pages_of(cfg);
+}
 
 /* SCM block of a device location on the SCM rank, and the byte offset in it. */
 static uint64_t block_of(const dc_st *s, const devaddr_loc *l) {
@@ -182,7 +216,7 @@ static dc_infl *infl_find(dc_st *s, uint64_t block, int create) {
 /* Remove an unused entry, moving later entries of its probe run back
  * (linear-probing deletion without tombstones). */
 static void infl_release(dc_st *s, dc_infl *e) {
-  if (e->n || e->busy) return;
+  if (e->n || e->busy || e->byp) return;
   uint32_t i = (uint32_t)(e - s->infl);
   for (uint32_t j = (i + 1) & (DC_INFL - 1);; j = (j + 1) & (DC_INFL - 1)) {
     dc_infl *x = &s->infl[j];
@@ -280,6 +314,26 @@ static int dc_init(void *st, const memside_cfg *cfg, const memside_env *env, cha
     snprintf(err, errlen, "memside.dcache.mshrs: expected 1..%u, got %u", DC_MAX_MSHRS, cfg->dcache.mshrs);
     return -1;
   }
+  if (m->part[0].nch && m->part[0].bytes / m->part[0].nch / DC_LINE / s->slots > META_TAG) {
+    snprintf(err, errlen, "memside.dcache.size: the SCM part is more than 2^28 times the DRAM cache (tag bits)");
+    return -1;
+  }
+  s->bypass = cfg->dcache.bypass != 0;
+  if (s->bypass) {
+    bps_cfg_t bc;
+    bps_cfg_default(&bc);
+    bc.num_rd = cfg->dcache.num_rd;
+    bc.num_wr = cfg->dcache.num_wr;
+    bc.lfsr_seed = cfg->dcache.seed & BPS_LFSR_MASK;
+    if (bps_init(&s->bps, &bc) != 0) {
+      snprintf(err, errlen, "memside.dcache.bypass: Eq. 1 numerators %u/%u cycles exceed the scorer's %u",
+               bc.num_rd, bc.num_wr, BPS_NUM_MAX);
+      return -1;
+    }
+  }
+  s->act_pages = act_pages_of(cfg);
+  s->act = (uint8_t *)(s->meta + s->slots);
+  memset(s->act, 0, s->act_pages);
   return 0;
 }
 
@@ -379,16 +433,167 @@ static int probe_for(dc_st *s, uint64_t slot, uint32_t *ticket) {
   return 0;
 }
 
-static int dc_route(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t *ticket, memside_target *out) {
-  (void)cls;
+/* The activation counter of block's 2 MiB page, counted up by one row
+ * activation (Sec. III-C2/C3: 8-bit counters; at saturation every counter
+ * of the partition is halved, the low-cost right shift of the paper's MSB
+ * register). 1 when the counters are disabled (the paper's evaluation). */
+static uint32_t act_count(dc_st *s, uint64_t block) {
+  if (!s->act_pages) return 1;
+  uint8_t *c = &s->act[(block / DC_PAGE_BLOCKS) % s->act_pages];
+  if (*c == BPS_ACT_MAX)
+    for (uint32_t i = 0; i < s->act_pages; ++i) s->act[i] >>= 1;
+  return ++*c;
+}
+
+static uint32_t sectors_in(unsigned mask) {
+  uint32_t n = 0;
+  for (; mask; mask &= mask - 1) ++n;
+  return n ? n : 1;
+}
+
+/* The metadata of slot changed outside a fill (a victim's DRAM-affinity
+ * level decremented, Sec. III-C3): the tag cache holds the row's tags dirty,
+ * or without one the row's metadata column is written. */
+#define TAG_META (3ull << 40)
+static void meta_writebacks(dc_st *s, const ctc_result *r);
+static void meta_changed(dc_st *s, uint64_t slot) {
+  if (s->use_ctc) {
+    ctc_result r;
+    ctc_update(&s->tc, slot / s->lpr, 0, 1, &r);
+    meta_writebacks(s, &r);
+    if (r.stored) return;
+  }
+  if (s->meta_pending >= DC_META_MAX) return; /* merged into a write already in the buffer */
+  ++s->st[S_META_WRITES];
+  ++s->meta_pending;
+  issue(s, dram_addr_of(s, slot, 1), DC_COL, 1, MEMSIDE_PROBE, s->meta_buf, TAG_META);
+}
+
+/* Take an MSHR for block in F_PEND (or -1: none free). */
+static int start_pend(dc_st *s, uint64_t block, uint64_t slot, const memside_req *rq) {
+  uint32_t f = 0;
+  while (f < s->mshrs && s->fill[f].phase != F_FREE) ++f;
+  if (f == s->mshrs) return -1;
+  dc_infl *eb = infl_find(s, block, 1);
+  if (!eb) return -1;
+  dc_fill *F = &s->fill[f];
+  F->phase = F_PEND;
+  F->block = block;
+  F->slot = (uint32_t)slot;
+  F->cols = sectors_in(rq->sectors);
+  F->wr = rq->write;
+  F->held = 0;
+  ++eb->busy;
+  eb->fill = f;
+  ++s->fills_busy;
+  return (int)f;
+}
+
+/* The victim of slot and the MSHR's claims on it (start of a fill). */
+static int claim_fill(dc_st *s, uint32_t f) {
+  dc_fill *F = &s->fill[f];
+  const uint32_t meta = s->meta[F->slot];
+  F->has_victim = (meta & META_VALID) != 0;
+  F->victim_dirty = (meta & META_DIRTY) != 0;
+  F->victim = (uint64_t)(meta & META_TAG) * s->slots + F->slot;
+  dc_infl *ev = F->has_victim ? infl_find(s, F->victim, 1) : NULL, *es = infl_find(s, SLOT_KEY(F->slot), 1);
+  if (!es || (F->has_victim && !ev)) return -1;
+  ++es->busy;
+  es->fill = f;
+  if (ev) ++ev->busy, ev->fill = f;
+  F->phase = F_DRAIN;
+  return 0;
+}
+
+/* Fig. 9 for the requests gathered by MSHR f: fill (the line's DRAM-affinity
+ * level stored with it) or bypass (the MSHR is freed; the requests it held
+ * go to SCM). Returns 1 when it fills. */
+static int decide(dc_st *s, uint32_t f) {
+  dc_fill *F = &s->fill[f];
+  const uint32_t meta = s->meta[F->slot];
+  bps_access_t a = {F->cols > BPS_NCOL_MAX ? BPS_NCOL_MAX : F->cols, F->wr != 0, act_count(s, F->block)};
+  if (a.act > BPS_ACT_MAX) a.act = BPS_ACT_MAX;
+  bps_result_t r;
+  /* AMIL: the victim's level came with the tags that made this a miss (its slot's metadata), no extra probe */
+  bps_miss(&s->bps, &a, (meta & META_VALID) != 0, (meta & META_LVL) >> META_LVL_SHIFT, &r);
+  if (r.fill && !infl_busy(s, SLOT_KEY(F->slot))) {
+    F->level = (uint8_t)r.store_level;
+    if (claim_fill(s, f) == 0) {
+      ++s->st[S_FILLS];
+      if (drained(s, F)) fill_reads(s, f);
+      return 1;
+    }
+  }
+  /* bypass */
+  ++s->st[S_BYPASSES];
+  if (r.fill) ++s->st[S_BYPASS_BUSY]; /* the policy would fill; another fill holds the slot */
+  else if (r.path == BPS_PATH_BYPASS_L1) ++s->st[S_BYPASS_L1];
+  else ++s->st[S_BYPASS_L2];
+  if (r.dec_victim) {
+    ++s->st[S_DECREMENTS];
+    s->meta[F->slot] = (meta & ~META_LVL) | (r.victim_new_level << META_LVL_SHIFT);
+    meta_changed(s, F->slot);
+  }
+  dc_infl *eb = infl_find(s, F->block, 0);
+  if (eb) eb->byp += F->held, --eb->busy, infl_release(s, eb);
+  F->phase = F_FREE;
+  --s->fills_busy;
+  s->env.release(s->env.ctx, TICKET_MSHR | f);
+  return 0;
+}
+
+static void went(dc_infl *e, const memside_req *rq) {
+  if (!e) return;
+  ++e->n;
+  e->nw += rq->write ? 1u : 0u;
+  e->cols += sectors_in(rq->sectors);
+}
+
+static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_target *out) {
   dc_st *s = (dc_st *)st;
-  memside_static_locate(&s->cfg, pa, out);
-  if (pa >= s->backing_limit) return MEMSIDE_GO;
+  const int is_write = rq->write;
+  memside_static_locate(&s->cfg, rq->pa, out);
+  if (rq->pa >= s->backing_limit) return MEMSIDE_GO;
   devaddr_loc l;
   devaddr_decode(&s->g, out->addr, &l);
   const uint64_t block = block_of(s, &l), slot = block % s->slots, tag = block / s->slots;
   const uint64_t off = out->addr & (DC_LINE - 1);
   uint32_t mshr = infl_busy(s, block);
+  if (*ticket & TICKET_MSHR) { /* held behind an MSHR that bypassed: to SCM (unless the line is cached or filling now) */
+    dc_infl *e = infl_find(s, block, 0);
+    const uint32_t m = s->meta[slot];
+    const int cached = (m & META_VALID) && (m & META_TAG) == tag;
+    if (e && e->byp) {
+      --e->byp; /* one of them (if the line got cached or filling meanwhile, the usual way below) */
+      if (!cached && (!mshr || s->fill[mshr - 1].phase == F_PEND)) {
+        *ticket = 0;
+        went(e, rq);
+        return MEMSIDE_GO;
+      }
+      infl_release(s, e);
+    }
+  }
+  if (mshr && s->fill[mshr - 1].phase == F_PEND) { /* a miss of a line whose fill is being decided: merged */
+    dc_fill *F = &s->fill[mshr - 1];
+    const uint32_t mine = TICKET_MSHR | (mshr - 1);
+    if (*ticket != mine) {
+      if (*ticket && !(*ticket & TICKET_MSHR)) { /* give back a probe it held */
+        dc_probe *P = &s->probe[*ticket - 1];
+        if (--P->refs == 0) P->busy = 0, --s->probes_busy;
+      }
+      if (!(*ticket & TICKET_MSHR)) ++s->st[S_MSHR_MERGES], ++s->st[is_write ? S_WRITE_MISSES : S_READ_MISSES];
+      F->cols += sectors_in(rq->sectors);
+      F->wr |= (uint8_t)is_write;
+    }
+    if (is_write || F->held) { /* a write waits for the decision; so does what follows it */
+      if (*ticket != mine) ++F->held;
+      *ticket = mine;
+      return MEMSIDE_HOLD;
+    }
+    *ticket = 0;
+    went(infl_find(s, block, 1), rq); /* a read: served by SCM now */
+    return MEMSIDE_GO;
+  }
   if (!mshr) mshr = infl_busy(s, SLOT_KEY(slot));
   if (mshr) { /* its line (or its DRAM slot) is being filled or evicted: wait behind that MSHR */
     if (!(*ticket & TICKET_MSHR)) {
@@ -397,13 +602,20 @@ static int dc_route(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t 
         if (--P->refs == 0) P->busy = 0, --s->probes_busy;
       }
       ++s->st[S_MSHR_MERGES];
+      ++s->st[is_write ? S_WRITE_MISSES : S_READ_MISSES];
     }
     *ticket = TICKET_MSHR | (mshr - 1);
     return MEMSIDE_HOLD;
   }
-  if (*ticket & TICKET_MSHR) *ticket = 0; /* the MSHR is done: look the tags up afresh */
+  /* Every access counts once as a hit or a miss: where it is first decided (a miss merged into an MSHR is a
+   * miss; routed again after that MSHR it is not counted again). */
+  const int counted = (*ticket & TICKET_MSHR) != 0;
   int tags_known = 0;
-  if (!*ticket && s->use_ctc) { /* 0. the tag cache */
+  if (*ticket & TICKET_MSHR) { /* the MSHR it waited for is done: the controller knows this slot's tags */
+    *ticket = 0;
+    tags_known = 1;
+  }
+  if (!tags_known && !*ticket && s->use_ctc) { /* 0. the tag cache */
     ctc_result r;
     ++s->st[S_CTC_LOOKUPS];
     if (ctc_lookup(&s->tc, slot / s->lpr, &r) == CTC_OK && r.hit) ++s->st[S_CTC_HITS], tags_known = 1;
@@ -421,32 +633,66 @@ static int dc_route(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t 
   }
   /* 2. hit or miss */
   const uint32_t meta = s->meta[slot];
-  dc_infl *e;
+  dc_infl *e = infl_find(s, block, 1);
   if ((meta & META_VALID) && (meta & META_TAG) == tag) {
-    ++s->st[is_write ? S_WRITE_HITS : S_READ_HITS];
+    if (!counted) ++s->st[is_write ? S_WRITE_HITS : S_READ_HITS];
     if (is_write) s->meta[slot] |= META_DIRTY;
+    if (s->bypass) { /* Sec. III-F: a hit updates the average SCM penalty (its group: the line's requests in flight) */
+      const uint32_t cols = sectors_in(rq->sectors) + (e ? e->cols : 0);
+      bps_access_t a = {cols > BPS_NCOL_MAX ? BPS_NCOL_MAX : cols, is_write != 0, 1};
+      bps_result_t r;
+      bps_hit(&s->bps, &a, &r);
+    }
     out->addr = dram_addr_of(s, slot, 0) + off;
     out->kind = AMAP_MEM_DRAM;
-    e = infl_find(s, block, 1);
-  } else {
-    ++s->st[is_write ? S_WRITE_MISSES : S_READ_MISSES];
-    /* 3./4. allocate the line (HMS-B: every miss): a read is served by SCM meanwhile; a write waits
-     * for the line and then writes it in DRAM (an SCM write costs far more than the 256 B read:
-     * Table I tWR 1000 against tRCD 120) */
-    if (start_fill(s, block, slot) == 0) {
-      ++s->st[S_FILLS];
-      if (is_write) {
-        const uint32_t f = infl_busy(s, block) - 1;
-        if (s->fill[f].phase == F_DRAIN && drained(s, &s->fill[f])) fill_reads(s, f);
-        *ticket = TICKET_MSHR | f;
-        return MEMSIDE_HOLD;
-      }
-    } else {
-      ++s->st[S_BYPASSES]; /* no MSHR free: served by SCM without a fill */
-    }
-    e = infl_find(s, block, 1);
+    went(e, rq);
+    return MEMSIDE_GO;
   }
-  if (e) ++e->n, e->nw += is_write ? 1u : 0u;
+  if (!counted) ++s->st[is_write ? S_WRITE_MISSES : S_READ_MISSES];
+  if (s->bypass) {
+    /* 3. the bypass policy decides once the demand has been served by SCM; a write with nothing of its line
+     * in flight is decided at once (it would wait for nothing) */
+    const int f = start_pend(s, block, slot, rq);
+    if (f < 0) { /* no MSHR free: to SCM without a fill */
+      ++s->st[S_BYPASSES];
+      ++s->st[S_BYPASS_BUSY];
+      went(e, rq);
+      return MEMSIDE_GO;
+    }
+    if (!is_write) {
+      went(e, rq);
+      return MEMSIDE_GO;
+    }
+    if (e && e->n) { /* reads of the line in flight: the decision waits for them */
+      s->fill[f].held = 1;
+      *ticket = TICKET_MSHR | (uint32_t)f;
+      return MEMSIDE_HOLD;
+    }
+    if (decide(s, (uint32_t)f)) { /* filled: the write hits in DRAM once the line is there */
+      *ticket = TICKET_MSHR | (uint32_t)f;
+      return MEMSIDE_HOLD;
+    }
+    e = infl_find(s, block, 1); /* bypassed: the write goes to SCM */
+    went(e, rq);
+    return MEMSIDE_GO;
+  }
+  /* 3./4. allocate the line (HMS-B: every miss): a read is served by SCM meanwhile; a write waits
+   * for the line and then writes it in DRAM (an SCM write costs far more than the 256 B read:
+   * Table I tWR 1000 against tRCD 120) */
+  if (start_fill(s, block, slot) == 0) {
+    ++s->st[S_FILLS];
+    if (is_write) {
+      const uint32_t f = infl_busy(s, block) - 1;
+      if (s->fill[f].phase == F_DRAIN && drained(s, &s->fill[f])) fill_reads(s, f);
+      *ticket = TICKET_MSHR | f;
+      return MEMSIDE_HOLD;
+    }
+  } else {
+    ++s->st[S_BYPASSES]; /* no MSHR free: served by SCM without a fill */
+    ++s->st[S_BYPASS_BUSY];
+  }
+  e = infl_find(s, block, 1);
+  went(e, rq);
   if (s->fills_busy) { /* a fill started just now needs no drain when only reads are in flight */
     const uint32_t f = infl_busy(s, block);
     if (f && s->fill[f - 1].phase == F_DRAIN && drained(s, &s->fill[f - 1])) fill_reads(s, f - 1);
@@ -454,7 +700,7 @@ static int dc_route(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t 
   return MEMSIDE_GO;
 }
 
-static void dc_complete(void *st, const memside_target *t, int is_write) {
+static void dc_complete(void *st, const memside_req *rq, const memside_target *t) {
   dc_st *s = (dc_st *)st;
   devaddr_loc l;
   devaddr_decode(&s->g, t->addr, &l);
@@ -469,18 +715,22 @@ static void dc_complete(void *st, const memside_target *t, int is_write) {
   dc_infl *e = infl_find(s, block, 0);
   if (!e || !e->n) return;
   --e->n;
-  if (is_write && e->nw) --e->nw;
+  if (rq->write && e->nw) --e->nw;
+  const uint32_t c = sectors_in(rq->sectors);
+  e->cols = e->cols > c ? e->cols - c : 0;
   if (e->busy) { /* the one fill involving the block (fills of a slot run one at a time) may start now */
     const uint32_t f = e->fill;
     dc_fill *F = &s->fill[f];
-    if (F->phase == F_DRAIN && drained(s, F)) fill_reads(s, f);
+    if (F->phase == F_PEND && F->block == block) decide(s, f); /* the demand has been served by SCM */
+    else if (F->phase == F_DRAIN && drained(s, F)) fill_reads(s, f);
+    e = infl_find(s, block, 0);
+    if (!e) return;
   }
   infl_release(s, e);
 }
 
 /* Dirty tag-cache sectors it evicted: their rows' metadata columns are
  * written (fire and forget: the policy keeps the tags; these are the traffic). */
-#define TAG_META (3ull << 40)
 static void meta_writebacks(dc_st *s, const ctc_result *r) {
   for (uint32_t i = 0; i < r->n_wb && s->meta_pending < DC_META_MAX; ++i) {
     ++s->st[S_META_WRITES];
@@ -514,7 +764,7 @@ static void fill_done(dc_st *s, uint32_t f) {
     return;
   }
   /* 5. the line is in DRAM: switch the tags, let the held accesses go */
-  s->meta[F->slot] = META_VALID | (uint32_t)(F->block / s->slots);
+  s->meta[F->slot] = META_VALID | ((uint32_t)F->level << META_LVL_SHIFT) | (uint32_t)(F->block / s->slots);
   dc_infl *eb = infl_find(s, F->block, 0);
   if (eb) --eb->busy, infl_release(s, eb);
   dc_infl *es = infl_find(s, SLOT_KEY(F->slot), 0);
@@ -562,7 +812,8 @@ static void dc_stats(const void *st, memside_stats *out) {
 
 static const char *const dc_names[] = {"read_hits", "write_hits", "read_misses", "write_misses", "probes",
                                        "probe_merges", "fills", "writebacks", "mshr_merges", "bypasses",
-                                       "ctc_lookups", "ctc_hits", "meta_writes", NULL};
+                                       "ctc_lookups", "ctc_hits", "meta_writes", "bypasses_first_level",
+                                       "bypasses_second_level", "bypasses_busy", "victim_decrements", NULL};
 static const char *const dc_descs[] = {
     "L2 reads served by the DRAM cache",
     "L2 write-backs written into the DRAM cache",
@@ -573,11 +824,32 @@ static const char *const dc_descs[] = {
     "256 B lines filled from SCM into the DRAM cache",
     "dirty 256 B victims written back to SCM",
     "accesses held behind an MSHR (their line being filled or evicted)",
-    "misses served by SCM without a fill (no MSHR free)",
+    "misses served by SCM without a fill (the bypass policy's decision, or no MSHR or slot free)",
     "Configurable Tag Cache lookups (accesses with no probe of their own yet)",
     "Configurable Tag Cache hits (the row's tags without a probe)",
     "metadata-column writes (each fill without a tag cache; dirty tag-cache evictions with one)",
+    "bypasses decided by the first-level comparison (SCM penalty level <= average level, Fig. 9 step 2)",
+    "bypasses decided by the second-level comparison (DRAM-affinity level <= the victim's, Fig. 9 step 4)",
+    "misses served by SCM without a fill because no MSHR was free or another fill held the slot",
+    "victims whose DRAM-affinity level was decremented (probability p_dec, Fig. 9 step 5)",
 };
+
+#define B(i) (1ull << (i))
+static const memside_derived dc_derived[] = {
+    {"hits", "L2 accesses served by the DRAM cache", B(S_READ_HITS) | B(S_WRITE_HITS), 0},
+    {"misses", "L2 accesses that missed the DRAM cache", B(S_READ_MISSES) | B(S_WRITE_MISSES), 0},
+    {"hit_rate", "DRAM-cache hits / L2 accesses", B(S_READ_HITS) | B(S_WRITE_HITS),
+     B(S_READ_HITS) | B(S_WRITE_HITS) | B(S_READ_MISSES) | B(S_WRITE_MISSES)},
+    {"hit_rate.read", "DRAM-cache read hits / L2 reads", B(S_READ_HITS), B(S_READ_HITS) | B(S_READ_MISSES)},
+    {"hit_rate.write", "DRAM-cache write hits / L2 write-backs", B(S_WRITE_HITS), B(S_WRITE_HITS) | B(S_WRITE_MISSES)},
+    {"bypass_rate", "misses served by SCM without a fill / misses", B(S_BYPASSES), B(S_READ_MISSES) | B(S_WRITE_MISSES)},
+    {"bypass_first_level_rate", "bypasses decided at the first level / bypasses decided by the policy (HMS: 88.1 %)",
+     B(S_BYPASS_L1), B(S_BYPASS_L1) | B(S_BYPASS_L2)},
+    {"ctc_hit_rate", "Configurable Tag Cache hits / lookups (HMS: ~91 %)", B(S_CTC_HITS), B(S_CTC_LOOKUPS)},
+    {NULL, NULL, 0, 0},
+};
+#undef B
+_Static_assert(S_NSTATS <= 64, "derived stats index counters by bit");
 
 static void dc_values(const void *st, uint64_t *out) { memcpy(out, ((const dc_st *)st)->st, sizeof(uint64_t) * S_NSTATS); }
 
@@ -598,4 +870,5 @@ const memside_ops memside_dcache_ops = {
     .stat_names = dc_names,
     .stat_descs = dc_descs,
     .stat_values = dc_values,
+    .stat_derived = dc_derived,
 };

@@ -23,12 +23,9 @@ static void plain_locate(const void *st, uint64_t pa, memside_target *out) {
   memside_static_locate(&((const plain_st *)st)->cfg, pa, out);
 }
 
-static int plain_route(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t *ticket,
-                       memside_target *out) {
-  (void)is_write;
-  (void)cls;
+static int plain_route(void *st, const memside_req *rq, uint32_t *ticket, memside_target *out) {
   (void)ticket;
-  memside_static_locate(&((const plain_st *)st)->cfg, pa, out);
+  memside_static_locate(&((const plain_st *)st)->cfg, rq->pa, out);
   return MEMSIDE_GO;
 }
 

@@ -136,13 +136,10 @@ static void start_copy_when_drained(swap_st *s) {
   }
 }
 
-static int swap_route(void *st, uint64_t pa, int is_write, unsigned cls, uint32_t *ticket,
-                       memside_target *out) {
-  (void)is_write;
-  (void)cls;
+static int swap_route(void *st, const memside_req *rq, uint32_t *ticket, memside_target *out) {
   (void)ticket;
   swap_st *s = (swap_st *)st;
-  swap_locate(s, pa, out);
+  swap_locate(s, rq->pa, out);
   if (!s->active) return MEMSIDE_GO;
   const int k = seg_of(s, out);
   if (k >= 0 && (s->phase == SW_DRAIN || s->phase == SW_READ || s->phase == SW_WRITE)) return MEMSIDE_HOLD;
@@ -159,8 +156,8 @@ static int swap_route(void *st, uint64_t pa, int is_write, unsigned cls, uint32_
   return MEMSIDE_GO;
 }
 
-static void swap_complete(void *st, const memside_target *t, int is_write) {
-  (void)is_write;
+static void swap_complete(void *st, const memside_req *rq, const memside_target *t) {
+  (void)rq;
   swap_st *s = (swap_st *)st;
   if (!s->active || s->phase == SW_DONE) return;
   const int k = seg_of(s, t);

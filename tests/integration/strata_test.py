@@ -131,14 +131,25 @@ def main():
         invariants(s, outdir)
         routed = sum(v for k, v in s.items() if k.startswith("memside.p") and k.endswith(".routed"))
         d = {k: s["dcache." + k] for k in ("read_hits", "read_misses", "write_hits", "write_misses", "fills",
-                                             "bypasses")}
-        # every access goes out once: a hit, a read miss, or a write miss not allocated (a write miss that
-        # allocates waits for its line and goes out as a hit)
-        lo = d["read_hits"] + d["read_misses"] + d["write_hits"]
-        if not lo <= routed <= lo + d["write_misses"]:
-            fail(f"{outdir}: {routed} accesses routed, hits + read misses {lo}, write misses {d['write_misses']}")
-        if d["fills"] + d["bypasses"] != d["read_misses"] + d["write_misses"]:
-            fail(f"{outdir}: fills {d['fills']} + bypasses {d['bypasses']} != misses")
+                                             "bypasses", "mshr_merges")}
+        # every access of the L2 counts once, as a hit or a miss, and goes out once
+        if routed != d["read_hits"] + d["read_misses"] + d["write_hits"] + d["write_misses"]:
+            fail(f"{outdir}: {routed} accesses routed != hits + misses {d}")
+        # a fill or a bypass serves a miss; the other misses were merged into an MSHR
+        misses = d["read_misses"] + d["write_misses"]
+        if not d["fills"] + d["bypasses"] <= misses <= d["fills"] + d["bypasses"] + d["mshr_merges"]:
+            fail(f"{outdir}: fills {d['fills']} + bypasses {d['bypasses']} (+ merges {d['mshr_merges']}) do not "
+                 f"account for {misses} misses")
+        if abs(s["dcache.hit_rate"] - (d["read_hits"] + d["write_hits"]) / max(1, routed)) > 1e-9:
+            fail(f"{outdir}: dcache.hit_rate {s['dcache.hit_rate']}")
+        # a bypass is decided at the first or the second level of Fig. 9, or forced (no MSHR, slot busy)
+        levels = s["dcache.bypasses_first_level"] + s["dcache.bypasses_second_level"]
+        if levels + s["dcache.bypasses_busy"] != d["bypasses"]:
+            fail(f"{outdir}: bypasses {d['bypasses']} != first {s['dcache.bypasses_first_level']} + second "
+                 f"{s['dcache.bypasses_second_level']} + busy {s['dcache.bypasses_busy']}")
+        if args[args.index("--config") + 1] == "hms":
+            if not s["dcache.bypasses_first_level"] or not s["dcache.bypasses_second_level"] or not s["dcache.fills"]:
+                fail(f"{outdir}: the bypass policy should fill some lines and bypass others at both levels")
         if not s["dcache.fills"] or not s["dcache.probes"] or not s["dcache.read_hits"]:
             fail(f"{outdir}: no fills, probes or read hits: {s['dcache.fills']} {s['dcache.probes']} "
                  f"{s['dcache.read_hits']}")

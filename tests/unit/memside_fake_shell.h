@@ -6,9 +6,9 @@
 #include "memside.h"
 
 typedef struct fake_shell {
-  memside_xfer x[64];
+  memside_xfer x[1024];
   int n;
-  uint32_t released[64];
+  uint32_t released[1024];
   int nrel;
 } fake_shell;
 

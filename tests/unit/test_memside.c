@@ -17,7 +17,8 @@
 /* An access's route call, first try (ticket 0). */
 static int route1(const memside_ops *o, void *st, uint64_t pa, int w, unsigned cls, memside_target *t) {
   uint32_t ticket = 0;
-  return o->route(st, pa, w, cls, &ticket, t);
+  const memside_req rq = {pa, (uint8_t)w, (uint8_t)cls, 0xf};
+  return o->route(st, &rq, &ticket, t);
 }
 
 static void registry(void **state) {
@@ -176,7 +177,10 @@ static void swap_protocol(void **state) {
   assert_int_equal(r.f.n, 0); /* drain first: the write to a is still in flight */
   assert_int_equal(route1(o, st, c.swap.b, 0, MEMSIDE_FILL, &t), MEMSIDE_HOLD);
   assert_int_equal(route1(o, st, elsewhere, 0, MEMSIDE_FILL, &t), MEMSIDE_GO); /* others flow */
-  o->complete(st, &ta, 1);
+  {
+    const memside_req rq = {c.swap.a, 1, MEMSIDE_WRITEBACK, 0xf};
+    o->complete(st, &rq, &ta);
+  }
   assert_int_equal(r.f.n, 2); /* one 256 B read of each segment */
   for (int i = 0; i < 2; ++i) {
     assert_int_equal(r.f.x[i].write, 0);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bps.h"
 #include "memside.h"
 #include "memside_fake_shell.h"
 
@@ -28,18 +29,27 @@ typedef struct rig {
   memside_env env;
 } rig;
 
-static void rig_init(rig *r) {
+static void rig_init_cfg(rig *r, const memside_cfg *c) {
   memset(r, 0, sizeof *r);
   r->o = memside_find("dcache");
   assert_non_null(r->o);
-  r->st = calloc(1, r->o->state_bytes(&g_cfg));
+  r->st = calloc(1, r->o->state_bytes(c));
   r->env = (memside_env){&r->f, fake_issue, fake_release};
   char err[256];
-  assert_int_equal(r->o->init(r->st, &g_cfg, &r->env, err, sizeof err), 0);
+  assert_int_equal(r->o->init(r->st, c, &r->env, err, sizeof err), 0);
 }
 
+static void rig_init(rig *r) { rig_init_cfg(r, &g_cfg); }
+
 static int route(rig *r, uint64_t pa, int w, uint32_t *ticket, memside_target *t) {
-  return r->o->route(r->st, pa, w, w ? MEMSIDE_WRITEBACK : MEMSIDE_FILL, ticket, t);
+  const memside_req rq = {pa, (uint8_t)w, w ? MEMSIDE_WRITEBACK : MEMSIDE_FILL, 0xf};
+  return r->o->route(r->st, &rq, ticket, t);
+}
+
+/* The device answered an access routed with GO (rq as routed: its line, direction, all four sectors). */
+static void complete(rig *r, uint64_t pa, int w, const memside_target *t) {
+  const memside_req rq = {pa, (uint8_t)w, w ? MEMSIDE_WRITEBACK : MEMSIDE_FILL, 0xf};
+  r->o->complete(r->st, &rq, t);
 }
 
 static devaddr_loc loc_of(uint64_t a) {
@@ -133,7 +143,7 @@ static void miss_fill_hit(void **state) {
   assert_int_equal(route(&r, half, 0, &tk, &th), MEMSIDE_HOLD); /* behind the MSHR */
   assert_true(tk & 0x80000000u);
   assert_int_equal(r.f.n, before); /* the fill's read went out with the demand (a read in flight does not hold it) */
-  r.o->complete(r.st, &t, 0);
+  complete(&r, pa, 0, &t);
   const int rdi = before - 1; /* the fill's read */
   const memside_xfer rd = r.f.x[rdi];
   assert_int_equal(rd.write, 0);
@@ -161,8 +171,11 @@ static void miss_fill_hit(void **state) {
   assert_int_equal(now.kind, AMAP_MEM_DRAM);
   assert_int_equal(now.addr, wr.addr + (scm.addr & 255));
   assert_int_equal(r.o->kind_of(r.st, half), AMAP_MEM_DRAM);
-  /* the held access: a probe again, then a hit in DRAM at its offset in the line */
-  t = access_line(&r, half, 0);
+  /* the held access, routed again: the controller knows the tags it just wrote, no probe; a hit in DRAM at
+   * its offset in the line */
+  const int n_before = r.f.n;
+  assert_int_equal(route(&r, half, 0, &tk, &t), MEMSIDE_GO);
+  assert_int_equal(r.f.n, n_before);
   assert_int_equal(t.kind, AMAP_MEM_DRAM);
   assert_int_equal(t.addr, wr.addr + 128);
   assert_false(r.o->busy(r.st));
@@ -190,7 +203,7 @@ static void write_allocate(void **state) {
   assert_int_equal(r.f.released[r.f.nrel - 1], tk);
   t = access_line(&r, pa, 1); /* again: now a write hit in DRAM */
   assert_int_equal(t.kind, AMAP_MEM_DRAM);
-  uint64_t vals[16];
+  uint64_t vals[32];
   r.o->stat_values(r.st, vals);
   assert_int_equal(vals[3], 1); /* write misses */
   assert_int_equal(vals[1], 1); /* write hits */
@@ -204,7 +217,7 @@ static void dirty_victim_written_back(void **state) {
   uint64_t pa, half, conflict;
   pick(&pa, &half, &conflict);
   memside_target t = access_line(&r, pa, 0); /* miss + fill of pa's line */
-  r.o->complete(r.st, &t, 0);
+  complete(&r, pa, 0, &t);
   const int b = r.f.n - 1;
   memset(r.f.x[b].buf, 0x11, 256);
   r.o->done(r.st, r.f.x[b].tag);
@@ -213,7 +226,7 @@ static void dirty_victim_written_back(void **state) {
   r.o->done(r.st, r.f.x[r.f.n - 1].tag);
   t = access_line(&r, pa, 1); /* a write hit: the line becomes dirty */
   assert_int_equal(t.kind, AMAP_MEM_DRAM);
-  r.o->complete(r.st, &t, 1);
+  complete(&r, pa, 1, &t);
   /* a read of the conflicting block: miss, fill, the dirty victim goes back to SCM */
   memside_target scm_pa, scm_c;
   memside_static_locate(&g_cfg, pa, &scm_pa);
@@ -222,7 +235,7 @@ static void dirty_victim_written_back(void **state) {
   t = access_line(&r, conflict, 0);
   assert_int_equal(t.addr, scm_c.addr);
   assert_int_equal(r.f.n, k + 2); /* at once: the new line from SCM and the victim from DRAM */
-  r.o->complete(r.st, &t, 0);
+  complete(&r, conflict, 0, &t);
   assert_int_equal(r.f.x[k + 1].addr, wr.addr);
   assert_int_equal(r.f.x[k + 1].cls, MEMSIDE_WRITEBACK);
   memset(r.f.x[k].buf, 0x22, 256);
@@ -235,7 +248,7 @@ static void dirty_victim_written_back(void **state) {
   assert_int_equal(vw->write, 1);
   assert_int_equal(vw->addr, scm_pa.addr & ~255ull);
   assert_int_equal(vw->buf[100], 0x33);
-  uint64_t vals[16];
+  uint64_t vals[32];
   r.o->stat_values(r.st, vals);
   assert_int_equal(vals[6], 2); /* fills */
   assert_int_equal(vals[7], 1); /* writebacks */
@@ -247,6 +260,148 @@ static void dirty_victim_written_back(void **state) {
   assert_int_equal(now.addr, scm_pa.addr); /* evicted: back in SCM */
   r.o->locate(r.st, conflict, &now);
   assert_int_equal(now.kind, AMAP_MEM_DRAM);
+  free(r.st);
+}
+
+/* Physical line (offset 0 of its 256 B block) of SCM blocks 0..n-1 of partition 0. */
+static void block_lines(uint64_t *pa, unsigned n) {
+  for (unsigned i = 0; i < n; ++i) pa[i] = UINT64_MAX;
+  memside_target t;
+  for (uint64_t p = 0; p < (64u << 20); p += 128) {
+    if (amap_channel(&g_map, p) != 0) continue;
+    memside_static_locate(&g_cfg, p, &t);
+    const devaddr_loc a = loc_of(t.addr);
+    const uint64_t b = ((a.row * 4 + a.bg) * 4 + a.ba) * 8 + a.col / 8;
+    if (b < n && t.addr % 256 == 0) pa[b] = p;
+  }
+  for (unsigned i = 0; i < n; ++i) assert_true(pa[i] != UINT64_MAX);
+}
+
+static int route_s(rig *r, uint64_t pa, int w, unsigned sectors, uint32_t *ticket, memside_target *t) {
+  const memside_req rq = {pa, (uint8_t)w, w ? MEMSIDE_WRITEBACK : MEMSIDE_FILL, (uint8_t)sectors};
+  return r->o->route(r->st, &rq, ticket, t);
+}
+
+/* Finish every policy transfer issued from index *from on (reads return zeros), in order. */
+static void finish_xfers(rig *r, int *from) {
+  while (*from < r->f.n) r->o->done(r->st, r->f.x[(*from)++].tag);
+}
+
+/* With the bypass policy the fill of a read miss waits for the decision, which is made when the demand's
+ * SCM access completes (Sec. III-F), and it is the bypass scorer's (bps.c) for the columns the line's
+ * requests gathered in the MSHR: a shadow scorer fed the same accesses decides the same, miss after miss. */
+static void bypass_decisions_are_the_scorers(void **state) {
+  (void)state;
+  memside_cfg c = g_cfg;
+  c.dcache.bypass = 1;
+  c.dcache.num_rd = 106; /* HMS Table I: tRCD 120 - 14 */
+  c.dcache.num_wr = 1090; /* + tWR 1000 - 16 */
+  c.dcache.seed = 7;
+  rig r;
+  rig_init_cfg(&r, &c);
+  bps_cfg_t bc;
+  bps_cfg_default(&bc);
+  bc.num_rd = 106;
+  bc.num_wr = 1090;
+  bc.lfsr_seed = 7;
+  bps_t shadow;
+  assert_int_equal(bps_init(&shadow, &bc), 0);
+  enum { N = 96 };
+  uint64_t pa[N];
+  block_lines(pa, N);
+  int from = 0, fills = 0, bypasses = 0;
+  for (unsigned i = 0; i < N; ++i) {
+    /* a varied mix: 1 to 4 sectors read, sometimes the other half of the line merged before the decision */
+    const unsigned sectors = (1u << (1 + i % 4)) - 1u, extra = (i % 3 == 0) ? 0xfu : 0;
+    uint32_t tk = 0;
+    memside_target t, t2;
+    if (route_s(&r, pa[i], 0, sectors, &tk, &t) == MEMSIDE_HOLD) { /* the probe of its row */
+      finish_xfers(&r, &from);
+      assert_int_equal(route_s(&r, pa[i], 0, sectors, &tk, &t), MEMSIDE_GO);
+    }
+    assert_int_equal(t.kind, AMAP_MEM_SCM);
+    assert_int_equal(r.f.n, from); /* no fill yet: the decision waits for the demand */
+    if (extra) { /* another request to the line, merged into the MSHR: served by SCM too */
+      uint32_t tk2 = 0;
+      assert_int_equal(route_s(&r, pa[i], 0, extra, &tk2, &t2), MEMSIDE_GO);
+      assert_int_equal(t2.kind, AMAP_MEM_SCM);
+      const memside_req rq2 = {pa[i], 0, MEMSIDE_FILL, (uint8_t)extra};
+      r.o->complete(r.st, &rq2, &t2); /* answered first: it does not decide (the MSHR is the first's) */
+    }
+    uint32_t ncols = 0;
+    for (unsigned m = sectors; m; m &= m - 1) ++ncols;
+    for (unsigned m = extra; m; m &= m - 1) ++ncols;
+    const bps_access_t a = {ncols, false, 1};
+    bps_result_t want;
+    bps_miss(&shadow, &a, false, 0, &want); /* blocks 0..95 fill distinct empty slots: no victim */
+    const memside_req rq = {pa[i], 0, MEMSIDE_FILL, (uint8_t)sectors};
+    if (!extra) r.o->complete(r.st, &rq, &t);
+    const int filled = r.f.n > from;
+    assert_int_equal(filled, want.fill);
+    if (filled) {
+      ++fills;
+      assert_int_equal(r.f.x[from].bytes, 256); /* the line from SCM */
+      finish_xfers(&r, &from);
+      finish_xfers(&r, &from);
+      assert_int_equal(r.o->kind_of(r.st, pa[i]), AMAP_MEM_DRAM);
+    } else {
+      ++bypasses;
+      assert_int_equal(r.o->kind_of(r.st, pa[i]), AMAP_MEM_SCM);
+    }
+    if (extra) r.o->complete(r.st, &rq, &t);
+  }
+  assert_true(fills > 0 && bypasses > 0); /* the mix exercises both outcomes */
+  uint64_t vals[32];
+  r.o->stat_values(r.st, vals);
+  assert_int_equal(vals[6], fills);      /* fills */
+  assert_int_equal(vals[9], bypasses);   /* bypasses */
+  assert_int_equal(vals[13], shadow.cnt.path[BPS_PATH_BYPASS_L1]); /* bypasses_first_level */
+  assert_false(r.o->busy(r.st));
+  free(r.st);
+}
+
+/* A write to a line whose fill is being decided waits for the decision; when the line bypasses, the write
+ * (and what queued behind it) goes to SCM, and the line never enters DRAM. Numerators 0 (SCM as fast as
+ * DRAM) make every decision a first-level bypass. */
+static void write_behind_a_bypassed_line_goes_to_scm(void **state) {
+  (void)state;
+  memside_cfg c = g_cfg;
+  c.dcache.bypass = 1;
+  rig r;
+  rig_init_cfg(&r, &c);
+  uint64_t pa[1];
+  block_lines(pa, 1);
+  int from = 0;
+  uint32_t tk = 0, tw = 0, tr = 0;
+  memside_target t, tws, trs;
+  if (route_s(&r, pa[0], 0, 0xf, &tk, &t) == MEMSIDE_HOLD) {
+    finish_xfers(&r, &from);
+    assert_int_equal(route_s(&r, pa[0], 0, 0xf, &tk, &t), MEMSIDE_GO);
+  }
+  assert_int_equal(route_s(&r, pa[0], 1, 0x3, &tw, &tws), MEMSIDE_HOLD); /* the write waits */
+  assert_true(tw & 0x80000000u);
+  assert_int_equal(route_s(&r, pa[0], 0, 0x3, &tr, &trs), MEMSIDE_HOLD); /* a read behind the write waits too */
+  assert_int_equal(tr, tw);
+  const memside_req rq = {pa[0], 0, MEMSIDE_FILL, 0xf};
+  r.o->complete(r.st, &rq, &t);                 /* the demand served: decision = bypass */
+  assert_int_equal(r.f.n, from);                /* no fill */
+  assert_int_equal(r.f.released[r.f.nrel - 1], tw);
+  assert_int_equal(route_s(&r, pa[0], 1, 0x3, &tw, &tws), MEMSIDE_GO);
+  assert_int_equal(tws.kind, AMAP_MEM_SCM);
+  assert_int_equal(tws.addr, t.addr);
+  assert_int_equal(route_s(&r, pa[0], 0, 0x3, &tr, &trs), MEMSIDE_GO);
+  assert_int_equal(trs.kind, AMAP_MEM_SCM);
+  uint64_t vals[32];
+  r.o->stat_values(r.st, vals);
+  assert_int_equal(vals[2], 2);  /* read misses: the demand and the read merged */
+  assert_int_equal(vals[3], 1);  /* write misses */
+  assert_int_equal(vals[8], 2);  /* merged into the MSHR */
+  assert_int_equal(vals[9], 1);  /* one bypass decision */
+  assert_int_equal(vals[13], 1); /* at the first level */
+  const memside_req rw = {pa[0], 1, MEMSIDE_WRITEBACK, 0x3}, rr = {pa[0], 0, MEMSIDE_FILL, 0x3};
+  r.o->complete(r.st, &rw, &tws);
+  r.o->complete(r.st, &rr, &trs);
+  assert_false(r.o->busy(r.st));
   free(r.st);
 }
 
@@ -274,6 +429,8 @@ int main(void) {
       cmocka_unit_test(miss_fill_hit),
       cmocka_unit_test(write_allocate),
       cmocka_unit_test(dirty_victim_written_back),
+      cmocka_unit_test(bypass_decisions_are_the_scorers),
+      cmocka_unit_test(write_behind_a_bypassed_line_goes_to_scm),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
