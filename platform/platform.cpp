@@ -144,22 +144,36 @@ struct Sampler : sc_core::sc_module {
     }
     last_inst_ = inst;
     last_req_ = req;
-    if (progress_) print_progress(inst, req);
+    if (progress_ != Progress::Off) report_progress(inst, req);
     if (!gpu_->finished()) ev_.notify(epoch_);
   }
 
-  void print_progress(uint64_t inst, uint64_t req) {
-    const double now = host_now();
-    if (now - host_start_ < 2.0 || now - last_print_ < 0.5) return;
+  // Progress on stderr, from this epoch event (nothing polls on its own). On a
+  // terminal one line redrawn at most twice a second, from 2 s on; otherwise
+  // (batch and Slurm logs) one line every heartbeat_s_ host seconds. "L2 req"
+  // are the L1 -> L2 requests (gpu.mem_requests), "ctrl req" the requests at
+  // the memory controllers (mem.reads + mem.writes), as in the summary.
+  void report_progress(uint64_t inst, uint64_t l2_req) {
+    const double now = host_now(), host = now - host_start_;
+    if (progress_ == Progress::Terminal ? host < 2.0 || now - last_print_ < 0.5 : now - last_print_ < heartbeat_s_)
+      return;
     last_print_ = now;
-    const double host = now - host_start_;
-    const double frac = gpu_->progress();
+    const double frac = gpu_->progress(), ctrl = ctrl_requests_();
     char eta[32] = "?";
-    if (frac > 0.01) std::snprintf(eta, sizeof eta, "%.0fs", host * (1 - frac) / frac);
-    std::fprintf(stderr, "\r[strata] %.1f us sim | %.3g inst | %.3g mem req | %.3g req/s | %3.0f%% | ETA %s   ",
-                 sc_core::sc_time_stamp().to_seconds() * 1e6, static_cast<double>(inst), static_cast<double>(req),
-                 static_cast<double>(req) / host, frac * 100, eta);
-    printed_ = true;
+    if (frac > 0.001) std::snprintf(eta, sizeof eta, "%.0f s", host * (1 - frac) / frac);
+    const double us = sc_core::sc_time_stamp().to_seconds() * 1e6;
+    if (progress_ == Progress::Terminal) {
+      std::fprintf(stderr, "\r[strata] %.1f us | %3.0f%% | ETA %s | %.3g inst | %.3g L2 req | %.3g ctrl req, %.3g/s   ",
+                   us, frac * 100, eta, static_cast<double>(inst), static_cast<double>(l2_req), ctrl, ctrl / host);
+      printed_ = true;
+    } else {
+      std::fprintf(stderr, "[strata] host %.0f s: %.1f us simulated, %.1f%% done (kernel %llu of %u), ETA %s, %.3g inst, "
+                   "%.3g L2 req, %.3g ctrl req (%.3g ctrl req/s)\n",
+                   host, us, frac * 100, static_cast<unsigned long long>(gpu_->kernels_launched()),
+                   gpu_->kernels_expected(), eta, static_cast<double>(inst), static_cast<double>(l2_req), ctrl,
+                   ctrl / host);
+      std::fflush(stderr);
+    }
   }
 
   Gpu* gpu_;
@@ -167,7 +181,10 @@ struct Sampler : sc_core::sc_module {
   sc_time epoch_;
   Event ev_, limit_ev_;
   uint64_t last_inst_ = 0, last_req_ = 0, idle_epochs_ = 0;
-  bool stalled_ = false, progress_ = false, printed_ = false;
+  enum class Progress { Off, Terminal, Heartbeat } progress_ = Progress::Off;
+  double heartbeat_s_ = 30;
+  std::function<double()> ctrl_requests_;  // memory-controller requests so far
+  bool stalled_ = false, printed_ = false;
   bool limit_armed_ = false, time_limited_ = false, interrupted_ = false;
   double host_start_ = 0, last_print_ = 0;
   std::ofstream csv_;
@@ -457,8 +474,14 @@ int Platform::run() {
   if (ec || !fs::is_directory(P.opt.out_dir))
     throw ConfigError(P.opt.out_dir + ": cannot create output directory (" + ec.message() + ")");
   P.sampler->open_csv(P.opt.out_dir + "/timeseries.csv");
-  P.sampler->progress_ = P.opt.progress && !P.opt.quiet && isatty(STDERR_FILENO);
-  P.sampler->host_start_ = host_now();
+  using Progress = Sampler::Progress;
+  P.sampler->progress_ = !P.opt.progress || P.opt.quiet ? Progress::Off
+                         : isatty(STDERR_FILENO)        ? Progress::Terminal
+                         : P.opt.heartbeat_s > 0        ? Progress::Heartbeat
+                                                        : Progress::Off;
+  P.sampler->heartbeat_s_ = P.opt.heartbeat_s;
+  P.sampler->ctrl_requests_ = [&P] { return P.stats.get("mem.reads") + P.stats.get("mem.writes"); };
+  P.sampler->host_start_ = P.sampler->last_print_ = host_now();
   P.sampler->start();
 
   const double t0 = host_now();
@@ -527,6 +550,7 @@ int Platform::run() {
   if (reason == StopReason::TimeLimit || reason == StopReason::Interrupted) P.gpu->stopped_early();
   P.stop_reason = static_cast<double>(reason);
   P.partial = reason == StopReason::Completed ? 0 : 1;
+  P.gpu->register_kernel_stats(P.stats);  // kernel.<n>.<name>.*, now that every launch is known
   // Written to a temporary name, then renamed: a stats file that exists is complete.
   const bool config_ok = write_file_atomic(P.opt.out_dir + "/config.txt", [&](const std::string& f) {
     std::ofstream o(f);
@@ -565,8 +589,9 @@ int Platform::run() {
     if (C.b("sim.check")) std::printf("  check       %.0f loads compared, all equal\n", g("check.loads"));
     if (C.b("mem.timing_check"))
       std::printf("  timing      %.0f DRAM commands checked, no violation\n", g("mem.timing_checked_commands"));
-    std::printf("  host        %.2f s, %.3g memory requests/s, peak RSS %.0f MiB\n", g("host.seconds"),
-                g("host.mem_requests_per_second"), g("host.peak_rss_bytes") / 1048576.0);
+    std::printf("  host        %.2f s, %.3g ctrl req/s (memory-controller requests per host second), "
+                "peak RSS %.0f MiB\n", g("host.seconds"), g("host.mem_requests_per_second"),
+                g("host.peak_rss_bytes") / 1048576.0);
     std::printf("  output      %s/{stats.txt,stats.json,timeseries.csv}%s\n", P.opt.out_dir.c_str(),
                 P.opt.vcd.empty() ? "" : (" and " + P.opt.vcd).c_str());
   }

@@ -21,7 +21,8 @@ struct RunOptions {
   std::string out_dir;   // created if missing
   std::string vcd;       // empty = no VCD
   bool quiet = false;    // no progress line, no summary
-  bool progress = true;  // progress line on stderr (only if stderr is a terminal)
+  bool progress = true;  // progress on stderr: a line on a terminal, else a heartbeat line
+  double heartbeat_s = 30;  // host seconds between heartbeat lines when stderr is not a terminal (0: none)
 };
 
 // The workload program of a validated config (workload.name, its knobs

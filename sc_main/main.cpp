@@ -158,6 +158,12 @@ static int cli_main(int argc, char** argv) {
       },
       "N"));
   app.add_flag("-q,--quiet", quiet, "no progress line and no summary");
+  double heartbeat = 30;
+  app.add_option("--heartbeat", heartbeat,
+                 "when stderr is not a terminal (batch and Slurm logs): a progress line every SECONDS of host time "
+                 "(default 30; 0: none)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.0, 1e6));
   app.add_flag("--check", check, "golden-memory checker: compare every load with a flat golden memory");
   app.add_flag("--list-workloads", list_wl, "list built-in workloads and their knobs");
   app.add_flag("--list-configs", list_cfg, "list shipped platform configs");
@@ -307,6 +313,7 @@ static int cli_main(int argc, char** argv) {
     if (refuse_existing_out(out, force)) return kExitBadInput;
     opt.vcd = vcd;
     opt.quiet = quiet;
+    opt.heartbeat_s = heartbeat;
     Platform platform(cfg, opt);
     platform.build();
     return platform.run();

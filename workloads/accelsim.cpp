@@ -964,6 +964,9 @@ class AccelProgram : public Program {
   // (--check) compares every load.
   bool verify(bstore*, std::string*) const override { return true; }
   unsigned kernels_estimate() const override { return static_cast<unsigned>(kernels_.size()); }
+  // The traced instruction lines (each one warp instruction, or a few where an
+  // instruction is split; an estimate for progress reports).
+  uint64_t kernel_warp_insts(unsigned k) const override { return k < kernels_.size() ? kernels_[k].insts : 0; }
   AccelsimCounts counts_;
 
  protected:

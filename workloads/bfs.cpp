@@ -240,7 +240,15 @@ class BfsProgram : public Program {
       }
     return true;
   }
-  unsigned kernels_estimate() const override { return static_cast<unsigned>(depth_ + 2); }
+  // Kernels L = 0 .. depth (the last one discovers nothing).
+  unsigned kernels_estimate() const override { return static_cast<unsigned>(depth_ + 1); }
+  // Warp instructions of level L's kernel, from the host BFS (exact for the
+  // generator above; the levels differ by orders of magnitude, so progress
+  // reports weigh the kernels by them). Computed on first use.
+  uint64_t kernel_warp_insts(unsigned L) const override {
+    if (warp_insts_.empty()) count_warp_insts();
+    return L < warp_insts_.size() ? warp_insts_[L] : 0;
+  }
 
   // Host-side graph and reference levels (tests).
   const std::vector<uint32_t>& row_ptr() const { return rp_host_; }
@@ -285,6 +293,52 @@ class BfsProgram : public Program {
     }
   }
 
+  // Per level L, per warp: steps 0-2, 10 and the exit (5); with an unvisited
+  // lane steps 3-5 (3); with an unvisited lane of degree > 0 the scan loop:
+  // I iterations of steps 6-9, I the last lane's (found at its first neighbour
+  // on level L, step 8, or after its deg(v) neighbours, step 9), less step 9 of
+  // iteration I when every lane still in it leaves at step 8.
+  void count_warp_insts() const {
+    // first_[v]: 1-based position of v's first neighbour on level(v) - 1.
+    std::vector<uint32_t> first(nv_, 0);
+    for (uint64_t v = 0; v < nv_; ++v)
+      if (host_level_[v] > 0)
+        for (uint32_t e = rp_host_[v]; e < rp_host_[v + 1]; ++e)
+          if (host_level_[col_[e]] == host_level_[v] - 1) {
+            first[v] = e - rp_host_[v] + 1;
+            break;
+          }
+    warp_insts_.assign(static_cast<size_t>(depth_ + 1), 0);
+    for (int64_t L = 0; L <= depth_; ++L) {
+      uint64_t n = 0;
+      for (uint64_t t0 = 0; t0 < nv_; t0 += kWarpSize) {
+        bool unv = false;
+        uint32_t iters = 0;
+        bool step9_last = false;  // a lane leaves at step 9 of the last iteration
+        for (uint64_t v = t0; v < std::min<uint64_t>(t0 + kWarpSize, nv_); ++v) {
+          const int32_t lv = host_level_[v];
+          if (lv >= 0 && lv <= L) continue;  // visited
+          unv = true;
+          const uint32_t deg = rp_host_[v + 1] - rp_host_[v];
+          if (deg == 0) continue;
+          const bool found = lv == L + 1;
+          const uint32_t at = found ? first[v] : deg;
+          if (at > iters) {
+            iters = at;
+            step9_last = !found;
+          } else if (at == iters && !found) {
+            step9_last = true;
+          }
+        }
+        n += 5;
+        if (unv) n += 3;
+        if (iters) n += 4ull * iters - (step9_last ? 0 : 1);
+      }
+      warp_insts_[static_cast<size_t>(L)] = n;
+    }
+  }
+
+  mutable std::vector<uint64_t> warp_insts_;  // per level, computed on first use
   uint64_t seed_, nv_ = 0, root_ = 0;
   int64_t depth_ = 0;
   std::vector<uint32_t> rp_host_, col_;

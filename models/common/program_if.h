@@ -179,6 +179,14 @@ class ProgramIf {
   virtual KernelIf* next_kernel() = 0;
   // Expected number of kernel launches (for progress reports; may be an estimate).
   virtual unsigned kernels_estimate() const = 0;
+  // Expected warp instructions of the k-th launch (0-based; an estimate is
+  // fine), for progress reports: the GPU then measures progress in warp
+  // instructions instead of kernels and CTAs, which matters where kernels differ
+  // a lot in size (bfs levels). 0: unknown (the default).
+  virtual uint64_t kernel_warp_insts(unsigned k) const {
+    (void)k;
+    return 0;
+  }
 };
 
 }  // namespace strata

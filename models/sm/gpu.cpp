@@ -1,6 +1,7 @@
 #include "sm/gpu.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 namespace strata {
@@ -68,18 +69,102 @@ uint64_t Gpu::instructions() const {
   for (auto& m : sms_) s += m->thread_insts();
   return s;
 }
+uint64_t Gpu::warp_instructions() const {
+  uint64_t s = 0;
+  for (auto& m : sms_) s += m->warp_insts();
+  return s;
+}
 uint64_t Gpu::mem_requests() const {
   uint64_t s = 0;
   for (auto& m : sms_) s += m->mem_requests();
   return s;
 }
+unsigned Gpu::kernels_expected() const {
+  if (!prog_) return 0;
+  return std::max<unsigned>(prog_->kernels_estimate(), static_cast<unsigned>(launched_));
+}
+
 double Gpu::progress() const {
   if (finished_) return 1.0;
   if (!prog_) return 0.0;
-  const double est = std::max<double>(prog_->kernels_estimate(), static_cast<double>(kernels_ + 1));
+  const unsigned n = std::max<unsigned>(kernels_expected(), static_cast<unsigned>(kernels_ + 1));
+  // In warp instructions, if the program estimates every kernel's: the ended
+  // kernels at their estimates, the running one at what it issued (at most its
+  // estimate). Called by the progress report only (twice a second at most).
+  uint64_t total = 0, done = 0;
+  for (unsigned k = 0; k < n; ++k) {
+    const uint64_t w = prog_->kernel_warp_insts(k);
+    if (w == 0) {
+      total = 0;
+      break;
+    }
+    total += w;
+    if (k < kernels_) done += w;
+    else if (kernel_ && k + 1 == launched_) done += std::min(w, warp_instructions() - at_launch_.warp_insts);
+  }
+  if (total) return std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
+  // Else in kernels, and the CTAs of the running one.
   double cur = 0;
   if (kernel_ && kernel_->ctas) cur = static_cast<double>(ctas_done_) / kernel_->ctas;
-  return std::min(1.0, (static_cast<double>(kernels_) + cur) / est);
+  return std::min(1.0, (static_cast<double>(kernels_) + cur) / n);
+}
+
+Gpu::KernelRecord Gpu::totals_now() const {
+  KernelRecord r;
+  for (auto& m : sms_) {
+    r.thread_insts += m->thread_insts();
+    r.warp_insts += m->warp_insts();
+    r.mem_requests += m->mem_requests();
+    r.l1_accesses += m->l1_accesses();
+    r.l1_misses += m->l1_misses();
+  }
+  return r;
+}
+
+void Gpu::open_kernel_record(const KernelIf& k) {
+  ++launched_;
+  at_launch_ = totals_now();
+  at_launch_.name = k.name;
+  at_launch_.ctas = k.ctas;
+  at_launch_.start_cycle = now_cycle();
+}
+
+void Gpu::close_kernel_record(uint64_t end_cycle) {
+  const KernelRecord now = totals_now();
+  KernelRecord r;
+  r.name = at_launch_.name;
+  r.ctas = at_launch_.ctas;
+  r.start_cycle = at_launch_.start_cycle;
+  r.cycles = end_cycle - at_launch_.start_cycle;
+  r.thread_insts = now.thread_insts - at_launch_.thread_insts;
+  r.warp_insts = now.warp_insts - at_launch_.warp_insts;
+  r.mem_requests = now.mem_requests - at_launch_.mem_requests;
+  r.l1_accesses = now.l1_accesses - at_launch_.l1_accesses;
+  r.l1_misses = now.l1_misses - at_launch_.l1_misses;
+  kernel_records_.push_back(std::move(r));
+}
+
+void Gpu::register_kernel_stats(StatsRegistry& stats) {
+  for (size_t i = 0; i < kernel_records_.size(); ++i) {
+    const KernelRecord& r = kernel_records_[i];
+    std::string name = r.name.empty() ? "kernel" : r.name;
+    for (char& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+    const std::string p = "kernel." + std::to_string(i + 1) + "." + name + ".";
+    const std::string of = " of kernel launch " + std::to_string(i + 1) + " (" + r.name + ")";
+    stats.counter(p + "ctas", "thread blocks (CTAs)" + of, Unit::Count, &r.ctas);
+    stats.counter(p + "start_cycle", "core cycle at which it started" + of, Unit::Cycle, &r.start_cycle);
+    stats.counter(p + "cycles", "core cycles from its start to the start of the next launch" + of, Unit::Cycle,
+                  &r.cycles);
+    stats.counter(p + "instructions", "thread instructions" + of, Unit::Count, &r.thread_insts);
+    stats.counter(p + "warp_instructions", "warp instructions" + of, Unit::Count, &r.warp_insts);
+    stats.formula(p + "ipc", "thread instructions per core cycle" + of, Unit::InstPerCycle, [&r] {
+      return r.cycles ? static_cast<double>(r.thread_insts) / static_cast<double>(r.cycles) : 0.0;
+    });
+    stats.counter(p + "mem_requests", "L1 -> L2 requests" + of, Unit::Count, &r.mem_requests);
+    stats.counter(p + "l1_accesses", "L1 line requests" + of, Unit::Count, &r.l1_accesses);
+    stats.counter(p + "l1_misses", "L1 misses" + of, Unit::Count, &r.l1_misses);
+  }
 }
 
 uint64_t Gpu::now_cycle() const {
@@ -91,6 +176,7 @@ void Gpu::kernel_method() {
   for (auto& m : sms_) m->kernel_boundary();
   for (;;) {
     kernel_ = prog_->next_kernel();
+    if (kernel_) open_kernel_record(*kernel_);
     if (!kernel_) {
       // Done. The simulation goes on until nothing is left to do (the memory
       // controllers drain the write-backs still queued), then sc_start returns.
@@ -99,6 +185,7 @@ void Gpu::kernel_method() {
       return;
     }
     if (kernel_->ctas == 0) {  // empty launch: nothing to run
+      close_kernel_record(at_launch_.start_cycle);
       ++kernels_;
       continue;
     }
@@ -154,6 +241,7 @@ void Gpu::check_kernel_end() {
   ++kernels_;
   const uint64_t c = now_cycle();
   cycles_ = c + 1;
+  close_kernel_record(cycles_);
   kernel_ = nullptr;
   const uint64_t now_ps = sc_core::sc_time_stamp().value() / sc_core::sc_time(1, sc_core::SC_PS).value();
   kernel_ev_.notify(sc_core::sc_time(static_cast<double>((c + 1) * period_ps_ - now_ps), sc_core::SC_PS));

@@ -47,15 +47,31 @@ class Gpu : public sc_core::sc_module, public SmHost {
   // Called once when the last kernel has ended (the platform stops its sampler).
   void on_finished(std::function<void()> f) { on_finished_ = std::move(f); }
   uint64_t instructions() const;  // thread instructions so far (cumulative)
+  uint64_t warp_instructions() const;  // warp instructions so far (cumulative)
   uint64_t mem_requests() const;  // L1 -> L2 requests so far (cumulative)
-  double progress() const;        // rough fraction of the program done, 0..1
+  // Fraction of the program done, 0..1: in warp instructions where the program
+  // estimates them per kernel (ProgramIf::kernel_warp_insts), else in kernels
+  // and the CTAs of the running one.
+  double progress() const;
+  // Kernels launched so far (the running one included) and the program's estimate of all.
+  uint64_t kernels_launched() const { return launched_; }
+  unsigned kernels_expected() const;
   uint64_t cycles() const { return cycles_; }
   // The run stops before the program finished (time limit, interrupt): gpu.cycles
   // becomes the core cycles simulated so far, so that gpu.ipc covers them.
   void stopped_early() {
-    if (!finished_) cycles_ = std::max<uint64_t>(cycles_, now_cycle());
+    if (finished_) return;
+    cycles_ = std::max<uint64_t>(cycles_, now_cycle());
+    if (kernel_) close_kernel_record(cycles_);
   }
   uint64_t kernels() const { return kernels_; }
+  // Per-kernel stats kernel.<n>.<name>.{ctas,cycles,instructions,warp_instructions,
+  // ipc,mem_requests,l1_accesses,l1_misses}: n counts launches from 1, name is
+  // the kernel's (characters other than letters, digits and '_' become '_').
+  // Each sums over the kernels to the GPU's total (gpu.cycles, gpu.instructions,
+  // ...); after stopped_early() the running kernel counts with what it did.
+  // Call once, after the simulation.
+  void register_kernel_stats(StatsRegistry& stats);
 
   // --- from the SMs ---
   void on_cta_done(unsigned sm) override;
@@ -67,6 +83,15 @@ class Gpu : public sc_core::sc_module, public SmHost {
   void dispatch();
   void check_kernel_end();
   uint64_t now_cycle() const;
+  // One launch: counters at its start, then what it did (set when it ends).
+  struct KernelRecord {
+    std::string name;
+    uint64_t ctas = 0, start_cycle = 0, cycles = 0, thread_insts = 0, warp_insts = 0, mem_requests = 0,
+             l1_accesses = 0, l1_misses = 0;
+  };
+  void open_kernel_record(const KernelIf& k);
+  void close_kernel_record(uint64_t end_cycle);  // end_cycle: the first cycle after the kernel
+  KernelRecord totals_now() const;
 
   const SmCfg cfg_;
   const uint64_t period_ps_;
@@ -80,7 +105,10 @@ class Gpu : public sc_core::sc_module, public SmHost {
   std::string launch_error_;
   std::function<void()> on_finished_;
   Event kernel_ev_, dispatch_ev_;
-  uint64_t cycles_ = 0, kernels_ = 0;
+  uint64_t cycles_ = 0, kernels_ = 0, launched_ = 0;
+  std::vector<KernelRecord> kernel_records_;  // one per launch (not per request)
+  KernelRecord at_launch_;                    // the totals when the running kernel started
+  uint64_t warp_insts_done_est_ = 0;          // estimated warp instructions of the ended kernels
 };
 
 }  // namespace strata

@@ -186,7 +186,18 @@ static void test_bfs() {
       rd += 8 * scanned;
     }
   }
-  r.fc = run_functional(*r.prog);
+  // Warp instructions per kernel, counted by the functional driver, equal the
+  // program's estimates for progress reports (ProgramIf::kernel_warp_insts).
+  struct PerKernel : FuncObserver {
+    std::vector<uint64_t> insts;
+    void kernel_begin(const Kernel&) override { insts.push_back(0); }
+    void inst(const WarpInst&) override { ++insts.back(); }
+  } per;
+  r.fc = run_functional(*r.prog, &per);
+  EXPECT_EQ(r.prog->kernels_estimate(), static_cast<unsigned>(depth) + 1);
+  EXPECT_EQ(per.insts.size(), static_cast<size_t>(depth) + 1);
+  for (size_t k = 0; k < per.insts.size(); ++k) EXPECT_EQ(r.prog->kernel_warp_insts(static_cast<unsigned>(k)), per.insts[k]);
+  EXPECT_EQ(r.prog->kernel_warp_insts(static_cast<unsigned>(depth) + 1), 0u);
   EXPECT_EQ(r.fc.kernels, static_cast<uint64_t>(depth) + 1);
   EXPECT_EQ(r.fc.load_bytes, rd);
   EXPECT_EQ(r.fc.store_bytes, wr);
