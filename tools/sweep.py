@@ -124,7 +124,7 @@ def load_spec(path):
     for i, w in enumerate(wls):
         p = f"workloads[{i}]"
         _expect(isinstance(w, dict), where, p, "a table", w)
-        _only(w, {"name", "trace", "label", "row", "set", "axes"}, where, p + ".")
+        _only(w, {"name", "trace", "label", "row", "set", "axes", "paper"}, where, p + ".")
         _expect(("name" in w) != ("trace" in w), where, p, "exactly one of name (built-in) or trace (path)",
                 sorted(w))
         src = w.get("name", w.get("trace"))
@@ -135,6 +135,10 @@ def load_spec(path):
         _expect(isinstance(w["row"], str), where, p + ".row", "a string (the row label in tables)", w["row"])
         w["set"] = _str_list(w, "set", where, p + ".set")
         w["axes"] = _axes(w["axes"], where, p + ".axes") if "axes" in w else {}
+        pv = w.setdefault("paper", {})
+        _expect(isinstance(pv, dict) and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                             for x in pv.values()), where, p + ".paper",
+                "a table STAT = number (the paper's value of that stat for this workload)", pv)
     s["axes"] = _axes(s["axes"], where, "axes") if "axes" in s else {}
     zips = s.get("zip", [])
     _expect(isinstance(zips, list), where, "zip", "an array of tables [[zip]]", zips)
@@ -151,15 +155,18 @@ def load_spec(path):
         s.setdefault(t, [])
     for i, t in enumerate(s["tables"]):
         p = f"tables[{i}]"
-        _only(t, {"kind", "stat", "stats", "title", "columns", "paper"}, where, p + ".")
+        _only(t, {"kind", "stat", "stats", "title", "columns", "paper", "design"}, where, p + ".")
         kind = t.setdefault("kind", "normalised")
-        _expect(kind in ("normalised", "raw", "columns", "compare"), where, p + ".kind",
-                "normalised, raw, columns or compare", kind)
+        _expect(kind in ("normalised", "raw", "columns", "compare", "paper"), where, p + ".kind",
+                "normalised, raw, columns, compare or paper", kind)
         if kind == "normalised":
             _expect(isinstance(t.get("stat"), str), where, p + ".stat", "a stat name", t.get("stat"))
-        if kind == "raw":
-            _expect(isinstance(t.get("stats"), list) and t["stats"], where, p + ".stats", "a list of stat names",
-                    t.get("stats"))
+        if kind in ("raw", "paper"):
+            _expect(isinstance(t.get("stats"), list) and t["stats"] and all(isinstance(x, str) for x in t["stats"]),
+                    where, p + ".stats", "a list of stat names", t.get("stats"))
+        if kind == "paper":
+            _expect(t.setdefault("design", designs[0]["name"]) in names, where, p + ".design", "a design name",
+                    t.get("design"))
         if kind == "columns":
             cols = t.get("columns")
             _expect(isinstance(cols, list) and cols, where, p + ".columns", "an array of column tables", cols)
@@ -251,7 +258,7 @@ def expand(spec):
                         args += ["--seed", str(seed)]
                     row = ",".join([w["row"]] + [f"{k.split('.')[-1]}={_fmt_val(v)}" for k, v in pt])
                     runs.append({"name": run_name(params), "params": params, "row": row, "design": d["name"],
-                                 "repeat": tuple(rep), "args": args})
+                                 "repeat": tuple(rep), "args": args, "paper": w["paper"]})
     seen = {}
     for r in runs:
         if r["name"] in seen:
@@ -581,6 +588,23 @@ def md_tables(spec, runs, stats, command):
                 for d in designs:
                     md.append(f"| {row} | {d} | " + " | ".join(
                         fmt_num(amean([T.val(row, d, rep) for rep in T.reps])) for T in Ts) + " |")
+            md.append("")
+        elif kind == "paper":
+            # Per workload: Strata's value of each stat (design t["design"], mean over repeats), the paper's value
+            # from the workload's `paper` table and Strata / paper.
+            md += [f"## {t.get('title', 'Strata against the paper, per workload')} ({t['design']})", "",
+                   "| row | " + " | ".join(f"{x} Strata | paper | ratio" for x in t["stats"]) + " |",
+                   "|---|" + "---:|---:|---:|" * len(t["stats"])]
+            Ts = [Table(spec, runs, stats, x) for x in t["stats"]]
+            paper_of = {r["row"]: r["paper"] for r in runs}
+            for row in Ts[0].rows:
+                cells = []
+                for x, T in zip(t["stats"], Ts):
+                    v = amean([T.val(row, t["design"], rep) for rep in T.reps])
+                    pv = paper_of.get(row, {}).get(x)
+                    cells += [fmt_num(v, "%.4g"), "" if pv is None else fmt_num(pv, "%.4g"),
+                              "" if pv is None or not pv or math.isnan(v) else f"{v / pv:.3g}"]
+                md.append(f"| {row} | " + " | ".join(cells) + " |")
             md.append("")
         elif kind == "columns":
             cols = t["columns"]

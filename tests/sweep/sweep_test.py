@@ -103,6 +103,10 @@ BAD = [  # (spec text, key named in the error)
      "tables[0].kind"),
     ('name = "n"\nstats = ["x"]\n[[designs]]\nname="a"\nconfig="c"\n[[workloads]]\nname="w"\n'
      '[[compare]]\ndesign="a"\nagainst="q"\nstat="x"\n', "compare[0].against"),
+    ('name = "n"\nstats = ["x"]\n[[designs]]\nname="a"\nconfig="c"\n[[workloads]]\nname="w"\npaper={"x"="1"}\n',
+     "workloads[0].paper"),
+    ('name = "n"\nstats = ["x"]\n[[designs]]\nname="a"\nconfig="c"\n[[workloads]]\nname="w"\n[[tables]]\nkind="paper"\n'
+     'stats=["x"]\ndesign="q"\n', "tables[0].design"),
     ('name = "n"\nstats = = 1\n', None),  # TOML syntax error: file and line
 ]
 
@@ -158,6 +162,15 @@ def t_tables(strata, work):
     md = S.md_tables(spec, runs, stats, "cmd")
     check("| random | 1.000 | 1.500 [1.500..1.500] n.s. |" in md, f"baseline spread 0.67 > 0.5:\n{md}")
     check(abs(S.gmean([0.5, 2.0]) - 1.0) < 1e-12 and abs(S.amean([0.5, 2.0]) - 1.25) < 1e-12, "means")
+    # kind = "paper": Strata's value (mean over repeats) beside the workload's paper value and their ratio;
+    # a stat without a paper value leaves those cells empty.
+    for w in spec["workloads"]:
+        w["paper"] = {"gpu.ipc": 8.0}
+    runs = S.expand(spec)
+    stats = {r["name"]: {"gpu.ipc": ipc[(r["design"], r["params"]["seed"])], "gpu.cycles": 10.0} for r in runs}
+    spec["tables"] = [{"kind": "paper", "stats": ["gpu.ipc", "gpu.cycles"], "design": "gddr5"}]
+    md = S.md_tables(spec, runs, stats, "cmd")
+    check("| random | 4.5 | 8 | 0.562 | 10 |  |  |" in md, f"paper table:\n{md}")
 
 
 def read_csv(path):
