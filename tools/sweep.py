@@ -52,7 +52,7 @@ class SpecError(Exception):
 
 def _expect(cond, where, key, what, got):
     if not cond:
-        raise SpecError(f"{where}: key '{key}': expected {what}, got {got!r}")
+        raise SpecError(f"{where}: key '{_printable(key)}': expected {what}, got {got!r}")
 
 
 def _scalar(v):
@@ -74,10 +74,22 @@ def _axes(d, where, path):
     return {k: list(v) for k, v in d.items()}
 
 
+def _is_name(v, names):
+    """v is one of the design names (a value of any other type is not, and is no error)."""
+    return isinstance(v, str) and v in names
+
+
+def _printable(s):
+    """s with control characters escaped (error messages are one printable line)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(s))
+
+
 def _only(d, allowed, where, path):
+    _expect(isinstance(d, dict), where, path.rstrip("."), "a table", d)
     for k in d:
         if k not in allowed:
-            raise SpecError(f"{where}: key '{path}{k}': unknown (expected one of {', '.join(sorted(allowed))})")
+            raise SpecError(f"{where}: key '{_printable(path + k)}': unknown (expected one of "
+                            f"{', '.join(sorted(allowed))})")
 
 
 TOP_KEYS = {"name", "title", "description", "stats", "seeds", "set", "baseline", "designs", "workloads", "axes",
@@ -94,6 +106,8 @@ def load_spec(path):
         raise SpecError(f"{where}: cannot read: {e.strerror}")
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{where}: {e}")
+    except UnicodeDecodeError as e:
+        raise SpecError(f"{where}: expected UTF-8 text (TOML), got byte 0x{e.object[e.start]:02x} at offset {e.start}")
     _only(s, TOP_KEYS, where, "")
     _expect(isinstance(s.get("name"), str) and re.fullmatch(r"[A-Za-z0-9_.-]+", s.get("name", "")), where, "name",
             "a name of letters, digits, '_', '.', '-'", s.get("name"))
@@ -118,7 +132,8 @@ def load_spec(path):
                 d.get("config"))
         d["set"] = _str_list(d, "set", where, p + ".set")
     s["baseline"] = s.get("baseline", designs[0]["name"])
-    _expect(s["baseline"] in names, where, "baseline", f"one of the designs ({', '.join(names)})", s["baseline"])
+    _expect(_is_name(s["baseline"], names), where, "baseline",
+            f"one of the designs ({_printable(', '.join(names))})", s["baseline"])
     wls = s.get("workloads")
     _expect(isinstance(wls, list) and wls, where, "workloads", "a non-empty array of tables [[workloads]]", wls)
     for i, w in enumerate(wls):
@@ -173,15 +188,15 @@ def load_spec(path):
             for j, c in enumerate(cols):
                 q = f"{p}.columns[{j}]"
                 _only(c, {"title", "design", "stat", "vs", "to", "format", "scale"}, where, q + ".")
-                _expect(c.get("design") in names, where, q + ".design", "a design name", c.get("design"))
+                _expect(_is_name(c.get("design"), names), where, q + ".design", "a design name", c.get("design"))
                 _expect(isinstance(c.get("stat"), str), where, q + ".stat", "a stat name", c.get("stat"))
                 for k in ("vs", "to"):
-                    _expect(k not in c or c[k] in names, where, f"{q}.{k}", "a design name", c.get(k))
+                    _expect(k not in c or _is_name(c[k], names), where, f"{q}.{k}", "a design name", c.get(k))
     for i, c in enumerate(s["compare"]):
         p = f"compare[{i}]"
         _only(c, {"design", "against", "stat", "title", "paper", "where"}, where, p + ".")
         for k in ("design", "against"):
-            _expect(c.get(k) in names, where, f"{p}.{k}", "a design name", c.get(k))
+            _expect(_is_name(c.get(k), names), where, f"{p}.{k}", "a design name", c.get(k))
         _expect(isinstance(c.get("stat"), str), where, p + ".stat", "a stat name", c.get("stat"))
         _expect("paper" not in c or isinstance(c["paper"], (int, float)), where, p + ".paper",
                 "a ratio (1.05 = +5 %)", c.get("paper"))
