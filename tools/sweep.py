@@ -180,7 +180,7 @@ def load_spec(path):
             _expect(isinstance(t.get("stats"), list) and t["stats"] and all(isinstance(x, str) for x in t["stats"]),
                     where, p + ".stats", "a list of stat names", t.get("stats"))
         if kind == "paper":
-            _expect(t.setdefault("design", designs[0]["name"]) in names, where, p + ".design", "a design name",
+            _expect(_is_name(t.setdefault("design", designs[0]["name"]), names), where, p + ".design", "a design name",
                     t.get("design"))
         if kind == "columns":
             cols = t.get("columns")
