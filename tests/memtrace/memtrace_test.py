@@ -15,8 +15,7 @@ import shutil
 import subprocess
 import sys
 
-EXTERNAL = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "testdata", "external", "dramsys",
-                        "example.stl")
+EXTERNAL = os.path.join(os.path.dirname(__file__), "..", "data", "external", "dramsys", "example.stl")
 
 
 def fail(msg):
