@@ -325,6 +325,7 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
     m.dcache.ctc_ways = static_cast<uint32_t>(cfg.i("l2.ctc_ways"));  // the tag cache of the partition's L2 banks
     m.dcache.ctc_sets = static_cast<uint32_t>(cfg.size("l2.size") / nbanks / cfg.i("l2.assoc") / kLineBytes) *
                         (nbanks / nch);
+    m.dcache.tad = cfg.s("memside.dcache.org") == "tad";
     m.dcache.bypass = cfg.b("memside.dcache.bypass");
     m.dcache.act_counters = cfg.b("memside.dcache.act_counters");
     m.dcache.seed = static_cast<uint32_t>(cfg.i("sim.seed") * 2654435761u + p);

@@ -124,6 +124,9 @@ static std::vector<KeySpec> build_schema() {
        "(addrmap.dram_size) divided over its channels"},
       {"memside.dcache.mshrs", T::Int, "128", 1, 128, {},
        "policy dcache: 256 B line fills in flight per channel (HMS Sec. III-F: a 128-entry MSHR)"},
+      {"memside.dcache.org", T::Enum, "amil", 1, 0, {"amil", "tad"},
+       "policy dcache: where the tags live: amil = all of a row's metadata in its last column (HMS Sec. III-B, "
+       "Fig. 7c); tad = each line's tag with its data (Fig. 7b, the paper's HMST: 8 column reads per row probe)"},
       {"memside.dcache.bypass", T::Bool, "false", 1, 0, {},
        "policy dcache: the SCM-aware bypass policy (HMS Sec. III-C, Fig. 9) decides every fill; false = every miss "
        "fills (HMS-B)"},

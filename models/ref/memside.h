@@ -106,6 +106,7 @@ typedef struct memside_cfg {
     uint32_t mshrs;
     uint32_t ctc_ways;     /* L2 ways per bank given to the Configurable Tag Cache (0: none) */
     uint32_t ctc_sets;     /* tag-cache sets of the partition: L2 sets per bank x banks of the partition */
+    uint8_t tad;           /* tags with the data (TAD, HMS Fig. 7b; the paper's HMST) instead of AMIL's metadata column */
     uint8_t bypass;        /* SCM-aware bypass (HMS Sec. III-C; bps.h) decides every fill; 0: every miss fills */
     uint8_t act_counters;  /* per-2 MiB-page activation counters in the DRAM-affinity score; 0: constant 1 */
     uint32_t num_rd, num_wr; /* Eq. 1 numerators in device cycles (bps_cfg_timing of the two ranks' timing) */

@@ -30,6 +30,15 @@
  *   4. write miss (an L2 write-back): the line is filled the same way and
  *      the write, held behind the MSHR, then hits in DRAM (write-allocate:
  *      without the bypass policy every miss allocates).
+ *
+ * TAD (Fig. 7b; memside.dcache.org = "tad", the paper's HMST): each line's
+ * tag travels with its data (in the ECC bits of its columns), so a row holds
+ * 8 lines and no metadata column; bringing a row's tags (a probe on a tag-
+ * cache miss) reads the tag-bearing first column of each of its lines, 8
+ * column reads where AMIL needs one (Sec. IV-C, Fig. 18); a fill writes the
+ * tag with the line (no metadata write), and a changed DRAM-affinity level
+ * rewrites the victim line's first column.
+ *
  * Every move carries the bytes (the golden-memory checker verifies them);
  * the tags themselves are kept in the policy's state (the metadata column's
  * reads and writes are the traffic and timing of keeping them in DRAM).
@@ -43,6 +52,7 @@
  * consecutive slots spread over the banks.
  */
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "bps.h"
@@ -55,8 +65,9 @@
 #define DC_INFL 4096u /* power of two; blocks with accesses in flight or a fill */
 #define DC_MAX_MSHRS 128u
 
-#define DC_META_MAX 256u /* metadata-column write-backs in flight (a write buffer; beyond it they merge) */
-_Static_assert(DC_MAX_MSHRS * 3 + DC_PROBES + DC_META_MAX <= MEMSIDE_XFER_SLOTS,
+#define DC_META_MAX 128u /* metadata-column write-backs in flight (a write buffer; beyond it they merge) */
+#define DC_TAD_LPR 8u    /* TAD: lines per row at most (a probe reads one column of each) */
+_Static_assert(DC_MAX_MSHRS * 3 + DC_PROBES * DC_TAD_LPR + DC_META_MAX <= MEMSIDE_XFER_SLOTS,
                "policy transfers in flight fit the shell");
 
 /* A line's metadata (what AMIL keeps in the row's last column, Sec. III-B):
@@ -83,6 +94,7 @@ typedef struct dc_fill {
   uint8_t has_victim, victim_dirty;
   uint8_t wr;           /* F_PEND: a write among the line's requests */
   uint8_t level;        /* DRAM-affinity level stored with the new line */
+  uint8_t tagrmw;       /* TAD: not a fill but a rewrite of the line's first column with its new tag bits */
   uint32_t cols;        /* F_PEND: 32 B columns the line's requests access (Eq. 1 denominator) */
   uint32_t held;        /* F_PEND: requests held behind it (to SCM if it bypasses) */
   uint32_t slot, outstanding;
@@ -93,6 +105,7 @@ typedef struct dc_fill {
 typedef struct dc_probe {
   uint8_t busy, done;
   uint32_t refs;
+  uint32_t outstanding; /* column reads not back yet (1 with AMIL, one per line of the row with TAD) */
   uint64_t drow;        /* DRAM row (slot / lines per row) */
   unsigned char meta[DC_COL];
 } dc_probe;
@@ -124,6 +137,7 @@ typedef struct dc_st {
   uint64_t slots;        /* DRAM-cache lines of the partition */
   uint64_t backing_limit;/* physical addresses below are the SCM part */
   uint32_t mshrs, fills_busy, probes_busy;
+  int tad;               /* TAD organisation (tags with the data) instead of AMIL */
   uint64_t st[S_NSTATS];
   int use_ctc;
   ctc tc;                /* the tag cache (its arrays: ctc_init's, freed never: one per partition for the run) */
@@ -144,7 +158,7 @@ typedef struct dc_st {
 static uint64_t slots_of(const memside_cfg *c, uint32_t *lpr_out) {
   const devaddr_geom *g = &c->geom[0];
   const uint64_t row_bytes = (uint64_t)g->columns * g->atom_bytes;
-  const uint32_t lpr = (uint32_t)((row_bytes - DC_COL) / DC_LINE);
+  const uint32_t lpr = (uint32_t)((row_bytes - (c->dcache.tad ? 0 : DC_COL)) / DC_LINE); /* AMIL: the last column holds tags */
   if (lpr_out) *lpr_out = lpr;
   const uint64_t rows = c->dcache.cache_bytes / row_bytes;
   return rows * lpr;
@@ -292,6 +306,12 @@ static int dc_init(void *st, const memside_cfg *cfg, const memside_env *env, cha
   s->nbanks = s->g.bankgroups * s->g.banks;
   s->groups = s->g.columns / (DC_LINE / DC_COL);
   s->slots = slots_of(cfg, &s->lpr);
+  s->tad = cfg->dcache.tad != 0;
+  if (s->tad && s->lpr > DC_TAD_LPR) {
+    snprintf(err, errlen, "memside.dcache.org = tad: at most %u lines per DRAM row (rows of 2 KiB), got %u",
+             DC_TAD_LPR, s->lpr);
+    return -1;
+  }
   if (s->g.atom_bytes != DC_COL || s->lpr == 0 || s->slots == 0) {
     snprintf(err, errlen, "memside.dcache.size: expected at least one DRAM row of 32 B columns per channel, got "
                           "%llu bytes", (unsigned long long)cfg->dcache.cache_bytes);
@@ -377,6 +397,10 @@ static void fill_reads(dc_st *s, uint32_t f) {
   dc_fill *F = &s->fill[f];
   F->phase = F_READ;
   F->outstanding = 1;
+  if (F->tagrmw) { /* TAD: the column's bytes first (the tag bits ride in its ECC; its data must not change) */
+    issue(s, dram_addr_of(s, F->slot, 0), DC_COL, 0, MEMSIDE_PROBE, F->meta, TAG_FILL | f);
+    return;
+  }
   issue(s, scm_addr_of(s, F->block), DC_LINE, 0, MEMSIDE_FILL, F->fresh, TAG_FILL | f);
   if (F->has_victim && F->victim_dirty) {
     ++F->outstanding;
@@ -392,6 +416,7 @@ static int start_fill(dc_st *s, uint64_t block, uint64_t slot) {
   const uint32_t meta = s->meta[slot];
   F->block = block;
   F->slot = (uint32_t)slot;
+  F->tagrmw = 0;
   F->has_victim = (meta & META_VALID) != 0;
   F->victim_dirty = (meta & META_DIRTY) != 0;
   F->victim = (uint64_t)(meta & META_TAG) * s->slots + slot;
@@ -428,7 +453,14 @@ static int probe_for(dc_st *s, uint64_t slot, uint32_t *ticket) {
   P->drow = drow;
   ++s->probes_busy;
   ++s->st[S_PROBES];
-  issue(s, dram_addr_of(s, slot, 1), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
+  if (s->tad) { /* the tags of a row's lines are in their first columns: one read each */
+    P->outstanding = s->lpr;
+    for (uint32_t k = 0; k < s->lpr; ++k)
+      issue(s, dram_addr_of(s, drow * s->lpr + k, 0), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
+  } else {
+    P->outstanding = 1;
+    issue(s, dram_addr_of(s, slot, 1), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
+  }
   *ticket = free_i + 1;
   return 0;
 }
@@ -457,6 +489,28 @@ static uint32_t sectors_in(unsigned mask) {
 #define TAG_META (3ull << 40)
 static void meta_writebacks(dc_st *s, const ctc_result *r);
 static void meta_changed(dc_st *s, uint64_t slot) {
+  if (s->tad) { /* the line's tag-bearing first column, read and written back (an MSHR holds the line meanwhile) */
+    const uint32_t m = s->meta[slot];
+    if (!(m & META_VALID) || infl_busy(s, SLOT_KEY(slot))) return; /* a fill of the slot rewrites it anyway */
+    uint32_t f = 0;
+    while (f < s->mshrs && s->fill[f].phase != F_FREE) ++f;
+    if (f == s->mshrs) return; /* no MSHR: the level changes in the controller only (counted below as not written) */
+    const uint64_t line = (uint64_t)(m & META_TAG) * s->slots + slot;
+    dc_infl *eb = infl_find(s, line, 1), *es = infl_find(s, SLOT_KEY(slot), 1);
+    if (!eb || !es) return;
+    dc_fill *F = &s->fill[f];
+    memset(F, 0, offsetof(dc_fill, fresh));
+    F->tagrmw = 1;
+    F->block = line;
+    F->slot = (uint32_t)slot;
+    F->phase = F_DRAIN;
+    ++eb->busy, eb->fill = f;
+    ++es->busy, es->fill = f;
+    ++s->fills_busy;
+    ++s->st[S_META_WRITES];
+    if (drained(s, F)) fill_reads(s, f);
+    return;
+  }
   if (s->use_ctc) {
     ctc_result r;
     ctc_update(&s->tc, slot / s->lpr, 0, 1, &r);
@@ -478,6 +532,7 @@ static int start_pend(dc_st *s, uint64_t block, uint64_t slot, const memside_req
   if (!eb) return -1;
   dc_fill *F = &s->fill[f];
   F->phase = F_PEND;
+  F->tagrmw = 0;
   F->block = block;
   F->slot = (uint32_t)slot;
   F->cols = sectors_in(rq->sectors);
@@ -742,6 +797,12 @@ static void meta_writebacks(dc_st *s, const ctc_result *r) {
 static void fill_done(dc_st *s, uint32_t f) {
   dc_fill *F = &s->fill[f];
   if (--F->outstanding) return;
+  if (F->phase == F_READ && F->tagrmw) { /* TAD: the column back, its tag bits changed */
+    F->phase = F_WRITE;
+    F->outstanding = 1;
+    issue(s, dram_addr_of(s, F->slot, 0), DC_COL, 1, MEMSIDE_PROBE, F->meta, TAG_FILL | f);
+    return;
+  }
   if (F->phase == F_READ) { /* 4. write the line into DRAM, the dirty victim to SCM, the row's metadata */
     F->phase = F_WRITE;
     F->outstanding = 1;
@@ -750,6 +811,13 @@ static void fill_done(dc_st *s, uint32_t f) {
       ++F->outstanding;
       ++s->st[S_WRITEBACKS];
       issue(s, scm_addr_of(s, F->victim), DC_LINE, 1, MEMSIDE_WRITEBACK, F->old, TAG_FILL | f);
+    }
+    if (s->tad) { /* the tag went with the line's data; the tag cache keeps the row's tags clean */
+      if (s->use_ctc) {
+        ctc_result r;
+        ctc_update(&s->tc, F->slot / s->lpr, 0, 0, &r);
+      }
+      return;
     }
     if (s->use_ctc) { /* the row's new tags go into the tag cache (dirty: written back when it evicts them) */
       ctc_result r;
@@ -764,7 +832,7 @@ static void fill_done(dc_st *s, uint32_t f) {
     return;
   }
   /* 5. the line is in DRAM: switch the tags, let the held accesses go */
-  s->meta[F->slot] = META_VALID | ((uint32_t)F->level << META_LVL_SHIFT) | (uint32_t)(F->block / s->slots);
+  if (!F->tagrmw) s->meta[F->slot] = META_VALID | ((uint32_t)F->level << META_LVL_SHIFT) | (uint32_t)(F->block / s->slots);
   dc_infl *eb = infl_find(s, F->block, 0);
   if (eb) --eb->busy, infl_release(s, eb);
   dc_infl *es = infl_find(s, SLOT_KEY(F->slot), 0);
@@ -786,6 +854,7 @@ static void dc_done(void *st, uint64_t tag) {
     return;
   }
   if (tag & TAG_PROBE) {
+    if (--s->probe[idx].outstanding) return;
     s->probe[idx].done = 1;
     if (s->use_ctc) { /* the row's tags into the tag cache (clean) */
       ctc_result r;

@@ -147,6 +147,9 @@ def main():
         if levels + s["dcache.bypasses_busy"] != d["bypasses"]:
             fail(f"{outdir}: bypasses {d['bypasses']} != first {s['dcache.bypasses_first_level']} + second "
                  f"{s['dcache.bypasses_second_level']} + busy {s['dcache.bypasses_busy']}")
+        if args[args.index("--config") + 1] == "hmst" and not (s["dcache.victim_decrements"] and s["dcache.meta_writes"]):
+            fail(f"{outdir}: TAD rewrites a victim's first column when its level drops: decrements "
+                 f"{s['dcache.victim_decrements']}, metadata writes {s['dcache.meta_writes']}")
         if args[args.index("--config") + 1] == "hms":
             if not s["dcache.bypasses_first_level"] or not s["dcache.bypasses_second_level"] or not s["dcache.fills"]:
                 fail(f"{outdir}: the bypass policy should fill some lines and bypass others at both levels")

@@ -405,6 +405,45 @@ static void write_behind_a_bypassed_line_goes_to_scm(void **state) {
   free(r.st);
 }
 
+/* TAD (Fig. 7b, HMST): 8 lines per 2 KiB row, no metadata column; a probe reads the first column of
+ * each line of the row (8 reads, Sec. IV-C) and is done when the last is back; a fill writes no metadata. */
+static void tad_probe_reads_every_line(void **state) {
+  (void)state;
+  memside_cfg c = g_cfg;
+  c.dcache.tad = 1;
+  rig r;
+  rig_init_cfg(&r, &c);
+  uint64_t pa[1];
+  block_lines(pa, 1);
+  uint32_t tk = 0;
+  memside_target t;
+  assert_int_equal(route(&r, pa[0], 0, &tk, &t), MEMSIDE_HOLD);
+  assert_int_equal(r.f.n, 8);
+  for (int k = 0; k < 8; ++k) {
+    const devaddr_loc l = loc_of(r.f.x[k].addr);
+    assert_int_equal(r.f.x[k].cls, MEMSIDE_PROBE);
+    assert_int_equal(r.f.x[k].bytes, 32);
+    assert_int_equal(l.ra, 0);
+    assert_int_equal(l.col, 8 * k); /* line k's first column */
+    assert_int_equal(l.row, loc_of(r.f.x[0].addr).row);
+  }
+  for (int k = 0; k < 7; ++k) r.o->done(r.st, r.f.x[k].tag);
+  assert_int_equal(r.f.nrel, 0); /* not before the last */
+  r.o->done(r.st, r.f.x[7].tag);
+  assert_int_equal(r.f.nrel, 1);
+  assert_int_equal(route(&r, pa[0], 0, &tk, &t), MEMSIDE_GO); /* a miss: fill (no bypass policy) */
+  assert_int_equal(r.f.n, 9);                                    /* the line from SCM */
+  complete(&r, pa[0], 0, &t);
+  memset(r.f.x[8].buf, 0x44, 256);
+  r.o->done(r.st, r.f.x[8].tag);
+  assert_int_equal(r.f.n, 10); /* the line into DRAM, its tag with it: no metadata write */
+  assert_int_equal(loc_of(r.f.x[9].addr).col % 8, 0);
+  r.o->done(r.st, r.f.x[9].tag);
+  assert_int_equal(r.o->kind_of(r.st, pa[0]), AMAP_MEM_DRAM);
+  assert_false(r.o->busy(r.st));
+  free(r.st);
+}
+
 static int setup(void **state) {
   (void)state;
   static const uint32_t ch[8] = {0, 1, 2, 3, 4, 5, 6, 7}, r0[1] = {0}, r1[1] = {1};
@@ -431,6 +470,7 @@ int main(void) {
       cmocka_unit_test(dirty_victim_written_back),
       cmocka_unit_test(bypass_decisions_are_the_scorers),
       cmocka_unit_test(write_behind_a_bypassed_line_goes_to_scm),
+      cmocka_unit_test(tad_probe_reads_every_line),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
