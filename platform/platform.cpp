@@ -318,6 +318,12 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
     m.swap.after = static_cast<uint64_t>(cfg.i("memside.swap.after"));
     m.swap.seg_bytes = static_cast<uint32_t>(cfg.size("memside.swap.segment"));
     m.dcache.cache_bytes = cfg.size("memside.dcache.size");
+    if (const double ratio = cfg.f("memside.dcache.footprint_ratio"); ratio > 0) {  // HMS Sec. IV-A
+      if (m.dcache.cache_bytes)
+        cfg.fail("memside.dcache.footprint_ratio", "expected either memside.dcache.size or a footprint ratio, got both");
+      const uint64_t row = g->row_bytes, fp = program->footprint_bytes();
+      m.dcache.cache_bytes = std::max<uint64_t>(1, static_cast<uint64_t>(ratio * static_cast<double>(fp) / nch) / row) * row;
+    }
     if (!m.dcache.cache_bytes)  // the DRAM part of the map, per channel serving it
       for (unsigned k = 0; k < map.nparts; ++k)
         if (map.part[k].mem == AMAP_MEM_DRAM && map.part[k].nch) m.dcache.cache_bytes = map.part[k].bytes / map.part[k].nch;

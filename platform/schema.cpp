@@ -124,6 +124,10 @@ static std::vector<KeySpec> build_schema() {
        "(addrmap.dram_size) divided over its channels"},
       {"memside.dcache.mshrs", T::Int, "128", 1, 128, {},
        "policy dcache: 256 B line fills in flight per channel (HMS Sec. III-F: a 128-entry MSHR)"},
+      {"memside.dcache.footprint_ratio", T::Float, "0", 0, 1e6, {},
+       "policy dcache: DRAM-cache bytes of all channels as a fraction of the workload's footprint (HMS Sec. IV-A: "
+       "0.375, a 37.5 MiB DRAM cache for a 100 MiB workload), rounded down to whole DRAM rows per channel (at least "
+       "one); 0 = memside.dcache.size"},
       {"memside.dcache.org", T::Enum, "amil", 1, 0, {"amil", "tad"},
        "policy dcache: where the tags live: amil = all of a row's metadata in its last column (HMS Sec. III-B, "
        "Fig. 7c); tad = each line's tag with its data (Fig. 7b, the paper's HMST: 8 column reads per row probe)"},

@@ -303,6 +303,19 @@ static int dc_init(void *st, const memside_cfg *cfg, const memside_env *env, cha
     return -1;
   }
   s->backing_limit = m->part[0].bytes;
+  for (uint32_t k = 1; k < m->nparts; ++k) /* the DRAM rank holds the cache: at most its part of the map */
+    if (m->part[k].mem == AMAP_MEM_DRAM && m->part[k].nch && cfg->dcache.cache_bytes > m->part[k].bytes / m->part[k].nch) {
+      snprintf(err, errlen, "memside.dcache.size: expected at most the DRAM rank's %llu bytes per channel "
+                            "(addrmap.dram_size / channels), got %llu", (unsigned long long)(m->part[k].bytes / m->part[k].nch),
+               (unsigned long long)cfg->dcache.cache_bytes);
+      return -1;
+    }
+  if (m->part[0].nch && cfg->dcache.cache_bytes >= m->part[0].bytes / m->part[0].nch) {
+    snprintf(err, errlen, "memside.dcache.size: expected a DRAM cache smaller than the SCM it caches (%llu bytes per "
+                          "channel), got %llu", (unsigned long long)(m->part[0].bytes / m->part[0].nch),
+             (unsigned long long)cfg->dcache.cache_bytes);
+    return -1;
+  }
   s->nbanks = s->g.bankgroups * s->g.banks;
   s->groups = s->g.columns / (DC_LINE / DC_COL);
   s->slots = slots_of(cfg, &s->lpr);
