@@ -335,7 +335,7 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
     m.dcache.bypass = cfg.b("memside.dcache.bypass");
     m.dcache.act_counters = cfg.b("memside.dcache.act_counters");
     m.dcache.seed = static_cast<uint32_t>(cfg.i("sim.seed") * 2654435761u + p);
-    if (ops == memside_find("dcache") && m.dcache.bypass) {  // Eq. 1 numerators from the two ranks' timing
+    if (m.dcache.bypass && ops->program_in_first_part) {  // Eq. 1 numerators from the two ranks' timing
       const dram_preset *dr = nullptr, *sc = nullptr;
       for (unsigned r = 0; r < md.ranks; ++r) (m.rank_kind[0][r] == AMAP_MEM_DRAM ? dr : sc) = md.at(p, r);
       bps_cfg_t bc;
@@ -411,12 +411,12 @@ void Platform::build() {
 
   // Memory side: device controllers and memory-side controllers.
   P.build_memory_side(md);
-  if (C.s("memside.policy") == "dcache") {  // the program sees the SCM part only (the DRAM rank is the cache)
+  if (memside_find(C.s("memside.policy").c_str())->program_in_first_part) {  // e.g. the DRAM cache: the program sees the SCM part only
     uint64_t end = 0;
     for (const auto& a : P.program->arrays()) end = std::max<uint64_t>(end, a.base + a.bytes);
     if (P.map.nparts && P.map.part[0].bytes && end > P.map.part[0].bytes)
       throw ConfigError("key 'addrmap.scm_size': expected the workload's arrays (up to " + std::to_string(end) +
-                        " bytes) inside the SCM part under memside.policy = dcache, got " +
+                        " bytes) inside the SCM part under memside.policy = " + C.s("memside.policy") + ", got " +
                         std::to_string(P.map.part[0].bytes));
   }
   P.load_initial_data();

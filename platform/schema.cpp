@@ -179,7 +179,7 @@ void Config::check_consistency() const {
   if (!memside_find(s("memside.policy").c_str()))
     fail("memside.policy", std::string("expected one of ") + memside_names() + ", got '" + s("memside.policy") + "'");
   if (i("l2.ctc_ways") > 0) {
-    if (s("memside.policy") != "dcache")
+    if (s("memside.policy") != "dcache")  // the HMS DRAM cache (beari has ideal presence bits, no tag cache)
       fail("l2.ctc_ways", "expected 0 unless memside.policy = dcache (the tag cache holds DRAM-cache tags), got " +
                               std::to_string(i("l2.ctc_ways")));
     if (!ctc_l2_data_way_mask(static_cast<uint32_t>(i("l2.assoc")), static_cast<uint32_t>(i("l2.ctc_ways"))))

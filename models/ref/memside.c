@@ -15,7 +15,8 @@
   X(memside_plain_ops, "plain") \
   X(memside_swap_ops, "swap") \
   X(memside_swap_forget_ops, "swap_forget") \
-  X(memside_dcache_ops, "dcache")
+  X(memside_dcache_ops, "dcache") \
+  X(memside_beari_ops, "beari")
 
 #define X(sym, nm) extern const memside_ops sym;
 MEMSIDE_POLICIES

@@ -176,6 +176,9 @@ typedef struct memside_ops {
    * in den (bit i = stat_names[i]; den 0: the plain sum), over all partitions
    * and per partition. */
   const struct memside_derived *stat_derived;
+  /* 1: the program must lie in the map's first part only (a policy that turns the other parts' ranks into a
+   * cache of it, e.g. the DRAM cache); the platform checks the workload's arrays against it. */
+  uint8_t program_in_first_part;
 } memside_ops;
 
 typedef struct memside_derived {

@@ -142,6 +142,10 @@ typedef struct dc_st {
   int use_ctc;
   ctc tc;                /* the tag cache (its arrays: ctc_init's, freed never: one per partition for the run) */
   int bypass;            /* the SCM-aware bypass decides fills */
+  int ideal_tags;        /* BEARi: the controller knows every line's presence at no cost (no probe, no tag cache) */
+  int bab;               /* BEARi: BEAR's bandwidth-aware bypass decides fills */
+  uint32_t bab_rng;      /* its random draws (xorshift32, never 0) */
+  uint32_t bab_acc[2], bab_hit[2]; /* accesses and hits of the two sampled slot groups (always fill, 90 % bypass) */
   bps_t bps;             /* its scorer (bps.c, the same code the RTL testbench compares against) */
   uint32_t act_pages;    /* activation counters (0: disabled, the score uses 1) */
   uint8_t *act;          /* act_pages counters, after meta[] in the state block */
@@ -617,6 +621,37 @@ static void went(dc_infl *e, const memside_req *rq) {
   e->cols += sectors_in(rq->sectors);
 }
 
+/* BEAR's Bandwidth-Aware Bypass (Chou, Jaleel, Qureshi, ISCA 2015; the HMS paper's ref. [35] and its
+ * BEARi baseline, Sec. IV-B), as Strata models it: set dueling over DRAM-cache slots. Slots with
+ * slot % BAB_PERIOD == 0 always fill, == 1 fill with probability 1/10 (90 % bypass); every other slot
+ * follows the 90 % bypass while its hit rate stays within 1/16 of the always-fill group's, else always
+ * fills. Group counters are halved every BAB_WINDOW sampled accesses so the choice follows phases. */
+#define BAB_PERIOD 32u
+#define BAB_WINDOW 4096u
+static void bab_sample(dc_st *s, uint64_t slot, int hit) {
+  const uint32_t g = (uint32_t)(slot % BAB_PERIOD);
+  if (g > 1) return;
+  ++s->bab_acc[g];
+  s->bab_hit[g] += hit ? 1u : 0u;
+  if (s->bab_acc[0] + s->bab_acc[1] >= BAB_WINDOW)
+    for (int i = 0; i < 2; ++i) s->bab_acc[i] >>= 1, s->bab_hit[i] >>= 1;
+}
+
+static int bab_fill(dc_st *s, uint64_t slot) {
+  const uint32_t g = (uint32_t)(slot % BAB_PERIOD);
+  if (g == 0) return 1;
+  if (g > 1) { /* a follower: bypass while the bypassing group's hit rate is within 1/16 of the filling one's */
+    const uint64_t ha = (uint64_t)s->bab_hit[0] * (s->bab_acc[1] ? s->bab_acc[1] : 1);
+    const uint64_t hb = (uint64_t)s->bab_hit[1] * (s->bab_acc[0] ? s->bab_acc[0] : 1);
+    const uint64_t scale = (uint64_t)(s->bab_acc[0] ? s->bab_acc[0] : 1) * (s->bab_acc[1] ? s->bab_acc[1] : 1);
+    if (hb * 16 + scale < ha * 16) return 1; /* rate_b < rate_a - 1/16: bypassing costs hits */
+  }
+  s->bab_rng ^= s->bab_rng << 13; /* xorshift32 */
+  s->bab_rng ^= s->bab_rng >> 17;
+  s->bab_rng ^= s->bab_rng << 5;
+  return s->bab_rng % 10u == 0; /* fill with probability 1/10 */
+}
+
 static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_target *out) {
   dc_st *s = (dc_st *)st;
   const int is_write = rq->write;
@@ -683,6 +718,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
     *ticket = 0;
     tags_known = 1;
   }
+  if (s->ideal_tags) tags_known = 1;
   if (!tags_known && !*ticket && s->use_ctc) { /* 0. the tag cache */
     ctc_result r;
     ++s->st[S_CTC_LOOKUPS];
@@ -702,7 +738,9 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
   /* 2. hit or miss */
   const uint32_t meta = s->meta[slot];
   dc_infl *e = infl_find(s, block, 1);
-  if ((meta & META_VALID) && (meta & META_TAG) == tag) {
+  const int hit = (meta & META_VALID) && (meta & META_TAG) == tag;
+  if (s->bab && !counted) bab_sample(s, slot, hit);
+  if (hit) {
     if (!counted) ++s->st[is_write ? S_WRITE_HITS : S_READ_HITS];
     if (is_write) s->meta[slot] |= META_DIRTY;
     if (s->bypass) { /* Sec. III-F: a hit updates the average SCM penalty (its group: the line's requests in flight) */
@@ -741,6 +779,12 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
       return MEMSIDE_HOLD;
     }
     e = infl_find(s, block, 1); /* bypassed: the write goes to SCM */
+    went(e, rq);
+    return MEMSIDE_GO;
+  }
+  if (s->bab && !bab_fill(s, slot)) { /* BEARi: bypassed (to SCM, no fill) */
+    ++s->st[S_BYPASSES];
+    ++s->st[S_BYPASS_L1];
     went(e, rq);
     return MEMSIDE_GO;
   }
@@ -935,22 +979,64 @@ _Static_assert(S_NSTATS <= 64, "derived stats index counters by bit");
 
 static void dc_values(const void *st, uint64_t *out) { memcpy(out, ((const dc_st *)st)->st, sizeof(uint64_t) * S_NSTATS); }
 
+/* BEARi (Sec. IV-B): the DRAM cache with BEAR's ideal DRAM Cache Presence (presence known without an L2
+ * lookup or a probe: no tag traffic at all), its bandwidth-aware bypass (bab_fill), the TAD organisation
+ * of the Alloy cache BEAR builds on, and Strata's 256 B lines (the paper's Fig. 16b variant; its main
+ * results use 64 B lines). No SCM awareness, no tag cache. */
+static memside_cfg beari_cfg(const memside_cfg *cfg) {
+  memside_cfg c = *cfg;
+  c.dcache.tad = 1;
+  c.dcache.bypass = 0;
+  c.dcache.act_counters = 0;
+  return c;
+}
+static size_t beari_state_bytes(const memside_cfg *cfg) {
+  const memside_cfg c = beari_cfg(cfg);
+  return dc_state_bytes(&c);
+}
+static int beari_init(void *st, const memside_cfg *cfg, const memside_env *env, char *err, size_t errlen) {
+  const memside_cfg c = beari_cfg(cfg);
+  if (cfg->dcache.ctc_ways) {
+    snprintf(err, errlen, "l2.ctc_ways: expected 0 under beari (its presence bits are ideal; no tag cache)");
+    return -1;
+  }
+  if (dc_init(st, &c, env, err, errlen) != 0) return -1;
+  dc_st *s = (dc_st *)st;
+  s->ideal_tags = 1;
+  s->bab = 1;
+  s->bab_rng = cfg->dcache.seed ? cfg->dcache.seed : 0x9e3779b9u;
+  return 0;
+}
+
+#define DC_OPS_COMMON                   \
+  .locate = dc_locate,                  \
+  .route = dc_route,                    \
+  .kind_of = dc_kind_of,                \
+  .complete = dc_complete,              \
+  .done = dc_done,                      \
+  .busy = dc_busy,                      \
+  .stats = dc_stats,                    \
+  .stat_prefix = "dcache",              \
+  .stat_names = dc_names,               \
+  .stat_descs = dc_descs,               \
+  .stat_values = dc_values,             \
+  .stat_derived = dc_derived,           \
+  .program_in_first_part = 1
+
+const memside_ops memside_beari_ops = {
+    .name = "beari",
+    .desc = "BEARi baseline of HMS (Sec. IV-B): DRAM cache over SCM with ideal presence bits (no probes), BEAR's "
+            "bandwidth-aware bypass, TAD, 256 B lines",
+    .state_bytes = beari_state_bytes,
+    .init = beari_init,
+    DC_OPS_COMMON,
+};
+
 const memside_ops memside_dcache_ops = {
     .name = "dcache",
     .desc = "HMS DRAM cache over SCM: direct-mapped 256 B lines, AMIL metadata column, fills with write-back "
             "(hms-dram-cache-over-scm Sec. III)",
     .state_bytes = dc_state_bytes,
     .init = dc_init,
-    .locate = dc_locate,
-    .route = dc_route,
-    .kind_of = dc_kind_of,
-    .complete = dc_complete,
-    .done = dc_done,
-    .busy = dc_busy,
-    .stats = dc_stats,
-    .stat_prefix = "dcache",
-    .stat_names = dc_names,
-    .stat_descs = dc_descs,
-    .stat_values = dc_values,
-    .stat_derived = dc_derived,
+    DC_OPS_COMMON,
 };

@@ -153,7 +153,11 @@ def main():
         if args[args.index("--config") + 1] == "hms":
             if not s["dcache.bypasses_first_level"] or not s["dcache.bypasses_second_level"] or not s["dcache.fills"]:
                 fail(f"{outdir}: the bypass policy should fill some lines and bypass others at both levels")
-        if not s["dcache.fills"] or not s["dcache.probes"] or not s["dcache.read_hits"]:
+        beari = args[args.index("--config") + 1] == "beari"
+        if beari and (s["dcache.probes"] or not s["dcache.bypasses_first_level"]):
+            fail(f"{outdir}: BEARi knows presence without probes and bypasses by BEAR's rule: probes "
+                 f"{s['dcache.probes']}, bypasses {s['dcache.bypasses_first_level']}")
+        if not s["dcache.fills"] or not (s["dcache.probes"] or beari) or not s["dcache.read_hits"]:
             fail(f"{outdir}: no fills, probes or read hits: {s['dcache.fills']} {s['dcache.probes']} "
                  f"{s['dcache.read_hits']}")
         if s["dcache.writebacks"] < int(min_wb):
