@@ -453,6 +453,8 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   const unsigned nch = md.channels;
   char err[256];
   init_address_map(C, md, &P.map);
+  for (const char* k : {"sim.warmup_instructions", "sim.max_instructions"})  // GPU runs only
+    if (C.i(k) != 0) C.fail(k, "expected 0 with strata memtrace (a DRAM trace has no instructions; use sim.max_time_us)");
   if (opt.request_bytes == 0 || opt.request_bytes > kMaxRequestBytes)
     throw ConfigError("--request-bytes: expected 1.." + std::to_string(kMaxRequestBytes) + ", got " +
                       std::to_string(opt.request_bytes));

@@ -90,6 +90,24 @@ struct Sampler : sc_core::sc_module {
     Scheduler::get().pause();
     sc_core::sc_stop();
   }
+  // sim.max_instructions reached (from inside the SM that issued the last one).
+  void instruction_limit() {
+    inst_limited_ = true;
+    Scheduler::get().pause();
+    sc_core::sc_stop();
+  }
+  // The measurement window starts now (sim.warmup_instructions): rates restart
+  // from this point, the time series is written from here, one epoch apart.
+  void window_start() {
+    const double dt = (sim_now() - last_tick_).to_seconds();
+    probes_.sample(dt);  // the rate/ratio probes' previous readings become the mark's
+    last_tick_ = sim_now();
+    write_csv_ = true;
+    if (ev_.pending()) {
+      ev_.cancel();
+      ev_.notify(epoch_);
+    }
+  }
 
   void trace(sc_core::sc_trace_file* tf) {
     for (ProbeRegistry::Probe& p : probes_.probes()) sc_core::sc_trace(tf, p.value, p.name);
@@ -105,9 +123,10 @@ struct Sampler : sc_core::sc_module {
   void close_csv() { csv_.close(); }
 
   void tick() {
-    const double dt_s = epoch_.to_seconds();
+    const double dt_s = (sim_now() - last_tick_).to_seconds();
+    last_tick_ = sim_now();
     probes_.sample(dt_s);
-    if (csv_.is_open()) {
+    if (csv_.is_open() && write_csv_) {
       // time_ns as a whole number (or with its ps digits), never in e-notation on long runs
       const int64_t ps = static_cast<int64_t>(std::llround(sc_core::sc_time_stamp().to_seconds() * 1e12));
       if (ps % 1000 == 0) {
@@ -185,7 +204,9 @@ struct Sampler : sc_core::sc_module {
   double heartbeat_s_ = 30;
   std::function<double()> ctrl_requests_;  // memory-controller requests so far
   bool stalled_ = false, printed_ = false;
-  bool limit_armed_ = false, time_limited_ = false, interrupted_ = false;
+  bool limit_armed_ = false, time_limited_ = false, interrupted_ = false, inst_limited_ = false;
+  bool write_csv_ = true;  // false during a warm-up (the time series covers the window)
+  sc_time last_tick_ = sc_core::SC_ZERO_TIME;
   double host_start_ = 0, last_print_ = 0;
   std::ofstream csv_;
 };
@@ -212,6 +233,9 @@ struct Platform::Impl {
   double host_seconds = 0, sim_seconds = 0, mem_req_rate = 0, mem_access_rate = 0, peak_rss = 0, host_setup = 0;
   uint64_t program_footprint = 0;
   double partial = 0, stop_reason = 0;  // sim.partial, sim.stop_reason (StopReason)
+  // Measurement window (sim.warmup_instructions, sim.max_instructions): where it started.
+  double window = 0, window_start_s = 0, warmup_insts = 0;
+  uint64_t inst_base = 0;  // thread instructions at the window's start (the time series' gpu.instructions)
 
   Impl(const Config& c, const RunOptions& o) : cfg(c), opt(o) { bstore_init(&golden); }
   ~Impl() {
@@ -279,7 +303,8 @@ void Platform::Impl::build_gpu(unsigned nsm, const SmCfg& sm, const L1Cfg& l1) {
   gpu.reset(new Gpu("gpu", nsm, sm, l1, &map, pool, &golden, cfg.b("sim.check"), stats));
   gpu->load(program.get());
   Gpu* g = gpu.get();
-  probes.level("gpu.instructions", "count", [g] { return static_cast<double>(g->instructions()); });
+  const uint64_t* base = &inst_base;
+  probes.level("gpu.instructions", "count", [g, base] { return static_cast<double>(g->instructions() - *base); });
   probes.rate("gpu.ipc", "instructions/cycle", [g] { return g->instructions(); }, 1.0 / (sm.clk.mhz * 1e6));
 }
 
@@ -449,12 +474,19 @@ void Platform::build() {
 
   // Platform-level stats.
   Impl* ip = &P;
-  P.stats.value("sim.seconds", "simulated time", Unit::Second, &P.sim_seconds);
+  P.stats.formula("sim.seconds", "simulated time (a window: its simulated time)", Unit::Second,
+                  [] { return sc_core::sc_time_stamp().to_seconds(); });
+  P.stats.value("sim.window", "1 if the stats cover a measurement window (sim.warmup_instructions ended, or "
+                "sim.max_instructions stopped the run), else 0", Unit::Count, &P.window);
+  P.stats.value("sim.window_start_seconds", "simulated time at which the window's stats start (0 without a warm-up)",
+                Unit::Second, &P.window_start_s);
+  P.stats.value("sim.warmup_warp_instructions", "warp instructions before the window (the warm-up; not in the stats)",
+                Unit::Count, &P.warmup_insts);
   P.stats.value("sim.partial", "1 if the run stopped before the workload finished (see sim.stop_reason), else 0",
                 Unit::Count, &P.partial);
   P.stats.value("sim.stop_reason",
                 "why the run ended: 0 completed, 1 time limit (sim.max_time_us), 2 interrupted (SIGINT/SIGTERM), "
-                "3 stalled",
+                "3 stalled, 4 instruction limit (sim.max_instructions: an instruction window)",
                 Unit::Count, &P.stop_reason);
   P.stats.value("host.seconds", "host wall-clock time of the simulation (excluding set-up)", Unit::Second,
                 &P.host_seconds);
@@ -466,9 +498,9 @@ void Platform::build() {
                 "32 B DRAM column accesses (read + write bursts) simulated per host second", Unit::PerSecond,
                 &P.mem_access_rate);
   P.stats.value("host.peak_rss_bytes", "peak resident memory of the simulator process", Unit::Byte, &P.peak_rss);
-  P.stats.formula("host.process_runs", "model process activations by the event scheduler (common/sched.h)", Unit::Count,
+  P.stats.level("host.process_runs", "model process activations by the event scheduler (common/sched.h)", Unit::Count,
                   [] { return static_cast<double>(Scheduler::get().activations()); });
-  P.stats.formula("workload.footprint_bytes", "bytes of all arrays of the workload", Unit::Byte,
+  P.stats.level("workload.footprint_bytes", "bytes of all arrays of the workload", Unit::Byte,
                   [ip] { return static_cast<double>(ip->program->footprint_bytes()); });
   P.host_setup = host_now() - t0;
 }
@@ -487,13 +519,39 @@ int Platform::run() {
                          : P.opt.heartbeat_s > 0        ? Progress::Heartbeat
                                                         : Progress::Off;
   P.sampler->heartbeat_s_ = P.opt.heartbeat_s;
-  P.sampler->ctrl_requests_ = [&P] { return P.stats.get("mem.reads") + P.stats.get("mem.writes"); };
+  P.sampler->ctrl_requests_ = [&P] { return P.stats.total("mem.reads") + P.stats.total("mem.writes"); };
   P.sampler->host_start_ = P.sampler->last_print_ = host_now();
   P.sampler->start();
 
   const double t0 = host_now();
   const double max_us = C.f("sim.max_time_us");
   if (max_us > 0) P.sampler->arm_limit(sc_time(max_us * 1e6, SC_PS));
+  // Measurement window: marks at warp-instruction counts, notified by the SMs (no polling).
+  const uint64_t warmup = static_cast<uint64_t>(C.i("sim.warmup_instructions")),
+                 max_insts = static_cast<uint64_t>(C.i("sim.max_instructions"));
+  Impl* ip = &P;
+  auto arm_stop = [ip, warmup, max_insts] {
+    if (max_insts) ip->gpu->at_warp_instructions(warmup + max_insts, [ip] {
+        ip->gpu->stopped_early();  // gpu.cycles and the running kernel's record end at this instruction
+        ip->stats.freeze();  // the stats of exactly this instruction (the SM's issue group goes on until the stop)
+        ip->sampler->instruction_limit();
+      });
+  };
+  if (warmup) {
+    P.sampler->write_csv_ = false;
+    P.gpu->at_warp_instructions(warmup, [ip, arm_stop] {
+      ip->stats.mark();  // every stat restarts here; the models are not touched
+      ip->gpu->window_start();  // per-kernel stats too
+      ip->window = 1;
+      ip->window_start_s = sc_core::sc_time_stamp().to_seconds();
+      ip->warmup_insts = static_cast<double>(ip->gpu->warp_instructions());
+      ip->inst_base = ip->gpu->instructions();
+      ip->sampler->window_start();
+      arm_stop();
+    });
+  } else {
+    arm_stop();
+  }
   g_stop_signal = 0;
   struct sigaction sa {}, old_int{}, old_term{};
   sa.sa_handler = on_stop_signal;
@@ -512,15 +570,25 @@ int Platform::run() {
     C.fail("sm.max_warps", "expected enough warp slots for a CTA: " + P.gpu->launch_error() +
                                ", which cannot fit an SM of " + std::to_string(C.i("sm.max_warps")) + " warp slots");
   }
+  if (warmup && !P.stats.marked() && P.gpu->finished()) {  // the warm-up never ended: no window to report
+    P.sampler->close_csv();
+    fs::remove(P.opt.out_dir + "/timeseries.csv", ec);
+    if (created_out) fs::remove(P.opt.out_dir, ec);
+    C.fail("sim.warmup_instructions", "expected a warm-up shorter than the workload, which ends after " +
+                                          std::to_string(P.gpu->warp_instructions()) + " warp instructions, got " +
+                                          std::to_string(warmup));
+  }
   // End-of-run timing check (refresh interval); a violation exits with status 3.
   for (auto& m : P.mcs) m->finish_timing_check();
   P.sim_seconds = sc_core::sc_time_stamp().to_seconds();
-  const double reqs = P.stats.get("mem.reads") + P.stats.get("mem.writes");
+  if (max_insts && P.sampler->inst_limited_) P.window = 1;
+  // Host rates cover the whole simulation (warm-up included): readings since t = 0.
+  const double reqs = P.stats.total("mem.reads") + P.stats.total("mem.writes");
   P.mem_req_rate = P.host_seconds > 0 ? reqs / P.host_seconds : 0;
   double atoms = 0;
   for (size_t c = 0; c < P.mcs.size(); ++c) {
     const std::string ch = "mem.ch" + std::to_string(c) + ".";
-    atoms += P.stats.get(ch + "read_atoms") + P.stats.get(ch + "write_atoms");
+    atoms += P.stats.total(ch + "read_atoms") + P.stats.total(ch + "write_atoms");
   }
   P.mem_access_rate = P.host_seconds > 0 ? atoms / P.host_seconds : 0;
   struct rusage ru;
@@ -542,7 +610,9 @@ int Platform::run() {
                  P.sim_seconds * 1e6);
     status = kExitFailure;
   } else if (!P.gpu->finished()) {
-    if (P.sampler->time_limited_) {
+    if (P.sampler->inst_limited_) {
+      reason = StopReason::InstructionLimit;  // a requested stop: exit 0, the workload's result is not checked
+    } else if (P.sampler->time_limited_) {
       reason = StopReason::TimeLimit;
     } else {
       std::fprintf(stderr, "strata: simulation ended before the workload finished\n");
@@ -554,7 +624,8 @@ int Platform::run() {
     status = kExitFailure;
   }
 
-  if (reason == StopReason::TimeLimit || reason == StopReason::Interrupted) P.gpu->stopped_early();
+  if (reason == StopReason::TimeLimit || reason == StopReason::Interrupted || reason == StopReason::InstructionLimit)
+    P.gpu->stopped_early();
   P.stop_reason = static_cast<double>(reason);
   P.partial = reason == StopReason::Completed ? 0 : 1;
   P.gpu->register_kernel_stats(P.stats);  // kernel.<n>.<name>.*, now that every launch is known
@@ -573,17 +644,25 @@ int Platform::run() {
   }
   if (!P.opt.quiet) {
     auto g = [&](const char* n) { return P.stats.get(n); };
-    const char* how = reason == StopReason::TimeLimit     ? "stopped at the time limit (sim.max_time_us)"
-                      : reason == StopReason::Interrupted ? "INTERRUPTED"
-                      : status == kExitOk                 ? "finished"
-                                                          : "STOPPED";
+    const char* how = reason == StopReason::TimeLimit          ? "stopped at the time limit (sim.max_time_us)"
+                      : reason == StopReason::InstructionLimit ? "stopped at the instruction limit (sim.max_instructions)"
+                      : reason == StopReason::Interrupted      ? "INTERRUPTED"
+                      : status == kExitOk                      ? "finished"
+                                                               : "STOPPED";
     std::printf("strata %s on %s, workload %s%s\n", how,
                 C.files().empty() ? "built-in defaults" : C.files().front().c_str(), C.s("workload.name").c_str(),
                 C.b("sim.check") ? " (golden-memory check on)" : "");
-    if (reason != StopReason::Completed)
-      std::printf("  PARTIAL     the workload did not finish: the stats cover the %.3f us simulated "
+    if (reason == StopReason::InstructionLimit)
+      std::printf("  WINDOW      an instruction window, not a completed program: the stats cover %.0f warp "
+                  "instructions after a warm-up of %.0f (sim.partial = 1, sim.stop_reason = 4)\n",
+                  g("gpu.warp_instructions"), P.warmup_insts);
+    else if (P.window)
+      std::printf("  WINDOW      the stats cover the run after a warm-up of %.0f warp instructions (from %.3f us)\n",
+                  P.warmup_insts, P.window_start_s * 1e6);
+    if (reason != StopReason::Completed && reason != StopReason::InstructionLimit)
+      std::printf("  PARTIAL     the workload did not finish: the stats cover the %.3f us simulated%s "
                   "(sim.partial = 1, sim.stop_reason = %d)\n",
-                  P.sim_seconds * 1e6, static_cast<int>(reason));
+                  g("sim.seconds") * 1e6, P.window ? " after the warm-up" : "", static_cast<int>(reason));
     std::printf("  simulated   %.3f us, %.0f GPU cycles, %.0f instructions, IPC %.2f\n", g("sim.seconds") * 1e6,
                 g("gpu.cycles"), g("gpu.instructions"), g("gpu.ipc"));
     std::printf("  caches      L1 miss rate %.1f%%, L2 miss rate %.1f%% (%.0f accesses)\n", 100 * g("l1.miss_rate"),
@@ -593,9 +672,10 @@ int Platform::run() {
                 100 * g("mem.bandwidth_gbps") / std::max(1e-9, g("mem.peak_bandwidth_gbps")),
                 g("mem.avg_read_latency_ns"), 100 * g("mem.row_hit_rate"));
     std::printf("  energy      %.3g J (memory)\n", g("mem.energy_j"));
-    if (C.b("sim.check")) std::printf("  check       %.0f loads compared, all equal\n", g("check.loads"));
+    auto whole = [&](const char* n) { return P.stats.total(n); };  // the checkers cover the whole run
+    if (C.b("sim.check")) std::printf("  check       %.0f loads compared, all equal\n", whole("check.loads"));
     if (C.b("mem.timing_check"))
-      std::printf("  timing      %.0f DRAM commands checked, no violation\n", g("mem.timing_checked_commands"));
+      std::printf("  timing      %.0f DRAM commands checked, no violation\n", whole("mem.timing_checked_commands"));
     std::printf("  host        %.2f s, %.3g ctrl req/s (memory-controller requests per host second), "
                 "peak RSS %.0f MiB\n", g("host.seconds"), g("host.mem_requests_per_second"),
                 g("host.peak_rss_bytes") / 1048576.0);

@@ -3,7 +3,9 @@
 // Elaboration (build()): address map, functional memories (device + golden),
 // payload pool, GPU (SMs + L1s), crossbar, L2 banks, memory controllers, the
 // epoch sampler (time series, VCD, progress). Then run() simulates until the
-// workload finishes (or sim.max_time_us), and report() writes stats.json,
+// workload finishes (or sim.max_time_us, or sim.max_instructions warp
+// instructions after a warm-up of sim.warmup_instructions, when every stat
+// restarts from zero: common/stats.h "Measurement windows"), and report() writes stats.json,
 // stats.txt, timeseries.csv and config.txt into the output directory and prints
 // a summary. One Platform per process (SystemC elaborates once).
 #pragma once
@@ -45,8 +47,10 @@ enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitBadInput = 2, kExitCheckFail
 
 // Why a run ended: the stat sim.stop_reason (stats.json holds numbers only).
 // 0 completed; 1 time limit (sim.max_time_us); 2 interrupted (SIGINT/SIGTERM);
-// 3 stalled (the watchdog). Any non-zero reason also sets sim.partial = 1.
-enum class StopReason { Completed = 0, TimeLimit = 1, Interrupted = 2, Stalled = 3 };
+// 3 stalled (the watchdog); 4 instruction limit (sim.max_instructions: the
+// stats are an instruction window, the program did not complete; exit 0).
+// Any non-zero reason also sets sim.partial = 1.
+enum class StopReason { Completed = 0, TimeLimit = 1, Interrupted = 2, Stalled = 3, InstructionLimit = 4 };
 
 class Platform {
  public:

@@ -31,6 +31,14 @@ static std::vector<KeySpec> build_schema() {
       {"sim.max_footprint", T::Size, "4GiB", 4096, 1ull << 50, {},
        "largest workload footprint (all arrays, MemcpyHtoD copies) a run accepts, bytes; larger ones are rejected "
        "up front as bad input instead of exhausting host memory; raise it if you mean it"},
+      {"sim.warmup_instructions", T::Int, "0", 0, 9.2e18, {},
+       "measurement window: warm-up of this many warp instructions (all SMs), after which every stat restarts "
+       "from zero while caches, queues and policy state stay warm; the stats cover what follows (0 = no warm-up; "
+       "a workload that ends before it is an error). Thread instructions (gpu.instructions) are up to 32x more"},
+      {"sim.max_instructions", T::Int, "0", 0, 9.2e18, {},
+       "measurement window: stop after this many warp instructions counted after the warm-up, stats written "
+       "there and marked as a window (sim.stop_reason = 4, exit 0); a workload that ends first completes "
+       "normally (0 = run to completion)"},
       {"sim.check", T::Bool, "false", 1, 0, {}, "golden-memory checker: compare every load with a flat golden memory"},
       {"gpu.num_sms", T::Int, "21", 1, 1024, {}, "streaming multiprocessors"},
       {"gpu.core_clock_mhz", T::Float, "901", 1, 10000, {}, "SM clock, MHz"},

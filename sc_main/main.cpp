@@ -207,7 +207,7 @@ static int cli_main(int argc, char** argv) {
   app.footer(
       "Experiments: strata sweep SPEC (configs x workloads x seeds from configs/experiments/*.toml), strata plot "
       "RUN_DIR, strata report (each: --help; docs/experiments.md).\n"
-      "Exit status: 0 ok (also a run stopped by sim.max_time_us: sim.partial = 1), 1 simulation failed, 2 bad "
+      "Exit status: 0 ok (also a run stopped by sim.max_time_us or sim.max_instructions: sim.partial = 1), 1 simulation failed, 2 bad "
       "input, 3 golden-memory check failed, 4 interrupted by SIGINT/SIGTERM (partial stats written; a second "
       "Ctrl-C exits at once).\n"
       "Docs: docs/user_guide.md");

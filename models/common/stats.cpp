@@ -29,12 +29,37 @@ const char* unit_name(Unit u) {
   return "?";
 }
 
-double StatsRegistry::Entry::value() const {
+bool unit_additive(Unit u) {
+  switch (u) {
+    case Unit::Count: case Unit::Cycle: case Unit::Byte: case Unit::Second: case Unit::Joule: return true;
+    default: return false;
+  }
+}
+
+static double finite_or_0(double v) { return std::isfinite(v) ? v : 0.0; }  // 0/0 ratios of idle components read as 0
+
+double StatsRegistry::Entry::num_now() const {
+  if (frozen) return u64 ? static_cast<double>(fz_u64) : fz;
   if (u64) return static_cast<double>(*u64);
   if (f64) return *f64;
-  if (formula) {
-    const double v = formula();
-    return std::isfinite(v) ? v : 0.0;  // 0/0 ratios of idle components read as 0
+  if (formula) return formula();
+  return 0.0;
+}
+
+double StatsRegistry::Entry::den_now() const { return frozen ? fz_den : den ? den() : 1.0; }
+
+double StatsRegistry::Entry::reading() const {
+  if (window == Window::Ratio) return finite_or_0(scale * num_now() / den_now());
+  return finite_or_0(num_now());
+}
+
+double StatsRegistry::Entry::value() const {
+  switch (window) {
+    case Window::Level: return reading();
+    case Window::Delta:
+      if (u64) return static_cast<double>((frozen ? fz_u64 : *u64) - base_u64);
+      return finite_or_0(num_now() - base);
+    case Window::Ratio: return finite_or_0(scale * (num_now() - base) / (den_now() - base_den));
   }
   return 0.0;
 }
@@ -42,6 +67,31 @@ double StatsRegistry::Entry::value() const {
 void StatsRegistry::add(Entry e) {
   if (has(e.name)) throw std::logic_error("duplicate stat " + e.name);
   entries_.push_back(std::move(e));
+  if (marked_) mark_entry(entries_.back());  // registered after the mark: its window starts now too
+}
+
+void StatsRegistry::mark_entry(Entry& e) {
+  if (e.window == Window::Level) return;
+  if (e.u64) e.base_u64 = *e.u64;
+  else e.base = finite_or_0(e.num_now());
+  if (e.window == Window::Ratio) e.base_den = e.den_now();
+}
+
+void StatsRegistry::freeze_entry(Entry& e) {
+  if (e.window == Window::Level || e.frozen) return;
+  if (e.u64) e.fz_u64 = *e.u64;
+  else e.fz = e.num_now();
+  if (e.window == Window::Ratio) e.fz_den = e.den_now();
+  e.frozen = true;
+}
+
+void StatsRegistry::mark() {
+  for (Entry& e : entries_) mark_entry(e);
+  marked_ = true;
+}
+
+void StatsRegistry::freeze() {
+  for (Entry& e : entries_) freeze_entry(e);
 }
 
 void StatsRegistry::counter(const std::string& n, const std::string& d, Unit u, const uint64_t* v) {
@@ -57,10 +107,14 @@ void StatsRegistry::value(const std::string& n, const std::string& d, Unit u, co
   e.name = n;
   e.desc = d;
   e.unit = u;
+  e.window = Window::Level;
   e.f64 = v;
   add(std::move(e));
 }
 void StatsRegistry::formula(const std::string& n, const std::string& d, Unit u, std::function<double()> f) {
+  if (!unit_additive(u))
+    throw std::logic_error("stat " + n + ": a formula in " + unit_name(u) +
+                           " is not a cumulative reading; register it with ratio() (rates, averages) or level()");
   Entry e;
   e.name = n;
   e.desc = d;
@@ -68,16 +122,40 @@ void StatsRegistry::formula(const std::string& n, const std::string& d, Unit u, 
   e.formula = std::move(f);
   add(std::move(e));
 }
+void StatsRegistry::level(const std::string& n, const std::string& d, Unit u, std::function<double()> f) {
+  Entry e;
+  e.name = n;
+  e.desc = d;
+  e.unit = u;
+  e.window = Window::Level;
+  e.formula = std::move(f);
+  add(std::move(e));
+}
+void StatsRegistry::ratio(const std::string& n, const std::string& d, Unit u, std::function<double()> num,
+                          std::function<double()> den, double scale) {
+  Entry e;
+  e.name = n;
+  e.desc = d;
+  e.unit = u;
+  e.window = Window::Ratio;
+  e.formula = std::move(num);
+  e.den = std::move(den);
+  e.scale = scale;
+  add(std::move(e));
+}
 
 bool StatsRegistry::has(const std::string& name) const {
   return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.name == name; });
 }
 
-double StatsRegistry::get(const std::string& name) const {
+const StatsRegistry::Entry& StatsRegistry::find(const std::string& name) const {
   for (const Entry& e : entries_)
-    if (e.name == name) return e.value();
+    if (e.name == name) return e;
   throw std::out_of_range("unknown stat " + name);
 }
+
+double StatsRegistry::get(const std::string& name) const { return find(name).value(); }
+double StatsRegistry::total(const std::string& name) const { return find(name).reading(); }
 
 static std::string fmt_num(double v) {
   // Integers print exactly; others with 17 significant digits so JSON round-trips.
@@ -111,11 +189,13 @@ bool StatsRegistry::write_txt(const std::string& path) const {
   for (const Entry* e : sorted) w = std::max(w, e->name.size());
   std::ofstream f(path);
   if (!f) return false;
-  f << "# Strata statistics: name, value, unit, description\n";
+  f << "# Strata statistics: name, value, unit, window (over a measurement window: delta = growth since its "
+       "start, ratio = of two such growths, level = as read), description\n";
+  static const char* const kWindow[] = {"delta", "ratio", "level"};
   for (const Entry* e : sorted) {
     f << std::left << std::setw(static_cast<int>(w) + 2) << e->name << std::right << std::setw(24)
-      << fmt_num(e->value()) << "  " << std::left << std::setw(18) << unit_name(e->unit) << "# " << e->desc
-      << "\n";
+      << fmt_num(e->value()) << "  " << std::left << std::setw(18) << unit_name(e->unit) << std::setw(7)
+      << kWindow[static_cast<int>(e->window)] << "# " << e->desc << "\n";
   }
   return static_cast<bool>(f);
 }

@@ -99,14 +99,12 @@ L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_bank
   stats.counter(join(p, "accesses.nvm"), "requests to lines whose memory is NVM/SCM", Unit::Count, &st_.acc_nvm);
   stats.counter(join(p, "misses.dram"), "misses to DRAM lines", Unit::Count, &st_.miss_dram);
   stats.counter(join(p, "misses.nvm"), "misses to NVM/SCM lines", Unit::Count, &st_.miss_nvm);
-  auto ratio = [](const uint64_t* num, const uint64_t* den) {
-    return [num, den]() { return *den ? static_cast<double>(*num) / static_cast<double>(*den) : 0.0; };
-  };
-  stats.formula(join(p, "miss_rate"), "misses / accesses of this bank", Unit::Ratio, ratio(&st_.misses, &st_.accesses));
-  stats.formula(join(p, "miss_rate.dram"), "misses.dram / accesses.dram of this bank", Unit::Ratio,
-                ratio(&st_.miss_dram, &st_.acc_dram));
-  stats.formula(join(p, "miss_rate.nvm"), "misses.nvm / accesses.nvm of this bank", Unit::Ratio,
-                ratio(&st_.miss_nvm, &st_.acc_nvm));
+  auto rd = [](const uint64_t* v) { return [v]() { return static_cast<double>(*v); }; };
+  stats.ratio(join(p, "miss_rate"), "misses / accesses of this bank", Unit::Ratio, rd(&st_.misses), rd(&st_.accesses));
+  stats.ratio(join(p, "miss_rate.dram"), "misses.dram / accesses.dram of this bank", Unit::Ratio, rd(&st_.miss_dram),
+              rd(&st_.acc_dram));
+  stats.ratio(join(p, "miss_rate.nvm"), "misses.nvm / accesses.nvm of this bank", Unit::Ratio, rd(&st_.miss_nvm),
+              rd(&st_.acc_nvm));
   stats.counter(join(p, "writeback_bytes"), "dirty bytes written back to memory", Unit::Byte, &st_.wb_bytes);
 }
 
@@ -166,28 +164,16 @@ void L2Bank::register_totals(StatsRegistry& stats, const std::vector<L2Bank*>& b
   stats.formula("l2.hits", "L2 hits, all banks", Unit::Count, sum(&Stats::hits));
   stats.formula("l2.misses", "L2 misses (any requested sector invalid), all banks", Unit::Count, sum(&Stats::misses));
   auto acc = sum(&Stats::accesses), hit = sum(&Stats::hits), mis = sum(&Stats::misses);
-  stats.formula("l2.miss_rate", "l2.misses / l2.accesses", Unit::Ratio, [acc, mis]() {
-    const double a = acc();
-    return a > 0 ? mis() / a : 0.0;
-  });
-  stats.formula("l2.hit_rate", "l2.hits / l2.accesses", Unit::Ratio, [acc, hit]() {
-    const double a = acc();
-    return a > 0 ? hit() / a : 0.0;
-  });
-  auto rate = [](std::function<double()> num, std::function<double()> den) {
-    return [num, den]() {
-      const double d = den();
-      return d > 0 ? num() / d : 0.0;
-    };
-  };
+  stats.ratio("l2.miss_rate", "l2.misses / l2.accesses", Unit::Ratio, mis, acc);
+  stats.ratio("l2.hit_rate", "l2.hits / l2.accesses", Unit::Ratio, hit, acc);
   stats.formula("l2.accesses.dram", "L2 requests to DRAM lines, all banks", Unit::Count, sum(&Stats::acc_dram));
   stats.formula("l2.accesses.nvm", "L2 requests to NVM/SCM lines, all banks", Unit::Count, sum(&Stats::acc_nvm));
   stats.formula("l2.misses.dram", "L2 misses to DRAM lines, all banks", Unit::Count, sum(&Stats::miss_dram));
   stats.formula("l2.misses.nvm", "L2 misses to NVM/SCM lines, all banks", Unit::Count, sum(&Stats::miss_nvm));
-  stats.formula("l2.miss_rate.dram", "l2.misses.dram / l2.accesses.dram", Unit::Ratio,
-                rate(sum(&Stats::miss_dram), sum(&Stats::acc_dram)));
-  stats.formula("l2.miss_rate.nvm", "l2.misses.nvm / l2.accesses.nvm (NVM and SCM lines)", Unit::Ratio,
-                rate(sum(&Stats::miss_nvm), sum(&Stats::acc_nvm)));
+  stats.ratio("l2.miss_rate.dram", "l2.misses.dram / l2.accesses.dram", Unit::Ratio, sum(&Stats::miss_dram),
+              sum(&Stats::acc_dram));
+  stats.ratio("l2.miss_rate.nvm", "l2.misses.nvm / l2.accesses.nvm (NVM and SCM lines)", Unit::Ratio,
+              sum(&Stats::miss_nvm), sum(&Stats::acc_nvm));
   stats.formula("l2.bypasses", "read misses the replacement policy served without allocating, all banks",
                 Unit::Count, sum(&Stats::bypasses));
   // Policy storage (repl_ops.overhead_bits: bits beyond an LRU stack, HAC paper Sec. V-D), all banks.
@@ -198,11 +184,11 @@ void L2Bank::register_totals(StatsRegistry& stats, const std::vector<L2Bank*>& b
     data_bytes += static_cast<uint64_t>(b->c_.sets) * b->c_.ways * b->c_.cfg.line_bytes;
   }
   const double ovh = static_cast<double>((bits + 7) / 8), cap = static_cast<double>(data_bytes);
-  stats.formula("l2.policy_overhead_bytes",
+  stats.level("l2.policy_overhead_bytes",
                 "storage the replacement policy adds beyond an LRU stack (per-set counters, per-line flags)",
                 Unit::Byte, [ovh]() { return ovh; });
-  stats.formula("l2.policy_overhead_ratio", "l2.policy_overhead_bytes / L2 data capacity", Unit::Ratio,
-                [ovh, cap]() { return cap > 0 ? ovh / cap : 0.0; });
+  stats.level("l2.policy_overhead_ratio", "l2.policy_overhead_bytes / L2 data capacity", Unit::Ratio,
+              [ovh, cap]() { return cap > 0 ? ovh / cap : 0.0; });
   stats.formula("l2.writebacks.dram", "dirty L2 lines written back to DRAM", Unit::Count, sum(&Stats::wb_dram));
   stats.formula("l2.writebacks.nvm", "dirty L2 lines written back to NVM/SCM", Unit::Count, sum(&Stats::wb_nvm));
   stats.formula("l2.fill_bytes", "bytes filled into the L2 from memory", Unit::Byte, sum(&Stats::fill_bytes));

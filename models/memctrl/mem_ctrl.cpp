@@ -513,26 +513,24 @@ void MemCtrl::register_stats(StatsRegistry& S) {
   S.counter(join(p, "write_drains"), "switches from read to write mode", Unit::Count, &st.write_drains);
   S.counter(join(p, "timing_checked_commands"), "commands checked by the timing checker (0 when mem.timing_check is off)",
             Unit::Count, &tc_.checked);
-  S.formula(join(p, "row_hit_rate"), "row hits / column accesses", Unit::Ratio, [&st] {
-    return static_cast<double>(st.row_hits) / static_cast<double>(st.rd_atoms + st.wr_atoms);
-  });
-  S.formula(join(p, "avg_read_latency_ns"), "read request arrival to last data beat", Unit::Nanosecond, [this] {
-    return static_cast<double>(lat_ps_sum_) * 1e-3 / static_cast<double>(lat_count_);
-  });
-  S.formula(join(p, "bandwidth_gbps"), "(read + write bytes) / simulated time", Unit::GigabytePerSecond, [&st] {
-    return static_cast<double>(st.rd_bytes + st.wr_bytes) / sc_core::sc_time_stamp().to_seconds() / 1e9;
-  });
-  S.formula(join(p, "bus_utilization"), "data-bus cycles carrying data / elapsed memory cycles", Unit::Ratio, [this] {
-    return static_cast<double>(mc_.st.bus_busy) / static_cast<double>(cycle_of(sc_core::sc_time_stamp()));
-  });
-  S.formula(join(p, "rq_avg_occupancy"), "time-averaged read queue occupancy (32 B entries)", Unit::Count, [this] {
-    const mc_stats& s = counters();
-    return static_cast<double>(s.rq_occ_sum) / static_cast<double>(cycle_of(sc_core::sc_time_stamp()));
-  });
-  S.formula(join(p, "wq_avg_occupancy"), "time-averaged write queue occupancy (32 B entries)", Unit::Count, [this] {
-    const mc_stats& s = counters();
-    return static_cast<double>(s.wq_occ_sum) / static_cast<double>(cycle_of(sc_core::sc_time_stamp()));
-  });
+  // Rates, averages and shares: ratios of cumulative readings (common/stats.h), so that a
+  // measurement window (sim.warmup_instructions) covers them too.
+  auto secs = [] { return sc_core::sc_time_stamp().to_seconds(); };
+  auto cycles = [this] { return static_cast<double>(cycle_of(sc_core::sc_time_stamp())); };
+  S.ratio(join(p, "row_hit_rate"), "row hits / column accesses", Unit::Ratio,
+          [&st] { return static_cast<double>(st.row_hits); },
+          [&st] { return static_cast<double>(st.rd_atoms + st.wr_atoms); });
+  S.ratio(join(p, "avg_read_latency_ns"), "read request arrival to last data beat", Unit::Nanosecond,
+          [this] { return static_cast<double>(lat_ps_sum_); }, [this] { return static_cast<double>(lat_count_); },
+          1e-3);
+  S.ratio(join(p, "bandwidth_gbps"), "(read + write bytes) / simulated time", Unit::GigabytePerSecond,
+          [&st] { return static_cast<double>(st.rd_bytes + st.wr_bytes); }, secs, 1e-9);
+  S.ratio(join(p, "bus_utilization"), "data-bus cycles carrying data / elapsed memory cycles", Unit::Ratio,
+          [this] { return static_cast<double>(mc_.st.bus_busy); }, cycles);
+  S.ratio(join(p, "rq_avg_occupancy"), "time-averaged read queue occupancy (32 B entries)", Unit::Count,
+          [this] { return static_cast<double>(counters().rq_occ_sum); }, cycles);
+  S.ratio(join(p, "wq_avg_occupancy"), "time-averaged write queue occupancy (32 B entries)", Unit::Count,
+          [this] { return static_cast<double>(counters().wq_occ_sum); }, cycles);
   S.formula(join(p, "energy_j"), "device energy: act + pre + rd + wr + ref + background", Unit::Joule,
             [this] { return energy().total; });
   S.formula(join(p, "energy.act_j"), "activation energy", Unit::Joule, [this] { return energy().act; });
@@ -542,8 +540,8 @@ void MemCtrl::register_stats(StatsRegistry& S) {
   S.formula(join(p, "energy.ref_j"), "refresh energy", Unit::Joule, [this] { return energy().ref; });
   S.formula(join(p, "energy.bg_j"), "background energy: power of each rank's power state x time in it", Unit::Joule,
             [this] { return energy().bg; });
-  S.formula(join(p, "power_w"), "average device power: energy_j / simulated time", Unit::Watt,
-            [this] { return energy().total / sc_core::sc_time_stamp().to_seconds(); });
+  S.ratio(join(p, "power_w"), "average device power: energy_j / simulated time", Unit::Watt,
+          [this] { return energy().total; }, secs);
   S.counter(join(p, "powerdowns"), "precharge power-down periods ended (exits, each paying tXP)", Unit::Count,
             &st.powerdowns);
   S.counter(join(p, "gate_wakeups"), "NVM power-gated periods ended (wake-ups, each paying tWAKE)", Unit::Count,
@@ -553,7 +551,7 @@ void MemCtrl::register_stats(StatsRegistry& S) {
     if (!rank_dev_.empty()) {  // mixed channel: which device each rank is, and its traffic
       const dram_preset& d = rank_device(r);
       const mc_rank_* R = &mc_.ranks[r];
-      S.value(join(q, std::string("device.") + d.name),
+      S.value(join(q, std::string("device.") + d.name),  // Level: a property
               std::string("1: rank ") + std::to_string(r) + " is " + d.desc + " (" + dram_kind_name(dram_mem_kind(&d)) +
                   ")",
               Unit::Count, &kOne);
@@ -624,23 +622,30 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
               for (MemCtrl* m : mcs) v += static_cast<double>(m->tc_.checked);
               return v;
             });
-  S.formula("mem.bandwidth_gbps", "(read + write bytes) / simulated seconds / 1e9", Unit::GigabytePerSecond, [sum] {
-    return (sum(&mc_stats::rd_bytes) + sum(&mc_stats::wr_bytes)) / sc_core::sc_time_stamp().to_seconds() / 1e9;
-  });
-  S.formula("mem.peak_bandwidth_gbps", "channels x bus bytes x data rate x clock", Unit::GigabytePerSecond, [mcs] {
+  auto secs = [] { return sc_core::sc_time_stamp().to_seconds(); };
+  S.ratio("mem.bandwidth_gbps", "(read + write bytes) / simulated seconds / 1e9", Unit::GigabytePerSecond,
+          [sum] { return sum(&mc_stats::rd_bytes) + sum(&mc_stats::wr_bytes); }, secs, 1e-9);
+  S.level("mem.peak_bandwidth_gbps", "channels x bus bytes x data rate x clock", Unit::GigabytePerSecond, [mcs] {
     double v = 0;
     for (MemCtrl* m : mcs) v += dram_peak_bytes_per_s(m->dev_);
     return v / 1e9;
   });
-  S.formula("mem.avg_read_latency_ns", "read request arrival at the controller to last data beat", Unit::Nanosecond,
-            [mcs] {
-              double ps = 0, n = 0;
-              for (MemCtrl* m : mcs) ps += static_cast<double>(m->lat_ps_sum_), n += static_cast<double>(m->lat_count_);
-              return ps * 1e-3 / n;
-            });
-  S.formula("mem.row_hit_rate", "row hits / column accesses, all channels", Unit::Ratio, [sum] {
-    return sum(&mc_stats::row_hits) / (sum(&mc_stats::rd_atoms) + sum(&mc_stats::wr_atoms));
-  });
+  S.ratio(
+      "mem.avg_read_latency_ns", "read request arrival at the controller to last data beat", Unit::Nanosecond,
+      [mcs] {
+        double ps = 0;
+        for (MemCtrl* m : mcs) ps += static_cast<double>(m->lat_ps_sum_);
+        return ps;
+      },
+      [mcs] {
+        double n = 0;
+        for (MemCtrl* m : mcs) n += static_cast<double>(m->lat_count_);
+        return n;
+      },
+      1e-3);
+  S.ratio("mem.row_hit_rate", "row hits / column accesses, all channels", Unit::Ratio,
+          [sum] { return sum(&mc_stats::row_hits); },
+          [sum] { return sum(&mc_stats::rd_atoms) + sum(&mc_stats::wr_atoms); });
   S.formula("mem.energy_j", "memory device energy, all channels", Unit::Joule, [mcs] {
     double v = 0;
     for (MemCtrl* m : mcs) v += m->energy().total;
@@ -663,11 +668,14 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
       return v;
     });
   }
-  S.formula("mem.power_w", "average memory device power: mem.energy_j / simulated time", Unit::Watt, [mcs] {
-    double v = 0;
-    for (MemCtrl* m : mcs) v += m->energy().total;
-    return v / sc_core::sc_time_stamp().to_seconds();
-  });
+  S.ratio(
+      "mem.power_w", "average memory device power: mem.energy_j / simulated time", Unit::Watt,
+      [mcs] {
+        double v = 0;
+        for (MemCtrl* m : mcs) v += m->energy().total;
+        return v;
+      },
+      secs);
   S.formula("mem.powerdowns", "precharge power-down exits, all channels", Unit::Count,
             [sum] { return sum(&mc_stats::powerdowns); });
   // Mixed technologies: traffic and energy by memory kind (the ranks of each kind, all channels).

@@ -52,13 +52,10 @@ Xbar::Xbar(sc_core::sc_module_name name, unsigned num_sms, unsigned num_banks, c
                   &D.flits);
     stats.counter(join(dn[d], "bytes"), std::string(what[d]) + ": bytes incl. 8 B headers", Unit::Byte, &D.bytes);
     const uint64_t period = cfg.clk.period_ps();
-    stats.formula(join(dn[d], "avg_queue_delay"),
-                  std::string(what[d]) + ": mean cycles beyond the unloaded latency (contention, backpressure)",
-                  Unit::Cycle, [&D, period]() {
-                    return D.packets ? static_cast<double>(D.delay_ps) / static_cast<double>(D.packets) /
-                                           static_cast<double>(period)
-                                     : 0.0;
-                  });
+    stats.ratio(join(dn[d], "avg_queue_delay"),
+                std::string(what[d]) + ": mean cycles beyond the unloaded latency (contention, backpressure)",
+                Unit::Cycle, [&D] { return static_cast<double>(D.delay_ps); },
+                [&D] { return static_cast<double>(D.packets); }, 1.0 / static_cast<double>(period));
   }
 }
 

@@ -19,7 +19,9 @@ Gpu::Gpu(sc_core::sc_module_name name, unsigned num_sms, const SmCfg& sm, const 
   kernel_ev_.notify(sc_core::SC_ZERO_TIME);  // launches the first kernel at t = 0
 
   const Gpu* g = this;
-  stats.counter("gpu.cycles", "core cycles until the last kernel ended", Unit::Cycle, &cycles_);
+  // Cycles: until the last kernel ended at the end of a run; mid-run (a window's mark) the cycles so far.
+  stats.formula("gpu.cycles", "core cycles until the last kernel ended (a window: its core cycles)", Unit::Cycle,
+                [g] { return static_cast<double>(g->cycles_so_far()); });
   stats.counter("gpu.kernels", "kernels completed", Unit::Count, &kernels_);
   stats.formula("gpu.instructions", "thread instructions issued (active lanes per warp instruction, as GPGPU-Sim "
                 "gpu_sim_insn)", Unit::Count, [g] { return static_cast<double>(g->instructions()); });
@@ -28,8 +30,9 @@ Gpu::Gpu(sc_core::sc_module_name name, unsigned num_sms, const SmCfg& sm, const 
     for (auto& m : g->sms_) s += m->warp_insts();
     return static_cast<double>(s);
   });
-  stats.formula("gpu.ipc", "thread instructions per core cycle, whole GPU", Unit::InstPerCycle,
-                [g] { return static_cast<double>(g->instructions()) / static_cast<double>(g->cycles_); });
+  stats.ratio("gpu.ipc", "thread instructions per core cycle, whole GPU", Unit::InstPerCycle,
+              [g] { return static_cast<double>(g->instructions()); },
+              [g] { return static_cast<double>(g->cycles_so_far()); });
   stats.formula("gpu.mem_requests", "L1 -> L2 requests, all SMs", Unit::Count,
                 [g] { return static_cast<double>(g->mem_requests()); });
   auto sum = [g](uint64_t (Sm::*f)() const) {
@@ -40,8 +43,8 @@ Gpu::Gpu(sc_core::sc_module_name name, unsigned num_sms, const SmCfg& sm, const 
   stats.formula("l1.accesses", "L1 line requests, all SMs", Unit::Count, [sum] { return sum(&Sm::l1_accesses); });
   stats.formula("l1.hits", "L1 hits, all SMs", Unit::Count, [sum] { return sum(&Sm::l1_hits); });
   stats.formula("l1.misses", "L1 misses, all SMs", Unit::Count, [sum] { return sum(&Sm::l1_misses); });
-  stats.formula("l1.miss_rate", "L1 misses / accesses, all SMs", Unit::Ratio,
-                [sum] { return sum(&Sm::l1_misses) / sum(&Sm::l1_accesses); });
+  stats.ratio("l1.miss_rate", "L1 misses / accesses, all SMs", Unit::Ratio, [sum] { return sum(&Sm::l1_misses); },
+              [sum] { return sum(&Sm::l1_accesses); });
   static const char* const kBucket[COAL_HIST_BUCKETS] = {"1", "2_8", "9_16", "17_24", "25_32"};
   static const char* const kRange[COAL_HIST_BUCKETS] = {"1", "2-8", "9-16", "17-24", "25-32"};
   for (unsigned b = 0; b < COAL_HIST_BUCKETS; ++b)
@@ -53,11 +56,18 @@ Gpu::Gpu(sc_core::sc_module_name name, unsigned num_sms, const SmCfg& sm, const 
                     for (auto& m : g->sms_) s += m->coalescer().bucket[b];
                     return static_cast<double>(s);
                   });
-  stats.formula("coalescer.requests_per_inst", "line requests per warp memory instruction", Unit::Ratio, [g] {
-    uint64_t r = 0, i = 0;
-    for (auto& m : g->sms_) r += m->coalescer().reqs, i += m->coalescer().insts;
-    return static_cast<double>(r) / static_cast<double>(i);
-  });
+  stats.ratio(
+      "coalescer.requests_per_inst", "line requests per warp memory instruction", Unit::Ratio,
+      [g] {
+        uint64_t r = 0;
+        for (auto& m : g->sms_) r += m->coalescer().reqs;
+        return static_cast<double>(r);
+      },
+      [g] {
+        uint64_t i = 0;
+        for (auto& m : g->sms_) i += m->coalescer().insts;
+        return static_cast<double>(i);
+      });
 }
 
 Gpu::~Gpu() = default;
@@ -129,8 +139,22 @@ void Gpu::open_kernel_record(const KernelIf& k) {
   at_launch_.start_cycle = now_cycle();
 }
 
+void Gpu::window_start() {
+  first_record_ = kernel_records_.size();
+  window_launch_ = kernel_ ? launched_ : 0;
+  at_window_ = totals_now();
+  at_window_.start_cycle = now_cycle();
+}
+
 void Gpu::close_kernel_record(uint64_t end_cycle) {
   const KernelRecord now = totals_now();
+  if (window_launch_ && window_launch_ == launched_) {  // running at the window's start: counts from there
+    const std::string name = at_launch_.name;
+    const uint64_t ctas = at_launch_.ctas;
+    at_launch_ = at_window_;
+    at_launch_.name = name;
+    at_launch_.ctas = ctas;
+  }
   KernelRecord r;
   r.name = at_launch_.name;
   r.ctas = at_launch_.ctas;
@@ -145,25 +169,28 @@ void Gpu::close_kernel_record(uint64_t end_cycle) {
 }
 
 void Gpu::register_kernel_stats(StatsRegistry& stats) {
-  for (size_t i = 0; i < kernel_records_.size(); ++i) {
+  for (size_t i = first_record_; i < kernel_records_.size(); ++i) {
     const KernelRecord& r = kernel_records_[i];
     std::string name = r.name.empty() ? "kernel" : r.name;
     for (char& c : name)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
     const std::string p = "kernel." + std::to_string(i + 1) + "." + name + ".";
     const std::string of = " of kernel launch " + std::to_string(i + 1) + " (" + r.name + ")";
-    stats.counter(p + "ctas", "thread blocks (CTAs)" + of, Unit::Count, &r.ctas);
-    stats.counter(p + "start_cycle", "core cycle at which it started" + of, Unit::Cycle, &r.start_cycle);
-    stats.counter(p + "cycles", "core cycles from its start to the start of the next launch" + of, Unit::Cycle,
-                  &r.cycles);
-    stats.counter(p + "instructions", "thread instructions" + of, Unit::Count, &r.thread_insts);
-    stats.counter(p + "warp_instructions", "warp instructions" + of, Unit::Count, &r.warp_insts);
-    stats.formula(p + "ipc", "thread instructions per core cycle" + of, Unit::InstPerCycle, [&r] {
+    // Values of a finished record, reported as they are (level): registered after the simulation.
+    auto v = [&r](const uint64_t KernelRecord::*f) { return [&r, f] { return static_cast<double>(r.*f); }; };
+    stats.level(p + "ctas", "thread blocks (CTAs)" + of, Unit::Count, v(&KernelRecord::ctas));
+    stats.level(p + "start_cycle", "core cycle at which it started (or the window started)" + of, Unit::Cycle,
+                v(&KernelRecord::start_cycle));
+    stats.level(p + "cycles", "core cycles from its start to the start of the next launch" + of, Unit::Cycle,
+                v(&KernelRecord::cycles));
+    stats.level(p + "instructions", "thread instructions" + of, Unit::Count, v(&KernelRecord::thread_insts));
+    stats.level(p + "warp_instructions", "warp instructions" + of, Unit::Count, v(&KernelRecord::warp_insts));
+    stats.level(p + "ipc", "thread instructions per core cycle" + of, Unit::InstPerCycle, [&r] {
       return r.cycles ? static_cast<double>(r.thread_insts) / static_cast<double>(r.cycles) : 0.0;
     });
-    stats.counter(p + "mem_requests", "L1 -> L2 requests" + of, Unit::Count, &r.mem_requests);
-    stats.counter(p + "l1_accesses", "L1 line requests" + of, Unit::Count, &r.l1_accesses);
-    stats.counter(p + "l1_misses", "L1 misses" + of, Unit::Count, &r.l1_misses);
+    stats.level(p + "mem_requests", "L1 -> L2 requests" + of, Unit::Count, v(&KernelRecord::mem_requests));
+    stats.level(p + "l1_accesses", "L1 line requests" + of, Unit::Count, v(&KernelRecord::l1_accesses));
+    stats.level(p + "l1_misses", "L1 misses" + of, Unit::Count, v(&KernelRecord::l1_misses));
   }
 }
 
@@ -233,6 +260,13 @@ void Gpu::on_cta_done(unsigned) {
 }
 
 void Gpu::on_stores_drained(unsigned) { check_kernel_end(); }
+
+void Gpu::on_inst_mark(unsigned) {
+  inst_mark = UINT64_MAX;
+  std::function<void()> f = std::move(on_mark_);
+  on_mark_ = nullptr;
+  if (f) f();
+}
 
 void Gpu::check_kernel_end() {
   if (!kernel_ || ctas_done_ < kernel_->ctas) return;

@@ -57,10 +57,21 @@ class Gpu : public sc_core::sc_module, public SmHost {
   uint64_t kernels_launched() const { return launched_; }
   unsigned kernels_expected() const;
   uint64_t cycles() const { return cycles_; }
+  // gpu.cycles as a cumulative reading: cycles_ at the end of a run (finished or
+  // stopped_early), the core cycles so far in the middle of one (a window's mark).
+  uint64_t cycles_so_far() const { return finished_ || stopped_ ? cycles_ : std::max(cycles_, now_cycle()); }
+  // Call f once when the SMs have issued n warp instructions in all (n >= 1),
+  // from inside the issuing SM's cycle (models/sm/sm.h SmHost::on_inst_mark);
+  // f may arm the next mark. The platform's measurement windows use it.
+  void at_warp_instructions(uint64_t n, std::function<void()> f) {
+    inst_mark = n;
+    on_mark_ = std::move(f);
+  }
   // The run stops before the program finished (time limit, interrupt): gpu.cycles
   // becomes the core cycles simulated so far, so that gpu.ipc covers them.
   void stopped_early() {
-    if (finished_) return;
+    if (finished_ || stopped_) return;  // idempotent: the instruction limit calls it at its instruction
+    stopped_ = true;
     cycles_ = std::max<uint64_t>(cycles_, now_cycle());
     if (kernel_) close_kernel_record(cycles_);
   }
@@ -70,12 +81,18 @@ class Gpu : public sc_core::sc_module, public SmHost {
   // the kernel's (characters other than letters, digits and '_' become '_').
   // Each sums over the kernels to the GPU's total (gpu.cycles, gpu.instructions,
   // ...); after stopped_early() the running kernel counts with what it did.
-  // Call once, after the simulation.
+  // Call once, after the simulation. With a measurement window (window_start)
+  // they cover the window: launches that ended before it are left out, the one
+  // running at its start counts from there (start_cycle = the window's first).
   void register_kernel_stats(StatsRegistry& stats);
+  // The measurement window starts now (sim.warmup_instructions; the platform
+  // calls it with StatsRegistry::mark).
+  void window_start();
 
   // --- from the SMs ---
   void on_cta_done(unsigned sm) override;
   void on_stores_drained(unsigned sm) override;
+  void on_inst_mark(unsigned sm) override;
 
  private:
   void kernel_method();
@@ -92,6 +109,9 @@ class Gpu : public sc_core::sc_module, public SmHost {
   void open_kernel_record(const KernelIf& k);
   void close_kernel_record(uint64_t end_cycle);  // end_cycle: the first cycle after the kernel
   KernelRecord totals_now() const;
+  size_t first_record_ = 0;   // the first launch the stats report (window_start)
+  uint64_t window_launch_ = 0;  // the launch running at window_start (0: none)
+  KernelRecord at_window_;      // the totals at window_start
 
   const SmCfg cfg_;
   const uint64_t period_ps_;
@@ -101,7 +121,8 @@ class Gpu : public sc_core::sc_module, public SmHost {
   const KernelIf* kernel_ = nullptr;
   uint32_t next_cta_ = 0, ctas_done_ = 0;
   unsigned rr_ = 0;
-  bool finished_ = false;
+  bool finished_ = false, stopped_ = false;
+  std::function<void()> on_mark_;
   std::string launch_error_;
   std::function<void()> on_finished_;
   Event kernel_ev_, dispatch_ev_;

@@ -114,8 +114,9 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
   stats.counter(l + ".fills", "line fills installed", Unit::Count, &l1_fills_);
   const uint64_t* a = &l1_acc_;
   const uint64_t* m = &l1_miss_;
-  stats.formula(l + ".miss_rate", "L1 misses / accesses", Unit::Ratio,
-                [a, m] { return static_cast<double>(*m) / static_cast<double>(*a); });
+  stats.ratio(
+      l + ".miss_rate", "L1 misses / accesses", Unit::Ratio, [m] { return static_cast<double>(*m); },
+      [a] { return static_cast<double>(*a); });
 }
 
 Sm::~Sm() {
@@ -559,6 +560,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
   WarpInst& in = w.inst;
   ++warp_insts_;
   thread_insts_ += in.active == 0xffffffffu ? kWarpSize : popcount32(in.active);
+  if (++gpu_->warp_insts == gpu_->inst_mark) gpu_->on_inst_mark(id_);  // a window's start or end (no polling)
   if (issue_log_) issue_log_->push_back({c, w.ctx.cta, static_cast<uint16_t>(slot), static_cast<uint16_t>(w.ctx.warp), in.op});
   last_issued_ = static_cast<int>(slot);
   last_iss_[slot] = c;

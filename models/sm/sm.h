@@ -61,6 +61,12 @@ class SmHost {
  public:
   virtual void on_cta_done(unsigned sm) = 0;        // a CTA of the current kernel finished
   virtual void on_stores_drained(unsigned sm) = 0;  // the SM's last store in flight was acknowledged
+  // The host's SMs' warp instructions reached inst_mark (measurement windows:
+  // the SM calls it from the issue that makes warp_insts equal inst_mark, in
+  // the middle of its issue group). The host may move inst_mark forward.
+  virtual void on_inst_mark(unsigned /*sm*/) {}
+  uint64_t warp_insts = 0;           // warp instructions issued by all SMs of this host
+  uint64_t inst_mark = UINT64_MAX;   // see on_inst_mark (never by default)
 
  protected:
   ~SmHost() = default;
