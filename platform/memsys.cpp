@@ -161,6 +161,22 @@ McCfg mc_setup(const Config& C, const MemDevices& md, unsigned ch) {
   e.pd_idle = static_cast<uint32_t>(C.i("mem.powerdown_idle_cycles"));
   e.nvm_gating = C.b("mem.nvm_power_gating") ? 1 : 0;
   m.check_dev = C.b("mem.timing_check") ? md.check : nullptr;
+  // mem.ideal (mc.h mc_ideal): an idealisation of ranks that exist, never checked against the real timing.
+  const std::string ideal = C.s("mem.ideal");
+  static const char* const kIdeal[] = {"none", "nvm_write", "nvm_read", "dram_write", "dram_read"};
+  for (uint32_t k = 0; k < 5; ++k)
+    if (ideal == kIdeal[k]) e.ideal = k;
+  if (e.ideal != MC_IDEAL_NONE) {
+    if (C.b("mem.timing_check"))
+      C.fail("mem.ideal", "expected mem.timing_check = false with an idealised controller (the checker holds the "
+                          "device's real timing), got mem.ideal = " + ideal);
+    const bool nvm = e.ideal == MC_IDEAL_NVM_WRITE || e.ideal == MC_IDEAL_NVM_READ;
+    bool present = false;
+    for (const ::dram_preset* d : md.dev) present |= (d->tech == DRAM_TECH_NVM) == nvm;
+    if (!present)
+      C.fail("mem.ideal", std::string("expected ") + (nvm ? "NVM or SCM" : "DRAM") + " ranks to idealise, got " +
+                              ideal + " on a memory without them");
+  }
   return m;
 }
 

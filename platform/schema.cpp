@@ -96,6 +96,11 @@ static std::vector<KeySpec> build_schema() {
        "0 = never (default: timing of existing studies unchanged; docs/memctrl.md)"},
       {"mem.nvm_power_gating", T::Bool, "false", 1, 0, {},
        "power-gate idle NVM ranks after the preset's tGATE_IDLE, woken by the next access after tWAKE"},
+      {"mem.ideal", T::Enum, "none", 1, 0, {"none", "nvm_write", "nvm_read", "dram_write", "dram_read"},
+       "idealise one latency away (HAC paper Sec. III-C, Fig. 3): on the NVM/SCM or the DRAM ranks, *_read sets "
+       "tRCD, tRAS, tRC and the clean-row tRP to 0, *_write sets tWR and the dirty-row precharge (tRP_DIRTY, or "
+       "tRP) to 0, and those precharges leave tRRD_PRE; CL, CWL, the data bus and the rest of the interface stay "
+       "(models/ref/mc.h, docs/memctrl.md). Needs mem.timing_check = false and ranks of that technology"},
       {"mem.timing_check", T::Bool, "true", 1, 0, {},
        "check every DRAM/NVM command against the device timing rules (models/ref/tcheck.h, docs/timing_checker.md); "
        "the first violation stops the run with exit status 3"},

@@ -87,6 +87,7 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
   if (cfg->wq_high < 1 || cfg->wq_high > cfg->wq_size)
     FAIL("mc: wq_high must be 1..write queue size (%u), got %u", cfg->wq_size, cfg->wq_high);
   if (cfg->wq_low >= cfg->wq_high) FAIL("mc: wq_low (%u) must be < wq_high (%u)", cfg->wq_low, cfg->wq_high);
+  if (cfg->ideal > MC_IDEAL_DRAM_READ) FAIL("mc: ideal must be an mc_ideal, got %u", cfg->ideal);
   if (cfg->rank_devs)
     for (uint32_t r = 0; r < cfg->ranks; ++r) {
       const dram_preset *rd = cfg->rank_devs[r];
@@ -121,6 +122,10 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
       m->ranks[r].idx = r;
       m->ranks[r].t = rd->t;
       m->ranks[r].pre_writes_all = (uint8_t)(rd->tech == DRAM_TECH_DRAM); /* every DRAM PRE restores the row */
+      const int nvm = rd->tech == DRAM_TECH_NVM;
+      m->ranks[r].ideal_rd = (uint8_t)(cfg->ideal == (nvm ? MC_IDEAL_NVM_READ : MC_IDEAL_DRAM_READ));
+      m->ranks[r].ideal_wr = (uint8_t)(cfg->ideal == (nvm ? MC_IDEAL_NVM_WRITE : MC_IDEAL_DRAM_WRITE));
+      mc_rank_timing(&m->ranks[r]);
       if (rd != d) m->mixed = 1;
     }
   m->nwords = (m->nbanks + 63) / 64;
@@ -184,6 +189,15 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
   mc_power_init(m);
   return 0;
 #undef FAIL
+}
+
+void mc_rank_timing(mc_rank_ *R) {
+  const dram_timing *p = &R->dev->t; /* the preset: R->t.RP may already be idealised */
+  R->rp_dirty = R->t.RP_DIRTY ? R->t.RP_DIRTY : p->RP;
+  if (R->ideal_rd) R->t.RCD = R->t.RAS = R->t.RC = R->t.RP = 0;
+  if (R->ideal_wr) R->t.WR = R->rp_dirty = 0;
+  R->wpre_clean = (uint8_t)(p->RRD_PRE && R->pre_writes_all && !R->ideal_rd);
+  R->wpre_dirty = (uint8_t)(p->RRD_PRE && !R->ideal_wr);
 }
 
 void mc_set_done(mc *m, mc_done_fn fn, void *ctx) {
@@ -501,6 +515,7 @@ static void apply_scaled(mc *m, mc_rank_ *R, const uint32_t v[3]) {
   R->t.RCD = v[0];
   R->t.WR = v[1];
   R->t.RP_DIRTY = v[2];
+  mc_rank_timing(R); /* the idealisation holds over a rescale */
   m->next_valid = 0;
   m->cand_valid = 0;
   m->floors_valid = 0;

@@ -84,6 +84,26 @@ typedef enum mc_cmd {
 /* Name of a command ("ACT", "PRE", "RD", "WR", "REF", "PDX"). */
 const char *mc_cmd_name(mc_cmd c);
 
+/* Idealisations (mc_cfg.ideal; HAC paper Sec. III-C, Fig. 3: "we separately set
+ * the NVM write latency, NVM read latency, DRAM write latency and DRAM read
+ * latency to 0"). Each removes what one technology adds to one direction, on
+ * the ranks of that technology (nvm_*: NVM and SCM presets, dram_*: DRAM),
+ * for every command issued:
+ *  - *_READ: the array read and the row cycle around it -- tRCD = 0 (a row
+ *    is in the row buffer as soon as it is activated), tRAS = tRC = 0, and a
+ *    clean row buffer precharges in 0 cycles (tRP = 0; the precharge a read's
+ *    row conflict waits for) without counting for tRRD_PRE.
+ *  - *_WRITE: the array write -- tWR = 0 (write recovery before PRE), a dirty
+ *    row buffer precharges in 0 cycles (tRP_DIRTY, or tRP for presets without
+ *    one: the row's write-back) and does not count for tRRD_PRE.
+ * The channel interface stays: CL, CWL, tBURST, the data bus and its
+ * turnarounds (tRTW, tWTR, tRTRS, tCCD), the command bus, tRRD, tFAW,
+ * refresh and power-down exits -- they are the same for both technologies on
+ * a channel, and bandwidth stays finite. */
+typedef enum mc_ideal {
+  MC_IDEAL_NONE = 0, MC_IDEAL_NVM_WRITE = 1, MC_IDEAL_NVM_READ = 2, MC_IDEAL_DRAM_WRITE = 3, MC_IDEAL_DRAM_READ = 4
+} mc_ideal;
+
 typedef struct mc_cfg {
   const dram_preset *dev;  /* device timing/geometry/energy (not copied; must outlive the engine) */
   uint32_t ranks;          /* ranks on the channel, >= 1 */
@@ -111,6 +131,7 @@ typedef struct mc_cfg {
    * until their completion cycle; mc_idle() ignores in-flight data. Scheduling
    * is the same either way. */
   int done_at_issue;
+  uint32_t ideal;          /* mc_ideal: a latency idealised away (MC_IDEAL_NONE = the device as specified) */
 } mc_cfg;
 
 /* Location of one atom inside the channel (from amap_decode). */
@@ -191,6 +212,9 @@ typedef struct mc_rank_ {
   const dram_preset *dev;          /* the rank's device (mc_cfg.rank_devs[r] or dev) */
   dram_timing t;                   /* its timing in force (the preset's, scaled by mc_scale_timing) */
   uint8_t pre_writes_all;          /* DRAM: every PRE restores the row (counts for tRRD_PRE) */
+  uint8_t wpre_clean, wpre_dirty;  /* a PRE of a clean / dirty row buffer counts for tRRD_PRE (mc_rank_timing) */
+  uint8_t ideal_rd, ideal_wr;      /* mc_cfg.ideal applies to this rank's reads / writes */
+  uint32_t rp_dirty;               /* PRE of a dirty row buffer -> ACT: tRP_DIRTY, or tRP (0 when ideal_wr) */
   uint8_t ref_pb;                  /* per-bank refresh in use on this rank */
   uint32_t refi_pb;                /* refresh interval per REF / REFPB (MC_NEVER-like 0 when not refreshing) */
   uint32_t gate_idle;              /* tGATE_IDLE in force (0 = no gating) */

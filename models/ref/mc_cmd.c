@@ -47,8 +47,8 @@ void mc_issue_pre(mc *m, mc_bank_ *B, uint64_t now, int conflict) {
   const dram_timing *t = &R->t;
   /* A dirty row buffer writes back to the array (tRP_DIRTY, when the preset
    * models the write there); array writes are spaced tRRD_PRE per rank. */
-  const uint32_t rp = B->dirty && t->RP_DIRTY ? t->RP_DIRTY : t->RP;
-  if (t->RRD_PRE && (B->dirty || R->pre_writes_all)) R->wpre_ok = now + t->RRD_PRE;
+  const uint32_t rp = B->dirty ? R->rp_dirty : t->RP;
+  if (pre_writes_array(R, B)) R->wpre_ok = now + t->RRD_PRE;
   if (B->dirty) m->st.pres_dirty++, R->n_pre_dirty++;
   B->dirty = 0;
   B->pre_conflict = (uint8_t)conflict; /* the next ACT opens the row a conflict asked for */

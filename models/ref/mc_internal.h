@@ -36,6 +36,16 @@ static inline uint32_t bank_index(const mc *m, uint32_t rank, uint32_t bg, uint3
 
 static inline mc_group_ *group_of(mc *m, const mc_bank_ *B) { return &m->groups[B->gi]; }
 
+/* 1 when a PRE of B now writes the cell array (spaced tRRD_PRE per rank): a
+ * dirty row buffer, or any DRAM row (restore), unless mc_cfg.ideal removed
+ * that direction's array time on the rank (mc_rank_timing). */
+static inline int pre_writes_array(const mc_rank_ *R, const mc_bank_ *B) {
+  return B->dirty ? R->wpre_dirty : R->wpre_clean;
+}
+/* The rank's derived timing (rp_dirty, wpre_*) and mc_cfg.ideal applied to
+ * R->t; after init and after every rescale of R->t. */
+void mc_rank_timing(mc_rank_ *R);
+
 static inline void log_cmd(mc *m, uint64_t now, mc_cmd c, const mc_bank_ *B, uint64_t row, uint32_t col) {
   if (m->cmd_log) m->cmd_log(m->cmd_ctx, now, c, B->rank, B->bg, B->ba, row, col);
 }

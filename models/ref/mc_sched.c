@@ -98,7 +98,7 @@ static inline uint32_t cand_class(const mc *m, const mc_bank_ *B, uint64_t *own)
     case C_COL: *own = B->col_ok; return B->cls_act + m->cfg.dev->bankgroups;
     case C_PRE: /* a PRE that writes the array also waits for the rank's tRRD_PRE */
       *own = B->pre_ok;
-      return B->cls_pre + (m->ranks[B->rank].t.RRD_PRE && (B->dirty || m->ranks[B->rank].pre_writes_all) ? 1 : 0);
+      return B->cls_pre + (pre_writes_array(&m->ranks[B->rank], B) ? 1 : 0);
     default: *own = MC_NEVER; return NIL;
   }
 }
@@ -222,7 +222,7 @@ uint64_t mc_sched_bank_earliest(const mc *m, const mc_bank_ *B) {
     case C_ACT: return max64(B->act_ok, max64(G->act_ok, rank_act_floor(m, R)));
     case C_PRE: {
       const uint64_t e = max64(B->pre_ok, m->row_bus_ok);
-      if (R->t.RRD_PRE && (B->dirty || R->pre_writes_all)) return max64(e, R->wpre_ok);
+      if (pre_writes_array(R, B)) return max64(e, R->wpre_ok);
       return e;
     }
     case C_COL: return max64(B->col_ok, max64(m->write_mode ? G->wr_ok : G->rd_ok, rank_col_floor(m, R)));
