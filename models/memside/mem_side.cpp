@@ -449,8 +449,7 @@ void MemSide::register_stats(StatsRegistry& S) {
   }
   if (const memside_derived* d = ops_->stat_derived)
     for (; d->name; ++d)
-      S.formula(p + ops_->stat_prefix + "." + d->name, d->desc, d->den ? Unit::Ratio : Unit::Count,
-                [this, d] { return derived_value(std::vector<MemSide*>{this}, *d); });
+      register_derived(S, p + ops_->stat_prefix + "." + d->name, d->desc, std::vector<MemSide*>{this}, *d);
   S.counter(p + "routed", "accesses of the L2 routed to a device", Unit::Count, &st2_.routed);
   S.counter(p + "held", "accesses held by the policy (e.g. while their line moved)", Unit::Count, &st2_.held);
   S.counter(p + "own_reads", "reads issued by the memory-side policy itself (migration, fill, probe)", Unit::Count,
@@ -458,17 +457,27 @@ void MemSide::register_stats(StatsRegistry& S) {
   S.counter(p + "own_writes", "writes issued by the memory-side policy itself", Unit::Count, &st2_.own_writes);
 }
 
-// A derived stat of the policy over partitions: sum(num counters) / sum(den counters), or the sum.
-double MemSide::derived_value(const std::vector<MemSide*>& parts, const memside_derived& d) {
-  double num = 0, den = 0;
+// The sum of the policy's counters in `mask` over partitions.
+double MemSide::derived_sum(const std::vector<MemSide*>& parts, uint64_t mask) {
+  double v = 0;
   for (MemSide* m : parts) {
     m->ops_->stat_values(m->st_.data(), m->pol_vals_.data());
-    for (size_t i = 0; i < m->pol_vals_.size(); ++i) {
-      if ((d.num >> i) & 1u) num += static_cast<double>(m->pol_vals_[i]);
-      if ((d.den >> i) & 1u) den += static_cast<double>(m->pol_vals_[i]);
-    }
+    for (size_t i = 0; i < m->pol_vals_.size(); ++i)
+      if ((mask >> i) & 1u) v += static_cast<double>(m->pol_vals_[i]);
   }
-  return d.den ? (den > 0 ? num / den : 0.0) : num;
+  return v;
+}
+
+// A derived stat of the policy over partitions: sum(num counters) / sum(den counters) (a ratio over a
+// measurement window: common/stats.h), or the sum.
+void MemSide::register_derived(StatsRegistry& S, const std::string& name, const std::string& desc,
+                               const std::vector<MemSide*>& parts, const memside_derived& d) {
+  const uint64_t num = d.num, den = d.den;
+  if (den)
+    S.ratio(name, desc, Unit::Ratio, [parts, num] { return derived_sum(parts, num); },
+            [parts, den] { return derived_sum(parts, den); });
+  else
+    S.formula(name, desc, Unit::Count, [parts, num] { return derived_sum(parts, num); });
 }
 
 uint64_t MemSide::policy_value(size_t i) const {
@@ -489,8 +498,8 @@ void MemSide::register_totals(StatsRegistry& S, const std::vector<MemSide*>& par
   }
   if (!parts.empty() && parts[0]->ops_->stat_derived)
     for (const memside_derived* d = parts[0]->ops_->stat_derived; d->name; ++d)
-      S.formula(std::string(parts[0]->ops_->stat_prefix) + "." + d->name, std::string(d->desc) + ", all partitions",
-                d->den ? Unit::Ratio : Unit::Count, [parts, d] { return derived_value(parts, *d); });
+      register_derived(S, std::string(parts[0]->ops_->stat_prefix) + "." + d->name,
+                       std::string(d->desc) + ", all partitions", parts, *d);
   auto sum = [parts](uint64_t memside_stats::*f) {
     return [parts, f]() {
       double s = 0;
@@ -522,17 +531,18 @@ void MemSide::register_totals(StatsRegistry& S, const std::vector<MemSide*>& par
             Unit::Byte, own(&Stats::own_write_bytes));
   S.formula("memside.demand_bytes", "bytes of the L2's accesses routed to the devices (their sectors), all partitions",
             Unit::Byte, own(&Stats::demand_bytes));
-  S.formula("mem.traffic_overhead",
-            "bytes moved at the devices (the L2's accesses + the memory-side policies' own transfers) / bytes of the "
-            "L2's accesses (HMS Fig. 13); 1 for flat memory",
-            Unit::Ratio, [parts] {
-              double demand = 0, all = 0;
-              for (MemSide* m : parts) {
-                demand += static_cast<double>(m->st2_.demand_bytes);
-                all += static_cast<double>(m->st2_.demand_bytes + m->st2_.own_read_bytes + m->st2_.own_write_bytes);
-              }
-              return demand > 0 ? all / demand : 0.0;
-            });
+  S.ratio(
+      "mem.traffic_overhead",
+      "bytes moved at the devices (the L2's accesses + the memory-side policies' own transfers) / bytes of the "
+      "L2's accesses (HMS Fig. 13); 1 for flat memory",
+      Unit::Ratio,
+      [parts] {
+        double all = 0;
+        for (MemSide* m : parts)
+          all += static_cast<double>(m->st2_.demand_bytes + m->st2_.own_read_bytes + m->st2_.own_write_bytes);
+        return all;
+      },
+      own(&Stats::demand_bytes));
 }
 
 }  // namespace strata

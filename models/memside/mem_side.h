@@ -179,7 +179,9 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   } st2_;
   mutable std::vector<uint64_t> pol_vals_;  // the policy's own counters (memside_ops.stat_values)
   uint64_t policy_value(size_t i) const;
-  static double derived_value(const std::vector<MemSide*>& parts, const memside_derived& d);
+  static double derived_sum(const std::vector<MemSide*>& parts, uint64_t mask);
+  static void register_derived(StatsRegistry& S, const std::string& name, const std::string& desc,
+                               const std::vector<MemSide*>& parts, const memside_derived& d);
   void register_stats(StatsRegistry& stats);
 };
 
