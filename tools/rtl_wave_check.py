@@ -68,7 +68,7 @@ def gtkw_signals(path):
     out = []
     for line in pathlib.Path(path).read_text().splitlines():
         line = line.strip()
-        if not line or line[0] in "[@-*#":
+        if not line or line[0] in "[@-*#^":
             continue
         out.append(re.sub(r"\[\d+:\d+\]$", "", line))
     return out

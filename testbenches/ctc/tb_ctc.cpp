@@ -318,11 +318,11 @@ class Bench {
     top_->clk_i = 0;
     top_->eval();
     if (tfp_) tfp_->dump(ctx_->time());
-    ctx_->timeInc(5);
+    ctx_->timeInc(500);  // 1 ns clock period (1 ps time unit): the 1 GHz memory-bus clock, HMS Table I
     top_->clk_i = 1;
     top_->eval();
     if (tfp_) tfp_->dump(ctx_->time());
-    ctx_->timeInc(5);
+    ctx_->timeInc(500);
     cycle_++;
   }
   uint32_t rsp_sig() const {

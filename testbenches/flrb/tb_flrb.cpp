@@ -118,7 +118,7 @@ class Harness {
   }
   void dump() {
     if (tfp_) tfp_->dump(ctx_->time());
-    ctx_->timeInc(5);
+    ctx_->timeInc(500);  // half of a 1 ns clock period (1 ps time unit): a 1 GHz controller clock in the trace
   }
 
   // Assert rst_ni for a few cycles; wait until the hash clear is done.
