@@ -291,6 +291,14 @@ void Config::load(const std::string& path, const std::vector<std::string>& sets)
   check_consistency();
 }
 
+void Config::derive(const std::vector<std::pair<std::string, std::string>>& values, const std::string& origin) {
+  for (const auto& [key, text] : values) {
+    const KeySpec* k = spec(key);
+    set_value(key, text, k && (k->type == KeyType::String || k->type == KeyType::Enum), origin);
+  }
+  check_consistency();
+}
+
 const std::string& Config::origin(const std::string& key) const {
   static const std::string none = "?";
   auto it = values_.find(key);

@@ -12,6 +12,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/input_error.h"  // ConfigError
@@ -51,6 +52,11 @@ class Config {
   const std::string& origin(const std::string& key) const;
   // Throw a ConfigError about `key` naming its origin.
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+
+  // Values the platform decides while it is built (e.g. the HMS DRAM-as-memory mode,
+  // memside.dcache.mode): each key set to its text as a file would set it, `origin` saying
+  // why, then the consistency checks of load(). Throws ConfigError.
+  void derive(const std::vector<std::pair<std::string, std::string>>& values, const std::string& origin);
 
   // The effective configuration, one "key = value  # origin" line per key (for runs/<dir>/config.txt).
   std::string dump() const;

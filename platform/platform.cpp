@@ -19,6 +19,7 @@
 #include "common/stats.h"
 #include "l2/l2_bank.h"
 #include "memctrl/mem_ctrl.h"
+#include "memctrl/scm_throttle.h"
 #include "memside/mem_side.h"
 #include "noc/xbar.h"
 #include "platform/module_cfg.h"
@@ -214,7 +215,7 @@ struct Sampler : sc_core::sc_module {
 }  // namespace
 
 struct Platform::Impl {
-  const Config& cfg;
+  Config cfg;  // the caller's, with the values decided while building (Config::derive: memside.dcache.mode)
   RunOptions opt;
   StatsRegistry stats;
   ProbeRegistry probes;  // time series (timeseries.csv, VCD)
@@ -229,6 +230,7 @@ struct Platform::Impl {
   std::vector<std::unique_ptr<MemCtrl>> mcs;
   std::vector<std::unique_ptr<MemSide>> sides;  // per memory partition
   std::unique_ptr<Sampler> sampler;
+  std::unique_ptr<ScmThrottle> throttle;  // mem.scm_throttle (HMS Sec. III-E), when on
   sc_core::sc_trace_file* tf = nullptr;
   double host_seconds = 0, sim_seconds = 0, mem_req_rate = 0, mem_access_rate = 0, peak_rss = 0, host_setup = 0;
   uint64_t program_footprint = 0;
@@ -236,6 +238,7 @@ struct Platform::Impl {
   // Measurement window (sim.warmup_instructions, sim.max_instructions): where it started.
   double window = 0, window_start_s = 0, warmup_insts = 0;
   uint64_t inst_base = 0;  // thread instructions at the window's start (the time series' gpu.instructions)
+  double dram_as_memory = -1;           // hms.dram_as_memory (memside.dcache.mode); -1: not an HMS run
 
   Impl(const Config& c, const RunOptions& o) : cfg(c), opt(o) { bstore_init(&golden); }
   ~Impl() {
@@ -248,7 +251,9 @@ struct Platform::Impl {
   // stacks with vaults, links, NDP SMs -- reuse them).
   void build_gpu(unsigned nsm, const SmCfg& sm, const L1Cfg& l1);
   void build_interconnect(unsigned nsm, unsigned nbanks, const XbarCfg& xb);
+  bool resolve_dcache_mode(const MemDevices& md);
   void build_memory_side(const MemDevices& md);
+  void build_scm_throttle();
   void build_l2(unsigned nbanks, const L2Cfg& l2c);
   void load_initial_data();
 };
@@ -298,6 +303,57 @@ bool write_file_atomic(const std::string& path, const std::function<bool(const s
   return !ec;
 }
 
+// DRAM-cache bytes per channel of policy dcache: memside.dcache.size, or memside.dcache.footprint_ratio of the
+// program's footprint (HMS Sec. IV-A) in whole DRAM rows (at least one), or 0 (= the map's DRAM part per channel).
+static uint64_t dcache_bytes_per_channel(const Config& C, const Program& prog, unsigned nch, uint64_t row) {
+  uint64_t b = C.size("memside.dcache.size");
+  if (const double ratio = C.f("memside.dcache.footprint_ratio"); ratio > 0) {
+    if (b) C.fail("memside.dcache.footprint_ratio", "expected either memside.dcache.size or a footprint ratio, got both");
+    b = std::max<uint64_t>(1, static_cast<uint64_t>(ratio * static_cast<double>(prog.footprint_bytes()) / nch) / row) * row;
+  }
+  return b;
+}
+
+// HMS modes (Sec. III-E: "when the memory footprint is small ... GPU's DRAM can be used as part of memory along
+// with SCM, rather than a cache. ... data can initially be placed in DRAM, with the remaining data mapped to
+// SCM"), memside.dcache.mode of policy dcache. DRAM-as-memory is not a policy of its own: it is the plain policy
+// over a map whose DRAM part comes first (contiguous), so the program's arrays, allocated from address 0, lie in
+// DRAM and what does not fit continues in SCM; no tags, the L2 keeps its tag-cache ways. The keys it changes are
+// set through Config::derive (config.txt shows them with the reason). auto: DRAM-as-memory when the program's
+// arrays end within the DRAM the cache would have (dcache_bytes_per_channel x channels, else the map's DRAM
+// part); the DRAM part is then that size. Returns true when it changed the configuration.
+bool Platform::Impl::resolve_dcache_mode(const MemDevices& md) {
+  const std::string mode = cfg.s("memside.dcache.mode");
+  if (cfg.s("memside.policy") != "dcache") {
+    if (mode != "cache")
+      cfg.fail("memside.dcache.mode", "expected cache unless memside.policy = dcache (DRAM-as-memory is an HMS mode), "
+                                      "got " + mode);
+    return false;
+  }
+  dram_as_memory = 0;
+  if (mode == "cache") return false;
+  unsigned dram_ch = 0;  // channels with a DRAM rank
+  for (unsigned c = 0; c < md.channels; ++c) {
+    bool d = false;
+    for (unsigned r = 0; r < md.ranks; ++r) d |= dram_mem_kind(md.at(c, r)) == AMAP_MEM_DRAM;
+    dram_ch += d;
+  }
+  if (!dram_ch) cfg.fail("memside.dcache.mode", "expected a DRAM rank to use as memory (mem.rank_devices), got " + mode);
+  uint64_t dram = dcache_bytes_per_channel(cfg, *program, dram_ch, md.iface->row_bytes) * dram_ch;
+  if (!dram) dram = cfg.size("addrmap.dram_size");
+  uint64_t end = 0;
+  for (const auto& a : program->arrays()) end = std::max<uint64_t>(end, a.base + a.bytes);
+  if (mode == "auto" && (!dram || end > dram)) return false;
+  std::vector<std::pair<std::string, std::string>> v = {
+      {"memside.policy", "plain"}, {"addrmap.part_order", "dram, scm"}, {"addrmap.part_interleave", "0"},
+      {"l2.ctc_ways", "0"}};
+  if (dram != cfg.size("addrmap.dram_size")) v.push_back({"addrmap.dram_size", std::to_string(dram)});
+  cfg.derive(v, "memside.dcache.mode = " + mode + ": DRAM-as-memory (the program's arrays end at " + bytes_text(end) +
+                    ", the DRAM holds " + bytes_text(dram) + ")");
+  dram_as_memory = 1;
+  return true;
+}
+
 // GPU: SMs (with their L1s) and the CTA dispatcher, running the program.
 void Platform::Impl::build_gpu(unsigned nsm, const SmCfg& sm, const L1Cfg& l1) {
   gpu.reset(new Gpu("gpu", nsm, sm, l1, &map, pool, &golden, cfg.b("sim.check"), stats));
@@ -337,18 +393,16 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
     if (devaddr_init(&m.geom[0], md.ranks, g->bankgroups, g->banks_per_group, g->row_bytes / g->atom_bytes,
                      g->atom_bytes, err, sizeof err) != 0)
       throw ConfigError(std::string("mem.device: ") + err);
-    for (unsigned r = 0; r < md.ranks; ++r) m.rank_kind[0][r] = static_cast<uint8_t>(dram_mem_kind(md.at(p, r)));
+    for (unsigned r = 0; r < md.ranks; ++r) {
+      m.rank_kind[0][r] = static_cast<uint8_t>(dram_mem_kind(md.at(p, r)));
+      m.rank_trcd[0][r] = md.at(p, r)->t.RCD;
+      m.rank_twr[0][r] = md.at(p, r)->t.WR;
+    }
     m.swap.a = cfg.size("memside.swap.a");
     m.swap.b = cfg.size("memside.swap.b");
     m.swap.after = static_cast<uint64_t>(cfg.i("memside.swap.after"));
     m.swap.seg_bytes = static_cast<uint32_t>(cfg.size("memside.swap.segment"));
-    m.dcache.cache_bytes = cfg.size("memside.dcache.size");
-    if (const double ratio = cfg.f("memside.dcache.footprint_ratio"); ratio > 0) {  // HMS Sec. IV-A
-      if (m.dcache.cache_bytes)
-        cfg.fail("memside.dcache.footprint_ratio", "expected either memside.dcache.size or a footprint ratio, got both");
-      const uint64_t row = g->row_bytes, fp = program->footprint_bytes();
-      m.dcache.cache_bytes = std::max<uint64_t>(1, static_cast<uint64_t>(ratio * static_cast<double>(fp) / nch) / row) * row;
-    }
+    m.dcache.cache_bytes = dcache_bytes_per_channel(cfg, *program, nch, g->row_bytes);  // HMS Sec. IV-A
     if (!m.dcache.cache_bytes)  // the DRAM part of the map, per channel serving it
       for (unsigned k = 0; k < map.nparts; ++k)
         if (map.part[k].mem == AMAP_MEM_DRAM && map.part[k].nch) m.dcache.cache_bytes = map.part[k].bytes / map.part[k].nch;
@@ -376,6 +430,29 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
       throw ConfigError("key 'memside.policy' (" + cfg.s("memside.policy") + "): " + e.what());
     }
     sides.back()->connect(mcs[p]->tsock, &device[p]);
+  }
+}
+
+// SCM throttling (HMS Sec. III-E; mem.scm_throttle.*, off unless a threshold is set): one window event for all
+// stacks; the memory-side policy of the throttled channel's partition hears of every change (the DRAM cache's
+// bypass numerators follow the SCM timing in force).
+void Platform::Impl::build_scm_throttle() {
+  if (!(cfg.f("mem.scm_throttle.threshold_w") > 0)) return;
+  scmthr_cfg tc{};
+  tc.threshold_w = cfg.f("mem.scm_throttle.threshold_w");
+  tc.window_ps = static_cast<uint64_t>(std::llround(cfg.f("mem.scm_throttle.window_us") * 1e6));
+  tc.rcd_mult = static_cast<uint32_t>(cfg.i("mem.scm_throttle.rcd_mult"));
+  tc.wr_mult = static_cast<uint32_t>(cfg.i("mem.scm_throttle.wr_mult"));
+  std::vector<MemCtrl*> mcv;
+  for (auto& m : mcs) mcv.push_back(m.get());
+  Impl* ip = this;
+  try {
+    throttle.reset(new ScmThrottle("scm_throttle", tc, static_cast<unsigned>(cfg.i("mem.scm_throttle.stack_channels")),
+                                   mcv, stats, [ip](unsigned ch, unsigned r, const dram_timing& t) {
+                                     ip->sides[ch]->timing_changed(0, r, t.RCD, t.WR);  // partition ch, device 0
+                                   }));
+  } catch (const std::invalid_argument& e) {
+    cfg.fail("mem.scm_throttle.threshold_w", e.what());
   }
 }
 
@@ -415,14 +492,15 @@ void Platform::build() {
   const double t0 = host_now();
   Scheduler::get();  // the models' event scheduler, a top-level module (common/sched.h)
 
-  // Memory devices (a preset per channel and rank) and the static address map.
-  const MemDevices md = mem_devices(C);
+  // Memory devices (a preset per channel and rank), the workload program (arrays, kernels), the HMS mode
+  // (it may depend on the program's footprint and change the map's keys), the static address map, then the
+  // program's initial data into the golden memory.
+  MemDevices md = mem_devices(C);
   const unsigned nbanks = static_cast<unsigned>(C.i("l2.banks"));
-  init_address_map(C, md, &P.map);
-
-  // Workload program (arrays, kernels, initial data into the golden memory).
   P.program = make_workload_program(C);
   check_footprint(C, *P.program);
+  if (P.resolve_dcache_mode(md)) md = mem_devices(C);
+  init_address_map(C, md, &P.map);
   P.program->init(&P.golden, nullptr);
 
   // GPU.
@@ -445,6 +523,7 @@ void Platform::build() {
                         std::to_string(P.map.part[0].bytes));
   }
   P.load_initial_data();
+  P.build_scm_throttle();
 
   // L2 banks between the crossbar and the memory side.
   P.build_l2(nbanks, l2_cfg(C));  // l2.banks = nbanks
@@ -462,7 +541,10 @@ void Platform::build() {
 
   // Sampler, time series, VCD.
   P.sampler.reset(new Sampler("sampler", C.f("sim.epoch_ns"), P.gpu.get(), P.probes));
-  P.gpu->on_finished([s = P.sampler.get()] { s->stop(); });  // the last sample is the end of the run
+  P.gpu->on_finished([s = P.sampler.get(), t = P.throttle.get()] {  // the last sample is the end of the run
+    s->stop();
+    if (t) t->stop();
+  });
   if (!P.opt.vcd.empty()) {
     std::string base = P.opt.vcd;
     if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
@@ -500,6 +582,10 @@ void Platform::build() {
   P.stats.value("host.peak_rss_bytes", "peak resident memory of the simulator process", Unit::Byte, &P.peak_rss);
   P.stats.level("host.process_runs", "model process activations by the event scheduler (common/sched.h)", Unit::Count,
                   [] { return static_cast<double>(Scheduler::get().activations()); });
+  if (P.dram_as_memory >= 0)
+    P.stats.value("hms.dram_as_memory",
+                  "1: the DRAM rank served as memory (memside.dcache.mode = memory, or auto on a footprint that fits "
+                  "it; HMS Sec. III-E), 0: as the DRAM cache", Unit::Count, &P.dram_as_memory);
   P.stats.level("workload.footprint_bytes", "bytes of all arrays of the workload", Unit::Byte,
                   [ip] { return static_cast<double>(ip->program->footprint_bytes()); });
   P.host_setup = host_now() - t0;
@@ -522,6 +608,7 @@ int Platform::run() {
   P.sampler->ctrl_requests_ = [&P] { return P.stats.total("mem.reads") + P.stats.total("mem.writes"); };
   P.sampler->host_start_ = P.sampler->last_print_ = host_now();
   P.sampler->start();
+  if (P.throttle) P.throttle->start();
 
   const double t0 = host_now();
   const double max_us = C.f("sim.max_time_us");

@@ -106,6 +106,20 @@ static std::vector<KeySpec> build_schema() {
        "the first violation stops the run with exit status 3"},
       {"mem.timing_check_device", T::String, "", 1, 0, {},
        "device preset the timing checker checks against (empty = mem.device; same bank geometry required)"},
+      {"mem.scm_throttle.threshold_w", T::Float, "0", 0, 1e6, {},
+       "SCM power throttling (HMS Sec. III-E): a memory stack whose SCM ranks averaged more than this many watts "
+       "over the last window runs the next one with tRCD and tWR scaled (mem.scm_throttle.rcd_mult / wr_mult); "
+       "0 = off"},
+      {"mem.scm_throttle.window_us", T::Float, "1", 0.001, 1e6, {},
+       "SCM throttling: window over which the SCM power is averaged and the decision taken, microseconds "
+       "(Strata choice; the paper gives none)"},
+      {"mem.scm_throttle.rcd_mult", T::Int, "2", 1, 16, {},
+       "SCM throttling: tRCD multiplier while throttled (HMS Sec. III-E, Fig. 20: 2, \"doubled\"; 1 = tRCD kept)"},
+      {"mem.scm_throttle.wr_mult", T::Int, "2", 1, 16, {},
+       "SCM throttling: tWR multiplier while throttled (HMS Sec. III-E, Fig. 20: 2; 1 = tWR kept)"},
+      {"mem.scm_throttle.stack_channels", T::Int, "8", 1, 256, {},
+       "SCM throttling: consecutive channels per memory stack, the unit throttled together (an HBM2 stack has 8 "
+       "channels); a divisor of mem.channels"},
       {"addrmap.layout", T::String, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 1, 0, {},
        "address layout, least significant field first (models/ref/addrmap.h); \"auto\" derives one from the "
        "device geometry (one 128 B line per channel chunk, channel, bank group, columns, bank, rank, row)"},
@@ -141,6 +155,12 @@ static std::vector<KeySpec> build_schema() {
        "policy dcache: DRAM-cache bytes of all channels as a fraction of the workload's footprint (HMS Sec. IV-A: "
        "0.375, a 37.5 MiB DRAM cache for a 100 MiB workload), rounded down to whole DRAM rows per channel (at least "
        "one); 0 = memside.dcache.size"},
+      {"memside.dcache.mode", T::Enum, "cache", 1, 0, {"cache", "memory", "auto"},
+       "policy dcache (HMS Sec. III-E): cache = the DRAM rank caches the SCM rank; memory = DRAM-as-memory: the "
+       "plain policy over a map with the DRAM part first (addrmap.part_order = \"dram, scm\", contiguous, no tags, "
+       "no tag cache), the program in DRAM and what does not fit in SCM; auto = memory when the workload's footprint "
+       "fits the DRAM the cache would have (memside.dcache.size x channels, the footprint ratio, or "
+       "addrmap.dram_size), else cache"},
       {"memside.dcache.org", T::Enum, "amil", 1, 0, {"amil", "tad"},
        "policy dcache: where the tags live: amil = all of a row's metadata in its last column (HMS Sec. III-B, "
        "Fig. 7c); tad = each line's tag with its data (Fig. 7b, the paper's HMST: 8 column reads per row probe)"},
@@ -198,6 +218,13 @@ void Config::check_consistency() const {
     if (!ctc_l2_data_way_mask(static_cast<uint32_t>(i("l2.assoc")), static_cast<uint32_t>(i("l2.ctc_ways"))))
       fail("l2.ctc_ways", "expected an L2 of at least " + std::to_string(CTC_MAX_L2_WAYS) + " ways (l2.assoc = " +
                               std::to_string(i("l2.assoc")) + ")");
+  }
+  if (f("mem.scm_throttle.threshold_w") > 0) {
+    if (i("mem.channels") % i("mem.scm_throttle.stack_channels") != 0)
+      fail("mem.scm_throttle.stack_channels", "expected a divisor of mem.channels (" + std::to_string(i("mem.channels")) +
+                                                  "), got " + std::to_string(i("mem.scm_throttle.stack_channels")));
+    if (i("mem.scm_throttle.rcd_mult") == 1 && i("mem.scm_throttle.wr_mult") == 1)
+      fail("mem.scm_throttle.wr_mult", "expected tRCD or tWR scaled (rcd_mult or wr_mult > 1) with throttling on, got 1 and 1");
   }
   if (!repl_find(s("l2.policy").c_str()))
     fail("l2.policy", std::string("expected one of ") + repl_names() + ", got '" + s("l2.policy") + "'");

@@ -61,6 +61,7 @@ enum class Stage : uint16_t {
   MemSide = 450,     // memory-side controller of partition i
   L2 = 500,          // L2 bank i
   NdpSm = 600,       // SM i on a stack's logic layer (near-data processing)
+  Throttle = 59000,  // memory power management (SCM throttling): a window's end, after the models due then
   Sampler = 60000,   // after every model due at the same time
 };
 struct Order {

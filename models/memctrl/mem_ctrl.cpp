@@ -708,6 +708,9 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
               });
     S.formula(join(p, "energy_j"), std::string("energy of the ") + dram_kind_name(k) + " ranks (each its own preset)",
               Unit::Joule, [per_rank] { return per_rank([](MemCtrl* m, unsigned r) { return m->rank_energy(r).total; }); });
+    S.ratio(join(p, "power_w"), std::string("average power of the ") + dram_kind_name(k) + " ranks: energy_j / simulated time",
+            Unit::Watt, [per_rank] { return per_rank([](MemCtrl* m, unsigned r) { return m->rank_energy(r).total; }); },
+            secs);
   }
   S.formula("mem.gate_wakeups", "NVM power-gating wake-ups, all channels", Unit::Count,
             [sum] { return sum(&mc_stats::gate_wakeups); });

@@ -85,6 +85,7 @@ class MemCtrl : public sc_core::sc_module {
   bool idle() const;
 
   const dram_preset& device() const { return *dev_; }
+  unsigned rank_count() const { return mc_.cfg.ranks; }
   // Preset of rank r (McCfg::engine.rank_devs, or device()).
   const dram_preset& rank_device(unsigned r) const { return rank_dev_.empty() ? *dev_ : *rank_dev_[r]; }
   unsigned channel() const { return ch_; }
@@ -108,17 +109,22 @@ class MemCtrl : public sc_core::sc_module {
   // on the engine and the same tcheck_scale on the timing checker, so the
   // checker follows the throttled device. Returns false (nothing changed) on
   // invalid multipliers.
+  // The engine's next event is re-evaluated (it can only move earlier).
   bool scale_timing(unsigned rcd_mult, unsigned wr_mult) {
     if (mc_scale_timing(&mc_, rcd_mult, wr_mult) != 0) return false;
     if (tc_on_) tcheck_scale(&tc_, rcd_mult, wr_mult);
+    schedule();
     return true;
   }
   // The same for rank r only (HMS throttles the SCM rank of a mixed channel).
   bool scale_rank_timing(unsigned r, unsigned rcd_mult, unsigned wr_mult) {
     if (mc_scale_rank_timing(&mc_, r, rcd_mult, wr_mult) != 0) return false;
     if (tc_on_) tcheck_scale_rank(&tc_, r, rcd_mult, wr_mult);
+    schedule();
     return true;
   }
+  // Timing of rank r in force (its preset's, scaled by scale_rank_timing).
+  const dram_timing& rank_timing(unsigned r) const { return mc_.ranks[r].t; }
   // The built-in timing checker (nullptr when McCfg::check_dev is null).
   const tcheck* timing_checker() const { return tc_on_ ? &tc_ : nullptr; }
   // End of run: brings an idle engine's refreshes up to the current time

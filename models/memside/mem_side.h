@@ -91,6 +91,11 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   // Nothing held, queued or outstanding.
   bool idle() const;
   const char* policy_name() const { return ops_->name; }
+  // Rank `rank` of device `dev` now runs with tRCD trcd and tWR twr (device
+  // cycles; SCM throttling): tells the policy (memside_ops.timing_changed).
+  void timing_changed(unsigned dev, unsigned rank, uint32_t trcd, uint32_t twr) {
+    if (ops_->timing_changed) ops_->timing_changed(st_.data(), dev, rank, trcd, twr);
+  }
 
   // memside.moves, memside.moved_bytes, memside.remaps, memside.held,
   // memside.own_read_bytes, memside.own_write_bytes (sums over partitions).

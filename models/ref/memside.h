@@ -92,6 +92,10 @@ typedef struct memside_cfg {
   uint32_t dev_channel[MEMSIDE_MAX_DEVS];    /* global channel index of each */
   devaddr_geom geom[MEMSIDE_MAX_DEVS];       /* device-address geometry of each */
   uint8_t rank_kind[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS]; /* AMAP_MEM_* of each rank of each */
+  /* tRCD and tWR of each rank of each, device cycles, as the run starts (its
+   * preset's); memside_ops.timing_changed reports later changes. */
+  uint32_t rank_trcd[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS];
+  uint32_t rank_twr[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS];
   /* policy "swap" / "swap_forget" (worked example, docs/architecture.md):
    * after `after` routed accesses, exchange the segments of `seg_bytes`
    * holding physical addresses a and b (both in this partition). */
@@ -160,6 +164,12 @@ typedef struct memside_ops {
   void (*complete)(void *st, const memside_req *rq, const memside_target *t);
   /* One of the policy's own transfers has completed (a read's buf is filled). */
   void (*done)(void *st, uint64_t tag);
+  /* The timing of rank `rank` of device `dev` changed during the run (SCM
+   * throttling, HMS Sec. III-E: tRCD and/or tWR scaled): they are now trcd
+   * and twr device cycles (memside_cfg.rank_trcd / rank_twr: the values the
+   * run started with). A policy whose decisions depend on them (the DRAM
+   * cache's bypass numerators, Eq. 1) follows. */
+  void (*timing_changed)(void *st, uint32_t dev, uint32_t rank, uint32_t trcd, uint32_t twr);
   /* Work in progress (transfers outstanding or accesses held). */
   int (*busy)(const void *st);
   void (*stats)(const void *st, memside_stats *out);

@@ -979,6 +979,21 @@ _Static_assert(S_NSTATS <= 64, "derived stats index counters by bit");
 
 static void dc_values(const void *st, uint64_t *out) { memcpy(out, ((const dc_st *)st)->st, sizeof(uint64_t) * S_NSTATS); }
 
+/* SCM throttling (Sec. III-E) scales the SCM rank's tRCD/tWR at run time: the bypass scorer's Eq. 1
+ * numerators (the SCM penalty per access, Sec. III-C1) follow the timing in force (bps_set_numerators). */
+static void dc_timing_changed(void *st, uint32_t dev, uint32_t rank, uint32_t trcd, uint32_t twr) {
+  dc_st *s = (dc_st *)st;
+  if (dev >= MEMSIDE_MAX_DEVS || rank >= AMAP_MAX_RANKS) return;
+  s->cfg.rank_trcd[dev][rank] = trcd;
+  s->cfg.rank_twr[dev][rank] = twr;
+  if (!s->bypass || dev != 0) return;
+  bps_cfg_t bc = s->bps.cfg;
+  const uint32_t c = s->cache_rank, m = s->scm_rank;
+  if (bps_cfg_timing(&bc, s->cfg.rank_trcd[0][c], s->cfg.rank_trcd[0][m], s->cfg.rank_twr[0][c],
+                     s->cfg.rank_twr[0][m]) == 0)
+    (void)bps_set_numerators(&s->bps, bc.num_rd, bc.num_wr); /* beyond BPS_NUM_MAX: the scorer keeps the last */
+}
+
 /* BEARi (Sec. IV-B): the DRAM cache with BEAR's ideal DRAM Cache Presence (presence known without an L2
  * lookup or a probe: no tag traffic at all), its bandwidth-aware bypass (bab_fill), the TAD organisation
  * of the Alloy cache BEAR builds on, and Strata's 256 B lines (the paper's Fig. 16b variant; its main
@@ -1015,6 +1030,7 @@ static int beari_init(void *st, const memside_cfg *cfg, const memside_env *env, 
   .complete = dc_complete,              \
   .done = dc_done,                      \
   .busy = dc_busy,                      \
+  .timing_changed = dc_timing_changed,  \
   .stats = dc_stats,                    \
   .stat_prefix = "dcache",              \
   .stat_names = dc_names,               \

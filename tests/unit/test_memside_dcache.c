@@ -360,6 +360,69 @@ static void bypass_decisions_are_the_scorers(void **state) {
   free(r.st);
 }
 
+/* SCM throttling (Sec. III-E) doubles the SCM rank's tRCD and tWR mid-run: memside_ops.timing_changed moves
+ * the scorer's Eq. 1 numerators to the new timing (106/1090 -> 226/2210 cycles: 240 - 14, + 2000 - 16), so
+ * from then on the decisions are those of a shadow scorer switched at the same access, and not all those of
+ * one left at the preset's numerators; back at the preset's timing the numerators return. */
+static void throttled_timing_moves_the_numerators(void **state) {
+  (void)state;
+  memside_cfg c = g_cfg;
+  c.dcache.bypass = 1;
+  c.dcache.num_rd = 106;
+  c.dcache.num_wr = 1090;
+  c.dcache.seed = 7;
+  c.rank_trcd[0][0] = 14, c.rank_twr[0][0] = 16;    /* hbm2 */
+  c.rank_trcd[0][1] = 120, c.rank_twr[0][1] = 1000; /* scm_mlc */
+  rig r;
+  rig_init_cfg(&r, &c);
+  assert_non_null(r.o->timing_changed);
+  bps_cfg_t bc;
+  bps_cfg_default(&bc);
+  bc.num_rd = 106;
+  bc.num_wr = 1090;
+  bc.lfsr_seed = 7;
+  bps_t moved, kept;
+  assert_int_equal(bps_init(&moved, &bc), 0);
+  assert_int_equal(bps_init(&kept, &bc), 0);
+  enum { N = 112, SWITCH = 32, LIFT = 80 }; /* 112 blocks, 112 empty slots: no victims */
+  uint64_t pa[N];
+  block_lines(pa, N);
+  int from = 0, differ = 0;
+  for (unsigned i = 0; i < N; ++i) {
+    if (i == SWITCH) {
+      r.o->timing_changed(r.st, 0, 0, 14, 16); /* the DRAM rank unchanged: nothing moves */
+      r.o->timing_changed(r.st, 0, 1, 240, 2000);
+      assert_int_equal(bps_set_numerators(&moved, 226, 2210), 0);
+    }
+    if (i == LIFT) { /* lifted: the preset's numerators again */
+      r.o->timing_changed(r.st, 0, 1, 120, 1000);
+      assert_int_equal(bps_set_numerators(&moved, 106, 1090), 0);
+    }
+    const unsigned sectors = (1u << (1 + i % 4)) - 1u;
+    uint32_t tk = 0;
+    memside_target t;
+    if (route_s(&r, pa[i], 0, sectors, &tk, &t) == MEMSIDE_HOLD) {
+      finish_xfers(&r, &from);
+      assert_int_equal(route_s(&r, pa[i], 0, sectors, &tk, &t), MEMSIDE_GO);
+    }
+    uint32_t ncols = 0;
+    for (unsigned m = sectors; m; m &= m - 1) ++ncols;
+    const bps_access_t a = {ncols, false, 1};
+    bps_result_t want, old;
+    bps_miss(&moved, &a, false, 0, &want);
+    bps_miss(&kept, &a, false, 0, &old);
+    differ += want.fill != old.fill;
+    const memside_req rq = {pa[i], 0, MEMSIDE_FILL, (uint8_t)sectors};
+    r.o->complete(r.st, &rq, &t);
+    assert_int_equal(r.f.n > from, want.fill);
+    finish_xfers(&r, &from);
+    finish_xfers(&r, &from);
+  }
+  assert_true(differ > 0); /* the new numerators changed decisions */
+  assert_false(r.o->busy(r.st));
+  free(r.st);
+}
+
 /* A write to a line whose fill is being decided waits for the decision; when the line bypasses, the write
  * (and what queued behind it) goes to SCM, and the line never enters DRAM. Numerators 0 (SCM as fast as
  * DRAM) make every decision a first-level bypass. */
@@ -508,6 +571,7 @@ int main(void) {
       cmocka_unit_test(write_allocate),
       cmocka_unit_test(dirty_victim_written_back),
       cmocka_unit_test(bypass_decisions_are_the_scorers),
+      cmocka_unit_test(throttled_timing_moves_the_numerators),
       cmocka_unit_test(write_behind_a_bypassed_line_goes_to_scm),
       cmocka_unit_test(tad_probe_reads_every_line),
       cmocka_unit_test(beari_sampled_groups),
