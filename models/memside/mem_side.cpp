@@ -35,8 +35,10 @@ MemSide::MemSide(sc_core::sc_module_name name, const memside_ops* ops, const mem
   resp_port_.assign(up_, 0);
   rel_q_.resize(cfg_.ndevs);
   rel_wait_.assign(cfg_.ndevs, nullptr);
-  own_.resize(MEMSIDE_XFER_SLOTS);
+  own_.resize(MEMSIDE_XFER_SLOTS + MEMSIDE_MIRROR_SLOTS);  // the policy's transfers, then demand-write copies
   for (uint32_t i = MEMSIDE_XFER_SLOTS; i-- > 0;) own_free_.push_back(i);
+  mirror_.resize(MEMSIDE_MIRROR_SLOTS);
+  for (uint32_t i = MEMSIDE_MIRROR_SLOTS; i-- > 0;) mirror_free_.push_back(i);
   own_queue_.resize(cfg_.ndevs);
   own_wait_.assign(cfg_.ndevs, nullptr);
   tsock.register_nb_transport_fw(this, &MemSide::nb_transport_fw);
@@ -78,7 +80,8 @@ uint8_t MemSide::kind_of(uint64_t line) const {
 bool MemSide::idle() const {
   for (unsigned d = 0; d < cfg_.ndevs; ++d)
     if (!rel_q_[d].empty() || rel_wait_[d]) return false;
-  return !held_n_ && up_wait_order_.empty() && own_free_.size() == own_.size() &&
+  return !held_n_ && up_wait_order_.empty() && own_free_.size() == MEMSIDE_XFER_SLOTS &&
+         mirror_free_.size() == mirror_.size() &&
          !(ops_->busy && ops_->busy(st_.data()));
 }
 
@@ -92,6 +95,7 @@ int MemSide::ask(tlm_generic_payload& gp, memside_target* t, uint32_t* ticket) {
   const int r = ops_->route(st_.data(), &rq, ticket, t);
   if (r == MEMSIDE_GO) {
     if (t->dev >= cfg_.ndevs) fatal("policy routed to device " + std::to_string(t->dev));
+    if (t->mirror) queue_mirror(gp, *t);
     ++st2_.routed;
     st2_.demand_bytes += static_cast<uint64_t>(__builtin_popcount(rq.sectors)) * kSectorBytes;
   }
@@ -158,11 +162,17 @@ void MemSide::park(tlm_generic_payload* gp, uint32_t ticket) {
 tlm_sync_enum MemSide::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
   const unsigned port = static_cast<unsigned>(id);
   if (ph == tlm::BEGIN_REQ) {
-    memside_target t;
+    memside_target t{};
     uint32_t ticket = 0;
     if (ask(gp, &t, &ticket) == MEMSIDE_GO) {  // straight through, the device's back-pressure is the L2's
       to_device(gp, t);
-      return isock[static_cast<int>(dev_port(t.dev, port))]->nb_transport_fw(gp, ph, d);
+      if (!line_released(t.dev, gp.get_address()))
+        return isock[static_cast<int>(dev_port(t.dev, port))]->nb_transport_fw(gp, ph, d);
+      GpuExt::get(gp).push_hop(port);  // behind a released request to its line: it goes out after it
+      rel_q_[t.dev].push_back(&gp);
+      send_released();
+      ph = tlm::END_REQ;
+      return tlm::TLM_UPDATED;
     }
     if (held_n_ < kHeldMax) {
       hold(port, gp, ticket);
@@ -205,7 +215,10 @@ tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phas
   }
   if (ph == tlm::BEGIN_RESP) {
     GpuExt& e = GpuExt::get(gp);
-    memside_target t{dev, static_cast<uint8_t>(e.mem_type), gp.get_address()};
+    memside_target t{};
+    t.dev = dev;
+    t.kind = static_cast<uint8_t>(e.mem_type);
+    t.addr = gp.get_address();
     gp.set_address(e.phys_addr);
     if (ops_->complete) {
       const memside_req rq = {e.phys_addr, static_cast<uint8_t>(gp.is_write()), static_cast<uint8_t>(e.cls),
@@ -247,7 +260,7 @@ void MemSide::release_process() {
     held_node_[n].next = held_free_;
     held_free_ = n;
     --held_n_;
-    memside_target t;
+    memside_target t{};
     if (ask(*h.gp, &t, &h.ticket) == MEMSIDE_GO) {
       to_device(*h.gp, t);
       rel_q_[t.dev].push_back(h.gp);
@@ -261,10 +274,16 @@ void MemSide::release_process() {
     up_wait_order_.erase(up_wait_order_.begin());
     Held h = up_wait_[port];
     up_wait_[port] = Held{};
-    memside_target t;
+    memside_target t{};
     tlm_phase ph = tlm::END_REQ;
     sc_time d = SC_ZERO_TIME;
-    if (ask(*h.gp, &t, &h.ticket) == MEMSIDE_GO) {
+    const bool go = ask(*h.gp, &t, &h.ticket) == MEMSIDE_GO;
+    if (go && line_released(t.dev, t.addr - t.addr % kLineBytes)) {
+      to_device(*h.gp, t);  // behind a released request to its line: it goes out after it
+      GpuExt::get(*h.gp).push_hop(port);
+      rel_q_[t.dev].push_back(h.gp);
+      send_released();
+    } else if (go) {
       to_device(*h.gp, t);
       ph = tlm::BEGIN_REQ;
       const tlm_sync_enum r = isock[static_cast<int>(dev_port(t.dev, port))]->nb_transport_fw(*h.gp, ph, d);
@@ -277,6 +296,21 @@ void MemSide::release_process() {
     }
     tsock[static_cast<int>(port)]->nb_transport_bw(*h.gp, ph, d);  // END_REQ: the L2 may send its next request
   }
+}
+
+// A request released earlier to device line `line` (device address) has not
+// reached the device yet: a request routed now to that line must follow it
+// (a write released by the policy and a read of the same line routed at once
+// must reach the device in that order). Scans the release queue, which is
+// short: it holds what the policy released and the device has not taken.
+bool MemSide::line_released(unsigned dev, uint64_t line) const {
+  const auto same = [line](const tlm_generic_payload* g) {
+    return g && g->get_address() - g->get_address() % kLineBytes == line;
+  };
+  if (same(rel_wait_[dev])) return true;
+  for (const tlm_generic_payload* g : rel_q_[dev])
+    if (same(g)) return true;
+  return false;
 }
 
 // Released requests go out on their device's release port in order, one
@@ -295,6 +329,26 @@ void MemSide::send_released() {
 }
 
 // ------------------------------------------------------------ own transfers
+
+// A write the policy routed with a mirror: its bytes also go to t.mirror_addr, as a transfer of the
+// policy's own (done(t.mirror_tag) when written).
+void MemSide::queue_mirror(tlm_generic_payload& gp, const memside_target& t) {
+  const GpuExt& e = GpuExt::get(gp);
+  if (!gp.is_write() || t.mirror_dev >= cfg_.ndevs || t.mirror_addr % kLineBytes || mirror_free_.empty())
+    fatal("policy mirror outside the shell's contract (a write, a 128 B-aligned line, at most " +
+          std::to_string(MEMSIDE_MIRROR_SLOTS) + " in flight)");
+  const uint32_t m = mirror_free_.back(), s = MEMSIDE_XFER_SLOTS + m;
+  mirror_free_.pop_back();
+  Mirror& b = mirror_[m];
+  std::memcpy(b.data, gp.get_data_ptr(), kLineBytes);
+  b.byte_mask[0] = e.byte_mask[0];
+  b.byte_mask[1] = e.byte_mask[1];
+  b.sector_mask = e.sector_mask;
+  memside_xfer x{t.mirror_dev, t.mirror_addr, kLineBytes, 1, MEMSIDE_WRITEBACK, b.data, t.mirror_tag};
+  own_[s] = Own{x, 1, 0, 1, static_cast<int>(m)};
+  own_queue_[t.mirror_dev].push_back(s);
+  own_ev_.notify(SC_ZERO_TIME);
+}
 
 int MemSide::env_issue(void* ctx, const memside_xfer* x) {
   MemSide* self = static_cast<MemSide*>(ctx);
@@ -346,7 +400,15 @@ void MemSide::send_own(unsigned dev) {
       e.tag = s;
       e.sector_mask = static_cast<uint8_t>(((1u << (n / kSectorBytes)) - 1u) << (in_line / kSectorBytes));
       e.issue_ps = sim_now().value() / sc_time(1, sc_core::SC_PS).value();
-      if (o.x.write) {
+      if (o.mirror >= 0) {  // a demand write's copy: its bytes and masks
+        const Mirror& b = mirror_[static_cast<size_t>(o.mirror)];
+        std::memcpy(gp->get_data_ptr(), b.data, kLineBytes);
+        e.byte_mask[0] = b.byte_mask[0];
+        e.byte_mask[1] = b.byte_mask[1];
+        e.sector_mask = b.sector_mask;
+        ++st2_.own_writes;
+        st2_.own_write_bytes += static_cast<uint64_t>(__builtin_popcount(b.sector_mask)) * kSectorBytes;
+      } else if (o.x.write) {
         std::memcpy(gp->get_data_ptr() + in_line, o.x.buf + off, n);
         e.set_bytes(in_line, n);
         ++st2_.own_writes;
@@ -380,7 +442,8 @@ void MemSide::own_response(unsigned dev, tlm_generic_payload& gp) {
   gp.release();
   if (--o.left) return;
   const uint64_t tag = o.x.tag;
-  own_free_.push_back(s);
+  if (o.mirror >= 0) mirror_free_.push_back(static_cast<uint32_t>(o.mirror));
+  else own_free_.push_back(s);
   if (ops_->done) ops_->done(st_.data(), tag);
 }
 

@@ -105,7 +105,15 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   struct Own {  // a policy transfer in the shell
     memside_xfer x;
     unsigned parts = 0, sent = 0, left = 0;  // line requests: in all, sent, not yet answered
+    int mirror = -1;  // >= 0: the copy of a demand write (memside_target.mirror), its bytes in mirror_[mirror]
   };
+  struct Mirror {  // the bytes of a demand write copied to a second place
+    unsigned char data[kLineBytes];
+    uint64_t byte_mask[2];
+    uint8_t sector_mask;
+  };
+  void queue_mirror(tlm::tlm_generic_payload& gp, const memside_target& t);
+  bool line_released(unsigned dev, uint64_t line) const;
 
   tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d);
   tlm::tlm_sync_enum nb_transport_bw(int id, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d);
@@ -174,6 +182,8 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
 
   std::vector<Own> own_;                 // slots (MEMSIDE_XFER_SLOTS)
   std::vector<uint32_t> own_free_;
+  std::vector<Mirror> mirror_;
+  std::vector<uint32_t> mirror_free_;
   std::vector<std::deque<uint32_t>> own_queue_;  // per device: slots waiting to be sent, in issue order
   std::vector<tlm::tlm_generic_payload*> own_wait_;  // per device: own transfer waiting for END_REQ
   Event own_ev_;

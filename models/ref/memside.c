@@ -16,7 +16,8 @@
   X(memside_swap_ops, "swap") \
   X(memside_swap_forget_ops, "swap_forget") \
   X(memside_dcache_ops, "dcache") \
-  X(memside_beari_ops, "beari")
+  X(memside_beari_ops, "beari") \
+  X(memside_mccachei_ops, "mccachei")
 
 #define X(sym, nm) extern const memside_ops sym;
 MEMSIDE_POLICIES

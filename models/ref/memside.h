@@ -49,6 +49,16 @@ typedef struct memside_target {
   uint32_t dev;
   uint8_t kind;
   uint64_t addr;
+  /* A write that also goes to a second place (a write-through DRAM cache:
+   * the same bytes to the memory it caches): route sets mirror = 1, the
+   * device and the 128 B-aligned device address of the line's copy, and a
+   * tag. The shell sends the copy (the write's bytes at the same offsets)
+   * as a write of the policy's own, class MEMSIDE_WRITEBACK, and calls
+   * done(mirror_tag) once it is written. At most MEMSIDE_MIRROR_SLOTS in
+   * flight (the policy keeps count). The shell zeroes *out before route. */
+  uint8_t mirror;
+  uint32_t mirror_dev;
+  uint64_t mirror_addr, mirror_tag;
 } memside_target;
 
 /* A transfer of the policy's own: whole 32 B sectors within one 128 B line
@@ -83,6 +93,7 @@ typedef struct memside_env {
 } memside_env;
 
 #define MEMSIDE_XFER_SLOTS 1024
+#define MEMSIDE_MIRROR_SLOTS 256
 
 /* The partition a policy serves and its parameters. */
 typedef struct memside_cfg {
@@ -215,6 +226,7 @@ static inline void memside_static_locate(const memside_cfg *cfg, uint64_t pa, me
   out->dev = d;
   out->addr = devaddr_encode(&cfg->geom[d], &dl);
   out->kind = cfg->rank_kind[d][l.ra];
+  out->mirror = 0;
 }
 
 /* Checks shared by policies: the map keeps a 128 B line in consecutive

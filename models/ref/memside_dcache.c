@@ -98,6 +98,7 @@ typedef struct dc_fill {
   uint32_t cols;        /* F_PEND: 32 B columns the line's requests access (Eq. 1 denominator) */
   uint32_t held;        /* F_PEND: requests held behind it (to SCM if it bypasses) */
   uint32_t slot, outstanding;
+  uint32_t gen;         /* allocations of this entry so far (its tickets carry it) */
   uint64_t block, victim;
   unsigned char fresh[DC_LINE], old[DC_LINE], meta[DC_COL];  /* the shell copies a write's bytes when it sends it */
 } dc_fill;
@@ -118,12 +119,21 @@ typedef struct dc_infl {
   uint32_t fill;        /* the latest of them (MSHR index) */
   uint32_t cols;        /* 32 B sectors of the routed accesses not answered yet */
   uint32_t byp;         /* requests held behind an MSHR that bypassed: they go to SCM when routed again */
+  uint32_t mir;         /* write-through copies of the line on their way to SCM (McCachei) */
 } dc_infl;
+
+/* McCachei's dirty-region tracker (Sim et al., MICRO 2012, the HMS paper's ref. [124]), as Strata
+ * models it: a page (4 KiB physical) whose hashed write counter reaches DIRT_THRESHOLD enters a
+ * DIRT_PAGES-entry LRU list; writes to listed pages stay in the DRAM cache (write-back), every other
+ * write also goes to SCM (write-through), keeping the cache mostly clean. */
+#define DIRT_COUNTERS 1024u
+#define DIRT_PAGES 64u
+#define DIRT_THRESHOLD 16u
 
 enum {
   S_READ_HITS, S_WRITE_HITS, S_READ_MISSES, S_WRITE_MISSES, S_PROBES, S_PROBE_MERGES, S_FILLS, S_WRITEBACKS,
   S_MSHR_MERGES, S_BYPASSES, S_CTC_LOOKUPS, S_CTC_HITS, S_META_WRITES, S_BYPASS_L1, S_BYPASS_L2, S_BYPASS_BUSY,
-  S_DECREMENTS, S_NSTATS
+  S_DECREMENTS, S_WRITE_THROUGHS, S_NSTATS
 };
 
 typedef struct dc_st {
@@ -146,6 +156,13 @@ typedef struct dc_st {
   int bab;               /* BEARi: BEAR's bandwidth-aware bypass decides fills */
   uint32_t bab_rng;      /* its random draws (xorshift32, never 0) */
   uint32_t bab_acc[2], bab_hit[2]; /* accesses and hits of the two sampled slot groups (always fill, 90 % bypass) */
+  int mccache;           /* McCachei: write-through except pages in the dirty-region tracker */
+  uint32_t mirrors;      /* write-through copies in flight (<= MEMSIDE_MIRROR_SLOTS) */
+  int mirror_waiters;    /* accesses held until a copy is written (TICKET_MIRWAIT) */
+  uint8_t dirt_cnt[DIRT_COUNTERS];   /* writes per 4 KiB page (hashed), to enter the tracker */
+  uint64_t dirt_page[DIRT_PAGES];    /* pages in write-back mode (page + 1; 0 = empty) */
+  uint64_t dirt_used[DIRT_PAGES];    /* last write to each (LRU) */
+  uint64_t dirt_clock;
   bps_t bps;             /* its scorer (bps.c, the same code the RTL testbench compares against) */
   uint32_t act_pages;    /* activation counters (0: disabled, the score uses 1) */
   uint8_t *act;          /* act_pages counters, after meta[] in the state block */
@@ -223,8 +240,8 @@ static dc_infl *infl_find(dc_st *s, uint64_t block, int create) {
     if (e->key == key) return e;
     if (!e->key) {
       if (!create) return NULL;
+      memset(e, 0, sizeof *e); /* every field: a freed entry keeps its old counts */
       e->key = key;
-      e->n = e->nw = e->busy = 0;
       return e;
     }
   }
@@ -234,7 +251,7 @@ static dc_infl *infl_find(dc_st *s, uint64_t block, int create) {
 /* Remove an unused entry, moving later entries of its probe run back
  * (linear-probing deletion without tombstones). */
 static void infl_release(dc_st *s, dc_infl *e) {
-  if (e->n || e->busy || e->byp) return;
+  if (e->n || e->busy || e->byp || e->mir) return;
   uint32_t i = (uint32_t)(e - s->infl);
   for (uint32_t j = (i + 1) & (DC_INFL - 1);; j = (j + 1) & (DC_INFL - 1)) {
     dc_infl *x = &s->infl[j];
@@ -405,10 +422,20 @@ static void issue(dc_st *s, uint64_t addr, uint32_t bytes, int write, unsigned c
 /* Route tickets: probe index + 1, or TICKET_MSHR | MSHR index for an access
  * held behind an MSHR (the release of that probe or MSHR wakes it). */
 #define TICKET_MSHR 0x80000000u
+/* The ticket of MSHR f's current use: TICKET_MSHR | generation << 8 | f. The generation (counted up at
+ * every allocation of the entry) keeps an access held by an earlier use of the same entry from passing
+ * for one held by this use. */
+#define MSHR_GEN_MASK 0x1fffffu /* bits 8..28; 29 and 30 are McCachei's tickets */
+static uint32_t mshr_ticket(const dc_st *s, uint32_t f) {
+  return TICKET_MSHR | ((s->fill[f].gen & MSHR_GEN_MASK) << 8) | f;
+}
 
 /* Own-transfer tags: kind in the top bits, index below. */
 #define TAG_PROBE (1ull << 40)
 #define TAG_FILL (2ull << 40)
+#define TAG_MIRROR (4ull << 40) /* | block: a write-through copy */
+#define TICKET_MIRROR 0x40000000u  /* a write waiting for a free write-through slot (counted) */
+#define TICKET_MIRWAIT 0x20000000u /* an access to SCM waiting for a write-through copy of its line (not counted) */
 
 static void fill_reads(dc_st *s, uint32_t f) {
   dc_fill *F = &s->fill[f];
@@ -430,6 +457,7 @@ static int start_fill(dc_st *s, uint64_t block, uint64_t slot) {
   while (f < s->mshrs && s->fill[f].phase != F_FREE) ++f;
   if (f == s->mshrs) return -1;
   dc_fill *F = &s->fill[f];
+  ++F->gen;
   const uint32_t meta = s->meta[slot];
   F->block = block;
   F->slot = (uint32_t)slot;
@@ -516,7 +544,9 @@ static void meta_changed(dc_st *s, uint64_t slot) {
     dc_infl *eb = infl_find(s, line, 1), *es = infl_find(s, SLOT_KEY(slot), 1);
     if (!eb || !es) return;
     dc_fill *F = &s->fill[f];
+    const uint32_t gen = F->gen + 1;
     memset(F, 0, offsetof(dc_fill, fresh));
+    F->gen = gen;
     F->tagrmw = 1;
     F->block = line;
     F->slot = (uint32_t)slot;
@@ -548,6 +578,7 @@ static int start_pend(dc_st *s, uint64_t block, uint64_t slot, const memside_req
   dc_infl *eb = infl_find(s, block, 1);
   if (!eb) return -1;
   dc_fill *F = &s->fill[f];
+  ++F->gen;
   F->phase = F_PEND;
   F->tagrmw = 0;
   F->block = block;
@@ -610,7 +641,7 @@ static int decide(dc_st *s, uint32_t f) {
   if (eb) eb->byp += F->held, --eb->busy, infl_release(s, eb);
   F->phase = F_FREE;
   --s->fills_busy;
-  s->env.release(s->env.ctx, TICKET_MSHR | f);
+  s->env.release(s->env.ctx, mshr_ticket(s, f));
   return 0;
 }
 
@@ -652,6 +683,26 @@ static int bab_fill(dc_st *s, uint64_t slot) {
   return s->bab_rng % 10u == 0; /* fill with probability 1/10 */
 }
 
+/* McCachei: is the page of pa in write-back mode? (counts the write) */
+static int dirt_write(dc_st *s, uint64_t pa) {
+  const uint64_t page = (pa >> 12) + 1;
+  ++s->dirt_clock;
+  uint32_t lru = 0;
+  for (uint32_t i = 0; i < DIRT_PAGES; ++i) {
+    if (s->dirt_page[i] == page) {
+      s->dirt_used[i] = s->dirt_clock;
+      return 1;
+    }
+    if (s->dirt_used[i] < s->dirt_used[lru]) lru = i;
+  }
+  uint8_t *c = &s->dirt_cnt[(uint32_t)((page * 0x9e3779b97f4a7c15ull) >> 54) & (DIRT_COUNTERS - 1)];
+  if (++*c < DIRT_THRESHOLD) return 0;
+  *c = 0;
+  s->dirt_page[lru] = page; /* the LRU page leaves (its dirty lines are written back when they are evicted) */
+  s->dirt_used[lru] = s->dirt_clock;
+  return 1;
+}
+
 static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_target *out) {
   dc_st *s = (dc_st *)st;
   const int is_write = rq->write;
@@ -661,6 +712,18 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
   devaddr_decode(&s->g, out->addr, &l);
   const uint64_t block = block_of(s, &l), slot = block % s->slots, tag = block / s->slots;
   const uint64_t off = out->addr & (DC_LINE - 1);
+  int pre_counted = 0; /* McCachei's waits: TICKET_MIRROR (counted already) or TICKET_MIRWAIT (not yet) */
+  if (*ticket == TICKET_MIRROR) pre_counted = 1, *ticket = 0;
+  else if (*ticket == TICKET_MIRWAIT) *ticket = 0;
+  if (s->mccache) { /* McCachei: SCM must not be read or written ahead of a write-through copy of the line */
+    const uint32_t m = s->meta[slot];
+    const dc_infl *w = infl_find(s, block, 0);
+    if (w && w->mir && !((m & META_VALID) && (m & META_TAG) == tag)) {
+      s->mirror_waiters = 1;
+      *ticket = (pre_counted || (*ticket & TICKET_MSHR)) ? TICKET_MIRROR : TICKET_MIRWAIT;
+      return MEMSIDE_HOLD;
+    }
+  }
   uint32_t mshr = infl_busy(s, block);
   if (*ticket & TICKET_MSHR) { /* held behind an MSHR that bypassed: to SCM (unless the line is cached or filling now) */
     dc_infl *e = infl_find(s, block, 0);
@@ -678,7 +741,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
   }
   if (mshr && s->fill[mshr - 1].phase == F_PEND) { /* a miss of a line whose fill is being decided: merged */
     dc_fill *F = &s->fill[mshr - 1];
-    const uint32_t mine = TICKET_MSHR | (mshr - 1);
+    const uint32_t mine = mshr_ticket(s, mshr - 1);
     if (*ticket != mine) {
       if (*ticket && !(*ticket & TICKET_MSHR)) { /* give back a probe it held */
         dc_probe *P = &s->probe[*ticket - 1];
@@ -707,12 +770,12 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
       ++s->st[S_MSHR_MERGES];
       ++s->st[is_write ? S_WRITE_MISSES : S_READ_MISSES];
     }
-    *ticket = TICKET_MSHR | (mshr - 1);
+    *ticket = mshr_ticket(s, mshr - 1);
     return MEMSIDE_HOLD;
   }
   /* Every access counts once as a hit or a miss: where it is first decided (a miss merged into an MSHR is a
    * miss; routed again after that MSHR it is not counted again). */
-  const int counted = (*ticket & TICKET_MSHR) != 0;
+  const int counted = pre_counted || (*ticket & TICKET_MSHR) != 0;
   int tags_known = 0;
   if (*ticket & TICKET_MSHR) { /* the MSHR it waited for is done: the controller knows this slot's tags */
     *ticket = 0;
@@ -741,8 +804,24 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
   const int hit = (meta & META_VALID) && (meta & META_TAG) == tag;
   if (s->bab && !counted) bab_sample(s, slot, hit);
   if (hit) {
+    if (s->mccache && is_write && !(meta & META_DIRTY) && !dirt_write(s, rq->pa)) { /* write-through */
+      if (s->mirrors >= MEMSIDE_MIRROR_SLOTS) {
+        if (!counted) ++s->st[S_WRITE_HITS];
+        if (e) infl_release(s, e);
+        *ticket = TICKET_MIRROR;
+        return MEMSIDE_HOLD;
+      }
+      ++s->mirrors;
+      ++s->st[S_WRITE_THROUGHS];
+      out->mirror = 1;
+      out->mirror_dev = 0;
+      out->mirror_addr = scm_addr_of(s, block) + (off & ~(uint64_t)127);
+      out->mirror_tag = TAG_MIRROR | block;
+      if (e) ++e->n, ++e->nw, ++e->mir; /* the copy on its way to SCM: fills and SCM accesses of the line wait */
+    } else if (is_write) {
+      s->meta[slot] |= META_DIRTY;
+    }
     if (!counted) ++s->st[is_write ? S_WRITE_HITS : S_READ_HITS];
-    if (is_write) s->meta[slot] |= META_DIRTY;
     if (s->bypass) { /* Sec. III-F: a hit updates the average SCM penalty (its group: the line's requests in flight) */
       const uint32_t cols = sectors_in(rq->sectors) + (e ? e->cols : 0);
       bps_access_t a = {cols > BPS_NCOL_MAX ? BPS_NCOL_MAX : cols, is_write != 0, 1};
@@ -771,14 +850,20 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
     }
     if (e && e->n) { /* reads of the line in flight: the decision waits for them */
       s->fill[f].held = 1;
-      *ticket = TICKET_MSHR | (uint32_t)f;
+      *ticket = mshr_ticket(s, (uint32_t)f);
       return MEMSIDE_HOLD;
     }
     if (decide(s, (uint32_t)f)) { /* filled: the write hits in DRAM once the line is there */
-      *ticket = TICKET_MSHR | (uint32_t)f;
+      *ticket = mshr_ticket(s, (uint32_t)f);
       return MEMSIDE_HOLD;
     }
     e = infl_find(s, block, 1); /* bypassed: the write goes to SCM */
+    went(e, rq);
+    return MEMSIDE_GO;
+  }
+  if (s->mccache && is_write && !dirt_write(s, rq->pa)) { /* McCachei: a write miss outside the tracked pages */
+    ++s->st[S_BYPASSES];                                    /* goes to SCM, no fill */
+    ++s->st[S_BYPASS_L1];
     went(e, rq);
     return MEMSIDE_GO;
   }
@@ -796,7 +881,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
     if (is_write) {
       const uint32_t f = infl_busy(s, block) - 1;
       if (s->fill[f].phase == F_DRAIN && drained(s, &s->fill[f])) fill_reads(s, f);
-      *ticket = TICKET_MSHR | f;
+      *ticket = mshr_ticket(s, f);
       return MEMSIDE_HOLD;
     }
   } else {
@@ -900,12 +985,32 @@ static void fill_done(dc_st *s, uint32_t f) {
   }
   F->phase = F_FREE;
   --s->fills_busy;
-  s->env.release(s->env.ctx, TICKET_MSHR | f);
+  s->env.release(s->env.ctx, mshr_ticket(s, f));
 }
 
 static void dc_done(void *st, uint64_t tag) {
   dc_st *s = (dc_st *)st;
   const uint32_t idx = (uint32_t)(tag & 0xffffffffu);
+  if ((tag >> 40) == 4) { /* a write-through copy is in SCM */
+    dc_infl *e = infl_find(s, tag & ((1ull << 40) - 1), 0);
+    if (e && e->n) {
+      --e->n;
+      if (e->mir) --e->mir;
+      if (e->nw) --e->nw;
+      if (e->busy) {
+        dc_fill *F = &s->fill[e->fill];
+        if (F->phase == F_DRAIN && drained(s, F)) fill_reads(s, e->fill);
+        e = infl_find(s, tag & ((1ull << 40) - 1), 0);
+      }
+      if (e) infl_release(s, e);
+    }
+    if (s->mirrors-- == MEMSIDE_MIRROR_SLOTS || s->mirror_waiters) {
+      s->mirror_waiters = 0;
+      s->env.release(s->env.ctx, TICKET_MIRROR);
+      s->env.release(s->env.ctx, TICKET_MIRWAIT);
+    }
+    return;
+  }
   if ((tag >> 40) == 3) {
     --s->meta_pending;
     return;
@@ -926,7 +1031,7 @@ static void dc_done(void *st, uint64_t tag) {
 
 static int dc_busy(const void *st) {
   const dc_st *s = (const dc_st *)st;
-  return s->fills_busy || s->probes_busy || s->meta_pending;
+  return s->fills_busy || s->probes_busy || s->meta_pending || s->mirrors;
 }
 
 static void dc_stats(const void *st, memside_stats *out) {
@@ -939,7 +1044,8 @@ static void dc_stats(const void *st, memside_stats *out) {
 static const char *const dc_names[] = {"read_hits", "write_hits", "read_misses", "write_misses", "probes",
                                        "probe_merges", "fills", "writebacks", "mshr_merges", "bypasses",
                                        "ctc_lookups", "ctc_hits", "meta_writes", "bypasses_first_level",
-                                       "bypasses_second_level", "bypasses_busy", "victim_decrements", NULL};
+                                       "bypasses_second_level", "bypasses_busy", "victim_decrements",
+                                       "write_throughs", NULL};
 static const char *const dc_descs[] = {
     "L2 reads served by the DRAM cache",
     "L2 write-backs written into the DRAM cache",
@@ -958,6 +1064,7 @@ static const char *const dc_descs[] = {
     "bypasses decided by the second-level comparison (DRAM-affinity level <= the victim's, Fig. 9 step 4)",
     "misses served by SCM without a fill because no MSHR was free or another fill held the slot",
     "victims whose DRAM-affinity level was decremented (probability p_dec, Fig. 9 step 5)",
+    "write hits also written to SCM (McCachei's write-through outside its dirty-region tracker)",
 };
 
 #define B(i) (1ull << (i))
@@ -1038,6 +1145,39 @@ static int beari_init(void *st, const memside_cfg *cfg, const memside_env *env, 
   .stat_values = dc_values,             \
   .stat_derived = dc_derived,           \
   .program_in_first_part = 1
+
+/* McCachei (Sec. IV-B): the mostly-clean DRAM cache (Sim et al., MICRO 2012, ref. [124]) with a perfect
+ * hit/miss predictor and zero-cost tag probes (no probe traffic), every read miss filled (no SCM
+ * awareness), partial write-through (dirt_write): writes outside the tracked pages go to SCM as well (a
+ * hit, which stays clean) or only (a miss); AMIL's geometry, 256 B lines, no tag cache. */
+static int mccachei_init(void *st, const memside_cfg *cfg, const memside_env *env, char *err, size_t errlen) {
+  memside_cfg c = *cfg;
+  c.dcache.bypass = 0;
+  c.dcache.act_counters = 0;
+  if (cfg->dcache.ctc_ways) {
+    snprintf(err, errlen, "l2.ctc_ways: expected 0 under mccachei (its probes cost nothing; no tag cache)");
+    return -1;
+  }
+  if (dc_init(st, &c, env, err, errlen) != 0) return -1;
+  dc_st *s = (dc_st *)st;
+  s->ideal_tags = 1;
+  s->mccache = 1;
+  return 0;
+}
+static size_t mccachei_state_bytes(const memside_cfg *cfg) {
+  memside_cfg c = *cfg;
+  c.dcache.act_counters = 0;
+  return dc_state_bytes(&c);
+}
+
+const memside_ops memside_mccachei_ops = {
+    .name = "mccachei",
+    .desc = "McCachei baseline of HMS (Sec. IV-B): mostly-clean DRAM cache over SCM, ideal predictor and free "
+            "probes, partial write-through (dirty-region tracker), 256 B lines",
+    .state_bytes = mccachei_state_bytes,
+    .init = mccachei_init,
+    DC_OPS_COMMON,
+};
 
 const memside_ops memside_beari_ops = {
     .name = "beari",

@@ -150,11 +150,14 @@ def main():
         if args[args.index("--config") + 1] == "hmst" and not (s["dcache.victim_decrements"] and s["dcache.meta_writes"]):
             fail(f"{outdir}: TAD rewrites a victim's first column when its level drops: decrements "
                  f"{s['dcache.victim_decrements']}, metadata writes {s['dcache.meta_writes']}")
+        if args[args.index("--config") + 1] == "mccachei" and not (s["dcache.write_throughs"] and not s["dcache.probes"]):
+            fail(f"{outdir}: McCachei writes hits through to SCM and never probes: write-throughs "
+                 f"{s['dcache.write_throughs']}, probes {s['dcache.probes']}")
         if args[args.index("--config") + 1] == "hms":
             if not s["dcache.bypasses_first_level"] or not s["dcache.bypasses_second_level"] or not s["dcache.fills"]:
                 fail(f"{outdir}: the bypass policy should fill some lines and bypass others at both levels")
-        beari = args[args.index("--config") + 1] == "beari"
-        if beari and (s["dcache.probes"] or not s["dcache.bypasses_first_level"]):
+        beari = args[args.index("--config") + 1] in ("beari", "mccachei")
+        if args[args.index("--config") + 1] == "beari" and (s["dcache.probes"] or not s["dcache.bypasses_first_level"]):
             fail(f"{outdir}: BEARi knows presence without probes and bypasses by BEAR's rule: probes "
                  f"{s['dcache.probes']}, bypasses {s['dcache.bypasses_first_level']}")
         if not s["dcache.fills"] or not (s["dcache.probes"] or beari) or not s["dcache.read_hits"]:

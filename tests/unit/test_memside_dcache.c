@@ -61,7 +61,7 @@ static devaddr_loc loc_of(uint64_t a) {
 /* Physical lines of partition 0 with SCM (device) addresses a and the next
  * 128 B of its 256 B block, and a line whose block maps to the same DRAM slot. */
 static void pick(uint64_t *pa, uint64_t *pa_other_half, uint64_t *pa_conflict) {
-  memside_target t0 = {0, 0, 0}, t;
+  memside_target t0 = {0}, t;
   *pa = UINT64_MAX;
   *pa_other_half = *pa_conflict = UINT64_MAX;
   for (uint64_t p = 0; p < (64u << 20); p += 128) {
