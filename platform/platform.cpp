@@ -339,8 +339,8 @@ bool Platform::Impl::resolve_dcache_mode(const MemDevices& md) {
     dram_ch += d;
   }
   if (!dram_ch) cfg.fail("memside.dcache.mode", "expected a DRAM rank to use as memory (mem.rank_devices), got " + mode);
-  uint64_t dram = dcache_bytes_per_channel(cfg, *program, dram_ch, md.iface->row_bytes) * dram_ch;
-  if (!dram) dram = cfg.size("addrmap.dram_size");
+  uint64_t dram = dcache_bytes_per_channel(cfg, *program, dram_ch, md.iface->row_bytes) * dram_ch / 4096 * 4096;
+  if (!dram) dram = cfg.size("addrmap.dram_size");  // (a map part is whole 4 KiB pages)
   uint64_t end = 0;
   for (const auto& a : program->arrays()) end = std::max<uint64_t>(end, a.base + a.bytes);
   if (mode == "auto" && (!dram || end > dram)) return false;
