@@ -122,10 +122,18 @@ def main(argv=None):
     except sweep.SpecError as e:
         print(f"strata report: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # e.g. a --figures folder that cannot be made
+        print(f"strata report: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
     tmp = a.out + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("\n".join(md).rstrip() + "\n")
-    os.replace(tmp, a.out)
+    try:  # --out's folder is made as `strata --out` and `strata sweep --out` make theirs
+        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+        with open(tmp, "w") as f:
+            f.write("\n".join(md).rstrip() + "\n")
+        os.replace(tmp, a.out)
+    except OSError as e:
+        print(f"strata report: --out {a.out}: expected a writable file, got {e.strerror}", file=sys.stderr)
+        return 2
     print(a.out)
     return 0
 

@@ -11,7 +11,6 @@
   robust_test.py out-exists STRATA OUTDIR -- ARGS...   a second run into a folder with results: exit 2, results
                                                       untouched; with --force: overwritten
   robust_test.py memtrace-bad STRATA TMPDIR            bad DRAM traces: exit 2 with one printable line each
-  robust_test.py readme STRATA README.md TMPDIR        every self-contained README command runs
   robust_test.py accelsim-bad STRATA KERNEL TMPDIR     Accel-Sim: grid larger than the traced blocks, control characters
   robust_test.py memtrace-formats STRATA TMPDIR        DRAMSys and Ramulator 2 line orders replay as the established ones
 ARGS are the run's arguments (config, workload and its size).
@@ -302,41 +301,6 @@ def memtrace_formats(strata, tmp):
     print(f"ok: DRAMSys order, bare hex, .rstl and Ramulator 2 orders replay as the established forms ({n} requests)")
 
 
-def readme(strata, readme_md, tmp):
-    """Every self-contained `build/strata ...` command of the README's sh blocks runs (exit 0), with a
-    small workload size added; commands that need files outside the project or other tools are skipped."""
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    text = open(readme_md).read()
-    cmds = []
-    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
-        for line in block.splitlines():
-            line = line.split("#")[0].split("&&")[0].strip()
-            if not line.startswith("build/strata"):
-                continue
-            if " t.trc" in line or " | " in line:
-                continue
-            if line.split()[1:2] and line.split()[1] in ("sweep", "plot", "report"):
-                continue  # the experiment tools: tests/sweep runs them (sweep_*)
-            cmds.append(line.split()[1:])
-    if len(cmds) < 4:
-        fail(f"only {len(cmds)} README commands found")
-    small = ["--set", "workload.stream.n=65536", "--set", "workload.bfs.scale=10"]
-    for i, args in enumerate(cmds):
-        args = [a if a != "runs/trace.vcd" else os.path.join(tmp, "t.vcd") for a in args]
-        # the test inputs shipped with the project (tests/data/), relative to the project root
-        args = [os.path.join(os.path.dirname(os.path.abspath(readme_md)), a) if a.startswith("tests/data/") else a
-                for a in args]
-        if "--out" in args:
-            args[args.index("--out") + 1] = os.path.join(tmp, f"o{i}")
-        elif "--describe-workload" not in args:
-            args += ["--out", os.path.join(tmp, f"o{i}")]
-        p = run([strata, "--quiet", *args, *small], cwd=tmp)
-        if p.returncode != 0:
-            fail(f"README command 'strata {' '.join(args)}' exited {p.returncode}: {p.stderr.strip()}")
-        print(f"ok: strata {' '.join(args)}")
-
-
 def accelsim_bad(strata, kernel_src, tmp):
     """Accel-Sim traces: a grid header claiming more blocks than traced, and control characters
     in a bad line, are exit 2 with one printable line naming file:line."""
@@ -385,8 +349,6 @@ def main():
         out_exists(head[0], head[1], [*args, "--workload", "stream", "--set", "workload.stream.n=65536"])
     elif mode == "memtrace-formats":
         memtrace_formats(head[0], head[1])
-    elif mode == "readme":
-        readme(head[0], head[1], head[2])
     elif mode == "accelsim-bad":
         accelsim_bad(head[0], head[1], head[2])
     elif mode == "memtrace-bad":
