@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Strata benchmark: simulation speed and memory use (not a test; numbers go in notes).
 
-Runs `stream` and `random` on baseline_hbm2 (the build should be Release) and prints, per run,
-host seconds (median of N), memory-controller requests per host second, simulated bandwidth and
-peak RSS. Usage: bench.py STRATA [--repeat N] [--set key=value ...]
+Runs `stream` and `random` on baseline_hbm2 or another config (the build should be Release) and
+prints, per run, host seconds (median of N), memory-controller requests per host second, simulated
+bandwidth and peak RSS. Usage: bench.py STRATA [--repeat N] [--config NAME] [--set key=value ...]
 """
 import json
 import os
@@ -16,14 +16,18 @@ import tempfile
 def main():
     strata = sys.argv[1]
     repeat = 3
+    config = "baseline_hbm2"
     extra = []
     args = sys.argv[2:]
     while args:
         a = args.pop(0)
         if a == "--repeat":
             repeat = int(args.pop(0))
+        elif a == "--config":
+            config = args.pop(0)
         elif a == "--set":
             extra += ["--set", args.pop(0)]
+    print(f"config {config}")
     print("mem req = 128 B line requests at the memory controllers; 32 B acc = DRAM column accesses")
     print(f"{'workload':<10} {'host s (median)':>16} {'mem req':>12} {'req/host s':>12} {'32B acc/host s':>15} "
           f"{'inst/host s':>12} {'GB/s sim':>9} {'peak RSS MiB':>13}")
@@ -31,7 +35,7 @@ def main():
         runs = []
         for _ in range(repeat):
             with tempfile.TemporaryDirectory() as d:
-                cmd = [strata, "--quiet", "--config", "baseline_hbm2", "--workload", wl, "--out", d, *extra]
+                cmd = [strata, "--quiet", "--config", config, "--workload", wl, "--out", d, *extra]
                 subprocess.run(cmd, check=True)
                 with open(os.path.join(d, "stats.json")) as f:
                     runs.append(json.load(f))
