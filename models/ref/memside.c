@@ -17,7 +17,8 @@
   X(memside_swap_forget_ops, "swap_forget") \
   X(memside_dcache_ops, "dcache") \
   X(memside_beari_ops, "beari") \
-  X(memside_mccachei_ops, "mccachei")
+  X(memside_mccachei_ops, "mccachei") \
+  X(memside_redcachei_ops, "redcachei")
 
 #define X(sym, nm) extern const memside_ops sym;
 MEMSIDE_POLICIES

@@ -126,6 +126,17 @@ typedef struct dc_infl {
  * models it: a page (4 KiB physical) whose hashed write counter reaches DIRT_THRESHOLD enters a
  * DIRT_PAGES-entry LRU list; writes to listed pages stay in the DRAM cache (write-back), every other
  * write also goes to SCM (write-through), keeping the cache mostly clean. */
+/* RedCachei (the HMS paper's ref. [25], Sec. IV-B, as Strata models it from the HMS paper's
+ * description: "bypasses DRAM cache with dynamic access count thresholds to identify hot data", "an
+ * ideal gamma update without DRAM BW overhead"): a line missing the DRAM cache is filled once it has
+ * been accessed gamma times (hashed per-line counters, kept at no cost); gamma moves by one every
+ * RED_EPOCH accesses, hill-climbing on the epoch's DRAM-cache hit rate (the same direction while the
+ * rate does not fall, else back). */
+#define RED_COUNTERS 16384u
+#define RED_EPOCH 4096u
+#define RED_GAMMA_MIN 1u
+#define RED_GAMMA_MAX 8u
+
 #define DIRT_COUNTERS 1024u
 #define DIRT_PAGES 64u
 #define DIRT_THRESHOLD 16u
@@ -156,6 +167,13 @@ typedef struct dc_st {
   int bab;               /* BEARi: BEAR's bandwidth-aware bypass decides fills */
   uint32_t bab_rng;      /* its random draws (xorshift32, never 0) */
   uint32_t bab_acc[2], bab_hit[2]; /* accesses and hits of the two sampled slot groups (always fill, 90 % bypass) */
+  int probe_line;        /* RedCachei: a probe reads the line's own tag-bearing column (Alloy-style TAD, no tag cache) */
+  int redcache;          /* RedCachei: a line is filled once its access count reaches gamma */
+  uint32_t red_gamma;    /* the threshold now, RED_GAMMA_MIN..RED_GAMMA_MAX */
+  int32_t red_step;      /* its last move, +1 or -1 */
+  uint32_t red_acc, red_hit;        /* accesses and hits of the current epoch */
+  uint64_t red_prev_hit, red_prev_acc; /* those of the previous epoch */
+  uint8_t red_cnt[RED_COUNTERS];    /* accesses per line (hashed), counted while it is not cached */
   int mccache;           /* McCachei: write-through except pages in the dirty-region tracker */
   uint32_t mirrors;      /* write-through copies in flight (<= MEMSIDE_MIRROR_SLOTS) */
   int mirror_waiters;    /* accesses held until a copy is written (TICKET_MIRWAIT) */
@@ -480,9 +498,10 @@ static int start_fill(dc_st *s, uint64_t block, uint64_t slot) {
 static int probe_for(dc_st *s, uint64_t slot, uint32_t *ticket) {
   const uint64_t drow = slot / s->lpr;
   uint32_t free_i = DC_PROBES;
+  const uint64_t key = s->probe_line ? slot : drow; /* what one probe brings: a row's tags, or one line's */
   for (uint32_t i = 0; i < DC_PROBES; ++i) {
     dc_probe *P = &s->probe[i];
-    if (P->busy && !P->done && P->drow == drow) { /* one probe brings the whole row's tags (AMIL) */
+    if (P->busy && !P->done && P->drow == key) { /* one probe brings the whole row's tags (AMIL) */
       ++P->refs;
       ++s->st[S_PROBE_MERGES];
       *ticket = i + 1;
@@ -495,10 +514,13 @@ static int probe_for(dc_st *s, uint64_t slot, uint32_t *ticket) {
   P->busy = 1;
   P->done = 0;
   P->refs = 1;
-  P->drow = drow;
+  P->drow = key;
   ++s->probes_busy;
   ++s->st[S_PROBES];
-  if (s->tad) { /* the tags of a row's lines are in their first columns: one read each */
+  if (s->probe_line) { /* the line's tag-and-data column */
+    P->outstanding = 1;
+    issue(s, dram_addr_of(s, slot, 0), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
+  } else if (s->tad) { /* the tags of a row's lines are in their first columns: one read each */
     P->outstanding = s->lpr;
     for (uint32_t k = 0; k < s->lpr; ++k)
       issue(s, dram_addr_of(s, drow * s->lpr + k, 0), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
@@ -703,6 +725,27 @@ static int dirt_write(dc_st *s, uint64_t pa) {
   return 1;
 }
 
+static void red_sample(dc_st *s, int hit) {
+  ++s->red_acc;
+  s->red_hit += hit ? 1u : 0u;
+  if (s->red_acc < RED_EPOCH) return;
+  /* rate now < rate before (cross-multiplied): turn round */
+  if (s->red_prev_acc && (uint64_t)s->red_hit * s->red_prev_acc < s->red_prev_hit * s->red_acc) s->red_step = -s->red_step;
+  const int32_t g = (int32_t)s->red_gamma + s->red_step;
+  s->red_gamma = g < (int32_t)RED_GAMMA_MIN ? RED_GAMMA_MIN : g > (int32_t)RED_GAMMA_MAX ? RED_GAMMA_MAX : (uint32_t)g;
+  s->red_prev_hit = s->red_hit;
+  s->red_prev_acc = s->red_acc;
+  s->red_acc = s->red_hit = 0;
+}
+
+static int red_fill(dc_st *s, uint64_t block) {
+  uint8_t *c = &s->red_cnt[(uint32_t)(((block + 1) * 0x9e3779b97f4a7c15ull) >> 50) & (RED_COUNTERS - 1)];
+  if (*c < 255) ++*c;
+  if (*c < s->red_gamma) return 0;
+  *c = 0;
+  return 1;
+}
+
 static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_target *out) {
   dc_st *s = (dc_st *)st;
   const int is_write = rq->write;
@@ -803,6 +846,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
   dc_infl *e = infl_find(s, block, 1);
   const int hit = (meta & META_VALID) && (meta & META_TAG) == tag;
   if (s->bab && !counted) bab_sample(s, slot, hit);
+  if (s->redcache && !counted) red_sample(s, hit);
   if (hit) {
     if (s->mccache && is_write && !(meta & META_DIRTY) && !dirt_write(s, rq->pa)) { /* write-through */
       if (s->mirrors >= MEMSIDE_MIRROR_SLOTS) {
@@ -863,6 +907,12 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
   }
   if (s->mccache && is_write && !dirt_write(s, rq->pa)) { /* McCachei: a write miss outside the tracked pages */
     ++s->st[S_BYPASSES];                                    /* goes to SCM, no fill */
+    ++s->st[S_BYPASS_L1];
+    went(e, rq);
+    return MEMSIDE_GO;
+  }
+  if (s->redcache && !red_fill(s, block)) { /* RedCachei: not accessed gamma times yet (to SCM, no fill) */
+    ++s->st[S_BYPASSES];
     ++s->st[S_BYPASS_L1];
     went(e, rq);
     return MEMSIDE_GO;
@@ -1176,6 +1226,34 @@ const memside_ops memside_mccachei_ops = {
             "probes, partial write-through (dirty-region tracker), 256 B lines",
     .state_bytes = mccachei_state_bytes,
     .init = mccachei_init,
+    DC_OPS_COMMON,
+};
+
+/* RedCachei (Sec. IV-B): red_fill's access-count threshold with the ideal gamma update, the Alloy-style
+ * TAD organisation RedCache builds on (a probe per access reads the line's tag-bearing column), 256 B
+ * lines, no tag cache, no SCM awareness. */
+static size_t redcachei_state_bytes(const memside_cfg *cfg) { return beari_state_bytes(cfg); }
+static int redcachei_init(void *st, const memside_cfg *cfg, const memside_env *env, char *err, size_t errlen) {
+  const memside_cfg c = beari_cfg(cfg);
+  if (cfg->dcache.ctc_ways) {
+    snprintf(err, errlen, "l2.ctc_ways: expected 0 under redcachei (no tag cache)");
+    return -1;
+  }
+  if (dc_init(st, &c, env, err, errlen) != 0) return -1;
+  dc_st *s = (dc_st *)st;
+  s->probe_line = 1;
+  s->redcache = 1;
+  s->red_gamma = 2;
+  s->red_step = 1;
+  return 0;
+}
+
+const memside_ops memside_redcachei_ops = {
+    .name = "redcachei",
+    .desc = "RedCachei baseline of HMS (Sec. IV-B): DRAM cache over SCM filling a line after gamma accesses (ideal "
+            "gamma update), TAD probes per access, 256 B lines",
+    .state_bytes = redcachei_state_bytes,
+    .init = redcachei_init,
     DC_OPS_COMMON,
 };
 

@@ -153,6 +153,8 @@ def main():
         if args[args.index("--config") + 1] == "mccachei" and not (s["dcache.write_throughs"] and not s["dcache.probes"]):
             fail(f"{outdir}: McCachei writes hits through to SCM and never probes: write-throughs "
                  f"{s['dcache.write_throughs']}, probes {s['dcache.probes']}")
+        if args[args.index("--config") + 1] == "redcachei" and not (s["dcache.probes"] and s["dcache.bypasses_first_level"]):
+            fail(f"{outdir}: RedCachei probes each line and leaves lines accessed fewer than gamma times in SCM")
         if args[args.index("--config") + 1] == "hms":
             if not s["dcache.bypasses_first_level"] or not s["dcache.bypasses_second_level"] or not s["dcache.fills"]:
                 fail(f"{outdir}: the bypass policy should fill some lines and bypass others at both levels")

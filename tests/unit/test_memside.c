@@ -33,7 +33,7 @@ static void registry(void **state) {
   assert_null(memside_find("nope"));
   assert_null(memside_find(NULL));
   assert_null(memside_at(memside_count()));
-  assert_string_equal(memside_names(), "plain, swap, swap_forget, dcache, beari, mccachei");
+  assert_string_equal(memside_names(), "plain, swap, swap_forget, dcache, beari, mccachei, redcachei");
 }
 
 static void devaddr_round_trip(void **state) {

@@ -546,6 +546,45 @@ static void beari_sampled_groups(void **state) {
   free(r.st);
 }
 
+/* RedCachei: a probe reads the accessed line's own tag-and-data column (one 32 B read of its first
+ * column); a line is filled only at its gamma-th miss (gamma starts at 2). */
+static void redcachei_fills_at_gamma(void **state) {
+  (void)state;
+  const memside_ops *o = memside_find("redcachei");
+  assert_non_null(o);
+  rig r;
+  memset(&r, 0, sizeof r);
+  r.o = o;
+  r.st = calloc(1, o->state_bytes(&g_cfg));
+  r.env = (memside_env){&r.f, fake_issue, fake_release};
+  char err[256];
+  assert_int_equal(o->init(r.st, &g_cfg, &r.env, err, sizeof err), 0);
+  uint64_t pa[6];
+  block_lines(pa, 6);
+  int from = 0;
+  for (int k = 0; k < 2; ++k) { /* the 1st access of block 5 bypasses, the 2nd fills */
+    uint32_t tk = 0;
+    memside_target t;
+    assert_int_equal(route(&r, pa[5], 0, &tk, &t), MEMSIDE_HOLD);
+    assert_int_equal(r.f.n, from + 1);
+    const devaddr_loc l = loc_of(r.f.x[from].addr);
+    assert_int_equal(r.f.x[from].cls, MEMSIDE_PROBE);
+    assert_int_equal(r.f.x[from].bytes, 32);
+    assert_int_equal(l.ra, 0);
+    assert_int_equal(l.col, 5 * 8); /* TAD: slot 5 is line 5 of row 0, its first column */
+    finish_xfers(&r, &from);
+    assert_int_equal(route(&r, pa[5], 0, &tk, &t), MEMSIDE_GO);
+    assert_int_equal(t.kind, AMAP_MEM_SCM);
+    assert_int_equal(r.f.n > from, k == 1); /* a fill's line read only at the second */
+    complete(&r, pa[5], 0, &t);
+    finish_xfers(&r, &from);
+    finish_xfers(&r, &from);
+  }
+  assert_int_equal(o->kind_of(r.st, pa[5]), AMAP_MEM_DRAM);
+  assert_false(o->busy(r.st));
+  free(r.st);
+}
+
 static int setup(void **state) {
   (void)state;
   static const uint32_t ch[8] = {0, 1, 2, 3, 4, 5, 6, 7}, r0[1] = {0}, r1[1] = {1};
@@ -575,6 +614,7 @@ int main(void) {
       cmocka_unit_test(write_behind_a_bypassed_line_goes_to_scm),
       cmocka_unit_test(tad_probe_reads_every_line),
       cmocka_unit_test(beari_sampled_groups),
+      cmocka_unit_test(redcachei_fills_at_gamma),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
