@@ -1155,25 +1155,39 @@ static void dc_timing_changed(void *st, uint32_t dev, uint32_t rank, uint32_t tr
  * lookup or a probe: no tag traffic at all), its bandwidth-aware bypass (bab_fill), the TAD organisation
  * of the Alloy cache BEAR builds on, and Strata's 256 B lines (the paper's Fig. 16b variant; its main
  * results use 64 B lines). No SCM awareness, no tag cache. */
-static memside_cfg beari_cfg(const memside_cfg *cfg) {
+/* The baselines' common set-up: the engine with no SCM-aware bypass, no activation counters, no tag
+ * cache (their tags are free or probed per line), TAD for the Alloy-based ones. */
+static memside_cfg baseline_cfg(const memside_cfg *cfg, int tad) {
   memside_cfg c = *cfg;
-  c.dcache.tad = 1;
+  c.dcache.tad = (uint8_t)tad;
   c.dcache.bypass = 0;
   c.dcache.act_counters = 0;
   return c;
 }
-static size_t beari_state_bytes(const memside_cfg *cfg) {
-  const memside_cfg c = beari_cfg(cfg);
+
+static dc_st *baseline_init(void *st, const memside_cfg *cfg, const memside_env *env, char *err, size_t errlen,
+                            int tad, const char *name) {
+  const memside_cfg c = baseline_cfg(cfg, tad);
+  if (cfg->dcache.ctc_ways) {
+    snprintf(err, errlen, "l2.ctc_ways: expected 0 under %s (no tag cache)", name);
+    return NULL;
+  }
+  return dc_init(st, &c, env, err, errlen) == 0 ? (dc_st *)st : NULL;
+}
+
+static size_t tad_baseline_state_bytes(const memside_cfg *cfg) {
+  const memside_cfg c = baseline_cfg(cfg, 1);
   return dc_state_bytes(&c);
 }
+
+static size_t amil_baseline_state_bytes(const memside_cfg *cfg) {
+  const memside_cfg c = baseline_cfg(cfg, 0);
+  return dc_state_bytes(&c);
+}
+
 static int beari_init(void *st, const memside_cfg *cfg, const memside_env *env, char *err, size_t errlen) {
-  const memside_cfg c = beari_cfg(cfg);
-  if (cfg->dcache.ctc_ways) {
-    snprintf(err, errlen, "l2.ctc_ways: expected 0 under beari (its presence bits are ideal; no tag cache)");
-    return -1;
-  }
-  if (dc_init(st, &c, env, err, errlen) != 0) return -1;
-  dc_st *s = (dc_st *)st;
+  dc_st *s = baseline_init(st, cfg, env, err, errlen, 1, "beari");
+  if (!s) return -1;
   s->ideal_tags = 1;
   s->bab = 1;
   s->bab_rng = cfg->dcache.seed ? cfg->dcache.seed : 0x9e3779b9u;
@@ -1201,30 +1215,18 @@ static int beari_init(void *st, const memside_cfg *cfg, const memside_env *env, 
  * awareness), partial write-through (dirt_write): writes outside the tracked pages go to SCM as well (a
  * hit, which stays clean) or only (a miss); AMIL's geometry, 256 B lines, no tag cache. */
 static int mccachei_init(void *st, const memside_cfg *cfg, const memside_env *env, char *err, size_t errlen) {
-  memside_cfg c = *cfg;
-  c.dcache.bypass = 0;
-  c.dcache.act_counters = 0;
-  if (cfg->dcache.ctc_ways) {
-    snprintf(err, errlen, "l2.ctc_ways: expected 0 under mccachei (its probes cost nothing; no tag cache)");
-    return -1;
-  }
-  if (dc_init(st, &c, env, err, errlen) != 0) return -1;
-  dc_st *s = (dc_st *)st;
+  dc_st *s = baseline_init(st, cfg, env, err, errlen, 0, "mccachei");
+  if (!s) return -1;
   s->ideal_tags = 1;
   s->mccache = 1;
   return 0;
-}
-static size_t mccachei_state_bytes(const memside_cfg *cfg) {
-  memside_cfg c = *cfg;
-  c.dcache.act_counters = 0;
-  return dc_state_bytes(&c);
 }
 
 const memside_ops memside_mccachei_ops = {
     .name = "mccachei",
     .desc = "McCachei baseline of HMS (Sec. IV-B): mostly-clean DRAM cache over SCM, ideal predictor and free "
             "probes, partial write-through (dirty-region tracker), 256 B lines",
-    .state_bytes = mccachei_state_bytes,
+    .state_bytes = amil_baseline_state_bytes,
     .init = mccachei_init,
     DC_OPS_COMMON,
 };
@@ -1232,15 +1234,9 @@ const memside_ops memside_mccachei_ops = {
 /* RedCachei (Sec. IV-B): red_fill's access-count threshold with the ideal gamma update, the Alloy-style
  * TAD organisation RedCache builds on (a probe per access reads the line's tag-bearing column), 256 B
  * lines, no tag cache, no SCM awareness. */
-static size_t redcachei_state_bytes(const memside_cfg *cfg) { return beari_state_bytes(cfg); }
 static int redcachei_init(void *st, const memside_cfg *cfg, const memside_env *env, char *err, size_t errlen) {
-  const memside_cfg c = beari_cfg(cfg);
-  if (cfg->dcache.ctc_ways) {
-    snprintf(err, errlen, "l2.ctc_ways: expected 0 under redcachei (no tag cache)");
-    return -1;
-  }
-  if (dc_init(st, &c, env, err, errlen) != 0) return -1;
-  dc_st *s = (dc_st *)st;
+  dc_st *s = baseline_init(st, cfg, env, err, errlen, 1, "redcachei");
+  if (!s) return -1;
   s->probe_line = 1;
   s->redcache = 1;
   s->red_gamma = 2;
@@ -1252,7 +1248,7 @@ const memside_ops memside_redcachei_ops = {
     .name = "redcachei",
     .desc = "RedCachei baseline of HMS (Sec. IV-B): DRAM cache over SCM filling a line after gamma accesses (ideal "
             "gamma update), TAD probes per access, 256 B lines",
-    .state_bytes = redcachei_state_bytes,
+    .state_bytes = tad_baseline_state_bytes,
     .init = redcachei_init,
     DC_OPS_COMMON,
 };
@@ -1261,7 +1257,7 @@ const memside_ops memside_beari_ops = {
     .name = "beari",
     .desc = "BEARi baseline of HMS (Sec. IV-B): DRAM cache over SCM with ideal presence bits (no probes), BEAR's "
             "bandwidth-aware bypass, TAD, 256 B lines",
-    .state_bytes = beari_state_bytes,
+    .state_bytes = tad_baseline_state_bytes,
     .init = beari_init,
     DC_OPS_COMMON,
 };
