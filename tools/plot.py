@@ -32,6 +32,14 @@ def _save(fig, path):
     return path
 
 
+def mean_err(v):
+    """Mean of the repeats and its error bar down to the smallest and up to the largest. The mean of
+    equal values can differ from them in the last bit (3 x 0.7 / 3 > 0.7), so the bars are clamped at 0:
+    matplotlib refuses a negative error bar."""
+    m = sum(v) / len(v)
+    return m, max(0.0, m - min(v)), max(0.0, max(v) - m)
+
+
 def bars(spec, runs, stats, fig_spec, path):
     import sweep
     T = sweep.Table(spec, runs, stats, fig_spec["stat"])
@@ -51,11 +59,11 @@ def bars(spec, runs, stats, fig_spec, path):
             v = [x for x in per[(g, d)] if not math.isnan(x)]
             if not v:
                 continue
-            m = sum(v) / len(v)
+            m, e_lo, e_hi = mean_err(v)
             xs.append(i - 0.4 + width * (j + 0.5))
             ys.append(m)
-            lo.append(m - min(v))
-            hi.append(max(v) - m)
+            lo.append(e_lo)
+            hi.append(e_hi)
         ax.bar(xs, ys, width, label=d, yerr=[lo, hi] if len(T.reps) > 1 else None, capsize=2)
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(groups)))

@@ -283,6 +283,15 @@ def png_size(path):
 
 
 def t_plot(strata, work):
+    # Error bars of equal repeats (their mean differs from them in the last bit: 3 x 0.7 / 3 > 0.7) are
+    # not negative; run with the interpreter strata runs its tools with (it has matplotlib).
+    py = os.environ.get("STRATA_PYTHON") or ("/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else "python3")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import plot\n"
+            "for v in ([0.7] * 3, [0.1] * 3, [1.0, 0.9, 1.2]):\n"
+            "    m, lo, hi = plot.mean_err(v)\n"
+            "    assert lo >= 0 and hi >= 0 and abs(m - lo - min(v)) < 1e-12 and abs(m + hi - max(v)) < 1e-12, (v, m, lo, hi)\n")
+    p = subprocess.run([py, "-c", code, os.path.join(ROOT, "tools")], capture_output=True, text=True)
+    check(p.returncode == 0, f"plot.mean_err: {p.stderr}")
     out = fresh(os.path.join(work, "plot"))
     p = sweep(strata, os.path.join(SPECS, "lines.toml"), "--jobs", "2", "--out", out)
     check(p.returncode == 0, f"sweep: {p.stderr}")
