@@ -694,18 +694,18 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
           if (m->rank_kind_[r] == k) v += f(m, r);
       return v;
     };
-    S.formula(join(p, "read_bytes"), std::string("bytes read from the ") + dram_kind_name(k) + " ranks", Unit::Byte,
-              [per_rank] {
-                return per_rank([](MemCtrl* m, unsigned r) {
-                  return static_cast<double>(m->mc_.ranks[r].n_rd) * m->dev_->atom_bytes;
-                });
-              });
-    S.formula(join(p, "write_bytes"), std::string("bytes written to the ") + dram_kind_name(k) + " ranks",
-              Unit::Byte, [per_rank] {
-                return per_rank([](MemCtrl* m, unsigned r) {
-                  return static_cast<double>(m->mc_.ranks[r].n_wr) * m->dev_->atom_bytes;
-                });
-              });
+    const auto rd = [per_rank] {
+      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].n_rd) * m->dev_->atom_bytes; });
+    };
+    const auto wr = [per_rank] {
+      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].n_wr) * m->dev_->atom_bytes; });
+    };
+    S.formula(join(p, "read_bytes"), std::string("bytes read from the ") + dram_kind_name(k) + " ranks", Unit::Byte, rd);
+    S.formula(join(p, "write_bytes"), std::string("bytes written to the ") + dram_kind_name(k) + " ranks", Unit::Byte, wr);
+    if (std::string(dram_kind_name(k)) == "scm") {  // the names of the HMS experiment (issue 16)
+      S.formula("scm.read_bytes", "bytes read from the SCM ranks (= mem.scm.read_bytes)", Unit::Byte, rd);
+      S.formula("scm.write_bytes", "bytes written to the SCM ranks (= mem.scm.write_bytes)", Unit::Byte, wr);
+    }
     S.formula(join(p, "energy_j"), std::string("energy of the ") + dram_kind_name(k) + " ranks (each its own preset)",
               Unit::Joule, [per_rank] { return per_rank([](MemCtrl* m, unsigned r) { return m->rank_energy(r).total; }); });
     S.ratio(join(p, "power_w"), std::string("average power of the ") + dram_kind_name(k) + " ranks: energy_j / simulated time",

@@ -142,6 +142,9 @@ def main():
                  f"account for {misses} misses")
         if abs(s["dcache.hit_rate"] - (d["read_hits"] + d["write_hits"]) / max(1, routed)) > 1e-9:
             fail(f"{outdir}: dcache.hit_rate {s['dcache.hit_rate']}")
+        for d_ in ("read", "write"):  # the HMS names of the SCM bytes (issue 16) are the same stats
+            if s[f"scm.{d_}_bytes"] != s[f"mem.scm.{d_}_bytes"]:
+                fail(f"{outdir}: scm.{d_}_bytes {s[f'scm.{d_}_bytes']} != mem.scm.{d_}_bytes")
         # a bypass is decided at the first or the second level of Fig. 9, or forced (no MSHR, slot busy)
         levels = s["dcache.bypasses_first_level"] + s["dcache.bypasses_second_level"]
         if levels + s["dcache.bypasses_busy"] != d["bypasses"]:
