@@ -31,4 +31,14 @@ inline McCfg mc_test_setup(const char* preset) {
   return m;
 }
 
+// The HMS channel of the module tests: rank 0 hbm2 (DRAM), rank 1 scm_mlc (SCM), the controller
+// defaults above (HMS Table I, configs/hms_channel_dram_scm.toml).
+inline McCfg mc_test_setup_dram_scm() {
+  static const dram_preset* devs[2] = {dram_find("hbm2"), dram_find("scm_mlc")};
+  McCfg m = mc_test_setup("hbm2");
+  m.engine.ranks = 2;
+  m.engine.rank_devs = devs;
+  return m;
+}
+
 }  // namespace strata

@@ -98,10 +98,8 @@ int sc_main(int, char*[]) {
   bstore_init(&mem);
   PayloadPool pool;
   StatsRegistry stats;
-  McCfg c = mc_test_setup("hbm2");
-  static const dram_preset* devs[2] = {dram_find("hbm2"), dram_find("scm_mlc")};
-  c.engine.ranks = 2;
-  c.engine.rank_devs = devs;
+  McCfg c = mc_test_setup_dram_scm();
+  const dram_preset* const* devs = c.engine.rank_devs;
   c.engine.pd_idle = 50;
   c.engine.open_page = 0;  // closed page: an idle rank has every bank closed and can power down
   MemCtrl mc("mc", 0, c, &mem, pool, stats);
