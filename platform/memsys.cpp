@@ -184,7 +184,12 @@ void init_address_map(const Config& C, const MemDevices& md, amap* out) {
   const dram_preset* dev = md.iface;
   const unsigned nch = md.channels;
   const uint32_t ranks = md.ranks;
-  const uint32_t l2pc = static_cast<uint32_t>(C.i("l2.banks")) / nch;
+  // L2 banks per memory partition (memside.partition_channels channels each; l2.banks is a multiple of the channels)
+  const uint32_t pch = static_cast<uint32_t>(C.i("memside.partition_channels"));
+  if (nch % pch || (pch & (pch - 1)))
+    C.fail("memside.partition_channels", "expected a power of two dividing mem.channels (" + std::to_string(nch) +
+                                             "), got " + std::to_string(pch));
+  const uint32_t l2pc = static_cast<uint32_t>(C.i("l2.banks")) / (nch / pch);
   const int hash = C.b("addrmap.hash") ? 1 : 0;
   std::string layout = C.s("addrmap.layout");
   char buf[256], err[256];
@@ -204,6 +209,7 @@ void init_address_map(const Config& C, const MemDevices& md, amap* out) {
       C.fail("addrmap.layout", "expected off:" + std::to_string(dev->atom_bytes) + " (bytes per column access of " +
                                    C.s("mem.device") + "), got off:" + std::to_string(out->atom_bytes));
     if (!md.kinds.empty()) amap_set_mem(out, md.kinds[0]);
+    if (amap_set_partition_channels(out, pch, err, sizeof err) != 0) C.fail("memside.partition_channels", err);
     return;
   }
   // Hybrid memory: one part per kind, over the channels x ranks of that kind.
@@ -246,6 +252,7 @@ void init_address_map(const Config& C, const MemDevices& md, amap* out) {
                       sizeof err) != 0)
     C.fail(std::string(err).find("interleave") != std::string::npos ? "addrmap.part_interleave" : "addrmap.layout",
            err);
+  if (amap_set_partition_channels(out, pch, err, sizeof err) != 0) C.fail("memside.partition_channels", err);
 }
 
 }  // namespace strata

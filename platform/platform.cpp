@@ -303,7 +303,7 @@ bool write_file_atomic(const std::string& path, const std::function<bool(const s
   return !ec;
 }
 
-// DRAM-cache bytes per channel of policy dcache: memside.dcache.size, or memside.dcache.footprint_ratio of the
+// DRAM-cache bytes per memory partition (each has one DRAM channel or rank) of policy dcache: memside.dcache.size, or memside.dcache.footprint_ratio of the
 // program's footprint (HMS Sec. IV-A) in whole DRAM rows (at least one), or 0 (= the map's DRAM part per channel).
 static uint64_t dcache_bytes_per_channel(const Config& C, const Program& prog, unsigned nch, uint64_t row) {
   uint64_t b = C.size("memside.dcache.size");
@@ -371,8 +371,9 @@ void Platform::Impl::build_interconnect(unsigned nsm, unsigned nbanks, const Xba
 }
 
 // Memory side: per channel a device controller over its own contents (by
-// device address); per memory partition (one channel each today) a
-// memory-side controller running memside.policy over its channels.
+// device address); per memory partition (memside.partition_channels
+// consecutive channels, one by default) a memory-side controller running
+// memside.policy over the partition's channels, device d = its d-th channel.
 void Platform::Impl::build_memory_side(const MemDevices& md) {
   const unsigned nch = md.channels, nbanks = static_cast<unsigned>(cfg.i("l2.banks"));
   device.resize(nch);
@@ -383,53 +384,62 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
   }
   const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
   const dram_preset* g = md.iface;
-  for (unsigned p = 0; p < nch; ++p) {
+  const unsigned pch = static_cast<unsigned>(cfg.i("memside.partition_channels")), nparts = nch / pch;
+  if (pch > MEMSIDE_MAX_DEVS)
+    cfg.fail("memside.partition_channels", "expected at most " + std::to_string(MEMSIDE_MAX_DEVS) +
+                                               " channels per partition, got " + std::to_string(pch));
+  for (unsigned p = 0; p < nparts; ++p) {
     memside_cfg m{};
     m.map = &map;
     m.partition = p;
-    m.ndevs = 1;
-    m.dev_channel[0] = p;
-    char err[256];
-    if (devaddr_init(&m.geom[0], md.ranks, g->bankgroups, g->banks_per_group, g->row_bytes / g->atom_bytes,
-                     g->atom_bytes, err, sizeof err) != 0)
-      throw ConfigError(std::string("mem.device: ") + err);
-    for (unsigned r = 0; r < md.ranks; ++r) {
-      m.rank_kind[0][r] = static_cast<uint8_t>(dram_mem_kind(md.at(p, r)));
-      m.rank_trcd[0][r] = md.at(p, r)->t.RCD;
-      m.rank_twr[0][r] = md.at(p, r)->t.WR;
+    m.ndevs = pch;
+    for (unsigned d = 0; d < pch; ++d) {
+      const unsigned c = p * pch + d;
+      m.dev_channel[d] = c;
+      char err[256];
+      if (devaddr_init(&m.geom[d], md.ranks, g->bankgroups, g->banks_per_group, g->row_bytes / g->atom_bytes,
+                       g->atom_bytes, err, sizeof err) != 0)
+        throw ConfigError(std::string("mem.device: ") + err);
+      for (unsigned r = 0; r < md.ranks; ++r) {
+        m.rank_kind[d][r] = static_cast<uint8_t>(dram_mem_kind(md.at(c, r)));
+        m.rank_trcd[d][r] = md.at(c, r)->t.RCD;
+        m.rank_twr[d][r] = md.at(c, r)->t.WR;
+      }
     }
     m.swap.a = cfg.size("memside.swap.a");
     m.swap.b = cfg.size("memside.swap.b");
     m.swap.after = static_cast<uint64_t>(cfg.i("memside.swap.after"));
     m.swap.seg_bytes = static_cast<uint32_t>(cfg.size("memside.swap.segment"));
-    m.dcache.cache_bytes = dcache_bytes_per_channel(cfg, *program, nch, g->row_bytes);  // HMS Sec. IV-A
+    m.dcache.cache_bytes = dcache_bytes_per_channel(cfg, *program, nparts, g->row_bytes);  // HMS Sec. IV-A
     if (!m.dcache.cache_bytes)  // the DRAM part of the map, per channel serving it
       for (unsigned k = 0; k < map.nparts; ++k)
         if (map.part[k].mem == AMAP_MEM_DRAM && map.part[k].nch) m.dcache.cache_bytes = map.part[k].bytes / map.part[k].nch;
     m.dcache.mshrs = static_cast<uint32_t>(cfg.i("memside.dcache.mshrs"));
     m.dcache.ctc_ways = static_cast<uint32_t>(cfg.i("l2.ctc_ways"));  // the tag cache of the partition's L2 banks
     m.dcache.ctc_sets = static_cast<uint32_t>(cfg.size("l2.size") / nbanks / cfg.i("l2.assoc") / kLineBytes) *
-                        (nbanks / nch);
+                        (nbanks / nparts);
     m.dcache.tad = cfg.s("memside.dcache.org") == "tad";
     m.dcache.bypass = cfg.b("memside.dcache.bypass");
     m.dcache.act_counters = cfg.b("memside.dcache.act_counters");
     m.dcache.seed = static_cast<uint32_t>(cfg.i("sim.seed") * 2654435761u + p);
     if (m.dcache.bypass && ops->program_in_first_part) {  // Eq. 1 numerators from the two ranks' timing
       const dram_preset *dr = nullptr, *sc = nullptr;
-      for (unsigned r = 0; r < md.ranks; ++r) (m.rank_kind[0][r] == AMAP_MEM_DRAM ? dr : sc) = md.at(p, r);
+      for (unsigned d = 0; d < pch; ++d)
+        for (unsigned r = 0; r < md.ranks; ++r)
+          (m.rank_kind[d][r] == AMAP_MEM_DRAM ? dr : sc) = md.at(p * pch + d, r);
       bps_cfg_t bc;
       if (!dr || !sc || bps_cfg_timing(&bc, dr->t.RCD, sc->t.RCD, dr->t.WR, sc->t.WR) != 0)
-        throw ConfigError("memside.dcache.bypass: needs a DRAM and a slower SCM rank per channel (tRCD and tWR of "
+        throw ConfigError("memside.dcache.bypass: needs a DRAM and a slower SCM rank in every memory partition (tRCD and tWR of "
                           "the SCM rank >= the DRAM rank's, difference < 65536 cycles)");
       m.dcache.num_rd = bc.num_rd;
       m.dcache.num_wr = bc.num_wr;
     }
     try {
-      sides.emplace_back(new MemSide(("memside_p" + std::to_string(p)).c_str(), ops, m, nbanks / nch, pool, stats));
+      sides.emplace_back(new MemSide(("memside_p" + std::to_string(p)).c_str(), ops, m, nbanks / nparts, pool, stats));
     } catch (const std::invalid_argument& e) {
       throw ConfigError("key 'memside.policy' (" + cfg.s("memside.policy") + "): " + e.what());
     }
-    sides.back()->connect(mcs[p]->tsock, &device[p]);
+    for (unsigned d = 0; d < pch; ++d) sides.back()->connect(mcs[p * pch + d]->tsock, &device[p * pch + d]);
   }
 }
 
@@ -449,7 +459,8 @@ void Platform::Impl::build_scm_throttle() {
   try {
     throttle.reset(new ScmThrottle("scm_throttle", tc, static_cast<unsigned>(cfg.i("mem.scm_throttle.stack_channels")),
                                    mcv, stats, [ip](unsigned ch, unsigned r, const dram_timing& t) {
-                                     ip->sides[ch]->timing_changed(0, r, t.RCD, t.WR);  // partition ch, device 0
+                                     const unsigned k = static_cast<unsigned>(ip->cfg.i("memside.partition_channels"));
+                                     ip->sides[ch / k]->timing_changed(ch % k, r, t.RCD, t.WR);
                                    }));
   } catch (const std::invalid_argument& e) {
     cfg.fail("mem.scm_throttle.threshold_w", e.what());
@@ -479,7 +490,7 @@ void Platform::Impl::load_initial_data() {
   const int rc = bstore_foreach(&golden, [](void* c, uint64_t addr, const unsigned char* bytes) {
     Impl* P = static_cast<Ctx*>(c)->P;
     for (unsigned o = 0; o < BSTORE_PAGE_BYTES; o += kLineBytes) {
-      const uint32_t part = amap_channel(&P->map, addr + o);
+      const uint32_t part = amap_channel(&P->map, addr + o) / P->map.part_channels;
       P->sides[part]->write_functional(addr + o, bytes + o, kLineBytes);
     }
   }, &ctx);

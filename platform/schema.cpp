@@ -138,6 +138,11 @@ static std::vector<KeySpec> build_schema() {
       {"memside.policy", T::String, "plain", 1, 0, {},
        "memory-side controller policy of every memory partition (models/ref/memside.c registry): plain = flat "
        "memory where the address map puts it"},
+      {"memside.partition_channels", T::Int, "1", 1, 256, {},
+       "channels per memory partition: one memory-side controller over k consecutive channels (a power of two "
+       "dividing mem.channels), whose L2 banks serve all of them; 1 = a partition per channel. 2 with "
+       "mem.channel_devices = \"hbm2, scm_mlc\" puts a DRAM channel and an SCM channel behind one controller (HMS "
+       "Fig. 6b, the paper's Sep. DRAM&SCM)"},
       {"memside.swap.a", T::Size, "0", 0, 1ull << 50, {},
        "policies swap / swap_forget: a physical address in the first segment to exchange"},
       {"memside.swap.b", T::Size, "4096", 0, 1ull << 50, {},
@@ -147,8 +152,9 @@ static std::vector<KeySpec> build_schema() {
       {"memside.swap.segment", T::Size, "256", 128, 1024, {},
        "policies swap / swap_forget: segment bytes (a power of two, aligned in device-address space)"},
       {"memside.dcache.size", T::Size, "0", 0, 1ull << 44, {},
-       "policy dcache: DRAM-cache bytes per channel (its DRAM rank); 0 = the DRAM part of the address map "
-       "(addrmap.dram_size) divided over its channels"},
+       "policy dcache: DRAM-cache bytes per memory partition (the DRAM rank of its channel, or its DRAM channel "
+       "with memside.partition_channels = 2); 0 = the DRAM part of the address map (addrmap.dram_size) divided over "
+       "its channels"},
       {"memside.dcache.mshrs", T::Int, "128", 1, 128, {},
        "policy dcache: 256 B line fills in flight per channel (HMS Sec. III-F: a 128-entry MSHR)"},
       {"memside.dcache.footprint_ratio", T::Float, "0", 0, 1e6, {},

@@ -193,7 +193,22 @@ int amap_init(amap *m, const char *layout, uint32_t channels, uint32_t ranks, ui
   m->columns = m->d.columns;
   m->atom_bytes = m->d.atom_bytes;
   m->l2_per_channel = m->d.l2_per_channel;
+  m->part_channels = 1;
   m->hash = hash;
+  return 0;
+}
+
+int amap_set_partition_channels(amap *m, uint32_t k, char *err, size_t errlen) {
+  if (!k || !is_pow2(k) || m->channels % k) {
+    if (err && errlen)
+      snprintf(err, errlen, "channels per memory partition: expected a power of two dividing the %u channels, got %u",
+               m->channels, k);
+    return -1;
+  }
+  m->part_channels = k;
+  /* m->d decodes one-part maps (global channels); with parts it is unused as a decoder and its part_shift
+   * serves decode_parts (the part decoders number their own channels and keep 0) */
+  for (m->d.part_shift = 0; (1u << m->d.part_shift) < k; ++m->d.part_shift) {}
   return 0;
 }
 
@@ -300,7 +315,7 @@ static void decode_slow(const amap_dec *m, uint64_t pa, amap_loc *o) {
     o->bg = permute(o->bg, m->bankgroups, o->row, 1);
     o->ba = permute(o->ba, m->banks, o->row, 2);
   }
-  o->l2_bank = o->ch * m->l2_per_channel + (uint32_t)(above_ch % m->l2_per_channel);
+  o->l2_bank = (o->ch >> m->part_shift) * m->l2_per_channel + (uint32_t)(above_ch % m->l2_per_channel);
 }
 
 /* Fast path helpers (m->fast): field k of {ch, ra, bg, ba}; hashed field k of {ch, bg, ba}. */
@@ -315,7 +330,7 @@ static inline uint32_t frowhash(const amap_dec *m, uint64_t row) {
 static inline uint32_t fbank(const amap_dec *m, uint64_t pa, uint32_t ch) {
   const uint64_t above = m->has_ch ? pa >> m->above_ch_pos : 0;
   const uint32_t lo = m->lpc_pow2 ? (uint32_t)(above & (m->l2_per_channel - 1)) : (uint32_t)(above % m->l2_per_channel);
-  return ch * m->l2_per_channel + lo;
+  return (ch >> m->part_shift) * m->l2_per_channel + lo;
 }
 
 static inline void dec_decode(const amap_dec *m, uint64_t pa, amap_loc *o) {
@@ -371,7 +386,8 @@ static void decode_parts(const amap *m, uint64_t pa, amap_loc *o) {
   const amap_part *P = part_of(m, pa, &local);
   dec_decode(&P->d, local, o);
   const uint32_t gch = P->ch[o->ch];
-  o->l2_bank += (gch - o->ch) * P->d.l2_per_channel; /* the same L2 bank offset, on the serving channel */
+  /* the same L2 bank offset, in the serving channel's partition (part decoders number their own channels) */
+  o->l2_bank = o->l2_bank - o->ch * P->d.l2_per_channel + (gch >> m->d.part_shift) * P->d.l2_per_channel;
   o->ch = gch;
   o->ra = P->ra[o->ra];
 }
@@ -475,6 +491,7 @@ int amap_init_parts(amap *m, const amap_part_cfg *parts, unsigned nparts, uint64
   m->columns = row_bytes / (atom_bytes ? atom_bytes : 1);
   m->atom_bytes = atom_bytes;
   m->l2_per_channel = l2_per_channel ? l2_per_channel : 1;
+  m->part_channels = 1;
   m->hash = hash;
   m->nparts = nparts;
   m->interleave = interleave;

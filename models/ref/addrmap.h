@@ -13,8 +13,12 @@
  * multiplicative hash of the row otherwise (see addrmap.c). This spreads row
  * conflicts and is a bijection for every fixed row.
  *
- * The L2 bank of an address: channel * l2_per_channel + (the part of the address
- * above the channel field) mod l2_per_channel.
+ * The L2 bank of an address: partition * l2_per_channel + (the part of the
+ * address above the channel field) mod l2_per_channel, where the partition is
+ * the channel, or channel / k after amap_set_partition_channels(m, k) (a
+ * memory partition of k channels, e.g. a DRAM channel and an SCM channel
+ * behind one memory-side controller; l2_per_channel then counts the L2 banks
+ * of a partition).
  */
 #ifndef STRATA_ADDRMAP_H
 #define STRATA_ADDRMAP_H
@@ -51,6 +55,7 @@ typedef struct amap_dec {
   unsigned ndigits;
   uint32_t channels, ranks, bankgroups, banks, columns, atom_bytes;
   uint32_t l2_per_channel;
+  uint8_t part_shift;         /* log2(channels per partition) of the L2 bank (0: one channel) */
   int hash;
   /* Precomputed by amap_init for the fast decode (every count a power of two
    * and the row starting below bit 64): each field is a bit slice of the
@@ -88,7 +93,8 @@ typedef struct amap_part {
 typedef struct amap {
   /* Geometry of the whole memory (global channel and rank counts). */
   uint32_t channels, ranks, bankgroups, banks, columns, atom_bytes;
-  uint32_t l2_per_channel;
+  uint32_t l2_per_channel;     /* L2 banks per partition */
+  uint32_t part_channels;     /* channels per memory partition (amap_set_partition_channels; 1 by default) */
   int hash;
   amap_dec d;                 /* the decoder (one-part maps: nparts == 0) */
   /* Hybrid memory: parts of different kinds (nparts >= 2; 0 = one kind). */
@@ -156,6 +162,17 @@ int amap_init_parts(amap *m, const amap_part_cfg *parts, unsigned nparts, uint64
                     uint32_t channels, uint32_t ranks, uint32_t bankgroups, uint32_t banks_per_group,
                     uint32_t row_bytes, uint32_t atom_bytes, uint32_t l2_per_channel, int hash, char *err,
                     size_t errlen);
+
+/* Memory partitions of k consecutive channels (k a power of two dividing the
+ * channel count; 1 = a partition per channel, the default): the L2 bank of an
+ * address becomes (channel / k) x l2_per_channel + (the address above the
+ * channel field) mod l2_per_channel, so the L2 banks of a partition serve
+ * every channel of it and every L2 bank of it is used even when the program's
+ * part of the map lies on one of its channels (the HMS paper's separate DRAM
+ * and SCM channels, Fig. 6b). Call after amap_init / amap_init_parts, whose
+ * l2_per_channel is then the L2 banks per partition. Returns 0, or -1 with a
+ * one-line reason in err. */
+int amap_set_partition_channels(amap *m, uint32_t k, char *err, size_t errlen);
 
 /* Declare [base, base+size) as memory technology `mem` (enum amap_mem);
  * addresses in no region are DRAM (or amap_set_mem's kind). Regions only tag

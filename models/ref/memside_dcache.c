@@ -150,8 +150,11 @@ enum {
 typedef struct dc_st {
   memside_cfg cfg;
   memside_env env;
-  devaddr_geom g;
-  uint32_t cache_rank, scm_rank;
+  devaddr_geom g;         /* the geometry of both devices (equal: one interface preset) */
+  uint32_t cdev, sdev;     /* the partition's devices holding the DRAM cache and the SCM (the same channel in HMS) */
+  uint32_t ncr, nsr;       /* DRAM-cache ranks (on cdev) and SCM ranks (on sdev) */
+  uint8_t cr[AMAP_MAX_RANKS], sr[AMAP_MAX_RANKS];   /* their rank numbers, ascending */
+  uint8_t cri[AMAP_MAX_RANKS], sri[AMAP_MAX_RANKS]; /* index of a rank number in cr[] / sr[] */
   uint32_t lpr;          /* cachelines per DRAM row */
   uint32_t nbanks;       /* bank groups x banks */
   uint32_t groups;       /* 8-column (256 B) groups per row */
@@ -214,9 +217,10 @@ static size_t dc_state_bytes(const memside_cfg *cfg) {
   return sizeof(dc_st) + slots_of(cfg, NULL) * sizeof(uint32_t) + act_pages_of(cfg);
 }
 
-/* SCM block of a device location on the SCM rank, and the byte offset in it. */
+/* SCM block of a device location on an SCM rank, and the byte offset in it. */
 static uint64_t block_of(const dc_st *s, const devaddr_loc *l) {
-  return ((l->row * s->g.bankgroups + l->bg) * s->g.banks + l->ba) * s->groups + l->col / (DC_LINE / DC_COL);
+  return (((l->row * s->nsr + s->sri[l->ra]) * s->g.bankgroups + l->bg) * s->g.banks + l->ba) * s->groups +
+         l->col / (DC_LINE / DC_COL);
 }
 
 static uint64_t scm_addr_of(const dc_st *s, uint64_t block) {
@@ -226,19 +230,20 @@ static uint64_t scm_addr_of(const dc_st *s, uint64_t block) {
   l.ba = (uint32_t)(block % s->g.banks);
   block /= s->g.banks;
   l.bg = (uint32_t)(block % s->g.bankgroups);
-  l.row = block / s->g.bankgroups;
-  l.ra = s->scm_rank;
+  block /= s->g.bankgroups;
+  l.ra = s->sr[block % s->nsr];
+  l.row = block / s->nsr;
   return devaddr_encode(&s->g, &l);
 }
 
 /* DRAM location of slot's line (column group `line` of its row), or of the
  * row's metadata column. */
 static void dram_loc(const dc_st *s, uint64_t slot, int meta_col, devaddr_loc *l) {
-  const uint64_t drow = slot / s->lpr, bank = drow % s->nbanks;
-  l->ra = s->cache_rank;
+  const uint64_t drow = slot / s->lpr, rb = drow % (s->nbanks * s->ncr), bank = rb % s->nbanks;
+  l->ra = s->cr[rb / s->nbanks];
   l->bg = (uint32_t)(bank % s->g.bankgroups);
   l->ba = (uint32_t)(bank / s->g.bankgroups);
-  l->row = drow / s->nbanks;
+  l->row = drow / (s->nbanks * s->ncr);
   l->col = meta_col ? s->g.columns - 1 : (uint32_t)(slot % s->lpr) * (DC_LINE / DC_COL);
 }
 
@@ -246,6 +251,12 @@ static uint64_t dram_addr_of(const dc_st *s, uint64_t slot, int meta_col) {
   devaddr_loc l;
   dram_loc(s, slot, meta_col, &l);
   return devaddr_encode(&s->g, &l);
+}
+
+/* The slot of a DRAM-cache location (dram_loc's inverse, data columns). */
+static uint64_t slot_of_dram(const dc_st *s, const devaddr_loc *l) {
+  const uint64_t drow = (l->row * s->ncr + s->cri[l->ra]) * s->nbanks + l->ba * s->g.bankgroups + l->bg;
+  return drow * s->lpr + l->col / (DC_LINE / DC_COL);
 }
 
 /* -------------------------------------------------- blocks in flight */
@@ -320,21 +331,36 @@ static int dc_init(void *st, const memside_cfg *cfg, const memside_env *env, cha
   s->env = *env;
   s->g = cfg->geom[0];
   if (memside_check_map(cfg, err, errlen) != 0) return -1;
-  if (cfg->ndevs != 1) {
-    snprintf(err, errlen, "the DRAM cache needs one channel per partition, got %u", cfg->ndevs);
+  /* The partition: one channel with DRAM and SCM ranks (HMS, Fig. 6a), or a DRAM channel and an SCM channel
+   * (Fig. 6b, Sep. DRAM&SCM; memside.partition_channels = 2). The DRAM ranks cache the SCM ranks. */
+  int cd = -1, sd = -1;
+  for (uint32_t d = 0; d < cfg->ndevs && d < MEMSIDE_MAX_DEVS; ++d) {
+    const devaddr_geom *gd = &cfg->geom[d];
+    if (gd->ranks != s->g.ranks || gd->bankgroups != s->g.bankgroups || gd->banks != s->g.banks ||
+        gd->columns != s->g.columns || gd->atom_bytes != s->g.atom_bytes) {
+      snprintf(err, errlen, "the DRAM cache needs one device geometry on every channel of a partition");
+      return -1;
+    }
+    for (uint32_t r = 0; r < s->g.ranks; ++r) {
+      const int dram = cfg->rank_kind[d][r] == AMAP_MEM_DRAM;
+      int *which = dram ? &cd : &sd;
+      if (*which >= 0 && *which != (int)d) {
+        snprintf(err, errlen, "the DRAM cache needs its %s ranks on one channel of the partition",
+                 dram ? "DRAM" : "SCM");
+        return -1;
+      }
+      *which = (int)d;
+      if (dram) s->cri[r] = (uint8_t)s->ncr, s->cr[s->ncr++] = (uint8_t)r;
+      else s->sri[r] = (uint8_t)s->nsr, s->sr[s->nsr++] = (uint8_t)r;
+    }
+  }
+  if (cd < 0 || sd < 0) {
+    snprintf(err, errlen, "the DRAM cache needs DRAM and SCM ranks in every memory partition (mem.rank_devices, "
+                          "or mem.channel_devices with memside.partition_channels)");
     return -1;
   }
-  int cr = -1, sr = -1;
-  for (uint32_t r = 0; r < s->g.ranks; ++r) {
-    if (cfg->rank_kind[0][r] == AMAP_MEM_DRAM && cr < 0) cr = (int)r;
-    if (cfg->rank_kind[0][r] != AMAP_MEM_DRAM && sr < 0) sr = (int)r;
-  }
-  if (cr < 0 || sr < 0) {
-    snprintf(err, errlen, "the DRAM cache needs a DRAM rank and an SCM rank on every channel (mem.rank_devices)");
-    return -1;
-  }
-  s->cache_rank = (uint32_t)cr;
-  s->scm_rank = (uint32_t)sr;
+  s->cdev = (uint32_t)cd;
+  s->sdev = (uint32_t)sd;
   const amap *m = cfg->map;
   if (m->nparts < 1 || m->interleave || m->part[0].mem == AMAP_MEM_DRAM || !m->part[0].bytes) {
     snprintf(err, errlen, "the DRAM cache needs the SCM part first and contiguous (addrmap.part_order = \"scm, "
@@ -421,6 +447,7 @@ static void dc_locate(const void *st, uint64_t pa, memside_target *out) {
   const uint32_t meta = s->meta[slot];
   if ((meta & META_VALID) && (meta & META_TAG) == tag) {
     out->addr = dram_addr_of(s, slot, 0) + (out->addr & (DC_LINE - 1));
+    out->dev = s->cdev;
     out->kind = AMAP_MEM_DRAM;
   }
 }
@@ -431,8 +458,9 @@ static unsigned dc_kind_of(const void *st, uint64_t pa) {
   return t.kind;
 }
 
-static void issue(dc_st *s, uint64_t addr, uint32_t bytes, int write, unsigned cls, unsigned char *buf, uint64_t tag) {
-  const memside_xfer x = {0, addr, bytes, (uint8_t)write, (uint8_t)cls, buf, tag};
+static void issue(dc_st *s, uint32_t dev, uint64_t addr, uint32_t bytes, int write, unsigned cls, unsigned char *buf,
+                  uint64_t tag) {
+  const memside_xfer x = {dev, addr, bytes, (uint8_t)write, (uint8_t)cls, buf, tag};
   /* at most 3 per MSHR and 1 per probe in flight: DC_MAX_MSHRS x 3 + DC_PROBES <= MEMSIDE_XFER_SLOTS */
   s->env.issue(s->env.ctx, &x);
 }
@@ -460,13 +488,13 @@ static void fill_reads(dc_st *s, uint32_t f) {
   F->phase = F_READ;
   F->outstanding = 1;
   if (F->tagrmw) { /* TAD: the column's bytes first (the tag bits ride in its ECC; its data must not change) */
-    issue(s, dram_addr_of(s, F->slot, 0), DC_COL, 0, MEMSIDE_PROBE, F->meta, TAG_FILL | f);
+    issue(s, s->cdev, dram_addr_of(s, F->slot, 0), DC_COL, 0, MEMSIDE_PROBE, F->meta, TAG_FILL | f);
     return;
   }
-  issue(s, scm_addr_of(s, F->block), DC_LINE, 0, MEMSIDE_FILL, F->fresh, TAG_FILL | f);
+  issue(s, s->sdev, scm_addr_of(s, F->block), DC_LINE, 0, MEMSIDE_FILL, F->fresh, TAG_FILL | f);
   if (F->has_victim && F->victim_dirty) {
     ++F->outstanding;
-    issue(s, dram_addr_of(s, F->slot, 0), DC_LINE, 0, MEMSIDE_WRITEBACK, F->old, TAG_FILL | f);
+    issue(s, s->cdev, dram_addr_of(s, F->slot, 0), DC_LINE, 0, MEMSIDE_WRITEBACK, F->old, TAG_FILL | f);
   }
 }
 
@@ -519,14 +547,14 @@ static int probe_for(dc_st *s, uint64_t slot, uint32_t *ticket) {
   ++s->st[S_PROBES];
   if (s->probe_line) { /* the line's tag-and-data column */
     P->outstanding = 1;
-    issue(s, dram_addr_of(s, slot, 0), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
+    issue(s, s->cdev, dram_addr_of(s, slot, 0), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
   } else if (s->tad) { /* the tags of a row's lines are in their first columns: one read each */
     P->outstanding = s->lpr;
     for (uint32_t k = 0; k < s->lpr; ++k)
-      issue(s, dram_addr_of(s, drow * s->lpr + k, 0), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
+      issue(s, s->cdev, dram_addr_of(s, drow * s->lpr + k, 0), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
   } else {
     P->outstanding = 1;
-    issue(s, dram_addr_of(s, slot, 1), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
+    issue(s, s->cdev, dram_addr_of(s, slot, 1), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
   }
   *ticket = free_i + 1;
   return 0;
@@ -589,7 +617,7 @@ static void meta_changed(dc_st *s, uint64_t slot) {
   if (s->meta_pending >= DC_META_MAX) return; /* merged into a write already in the buffer */
   ++s->st[S_META_WRITES];
   ++s->meta_pending;
-  issue(s, dram_addr_of(s, slot, 1), DC_COL, 1, MEMSIDE_PROBE, s->meta_buf, TAG_META);
+  issue(s, s->cdev, dram_addr_of(s, slot, 1), DC_COL, 1, MEMSIDE_PROBE, s->meta_buf, TAG_META);
 }
 
 /* Take an MSHR for block in F_PEND (or -1: none free). */
@@ -858,7 +886,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
       ++s->mirrors;
       ++s->st[S_WRITE_THROUGHS];
       out->mirror = 1;
-      out->mirror_dev = 0;
+      out->mirror_dev = s->sdev;
       out->mirror_addr = scm_addr_of(s, block) + (off & ~(uint64_t)127);
       out->mirror_tag = TAG_MIRROR | block;
       if (e) ++e->n, ++e->nw, ++e->mir; /* the copy on its way to SCM: fills and SCM accesses of the line wait */
@@ -873,6 +901,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
       bps_hit(&s->bps, &a, &r);
     }
     out->addr = dram_addr_of(s, slot, 0) + off;
+    out->dev = s->cdev;
     out->kind = AMAP_MEM_DRAM;
     went(e, rq);
     return MEMSIDE_GO;
@@ -952,9 +981,8 @@ static void dc_complete(void *st, const memside_req *rq, const memside_target *t
   devaddr_loc l;
   devaddr_decode(&s->g, t->addr, &l);
   uint64_t block;
-  if (l.ra == s->cache_rank) { /* a hit: the slot's line (no fill changes it while accesses are in flight) */
-    const uint64_t drow = (l.row * s->nbanks) + l.ba * s->g.bankgroups + l.bg;
-    const uint64_t slot = drow * s->lpr + l.col / (DC_LINE / DC_COL);
+  if (t->dev == s->cdev && t->kind == AMAP_MEM_DRAM) { /* a hit: the slot's line (no fill changes it while accesses are in flight) */
+    const uint64_t slot = slot_of_dram(s, &l);
     block = (uint64_t)(s->meta[slot] & META_TAG) * s->slots + slot;
   } else {
     block = block_of(s, &l);
@@ -982,7 +1010,7 @@ static void meta_writebacks(dc_st *s, const ctc_result *r) {
   for (uint32_t i = 0; i < r->n_wb && s->meta_pending < DC_META_MAX; ++i) {
     ++s->st[S_META_WRITES];
     ++s->meta_pending;
-    issue(s, dram_addr_of(s, r->wb[i].row * s->lpr, 1), DC_COL, 1, MEMSIDE_PROBE, s->meta_buf, TAG_META);
+    issue(s, s->cdev, dram_addr_of(s, r->wb[i].row * s->lpr, 1), DC_COL, 1, MEMSIDE_PROBE, s->meta_buf, TAG_META);
   }
 }
 
@@ -992,17 +1020,17 @@ static void fill_done(dc_st *s, uint32_t f) {
   if (F->phase == F_READ && F->tagrmw) { /* TAD: the column back, its tag bits changed */
     F->phase = F_WRITE;
     F->outstanding = 1;
-    issue(s, dram_addr_of(s, F->slot, 0), DC_COL, 1, MEMSIDE_PROBE, F->meta, TAG_FILL | f);
+    issue(s, s->cdev, dram_addr_of(s, F->slot, 0), DC_COL, 1, MEMSIDE_PROBE, F->meta, TAG_FILL | f);
     return;
   }
   if (F->phase == F_READ) { /* 4. write the line into DRAM, the dirty victim to SCM, the row's metadata */
     F->phase = F_WRITE;
     F->outstanding = 1;
-    issue(s, dram_addr_of(s, F->slot, 0), DC_LINE, 1, MEMSIDE_FILL, F->fresh, TAG_FILL | f);
+    issue(s, s->cdev, dram_addr_of(s, F->slot, 0), DC_LINE, 1, MEMSIDE_FILL, F->fresh, TAG_FILL | f);
     if (F->has_victim && F->victim_dirty) {
       ++F->outstanding;
       ++s->st[S_WRITEBACKS];
-      issue(s, scm_addr_of(s, F->victim), DC_LINE, 1, MEMSIDE_WRITEBACK, F->old, TAG_FILL | f);
+      issue(s, s->sdev, scm_addr_of(s, F->victim), DC_LINE, 1, MEMSIDE_WRITEBACK, F->old, TAG_FILL | f);
     }
     if (s->tad) { /* the tag went with the line's data; the tag cache keeps the row's tags clean */
       if (s->use_ctc) {
@@ -1020,7 +1048,7 @@ static void fill_done(dc_st *s, uint32_t f) {
     ++F->outstanding;
     ++s->st[S_META_WRITES];
     memset(F->meta, 0, DC_COL); /* the metadata column's bytes (the tags themselves live in the policy state) */
-    issue(s, dram_addr_of(s, F->slot, 1), DC_COL, 1, MEMSIDE_PROBE, F->meta, TAG_FILL | f);
+    issue(s, s->cdev, dram_addr_of(s, F->slot, 1), DC_COL, 1, MEMSIDE_PROBE, F->meta, TAG_FILL | f);
     return;
   }
   /* 5. the line is in DRAM: switch the tags, let the held accesses go */
@@ -1143,11 +1171,11 @@ static void dc_timing_changed(void *st, uint32_t dev, uint32_t rank, uint32_t tr
   if (dev >= MEMSIDE_MAX_DEVS || rank >= AMAP_MAX_RANKS) return;
   s->cfg.rank_trcd[dev][rank] = trcd;
   s->cfg.rank_twr[dev][rank] = twr;
-  if (!s->bypass || dev != 0) return;
+  if (!s->bypass || (dev != s->cdev && dev != s->sdev)) return;
   bps_cfg_t bc = s->bps.cfg;
-  const uint32_t c = s->cache_rank, m = s->scm_rank;
-  if (bps_cfg_timing(&bc, s->cfg.rank_trcd[0][c], s->cfg.rank_trcd[0][m], s->cfg.rank_twr[0][c],
-                     s->cfg.rank_twr[0][m]) == 0)
+  const uint32_t c = s->cr[0], m = s->sr[0], cd = s->cdev, sd = s->sdev;
+  if (bps_cfg_timing(&bc, s->cfg.rank_trcd[cd][c], s->cfg.rank_trcd[sd][m], s->cfg.rank_twr[cd][c],
+                     s->cfg.rank_twr[sd][m]) == 0)
     (void)bps_set_numerators(&s->bps, bc.num_rd, bc.num_wr); /* beyond BPS_NUM_MAX: the scorer keeps the last */
 }
 

@@ -161,6 +161,18 @@ def main():
         if args[args.index("--config") + 1] == "hms":
             if not s["dcache.bypasses_first_level"] or not s["dcache.bypasses_second_level"] or not s["dcache.fills"]:
                 fail(f"{outdir}: the bypass policy should fill some lines and bypass others at both levels")
+        if args[args.index("--config") + 1] == "sep_dram_scm":  # DRAM cache on even channels, SCM on odd ones
+            for c in range(8):
+                dev = "hbm2" if c % 2 == 0 else "scm_mlc"
+                for r in range(2):
+                    if s.get(f"mem.ch{c}.rank{r}.device.{dev}") != 1:
+                        fail(f"{outdir}: channel {c} rank {r} is not {dev}")
+                if not s[f"mem.ch{c}.read_bytes"] + s[f"mem.ch{c}.write_bytes"]:
+                    fail(f"{outdir}: no traffic on channel {c}")
+            idle = [k for k, v in s.items() if k.startswith("l2.bank") and k.endswith(".accesses") and not v]
+            if idle or not s["dcache.hits"]:
+                fail(f"{outdir}: idle L2 banks {idle} (every bank of a partition serves its SCM channel), "
+                     f"hits {s['dcache.hits']}")
         beari = args[args.index("--config") + 1] in ("beari", "mccachei")
         if args[args.index("--config") + 1] == "beari" and (s["dcache.probes"] or not s["dcache.bypasses_first_level"]):
             fail(f"{outdir}: BEARi knows presence without probes and bypasses by BEAR's rule: probes "

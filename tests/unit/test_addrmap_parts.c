@@ -175,9 +175,55 @@ static void errors(void **state) {
 #undef BAD
 }
 
+/* Partitions of two channels (amap_set_partition_channels; HMS Sep. DRAM&SCM, Fig. 6b): DRAM on the even
+ * channels, SCM on the odd ones, both ranks each; the L2 bank of an address is in the partition of its
+ * channel (channel / 2), the 4 L2 banks of a partition share the SCM part's traffic evenly, and the device
+ * location does not change. One-part maps: the same, with the global channel. Bad counts are refused. */
+static void two_channel_partitions(void **state) {
+  (void)state;
+  static const uint32_t even[4] = {0, 2, 4, 6}, odd[4] = {1, 3, 5, 7}, ra[2] = {0, 1};
+  const amap_part_cfg p[2] = {{AMAP_MEM_SCM, 16ull << 30, 4, 2, odd, ra}, {AMAP_MEM_DRAM, 4ull << 30, 4, 2, even, ra}};
+  char err[256];
+  amap P2;
+  if (amap_init_parts(&M, p, 2, 0, "auto", 8, 2, 4, 4, 2048, 32, 4, 1, err, sizeof err) != 0) fail_msg("%s", err);
+  P2 = M;
+  assert_int_equal(amap_set_partition_channels(&P2, 2, err, sizeof err), 0);
+  assert_int_equal(P2.part_channels, 2);
+  unsigned per_bank[16] = {0};
+  uint64_t s = 7;
+  for (int i = 0; i < 40000; ++i) {
+    const uint64_t x = rnd(&s) & ((16ull << 30) - 1); /* the SCM part */
+    amap_loc a, b;
+    amap_decode(&P2, x, &a);
+    amap_decode(&M, x, &b);
+    assert_true(a.ch == b.ch && a.ra == b.ra && a.bg == b.bg && a.ba == b.ba && a.row == b.row && a.col == b.col);
+    assert_int_equal(a.ch % 2, 1);
+    assert_int_equal(a.l2_bank / 4, a.ch / 2); /* the L2 bank belongs to the channel's partition */
+    assert_int_equal(amap_l2_bank(&P2, x), a.l2_bank);
+    ++per_bank[a.l2_bank];
+  }
+  for (unsigned k = 0; k < 16; ++k) /* every L2 bank serves about 1/16 of the SCM lines */
+    assert_true(per_bank[k] > 40000 / 16 * 9 / 10 && per_bank[k] < 40000 / 16 * 11 / 10);
+  /* one-part map of 8 channels, 2 L2 banks per channel = 4 per 2-channel partition */
+  assert_int_equal(amap_init(&R, kHbm, 8, 1, 4, 4, 2048, 4, 1, err, sizeof err), 0);
+  assert_int_equal(amap_set_partition_channels(&R, 2, err, sizeof err), 0);
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t x = rnd(&s) & ((1ull << 34) - 1);
+    amap_loc a;
+    amap_decode(&R, x, &a);
+    assert_int_equal(a.l2_bank / 4, a.ch / 2);
+    assert_int_equal(amap_l2_bank(&R, x), a.l2_bank);
+  }
+  assert_int_equal(amap_set_partition_channels(&R, 3, err, sizeof err), -1);
+  assert_non_null(strstr(err, "power of two dividing the 8 channels, got 3"));
+  assert_int_equal(amap_set_partition_channels(&R, 16, err, sizeof err), -1);
+  assert_int_equal(amap_set_partition_channels(&R, 0, err, sizeof err), -1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(hms_ranks_contiguous), cmocka_unit_test(interleaved_blocks),
+      cmocka_unit_test(two_channel_partitions),
       cmocka_unit_test(channel_split_agrees_with_devices), cmocka_unit_test(one_kind_tag), cmocka_unit_test(errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
