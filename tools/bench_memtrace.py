@@ -15,6 +15,7 @@ simulated results; a difference is reported.
 usage: bench_memtrace.py STRATA WORKDIR [--repeat N] [--count N] [--set key=value ...]
                          [--against OLD_STRATA] [--only CONFIG:PATTERN ...]
 """
+import argparse
 import json
 import os
 import statistics
@@ -36,23 +37,26 @@ def run(strata, config, path, extra):
 
 
 def main():
-    strata, work = sys.argv[1], sys.argv[2]
-    args = sys.argv[3:]
-    repeat, count, extra, against, only = 3, 1000000, [], None, []
-    while args:
-        a = args.pop(0)
-        if a == "--repeat":
-            repeat = int(args.pop(0))
-        elif a == "--count":
-            count = int(args.pop(0))
-        elif a == "--set":
-            extra += ["--set", args.pop(0)]
-        elif a == "--against":
-            against = args.pop(0)
-        elif a == "--only":
-            only.append(tuple(args.pop(0).split(":")))
-        else:
-            sys.exit(f"bench_memtrace.py: unknown option {a}")
+    ap = argparse.ArgumentParser(prog="bench_memtrace.py", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("strata", help="the strata binary to measure")
+    ap.add_argument("work", metavar="WORKDIR", help="folder for the generated traces (reused)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per build and trace (default 3)")
+    ap.add_argument("--count", type=int, default=1000000, help="requests per trace (default 1 M)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override, repeatable")
+    ap.add_argument("--against", metavar="OLD_STRATA", help="a second build, run alternately with STRATA")
+    ap.add_argument("--only", action="append", default=[], metavar="CONFIG:PATTERN",
+                    help="cases to run, e.g. baseline_hbm2:random (repeatable; default: the first three)")
+    a = ap.parse_args()
+    if a.repeat < 1 or a.count < 1:
+        ap.error("--repeat and --count must be >= 1")
+    strata, work, repeat, count, against = a.strata, a.work, a.repeat, a.count, a.against
+    extra = [x for kv in a.set for x in ("--set", kv)]
+    only = []
+    for o in a.only:
+        if o.count(":") != 1 or tuple(o.split(":")) not in CASES:
+            ap.error(f"--only {o}: expected one of " + ", ".join(f"{c}:{p}" for c, p in CASES))
+        only.append(tuple(o.split(":")))
     cases = [c for c in CASES if c in only] if only else DEFAULT
     gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen_memtrace.py")
     os.makedirs(work, exist_ok=True)
