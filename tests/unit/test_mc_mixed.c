@@ -394,9 +394,58 @@ static void wrong_rank_device_caught(void **state) {
   tcheck_free(&H.c);
 }
 
+/* SCM write recovery binds only the precharge (the semantics of Ramulator's
+ * HBM model, which the HMS paper ran with Table I's SCM tWR = 1000: the
+ * WR -> PRE constraint nCWL + nBL + nWR, bank scope; RD and WR to the open
+ * row are row hits with only the bus turnarounds). scm_mlc rank 1, bank 0:
+ *  A  WR row 7 at 0 (reads empty: opportunistic drain): ACT 0, WR 0 + tRCD
+ *     120 = 120, data sent 120 + CWL 8 + 1 = 129.
+ *  B  RD row 7 at 200 (row hit): legal from 129 + tWTR_L 8 = 137 -> RD 200,
+ *     done 215 -- not after the write recovery (1129).
+ *  C  WR row 7 at 300 (row hit in a new drain): tRTW after the RD (209) ->
+ *     WR 300, data sent 309 -- the earlier write's recovery does not hold it.
+ *  D  RD row 9 at 400 (conflict with the dirty row): PRE at 309 + tWR 1000 =
+ *     1309 (the last write's recovery), ACT 1323, RD 1443, done 1458.
+ * Counters: 1 miss (A), 2 row hits (B, C), 1 conflict (D), 1 dirty PRE. */
+static void scm_write_recovery_binds_only_the_precharge(void **state) {
+  (void)state;
+  mc m;
+  setup(&m, "hbm2", "scm_mlc", 0, 0, 1);
+  assert_int_equal(H.devs[1]->t.WR, 1000);
+  submit(&m, 0, 1, 1, 7, 0, 0);
+  run_to(&m, 199);
+  assert_int_equal(at(MC_CMD_ACT, 1, 0), 0);
+  assert_int_equal(at(MC_CMD_WR, 1, 0), 120);
+  assert_int_equal(H.done[0], 129);
+  submit(&m, 200, 0, 1, 7, 1, 1);
+  run_to(&m, 299);
+  assert_int_equal(at(MC_CMD_RD, 1, 0), 200);
+  assert_int_equal(H.done[1], 215);
+  submit(&m, 300, 1, 1, 7, 2, 2);
+  run_to(&m, 399);
+  assert_int_equal(at(MC_CMD_WR, 1, 1), 300);
+  assert_int_equal(H.done[2], 309);
+  assert_null(nth(MC_CMD_PRE, 1, 0));
+  submit(&m, 400, 0, 1, 9, 0, 3);
+  run_to(&m, 3000);
+  assert_int_equal(at(MC_CMD_PRE, 1, 0), 309 + 1000);
+  assert_int_equal(at(MC_CMD_ACT, 1, 1), 1323);
+  assert_int_equal(at(MC_CMD_RD, 1, 1), 1443);
+  assert_int_equal(H.done[3], 1458);
+  const mc_stats *st = mc_get_stats(&m, 3000);
+  assert_int_equal(st->row_misses, 1);
+  assert_int_equal(st->row_hits, 2);
+  assert_int_equal(st->row_conflicts, 1);
+  assert_int_equal(st->pres_dirty, 1);
+  assert_true(tcheck_ok(&H.c));
+  mc_free(&m);
+  tcheck_free(&H.c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(hms_channel_hand_checked),
+      cmocka_unit_test(scm_write_recovery_binds_only_the_precharge),
       cmocka_unit_test(refresh_only_on_the_dram_rank),
       cmocka_unit_test(gating_only_on_the_nvm_rank),
       cmocka_unit_test(checker_catches_scm_rank_timing),
