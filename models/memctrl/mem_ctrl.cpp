@@ -509,6 +509,10 @@ void MemCtrl::register_stats(StatsRegistry& S) {
             &st.row_conflicts);
   S.counter(join(p, "activations"), "ACT commands", Unit::Count, &st.acts);
   S.counter(join(p, "precharges"), "PRE commands", Unit::Count, &st.pres);
+  S.counter(join(p, "dirty_precharges"),
+            "PRE commands closing a row buffer that was written (NVM/SCM: after tWR, the array write; write_atoms / "
+            "dirty_precharges = writes per written row)",
+            Unit::Count, &st.pres_dirty);
   S.counter(join(p, "refreshes"), "all-bank REF commands", Unit::Count, &st.refs);
   S.counter(join(p, "write_drains"), "switches from read to write mode", Unit::Count, &st.write_drains);
   S.counter(join(p, "timing_checked_commands"), "commands checked by the timing checker (0 when mem.timing_check is off)",
@@ -558,6 +562,8 @@ void MemCtrl::register_stats(StatsRegistry& S) {
       S.counter(join(q, "read_atoms"), "32 B column reads issued to the rank", Unit::Count, &R->n_rd);
       S.counter(join(q, "write_atoms"), "32 B column writes issued to the rank", Unit::Count, &R->n_wr);
       S.counter(join(q, "activations"), "ACT commands to the rank", Unit::Count, &R->n_act);
+      S.counter(join(q, "dirty_precharges"), "PRE commands to the rank closing a written row buffer", Unit::Count,
+                &R->n_pre_dirty);
     }
     using E = double mc_energy_j::*;
     const struct { const char* n; E f; const char* d; } es[] = {
