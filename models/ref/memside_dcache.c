@@ -180,6 +180,7 @@ typedef struct dc_st {
   int mccache;           /* McCachei: write-through except pages in the dirty-region tracker */
   uint32_t mirrors;      /* write-through copies in flight (<= MEMSIDE_MIRROR_SLOTS) */
   int mirror_waiters;    /* accesses held until a copy is written (TICKET_MIRWAIT) */
+  int mshr_waiters;      /* write misses held until an MSHR is free (TICKET_MSHRWAIT) */
   uint8_t dirt_cnt[DIRT_COUNTERS];   /* writes per 4 KiB page (hashed), to enter the tracker */
   uint64_t dirt_page[DIRT_PAGES];    /* pages in write-back mode (page + 1; 0 = empty) */
   uint64_t dirt_used[DIRT_PAGES];    /* last write to each (LRU) */
@@ -482,6 +483,7 @@ static uint32_t mshr_ticket(const dc_st *s, uint32_t f) {
 #define TAG_MIRROR (4ull << 40) /* | block: a write-through copy */
 #define TICKET_MIRROR 0x40000000u  /* a write waiting for a free write-through slot (counted) */
 #define TICKET_MIRWAIT 0x20000000u /* an access to SCM waiting for a write-through copy of its line (not counted) */
+#define TICKET_MSHRWAIT 0x10000000u /* a write miss waiting for a free MSHR (counted; its slot's tags known) */
 
 static void fill_reads(dc_st *s, uint32_t f) {
   dc_fill *F = &s->fill[f];
@@ -658,6 +660,26 @@ static int claim_fill(dc_st *s, uint32_t f) {
   return 0;
 }
 
+/* An MSHR became free: the write misses waiting for one are routed again (the first takes it, the others
+ * wait again). */
+static void mshr_freed(dc_st *s) {
+  if (!s->mshr_waiters) return;
+  s->mshr_waiters = 0;
+  s->env.release(s->env.ctx, TICKET_MSHRWAIT);
+}
+
+/* A write miss that finds every MSHR busy waits for one (an MSHR file that is full stalls the miss, Sec.
+ * III-F's 128-entry MSHR) instead of going to SCM: a write to SCM holds its bank for tWR (Table I: 1000
+ * cycles), and writes are what the DRAM cache is there to absorb. A read miss is served by SCM at once and
+ * only its fill is dropped. Returns 1 when the access is held. */
+static int wait_for_mshr(dc_st *s, int is_write, dc_infl *e, uint32_t *ticket) {
+  if (!is_write || s->fills_busy < s->mshrs) return 0; /* (a fill refused for a full in-flight table: to SCM) */
+  if (e) infl_release(s, e);
+  s->mshr_waiters = 1;
+  *ticket = TICKET_MSHRWAIT;
+  return 1;
+}
+
 /* Fig. 9 for the requests gathered by MSHR f: fill (the line's DRAM-affinity
  * level stored with it) or bypass (the MSHR is freed; the requests it held
  * go to SCM). Returns 1 when it fills. */
@@ -692,6 +714,7 @@ static int decide(dc_st *s, uint32_t f) {
   F->phase = F_FREE;
   --s->fills_busy;
   s->env.release(s->env.ctx, mshr_ticket(s, f));
+  mshr_freed(s);
   return 0;
 }
 
@@ -783,9 +806,13 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
   devaddr_decode(&s->g, out->addr, &l);
   const uint64_t block = block_of(s, &l), slot = block % s->slots, tag = block / s->slots;
   const uint64_t off = out->addr & (DC_LINE - 1);
-  int pre_counted = 0; /* McCachei's waits: TICKET_MIRROR (counted already) or TICKET_MIRWAIT (not yet) */
+  /* waits: McCachei's TICKET_MIRROR (counted already) or TICKET_MIRWAIT (not yet); a write's TICKET_MSHRWAIT
+   * (counted, its tags known: the controller held it after its tag check, and any fill of its slot since went
+   * through the controller) */
+  int pre_counted = 0, waited_mshr = 0;
   if (*ticket == TICKET_MIRROR) pre_counted = 1, *ticket = 0;
   else if (*ticket == TICKET_MIRWAIT) *ticket = 0;
+  else if (*ticket == TICKET_MSHRWAIT) pre_counted = waited_mshr = 1, *ticket = 0;
   if (s->mccache) { /* McCachei: SCM must not be read or written ahead of a write-through copy of the line */
     const uint32_t m = s->meta[slot];
     const dc_infl *w = infl_find(s, block, 0);
@@ -818,7 +845,8 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
         dc_probe *P = &s->probe[*ticket - 1];
         if (--P->refs == 0) P->busy = 0, --s->probes_busy;
       }
-      if (!(*ticket & TICKET_MSHR)) ++s->st[S_MSHR_MERGES], ++s->st[is_write ? S_WRITE_MISSES : S_READ_MISSES];
+      if (!(*ticket & TICKET_MSHR) && (!pre_counted || waited_mshr)) /* (a waited miss: counted, now merged) */
+        ++s->st[S_MSHR_MERGES], s->st[is_write ? S_WRITE_MISSES : S_READ_MISSES] += !pre_counted;
       F->cols += sectors_in(rq->sectors);
       F->wr |= (uint8_t)is_write;
     }
@@ -838,8 +866,10 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
         dc_probe *P = &s->probe[*ticket - 1];
         if (--P->refs == 0) P->busy = 0, --s->probes_busy;
       }
-      ++s->st[S_MSHR_MERGES];
-      ++s->st[is_write ? S_WRITE_MISSES : S_READ_MISSES];
+      if (!pre_counted || waited_mshr) { /* (a waited miss: counted, now merged) */
+        ++s->st[S_MSHR_MERGES];
+        s->st[is_write ? S_WRITE_MISSES : S_READ_MISSES] += !pre_counted;
+      }
     }
     *ticket = mshr_ticket(s, mshr - 1);
     return MEMSIDE_HOLD;
@@ -852,7 +882,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
     *ticket = 0;
     tags_known = 1;
   }
-  if (s->ideal_tags) tags_known = 1;
+  if (s->ideal_tags || waited_mshr) tags_known = 1;
   if (!tags_known && !*ticket && s->use_ctc) { /* 0. the tag cache */
     ctc_result r;
     ++s->st[S_CTC_LOOKUPS];
@@ -894,6 +924,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
       s->meta[slot] |= META_DIRTY;
     }
     if (!counted) ++s->st[is_write ? S_WRITE_HITS : S_READ_HITS];
+    if (waited_mshr) ++s->st[S_MSHR_MERGES]; /* a miss whose line another fill brought while it waited */
     if (s->bypass) { /* Sec. III-F: a hit updates the average SCM penalty (its group: the line's requests in flight) */
       const uint32_t cols = sectors_in(rq->sectors) + (e ? e->cols : 0);
       bps_access_t a = {cols > BPS_NCOL_MAX ? BPS_NCOL_MAX : cols, is_write != 0, 1};
@@ -911,6 +942,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
     /* 3. the bypass policy decides once the demand has been served by SCM; a write with nothing of its line
      * in flight is decided at once (it would wait for nothing) */
     const int f = start_pend(s, block, slot, rq);
+    if (f < 0 && wait_for_mshr(s, is_write, e, ticket)) return MEMSIDE_HOLD;
     if (f < 0) { /* no MSHR free: to SCM without a fill */
       ++s->st[S_BYPASSES];
       ++s->st[S_BYPASS_BUSY];
@@ -955,6 +987,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
   /* 3./4. allocate the line (HMS-B: every miss): a read is served by SCM meanwhile; a write waits
    * for the line and then writes it in DRAM (an SCM write costs far more than the 256 B read:
    * Table I tWR 1000 against tRCD 120) */
+  if (s->fills_busy >= s->mshrs && wait_for_mshr(s, is_write, e, ticket)) return MEMSIDE_HOLD;
   if (start_fill(s, block, slot) == 0) {
     ++s->st[S_FILLS];
     if (is_write) {
@@ -1064,6 +1097,7 @@ static void fill_done(dc_st *s, uint32_t f) {
   F->phase = F_FREE;
   --s->fills_busy;
   s->env.release(s->env.ctx, mshr_ticket(s, f));
+  mshr_freed(s);
 }
 
 static void dc_done(void *st, uint64_t tag) {

@@ -585,6 +585,102 @@ static void redcachei_fills_at_gamma(void **state) {
   free(r.st);
 }
 
+/* A write miss that finds every MSHR busy waits for one (TICKET_MSHRWAIT) instead of going to SCM; a read
+ * miss in the same state is served by SCM at once and only its fill is dropped. When the MSHR frees, the
+ * write is routed again, takes it, and waits behind its own fill; it counts as one write miss. */
+static void write_waits_for_a_free_mshr(void **state) {
+  (void)state;
+  memside_cfg c = g_cfg;
+  c.dcache.mshrs = 1;
+  rig r;
+  rig_init_cfg(&r, &c);
+  uint64_t pa[3];
+  block_lines(pa, 3);
+  memside_target t = access_line(&r, pa[0], 0); /* read miss: SCM, its fill takes the only MSHR */
+  assert_int_equal(t.kind, AMAP_MEM_SCM);
+  const int fill0 = r.f.n;
+  uint32_t tk = 0;
+  if (route(&r, pa[1], 1, &tk, &t) == MEMSIDE_HOLD && tk != 0x10000000u) { /* its row's probe first */
+    r.o->done(r.st, r.f.x[r.f.n - 1].tag);
+    assert_int_equal(route(&r, pa[1], 1, &tk, &t), MEMSIDE_HOLD);
+  }
+  assert_int_equal(tk, 0x10000000u); /* waits for an MSHR: nothing sent to SCM for it */
+  for (int i = fill0; i < r.f.n; ++i) assert_true(r.f.x[i].cls == MEMSIDE_PROBE);
+  uint32_t tr = 0;
+  if (route(&r, pa[2], 0, &tr, &t) == MEMSIDE_HOLD) { /* a read miss meanwhile: to SCM, no fill */
+    r.o->done(r.st, r.f.x[r.f.n - 1].tag);
+    assert_int_equal(route(&r, pa[2], 0, &tr, &t), MEMSIDE_GO);
+  }
+  assert_int_equal(t.kind, AMAP_MEM_SCM);
+  int from = 0;
+  const int nrel0 = r.f.nrel;
+  finish_xfers(&r, &from); /* the first fill completes: the waiting write is released */
+  int woke = 0;
+  for (int i = nrel0; i < r.f.nrel; ++i) woke |= r.f.released[i] == 0x10000000u;
+  assert_true(woke);
+  assert_int_equal(route(&r, pa[1], 1, &tk, &t), MEMSIDE_HOLD); /* now behind its own fill */
+  assert_true(tk & 0x80000000u);
+  assert_int_equal(r.f.x[r.f.n - 1].bytes, 256);
+  assert_int_equal(r.f.x[r.f.n - 1].write, 0);
+  uint64_t vals[32];
+  r.o->stat_values(r.st, vals);
+  assert_int_equal(vals[3], 1);  /* one write miss */
+  assert_int_equal(vals[6], 2);  /* fills: the first read's and the write's */
+  assert_int_equal(vals[9], 1);  /* bypasses: the read that found the MSHR busy */
+  assert_int_equal(vals[15], 1); /* ... counted as forced */
+  free(r.st);
+}
+
+/* Sep. DRAM&SCM (HMS Fig. 6b): a partition of two channels, device 0 a DRAM channel of two ranks, device 1
+ * an SCM channel of two ranks. A read miss goes to device 1, its probe and fill write to device 0, the line
+ * then hits on device 0, where locate() also places it. */
+static void separate_dram_and_scm_channels(void **state) {
+  (void)state;
+  static const uint32_t even[4] = {0, 2, 4, 6}, odd[4] = {1, 3, 5, 7}, ra[2] = {0, 1};
+  const amap_part_cfg p[2] = {{AMAP_MEM_SCM, 1ull << 30, 4, 2, odd, ra}, {AMAP_MEM_DRAM, 1ull << 28, 4, 2, even, ra}};
+  char err[256];
+  static amap m;
+  assert_int_equal(amap_init_parts(&m, p, 2, 0, NULL, 8, 2, 4, 4, 2048, 32, 4, 0, err, sizeof err), 0);
+  assert_int_equal(amap_set_partition_channels(&m, 2, err, sizeof err), 0);
+  memside_cfg c;
+  memset(&c, 0, sizeof c);
+  c.map = &m;
+  c.ndevs = 2;
+  c.dev_channel[0] = 0;
+  c.dev_channel[1] = 1;
+  for (int d = 0; d < 2; ++d) {
+    assert_int_equal(devaddr_init(&c.geom[d], 2, 4, 4, 64, 32, err, sizeof err), 0);
+    c.rank_kind[d][0] = c.rank_kind[d][1] = d ? AMAP_MEM_SCM : AMAP_MEM_DRAM;
+  }
+  c.dcache.cache_bytes = 32 * 2048; /* a row per bank of each DRAM rank */
+  c.dcache.mshrs = 4;
+  rig r;
+  rig_init_cfg(&r, &c);
+  uint64_t pa = UINT64_MAX;
+  for (uint64_t q = 0; q < (1u << 20) && pa == UINT64_MAX; q += 256)
+    if (amap_channel(&m, q) == 1) pa = q;
+  assert_true(pa != UINT64_MAX);
+  memside_target t = access_line(&r, pa, 0);
+  assert_int_equal(r.f.x[0].dev, 0); /* the probe: the DRAM channel */
+  assert_int_equal(t.dev, 1);        /* the demand: the SCM channel */
+  assert_int_equal(t.kind, AMAP_MEM_SCM);
+  int from = 1, sawr = 0, saww = 0;
+  while (from < r.f.n) {
+    const memside_xfer *x = &r.f.x[from];
+    if (x->bytes == 256) (x->write ? (saww = x->dev == 0) : (sawr = x->dev == 1));
+    r.o->done(r.st, r.f.x[from++].tag);
+  }
+  assert_true(sawr && saww); /* the line read from the SCM channel, written into the DRAM channel */
+  t = access_line(&r, pa, 0);
+  assert_int_equal(t.dev, 0);
+  assert_int_equal(t.kind, AMAP_MEM_DRAM);
+  memside_target l;
+  r.o->locate(r.st, pa, &l);
+  assert_int_equal(l.dev, 0);
+  assert_int_equal(l.addr, t.addr);
+  free(r.st);
+}
+
 static int setup(void **state) {
   (void)state;
   static const uint32_t ch[8] = {0, 1, 2, 3, 4, 5, 6, 7}, r0[1] = {0}, r1[1] = {1};
@@ -615,6 +711,8 @@ int main(void) {
       cmocka_unit_test(tad_probe_reads_every_line),
       cmocka_unit_test(beari_sampled_groups),
       cmocka_unit_test(redcachei_fills_at_gamma),
+      cmocka_unit_test(write_waits_for_a_free_mshr),
+      cmocka_unit_test(separate_dram_and_scm_channels),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
