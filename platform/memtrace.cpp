@@ -748,6 +748,8 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
       atoms > 0 ? sum(&mc_stats::row_hits) / atoms : 0);
   val("mem.activations", "ACT commands, all channels", Unit::Count, sum(&mc_stats::acts));
   val("mem.precharges", "PRE commands, all channels", Unit::Count, sum(&mc_stats::pres));
+  val("mem.dirty_precharges", "PRE commands closing a written row buffer, all channels", Unit::Count,
+      sum(&mc_stats::pres_dirty));
   val("mem.refreshes", "REF commands, all channels", Unit::Count, sum(&mc_stats::refs));
   double checked = 0;
   for (auto& t : P.tcs) checked += static_cast<double>(tcheck_checked(&t));

@@ -617,6 +617,8 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
   S.formula("mem.read_bytes", "bytes read, all channels", Unit::Byte, [sum] { return sum(&mc_stats::rd_bytes); });
   S.formula("mem.write_bytes", "bytes written, all channels", Unit::Byte, [sum] { return sum(&mc_stats::wr_bytes); });
   S.formula("mem.activations", "ACT commands, all channels", Unit::Count, [sum] { return sum(&mc_stats::acts); });
+  S.formula("mem.dirty_precharges", "PRE commands closing a written row buffer, all channels", Unit::Count,
+            [sum] { return sum(&mc_stats::pres_dirty); });
   S.formula("mem.refreshes", "REF commands, all channels", Unit::Count, [mcs] {
     double v = 0;
     for (MemCtrl* m : mcs) v += static_cast<double>(m->counters().refs);
