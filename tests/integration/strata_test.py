@@ -207,15 +207,26 @@ def main():
         if (s["l2.writebacks.dram"] > 0) != (s.get("mem.dram.write_bytes", 0) > 0) or \
                 wb_nvm != (s.get("mem.nvm.write_bytes", 0) + s.get("mem.scm.write_bytes", 0) > 0):
             fail("L2 writebacks by kind do not match the bytes written to the ranks of that kind")
-        ch, ranks = 0, 0
+        ch, ranks, dirty = 0, 0, 0
         while f"mem.ch{ch}.reads" in s:
-            r = 0
+            r, ch_dirty = 0, 0
             while f"mem.ch{ch}.rank{r}.energy_j" in s:
-                if len([k for k in s if k.startswith(f"mem.ch{ch}.rank{r}.device.")]) != 1:
+                q = f"mem.ch{ch}.rank{r}."
+                if len([k for k in s if k.startswith(q + "device.")]) != 1:
                     fail(f"mem.ch{ch}.rank{r}: expected one device.<preset> stat")
+                # a dirty precharge closes a row that an ACT opened and at least one write wrote
+                if not s[q + "dirty_precharges"] <= min(s[q + "activations"], s[q + "write_atoms"]):
+                    fail(f"{q}dirty_precharges {s[q + 'dirty_precharges']} above its activations "
+                         f"{s[q + 'activations']} or write atoms {s[q + 'write_atoms']}")
+                ch_dirty += s[q + "dirty_precharges"]
                 r += 1
                 ranks += 1
+            if ch_dirty != s[f"mem.ch{ch}.dirty_precharges"]:
+                fail(f"mem.ch{ch}: the ranks' dirty precharges {ch_dirty} != {s[f'mem.ch{ch}.dirty_precharges']}")
+            dirty += ch_dirty
             ch += 1
+        if dirty != s["mem.dirty_precharges"] or (s["mem.write_bytes"] > 0) != (dirty > 0):
+            fail(f"mem.dirty_precharges {s['mem.dirty_precharges']}: channels {dirty}, write bytes {s['mem.write_bytes']}")
         print(f"ok: {ch} channels, {ranks} ranks; " +
               ", ".join(f"{k} {s[f'mem.{k}.read_bytes'] / 2**20:.1f} MiB read" for k in present))
     elif mode == "deterministic":
