@@ -415,6 +415,7 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
       for (unsigned k = 0; k < map.nparts; ++k)
         if (map.part[k].mem == AMAP_MEM_DRAM && map.part[k].nch) m.dcache.cache_bytes = map.part[k].bytes / map.part[k].nch;
     m.dcache.mshrs = static_cast<uint32_t>(cfg.i("memside.dcache.mshrs"));
+    m.dcache.line_bytes = static_cast<uint32_t>(cfg.size("memside.dcache.line_bytes"));
     m.dcache.ctc_ways = static_cast<uint32_t>(cfg.i("l2.ctc_ways"));  // the tag cache of the partition's L2 banks
     m.dcache.ctc_sets = static_cast<uint32_t>(cfg.size("l2.size") / nbanks / cfg.i("l2.assoc") / kLineBytes) *
                         (nbanks / nparts);

@@ -118,6 +118,7 @@ typedef struct memside_cfg {
    * the partition's DRAM rank, MSHRs (fills in flight). */
   struct {
     uint64_t cache_bytes;
+    uint32_t line_bytes;   /* DRAM-cacheline bytes: a power of two, 128..1024 (HMS Sec. III-A: 256; Fig. 16b) */
     uint32_t mshrs;
     uint32_t ctc_ways;     /* L2 ways per bank given to the Configurable Tag Cache (0: none) */
     uint32_t ctc_sets;     /* tag-cache sets of the partition: L2 sets per bank x banks of the partition */

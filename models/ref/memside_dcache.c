@@ -1,15 +1,24 @@
 /* memside_dcache: the DRAM cache of HMS (hms-dram-cache-over-scm.txt Sec.
  * III) as a memory-side policy: in each channel the DRAM rank caches the SCM
  * rank of the same channel (both ranks share the channel's command and data
- * bus, HMS Fig. 6), direct-mapped, 256 B DRAM cachelines (Sec. III-A).
+ * bus, HMS Fig. 6), direct-mapped, DRAM cachelines of cfg.dcache.line_bytes
+ * (memside.dcache.line_bytes: 256 B as Sec. III-A, 128 B to 1 KiB for the
+ * sensitivity study of Sec. IV-C, Fig. 16b).
  *
  * Organisation (Sec. III-B, Fig. 7c, AMIL): every DRAM row keeps the
  * metadata (tag, valid, dirty) of all its cachelines in its last column, so
  * one 32 B column read (a probe) brings a whole row's tags. The last column
- * holds no data: a row of R bytes caches floor((R - 32) / 256) lines (7 for
- * 2 KiB rows; the paper counts 8 per row and 1.6 % of the row for metadata,
- * which a 256 B-aligned line cannot share with the metadata column, so
- * Strata gives up the eighth line).
+ * holds no data: a row of R bytes caches floor((R - 32) / line) lines (7 of
+ * 256 B for 2 KiB rows; the paper counts 8 per row and 1.6 % of the row for
+ * metadata, which a line-aligned line cannot share with the metadata column,
+ * so Strata gives up the eighth line). Strata keeps 4 B of metadata per line,
+ * so one 32 B column holds the tags of DC_GROUP = 8 lines (a "tag group");
+ * a row of more lines (128 B lines: 15 of a 2 KiB row) reserves as many last
+ * columns as it has tag groups (2), and a probe reads the column of the
+ * accessed line's group. A tag group is also the Configurable Tag Cache's
+ * 4 B sector (one per row up to 8 lines per row, as the paper's 256 B lines;
+ * two for 128 B lines: the tag cache then covers half the bytes, the
+ * paper's "improved CTC caching" with larger lines, Sec. IV-C).
  *
  * Flow of an access of the L2 (Sec. III-F), without bypass (the paper's
  * HMS-B; HMS-B-C without the tag cache):
@@ -20,7 +29,7 @@
  *      serves every access to that row waiting for it; the access is held
  *      until it returns), then install the row's tags in the tag cache;
  *   2. hit: the access goes to the DRAM rank (a write marks the line dirty);
- *   3. read miss: the access goes to the SCM rank, and the 256 B line is
+ *   3. read miss: the access goes to the SCM rank, and the line is
  *      filled into the DRAM cache (an MSHR, up to cfg.dcache.mshrs at once):
  *      accesses to the line and to its victim are held, the writes already on
  *      their way to the line and every access to the victim are drained (the
@@ -33,9 +42,10 @@
  *
  * TAD (Fig. 7b; memside.dcache.org = "tad", the paper's HMST): each line's
  * tag travels with its data (in the ECC bits of its columns), so a row holds
- * 8 lines and no metadata column; bringing a row's tags (a probe on a tag-
- * cache miss) reads the tag-bearing first column of each of its lines, 8
- * column reads where AMIL needs one (Sec. IV-C, Fig. 18); a fill writes the
+ * row / line lines (8 of 256 B) and no metadata column; bringing a tag
+ * group's tags (a probe on a tag-cache miss) reads the tag-bearing first
+ * column of each of its lines, 8 column reads where AMIL needs one (Sec.
+ * IV-C, Fig. 18; fewer with lines of 512 B or more); a fill writes the
  * tag with the line (no metadata write), and a changed DRAM-affinity level
  * rewrites the victim line's first column.
  *
@@ -45,8 +55,8 @@
  *
  * Placement: the SCM part of the static map (addrmap part_order "scm, ...",
  * contiguous) is the memory the program sees; its lines are where the
- * static map puts them on the SCM rank. The SCM rank's 256 B blocks are
- * numbered densely (row, bank group, bank, 8-column group); block k lives
+ * static map puts them on the SCM rank. The SCM rank's line-sized blocks are
+ * numbered densely (row, bank group, bank, line-column group); block k lives
  * in DRAM-cache slot k mod slots (tag k / slots); slot s is line s mod L of
  * DRAM row s / L, the rows taken bank after bank (bank groups first) so
  * consecutive slots spread over the banks.
@@ -59,16 +69,18 @@
 #include "ctc.h"
 #include "memside.h"
 
-#define DC_LINE 256u
+#define DC_LINE_MIN 128u  /* an L2 line (128 B) lies in one DRAM-cache line (docs/hms.md: why not 64 B) */
+#define DC_LINE_MAX 1024u /* the MSHRs' line buffers are this big (<= MEMSIDE_XFER_MAX) */
 #define DC_COL 32u
+#define DC_GROUP 8u       /* lines whose 4 B metadata fill one 32 B column: a tag group, one tag-cache sector */
 #define DC_PROBES 64u
 #define DC_INFL 4096u /* power of two; blocks with accesses in flight or a fill */
 #define DC_MAX_MSHRS 128u
 
 #define DC_META_MAX 128u /* metadata-column write-backs in flight (a write buffer; beyond it they merge) */
-#define DC_TAD_LPR 8u    /* TAD: lines per row at most (a probe reads one column of each) */
-_Static_assert(DC_MAX_MSHRS * 3 + DC_PROBES * DC_TAD_LPR + DC_META_MAX <= MEMSIDE_XFER_SLOTS,
-               "policy transfers in flight fit the shell");
+_Static_assert(DC_MAX_MSHRS * 3 + DC_PROBES * DC_GROUP + DC_META_MAX <= MEMSIDE_XFER_SLOTS,
+               "policy transfers in flight fit the shell"); /* a TAD probe reads one column per line of its group */
+_Static_assert(DC_LINE_MAX <= MEMSIDE_XFER_MAX, "a line moves in one transfer");
 
 /* A line's metadata (what AMIL keeps in the row's last column, Sec. III-B):
  * valid, dirty, the 2-bit DRAM-affinity level of the bypass policy
@@ -81,7 +93,7 @@ _Static_assert(DC_MAX_MSHRS * 3 + DC_PROBES * DC_TAD_LPR + DC_META_MAX <= MEMSID
 _Static_assert(BPS_NLEVELS <= 4, "the DRAM-affinity level fits the 2 metadata bits");
 
 /* Activation counters (Sec. III-C3): 8 bits per 2 MiB page. */
-#define DC_PAGE_BLOCKS ((2u << 20) / 256u)
+#define DC_PAGE_BYTES (2u << 20)
 
 /* F_PEND: a miss with the bypass policy on, its decision waiting for the
  * demand's SCM access (Sec. III-F: "the requested address is first accessed
@@ -100,14 +112,14 @@ typedef struct dc_fill {
   uint32_t slot, outstanding;
   uint32_t gen;         /* allocations of this entry so far (its tickets carry it) */
   uint64_t block, victim;
-  unsigned char fresh[DC_LINE], old[DC_LINE], meta[DC_COL];  /* the shell copies a write's bytes when it sends it */
+  unsigned char meta[DC_COL]; /* last: a tag rewrite clears the fields before it (its line buffers: dc_st.buf) */
 } dc_fill;
 
 typedef struct dc_probe {
   uint8_t busy, done;
   uint32_t refs;
   uint32_t outstanding; /* column reads not back yet (1 with AMIL, one per line of the row with TAD) */
-  uint64_t drow;        /* DRAM row (slot / lines per row) */
+  uint64_t key;         /* the tag group it reads (group_of), or the line (slot) for a per-line probe */
   unsigned char meta[DC_COL];
 } dc_probe;
 
@@ -155,9 +167,14 @@ typedef struct dc_st {
   uint32_t ncr, nsr;       /* DRAM-cache ranks (on cdev) and SCM ranks (on sdev) */
   uint8_t cr[AMAP_MAX_RANKS], sr[AMAP_MAX_RANKS];   /* their rank numbers, ascending */
   uint8_t cri[AMAP_MAX_RANKS], sri[AMAP_MAX_RANKS]; /* index of a rank number in cr[] / sr[] */
+  uint32_t line;         /* DRAM-cacheline bytes (cfg.dcache.line_bytes) */
+  uint32_t lcols;        /* its 32 B columns */
   uint32_t lpr;          /* cachelines per DRAM row */
+  uint32_t gpr;          /* tag groups per row (ceil(lpr / DC_GROUP)); AMIL: its metadata columns */
+  uint32_t meta_cols;    /* AMIL: the row's last columns holding metadata (gpr); TAD: 0 */
   uint32_t nbanks;       /* bank groups x banks */
-  uint32_t groups;       /* 8-column (256 B) groups per row */
+  uint32_t groups;       /* line-sized column groups per row (SCM blocks per row) */
+  uint32_t page_blocks;  /* lines per 2 MiB page (activation counters) */
   uint64_t slots;        /* DRAM-cache lines of the partition */
   uint64_t backing_limit;/* physical addresses below are the SCM part */
   uint32_t mshrs, fills_busy, probes_busy;
@@ -191,6 +208,9 @@ typedef struct dc_st {
   uint32_t meta_pending; /* metadata-column write-backs in flight */
   unsigned char meta_buf[DC_COL];
   dc_fill fill[DC_MAX_MSHRS];
+  /* each MSHR's line buffers: the new line (read from SCM) and the victim (read from DRAM); the shell
+   * copies a write's bytes when it sends it */
+  unsigned char buf[DC_MAX_MSHRS][2][DC_LINE_MAX];
   dc_probe probe[DC_PROBES];
   dc_infl infl[DC_INFL];
   uint32_t meta[];       /* per slot: META_VALID | META_DIRTY | tag */
@@ -198,10 +218,25 @@ typedef struct dc_st {
 
 /* ------------------------------------------------------------ geometry */
 
-static uint64_t slots_of(const memside_cfg *c, uint32_t *lpr_out) {
+/* Lines per row of `row_bytes` with `line`-byte lines, and the metadata
+ * columns the row needs (TAD: none; AMIL: one 32 B column per DC_GROUP
+ * lines, taken from the end of the row, at least one). */
+static uint32_t lines_per_row(uint64_t row_bytes, uint32_t line, int tad, uint32_t *meta_cols) {
+  uint32_t mc = tad ? 0 : 1, lpr = 0;
+  for (;;) {
+    lpr = row_bytes > (uint64_t)mc * DC_COL ? (uint32_t)((row_bytes - (uint64_t)mc * DC_COL) / line) : 0;
+    if (tad || (lpr + DC_GROUP - 1) / DC_GROUP <= mc) break;
+    ++mc; /* the row's metadata (4 B per line) does not fit its metadata columns: one more */
+  }
+  if (meta_cols) *meta_cols = mc;
+  return lpr;
+}
+
+static uint64_t slots_of(const memside_cfg *c, uint32_t *lpr_out, uint32_t *meta_cols) {
   const devaddr_geom *g = &c->geom[0];
   const uint64_t row_bytes = (uint64_t)g->columns * g->atom_bytes;
-  const uint32_t lpr = (uint32_t)((row_bytes - (c->dcache.tad ? 0 : DC_COL)) / DC_LINE); /* AMIL: the last column holds tags */
+  const uint32_t line = c->dcache.line_bytes;
+  const uint32_t lpr = line ? lines_per_row(row_bytes, line, c->dcache.tad, meta_cols) : 0;
   if (lpr_out) *lpr_out = lpr;
   const uint64_t rows = c->dcache.cache_bytes / row_bytes;
   return rows * lpr;
@@ -215,18 +250,18 @@ static uint32_t act_pages_of(const memside_cfg *c) {
 }
 
 static size_t dc_state_bytes(const memside_cfg *cfg) {
-  return sizeof(dc_st) + slots_of(cfg, NULL) * sizeof(uint32_t) + act_pages_of(cfg);
+  return sizeof(dc_st) + slots_of(cfg, NULL, NULL) * sizeof(uint32_t) + act_pages_of(cfg);
 }
 
 /* SCM block of a device location on an SCM rank, and the byte offset in it. */
 static uint64_t block_of(const dc_st *s, const devaddr_loc *l) {
   return (((l->row * s->nsr + s->sri[l->ra]) * s->g.bankgroups + l->bg) * s->g.banks + l->ba) * s->groups +
-         l->col / (DC_LINE / DC_COL);
+         l->col / s->lcols;
 }
 
 static uint64_t scm_addr_of(const dc_st *s, uint64_t block) {
   devaddr_loc l;
-  l.col = (uint32_t)(block % s->groups) * (DC_LINE / DC_COL);
+  l.col = (uint32_t)(block % s->groups) * s->lcols;
   block /= s->groups;
   l.ba = (uint32_t)(block % s->g.banks);
   block /= s->g.banks;
@@ -238,14 +273,31 @@ static uint64_t scm_addr_of(const dc_st *s, uint64_t block) {
 }
 
 /* DRAM location of slot's line (column group `line` of its row), or of the
- * row's metadata column. */
+ * metadata column of its tag group (AMIL: the row's last meta_cols columns,
+ * group k in column columns - meta_cols + k). */
 static void dram_loc(const dc_st *s, uint64_t slot, int meta_col, devaddr_loc *l) {
   const uint64_t drow = slot / s->lpr, rb = drow % (s->nbanks * s->ncr), bank = rb % s->nbanks;
+  const uint32_t k = (uint32_t)(slot % s->lpr);
   l->ra = s->cr[rb / s->nbanks];
   l->bg = (uint32_t)(bank % s->g.bankgroups);
   l->ba = (uint32_t)(bank / s->g.bankgroups);
   l->row = drow / (s->nbanks * s->ncr);
-  l->col = meta_col ? s->g.columns - 1 : (uint32_t)(slot % s->lpr) * (DC_LINE / DC_COL);
+  l->col = meta_col ? s->g.columns - s->meta_cols + k / DC_GROUP : k * s->lcols;
+}
+
+/* The tag group of slot (what one AMIL probe or one tag-cache sector holds:
+ * the metadata of up to DC_GROUP lines of one row), numbered densely; with
+ * at most DC_GROUP lines per row, the row itself. */
+static uint64_t group_of(const dc_st *s, uint64_t slot) {
+  if (s->gpr == 1) return slot / s->lpr;
+  return slot / s->lpr * s->gpr + (slot % s->lpr) / DC_GROUP;
+}
+
+/* The first slot of tag group g, and how many lines the group has. */
+static uint64_t group_slot(const dc_st *s, uint64_t g, uint32_t *n) {
+  const uint32_t k = (uint32_t)(g % s->gpr) * DC_GROUP;
+  if (n) *n = s->lpr - k < DC_GROUP ? s->lpr - k : DC_GROUP;
+  return g / s->gpr * s->lpr + k;
 }
 
 static uint64_t dram_addr_of(const dc_st *s, uint64_t slot, int meta_col) {
@@ -257,7 +309,7 @@ static uint64_t dram_addr_of(const dc_st *s, uint64_t slot, int meta_col) {
 /* The slot of a DRAM-cache location (dram_loc's inverse, data columns). */
 static uint64_t slot_of_dram(const dc_st *s, const devaddr_loc *l) {
   const uint64_t drow = (l->row * s->ncr + s->cri[l->ra]) * s->nbanks + l->ba * s->g.bankgroups + l->bg;
-  return drow * s->lpr + l->col / (DC_LINE / DC_COL);
+  return drow * s->lpr + l->col / s->lcols;
 }
 
 /* -------------------------------------------------- blocks in flight */
@@ -382,16 +434,25 @@ static int dc_init(void *st, const memside_cfg *cfg, const memside_env *env, cha
              (unsigned long long)cfg->dcache.cache_bytes);
     return -1;
   }
-  s->nbanks = s->g.bankgroups * s->g.banks;
-  s->groups = s->g.columns / (DC_LINE / DC_COL);
-  s->slots = slots_of(cfg, &s->lpr);
+  const uint32_t line = cfg->dcache.line_bytes;
+  const uint64_t row_bytes = (uint64_t)s->g.columns * s->g.atom_bytes;
   s->tad = cfg->dcache.tad != 0;
-  if (s->tad && s->lpr > DC_TAD_LPR) {
-    snprintf(err, errlen, "memside.dcache.org = tad: at most %u lines per DRAM row (rows of 2 KiB), got %u",
-             DC_TAD_LPR, s->lpr);
+  if (line < DC_LINE_MIN || line > DC_LINE_MAX || (line & (line - 1)) || s->g.atom_bytes != DC_COL ||
+      lines_per_row(row_bytes, line, s->tad, NULL) == 0) {
+    snprintf(err, errlen, "memside.dcache.line_bytes: expected a power of two from %u to %u B that leaves a line "
+                          "in a DRAM row of %llu B%s, got %u", DC_LINE_MIN, DC_LINE_MAX, (unsigned long long)row_bytes,
+             s->tad ? "" : " besides its metadata column", line);
     return -1;
   }
-  if (s->g.atom_bytes != DC_COL || s->lpr == 0 || s->slots == 0) {
+  s->line = line;
+  s->lcols = line / DC_COL;
+  s->page_blocks = DC_PAGE_BYTES / line;
+  s->nbanks = s->g.bankgroups * s->g.banks;
+  s->groups = s->g.columns / s->lcols;
+  s->slots = slots_of(cfg, &s->lpr, &s->meta_cols);
+  s->gpr = (s->lpr + DC_GROUP - 1) / DC_GROUP;
+  if (s->tad) s->meta_cols = 0;
+  if (s->lpr == 0 || s->slots == 0) {
     snprintf(err, errlen, "memside.dcache.size: expected at least one DRAM row of 32 B columns per channel, got "
                           "%llu bytes", (unsigned long long)cfg->dcache.cache_bytes);
     return -1;
@@ -413,7 +474,7 @@ static int dc_init(void *st, const memside_cfg *cfg, const memside_env *env, cha
     snprintf(err, errlen, "memside.dcache.mshrs: expected 1..%u, got %u", DC_MAX_MSHRS, cfg->dcache.mshrs);
     return -1;
   }
-  if (m->part[0].nch && m->part[0].bytes / m->part[0].nch / DC_LINE / s->slots > META_TAG) {
+  if (m->part[0].nch && m->part[0].bytes / m->part[0].nch / s->line / s->slots > META_TAG) {
     snprintf(err, errlen, "memside.dcache.size: the SCM part is more than 2^28 times the DRAM cache (tag bits)");
     return -1;
   }
@@ -447,7 +508,7 @@ static void dc_locate(const void *st, uint64_t pa, memside_target *out) {
   const uint64_t block = block_of(s, &l), slot = block % s->slots, tag = block / s->slots;
   const uint32_t meta = s->meta[slot];
   if ((meta & META_VALID) && (meta & META_TAG) == tag) {
-    out->addr = dram_addr_of(s, slot, 0) + (out->addr & (DC_LINE - 1));
+    out->addr = dram_addr_of(s, slot, 0) + (out->addr & (s->line - 1));
     out->dev = s->cdev;
     out->kind = AMAP_MEM_DRAM;
   }
@@ -462,7 +523,7 @@ static unsigned dc_kind_of(const void *st, uint64_t pa) {
 static void issue(dc_st *s, uint32_t dev, uint64_t addr, uint32_t bytes, int write, unsigned cls, unsigned char *buf,
                   uint64_t tag) {
   const memside_xfer x = {dev, addr, bytes, (uint8_t)write, (uint8_t)cls, buf, tag};
-  /* at most 3 per MSHR and 1 per probe in flight: DC_MAX_MSHRS x 3 + DC_PROBES <= MEMSIDE_XFER_SLOTS */
+  /* at most 3 per MSHR, DC_GROUP per probe and DC_META_MAX metadata writes in flight (the _Static_assert above) */
   s->env.issue(s->env.ctx, &x);
 }
 
@@ -493,10 +554,10 @@ static void fill_reads(dc_st *s, uint32_t f) {
     issue(s, s->cdev, dram_addr_of(s, F->slot, 0), DC_COL, 0, MEMSIDE_PROBE, F->meta, TAG_FILL | f);
     return;
   }
-  issue(s, s->sdev, scm_addr_of(s, F->block), DC_LINE, 0, MEMSIDE_FILL, F->fresh, TAG_FILL | f);
+  issue(s, s->sdev, scm_addr_of(s, F->block), s->line, 0, MEMSIDE_FILL, s->buf[f][0], TAG_FILL | f);
   if (F->has_victim && F->victim_dirty) {
     ++F->outstanding;
-    issue(s, s->cdev, dram_addr_of(s, F->slot, 0), DC_LINE, 0, MEMSIDE_WRITEBACK, F->old, TAG_FILL | f);
+    issue(s, s->cdev, dram_addr_of(s, F->slot, 0), s->line, 0, MEMSIDE_WRITEBACK, s->buf[f][1], TAG_FILL | f);
   }
 }
 
@@ -526,12 +587,11 @@ static int start_fill(dc_st *s, uint64_t block, uint64_t slot) {
 }
 
 static int probe_for(dc_st *s, uint64_t slot, uint32_t *ticket) {
-  const uint64_t drow = slot / s->lpr;
   uint32_t free_i = DC_PROBES;
-  const uint64_t key = s->probe_line ? slot : drow; /* what one probe brings: a row's tags, or one line's */
+  const uint64_t key = s->probe_line ? slot : group_of(s, slot); /* what one probe brings: a tag group's tags, or one line's */
   for (uint32_t i = 0; i < DC_PROBES; ++i) {
     dc_probe *P = &s->probe[i];
-    if (P->busy && !P->done && P->drow == key) { /* one probe brings the whole row's tags (AMIL) */
+    if (P->busy && !P->done && P->key == key) { /* one probe brings the tag group's tags (AMIL: a row's, 256 B lines) */
       ++P->refs;
       ++s->st[S_PROBE_MERGES];
       *ticket = i + 1;
@@ -544,16 +604,18 @@ static int probe_for(dc_st *s, uint64_t slot, uint32_t *ticket) {
   P->busy = 1;
   P->done = 0;
   P->refs = 1;
-  P->drow = key;
+  P->key = key;
   ++s->probes_busy;
   ++s->st[S_PROBES];
   if (s->probe_line) { /* the line's tag-and-data column */
     P->outstanding = 1;
     issue(s, s->cdev, dram_addr_of(s, slot, 0), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
-  } else if (s->tad) { /* the tags of a row's lines are in their first columns: one read each */
-    P->outstanding = s->lpr;
-    for (uint32_t k = 0; k < s->lpr; ++k)
-      issue(s, s->cdev, dram_addr_of(s, drow * s->lpr + k, 0), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
+  } else if (s->tad) { /* the tags of the group's lines are in their first columns: one read each */
+    uint32_t n;
+    const uint64_t first = group_slot(s, key, &n);
+    P->outstanding = n;
+    for (uint32_t k = 0; k < n; ++k)
+      issue(s, s->cdev, dram_addr_of(s, first + k, 0), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
   } else {
     P->outstanding = 1;
     issue(s, s->cdev, dram_addr_of(s, slot, 1), DC_COL, 0, MEMSIDE_PROBE, P->meta, TAG_PROBE | free_i);
@@ -568,7 +630,7 @@ static int probe_for(dc_st *s, uint64_t slot, uint32_t *ticket) {
  * register). 1 when the counters are disabled (the paper's evaluation). */
 static uint32_t act_count(dc_st *s, uint64_t block) {
   if (!s->act_pages) return 1;
-  uint8_t *c = &s->act[(block / DC_PAGE_BLOCKS) % s->act_pages];
+  uint8_t *c = &s->act[(block / s->page_blocks) % s->act_pages];
   if (*c == BPS_ACT_MAX)
     for (uint32_t i = 0; i < s->act_pages; ++i) s->act[i] >>= 1;
   return ++*c;
@@ -597,7 +659,7 @@ static void meta_changed(dc_st *s, uint64_t slot) {
     if (!eb || !es) return;
     dc_fill *F = &s->fill[f];
     const uint32_t gen = F->gen + 1;
-    memset(F, 0, offsetof(dc_fill, fresh));
+    memset(F, 0, offsetof(dc_fill, meta));
     F->gen = gen;
     F->tagrmw = 1;
     F->block = line;
@@ -612,7 +674,7 @@ static void meta_changed(dc_st *s, uint64_t slot) {
   }
   if (s->use_ctc) {
     ctc_result r;
-    ctc_update(&s->tc, slot / s->lpr, 0, 1, &r);
+    ctc_update(&s->tc, group_of(s, slot), 0, 1, &r);
     meta_writebacks(s, &r);
     if (r.stored) return;
   }
@@ -805,7 +867,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
   devaddr_loc l;
   devaddr_decode(&s->g, out->addr, &l);
   const uint64_t block = block_of(s, &l), slot = block % s->slots, tag = block / s->slots;
-  const uint64_t off = out->addr & (DC_LINE - 1);
+  const uint64_t off = out->addr & (s->line - 1);
   /* waits: McCachei's TICKET_MIRROR (counted already) or TICKET_MIRWAIT (not yet); a write's TICKET_MSHRWAIT
    * (counted, its tags known: the controller held it after its tag check, and any fill of its slot since went
    * through the controller) */
@@ -886,7 +948,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
   if (!tags_known && !*ticket && s->use_ctc) { /* 0. the tag cache */
     ctc_result r;
     ++s->st[S_CTC_LOOKUPS];
-    if (ctc_lookup(&s->tc, slot / s->lpr, &r) == CTC_OK && r.hit) ++s->st[S_CTC_HITS], tags_known = 1;
+    if (ctc_lookup(&s->tc, group_of(s, slot), &r) == CTC_OK && r.hit) ++s->st[S_CTC_HITS], tags_known = 1;
   }
   if (!tags_known) {
     /* 1. the row's tags: a probe of its metadata column (AMIL) */
@@ -985,7 +1047,7 @@ static int dc_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
     return MEMSIDE_GO;
   }
   /* 3./4. allocate the line (HMS-B: every miss): a read is served by SCM meanwhile; a write waits
-   * for the line and then writes it in DRAM (an SCM write costs far more than the 256 B read:
+   * for the line and then writes it in DRAM (an SCM write costs far more than the line's read:
    * Table I tWR 1000 against tRCD 120) */
   if (s->fills_busy >= s->mshrs && wait_for_mshr(s, is_write, e, ticket)) return MEMSIDE_HOLD;
   if (start_fill(s, block, slot) == 0) {
@@ -1043,7 +1105,8 @@ static void meta_writebacks(dc_st *s, const ctc_result *r) {
   for (uint32_t i = 0; i < r->n_wb && s->meta_pending < DC_META_MAX; ++i) {
     ++s->st[S_META_WRITES];
     ++s->meta_pending;
-    issue(s, s->cdev, dram_addr_of(s, r->wb[i].row * s->lpr, 1), DC_COL, 1, MEMSIDE_PROBE, s->meta_buf, TAG_META);
+    issue(s, s->cdev, dram_addr_of(s, group_slot(s, r->wb[i].row, NULL), 1), DC_COL, 1, MEMSIDE_PROBE, s->meta_buf,
+          TAG_META);
   }
 }
 
@@ -1059,22 +1122,22 @@ static void fill_done(dc_st *s, uint32_t f) {
   if (F->phase == F_READ) { /* 4. write the line into DRAM, the dirty victim to SCM, the row's metadata */
     F->phase = F_WRITE;
     F->outstanding = 1;
-    issue(s, s->cdev, dram_addr_of(s, F->slot, 0), DC_LINE, 1, MEMSIDE_FILL, F->fresh, TAG_FILL | f);
+    issue(s, s->cdev, dram_addr_of(s, F->slot, 0), s->line, 1, MEMSIDE_FILL, s->buf[f][0], TAG_FILL | f);
     if (F->has_victim && F->victim_dirty) {
       ++F->outstanding;
       ++s->st[S_WRITEBACKS];
-      issue(s, s->sdev, scm_addr_of(s, F->victim), DC_LINE, 1, MEMSIDE_WRITEBACK, F->old, TAG_FILL | f);
+      issue(s, s->sdev, scm_addr_of(s, F->victim), s->line, 1, MEMSIDE_WRITEBACK, s->buf[f][1], TAG_FILL | f);
     }
     if (s->tad) { /* the tag went with the line's data; the tag cache keeps the row's tags clean */
       if (s->use_ctc) {
         ctc_result r;
-        ctc_update(&s->tc, F->slot / s->lpr, 0, 0, &r);
+        ctc_update(&s->tc, group_of(s, F->slot), 0, 0, &r);
       }
       return;
     }
     if (s->use_ctc) { /* the row's new tags go into the tag cache (dirty: written back when it evicts them) */
       ctc_result r;
-      ctc_update(&s->tc, F->slot / s->lpr, 0, 1, &r);
+      ctc_update(&s->tc, group_of(s, F->slot), 0, 1, &r);
       meta_writebacks(s, &r);
       if (r.stored) return;
     }
@@ -1132,7 +1195,7 @@ static void dc_done(void *st, uint64_t tag) {
     s->probe[idx].done = 1;
     if (s->use_ctc) { /* the row's tags into the tag cache (clean) */
       ctc_result r;
-      ctc_fill(&s->tc, s->probe[idx].drow, 0, &r);
+      ctc_fill(&s->tc, s->probe[idx].key, 0, &r);
       meta_writebacks(s, &r);
     }
     s->env.release(s->env.ctx, idx + 1);
@@ -1149,7 +1212,7 @@ static int dc_busy(const void *st) {
 static void dc_stats(const void *st, memside_stats *out) {
   const dc_st *s = (const dc_st *)st;
   out->moves = s->st[S_FILLS] + s->st[S_WRITEBACKS];
-  out->moved_bytes = (s->st[S_FILLS] + s->st[S_WRITEBACKS]) * DC_LINE;
+  out->moved_bytes = (s->st[S_FILLS] + s->st[S_WRITEBACKS]) * s->line;
   out->remaps = s->st[S_FILLS];
 }
 
@@ -1165,8 +1228,8 @@ static const char *const dc_descs[] = {
     "L2 write-backs that missed the DRAM cache (allocated, then written in DRAM; to SCM when no MSHR is free)",
     "metadata-column reads (AMIL probes)",
     "accesses that shared another access's probe of the same DRAM row",
-    "256 B lines filled from SCM into the DRAM cache",
-    "dirty 256 B victims written back to SCM",
+    "lines (memside.dcache.line_bytes) filled from SCM into the DRAM cache",
+    "dirty victim lines written back to SCM",
     "accesses held behind an MSHR (their line being filled or evicted)",
     "misses served by SCM without a fill (the bypass policy's decision, or no MSHR or slot free)",
     "Configurable Tag Cache lookups (accesses with no probe of their own yet)",
@@ -1215,8 +1278,9 @@ static void dc_timing_changed(void *st, uint32_t dev, uint32_t rank, uint32_t tr
 
 /* BEARi (Sec. IV-B): the DRAM cache with BEAR's ideal DRAM Cache Presence (presence known without an L2
  * lookup or a probe: no tag traffic at all), its bandwidth-aware bypass (bab_fill), the TAD organisation
- * of the Alloy cache BEAR builds on, and Strata's 256 B lines (the paper's Fig. 16b variant; its main
- * results use 64 B lines). No SCM awareness, no tag cache. */
+ * of the Alloy cache BEAR builds on, and memside.dcache.line_bytes lines (256 B by default, the paper's
+ * Fig. 16b variant; its main results use 64 B lines, which Strata does not model: docs/hms.md). No SCM
+ * awareness, no tag cache. */
 /* The baselines' common set-up: the engine with no SCM-aware bypass, no activation counters, no tag
  * cache (their tags are free or probed per line), TAD for the Alloy-based ones. */
 static memside_cfg baseline_cfg(const memside_cfg *cfg, int tad) {
@@ -1275,7 +1339,7 @@ static int beari_init(void *st, const memside_cfg *cfg, const memside_env *env, 
 /* McCachei (Sec. IV-B): the mostly-clean DRAM cache (Sim et al., MICRO 2012, ref. [124]) with a perfect
  * hit/miss predictor and zero-cost tag probes (no probe traffic), every read miss filled (no SCM
  * awareness), partial write-through (dirt_write): writes outside the tracked pages go to SCM as well (a
- * hit, which stays clean) or only (a miss); AMIL's geometry, 256 B lines, no tag cache. */
+ * hit, which stays clean) or only (a miss); AMIL's geometry, memside.dcache.line_bytes lines, no tag cache. */
 static int mccachei_init(void *st, const memside_cfg *cfg, const memside_env *env, char *err, size_t errlen) {
   dc_st *s = baseline_init(st, cfg, env, err, errlen, 0, "mccachei");
   if (!s) return -1;
@@ -1287,15 +1351,15 @@ static int mccachei_init(void *st, const memside_cfg *cfg, const memside_env *en
 const memside_ops memside_mccachei_ops = {
     .name = "mccachei",
     .desc = "McCachei baseline of HMS (Sec. IV-B): mostly-clean DRAM cache over SCM, ideal predictor and free "
-            "probes, partial write-through (dirty-region tracker), 256 B lines",
+            "probes, partial write-through (dirty-region tracker)",
     .state_bytes = amil_baseline_state_bytes,
     .init = mccachei_init,
     DC_OPS_COMMON,
 };
 
 /* RedCachei (Sec. IV-B): red_fill's access-count threshold with the ideal gamma update, the Alloy-style
- * TAD organisation RedCache builds on (a probe per access reads the line's tag-bearing column), 256 B
- * lines, no tag cache, no SCM awareness. */
+ * TAD organisation RedCache builds on (a probe per access reads the line's tag-bearing column),
+ * memside.dcache.line_bytes lines, no tag cache, no SCM awareness. */
 static int redcachei_init(void *st, const memside_cfg *cfg, const memside_env *env, char *err, size_t errlen) {
   dc_st *s = baseline_init(st, cfg, env, err, errlen, 1, "redcachei");
   if (!s) return -1;
@@ -1309,7 +1373,7 @@ static int redcachei_init(void *st, const memside_cfg *cfg, const memside_env *e
 const memside_ops memside_redcachei_ops = {
     .name = "redcachei",
     .desc = "RedCachei baseline of HMS (Sec. IV-B): DRAM cache over SCM filling a line after gamma accesses (ideal "
-            "gamma update), TAD probes per access, 256 B lines",
+            "gamma update), TAD probes per access",
     .state_bytes = tad_baseline_state_bytes,
     .init = redcachei_init,
     DC_OPS_COMMON,
@@ -1318,7 +1382,7 @@ const memside_ops memside_redcachei_ops = {
 const memside_ops memside_beari_ops = {
     .name = "beari",
     .desc = "BEARi baseline of HMS (Sec. IV-B): DRAM cache over SCM with ideal presence bits (no probes), BEAR's "
-            "bandwidth-aware bypass, TAD, 256 B lines",
+            "bandwidth-aware bypass, TAD",
     .state_bytes = tad_baseline_state_bytes,
     .init = beari_init,
     DC_OPS_COMMON,
@@ -1326,7 +1390,7 @@ const memside_ops memside_beari_ops = {
 
 const memside_ops memside_dcache_ops = {
     .name = "dcache",
-    .desc = "HMS DRAM cache over SCM: direct-mapped 256 B lines, AMIL metadata column, fills with write-back "
+    .desc = "HMS DRAM cache over SCM: direct-mapped lines (256 B default), AMIL metadata column, fills with write-back "
             "(hms-dram-cache-over-scm Sec. III)",
     .state_bytes = dc_state_bytes,
     .init = dc_init,

@@ -182,8 +182,12 @@ def main():
                  f"{s['dcache.read_hits']}")
         if s["dcache.writebacks"] < int(min_wb):
             fail(f"{outdir}: dcache.writebacks {s['dcache.writebacks']} < {min_wb}")
-        if s["memside.moved_bytes"] != 256 * (s["dcache.fills"] + s["dcache.writebacks"]):
-            fail(f"{outdir}: memside.moved_bytes {s['memside.moved_bytes']} is not 256 B per fill and write-back")
+        line = 256  # memside.dcache.line_bytes (its default, or the run's --set)
+        for a in args:
+            if a.startswith("memside.dcache.line_bytes="):
+                line = int(a.split("=", 1)[1])
+        if s["memside.moved_bytes"] != line * (s["dcache.fills"] + s["dcache.writebacks"]):
+            fail(f"{outdir}: memside.moved_bytes {s['memside.moved_bytes']} is not {line} B per fill and write-back")
         print(f"ok: {s['dcache.fills']:.0f} fills, {s['dcache.writebacks']:.0f} write-backs, "
               f"{s['dcache.read_hits']:.0f} read hits, gpu.cycles {s['gpu.cycles']:.0f}")
     elif mode == "mixed":

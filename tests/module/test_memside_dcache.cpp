@@ -97,6 +97,7 @@ int sc_main(int, char*[]) {
   m.rank_kind[0][1] = AMAP_MEM_SCM;
   m.dcache.cache_bytes = 16 * 2048;
   m.dcache.mshrs = 4;
+  m.dcache.line_bytes = 256;
   MemSide side("side", memside_find("dcache"), m, 1, pool, stats);
   side.connect(mc.tsock, &mem);
   Reader rd("rd", pool);

@@ -654,6 +654,7 @@ static void separate_dram_and_scm_channels(void **state) {
   }
   c.dcache.cache_bytes = 32 * 2048; /* a row per bank of each DRAM rank */
   c.dcache.mshrs = 4;
+  c.dcache.line_bytes = 256;
   rig r;
   rig_init_cfg(&r, &c);
   uint64_t pa = UINT64_MAX;
@@ -681,6 +682,262 @@ static void separate_dram_and_scm_channels(void **state) {
   free(r.st);
 }
 
+/* ---------------------------------------------------------------- line sizes (memside.dcache.line_bytes)
+ * HMS Sec. IV-C, Fig. 16b. The test geometry: 2 KiB rows of 64 columns of 32 B, 4 bank groups x 4 banks,
+ * a DRAM cache of one row per bank (cache_bytes = 16 rows). */
+
+/* Physical line (offset 0 of its block) of SCM blocks 0..n-1 of partition 0 with `line`-byte blocks. */
+static void block_lines_of(uint64_t *pa, unsigned n, unsigned line) {
+  const unsigned lcols = line / 32, per_row = 64 / lcols;
+  for (unsigned i = 0; i < n; ++i) pa[i] = UINT64_MAX;
+  memside_target t;
+  for (uint64_t p = 0; p < (64u << 20); p += 128) {
+    if (amap_channel(&g_map, p) != 0) continue;
+    memside_static_locate(&g_cfg, p, &t);
+    const devaddr_loc a = loc_of(t.addr);
+    const uint64_t b = ((a.row * 4 + a.bg) * 4 + a.ba) * per_row + a.col / lcols;
+    if (b < n && t.addr % line == 0) pa[b] = p;
+  }
+  for (unsigned i = 0; i < n; ++i) assert_true(pa[i] != UINT64_MAX);
+}
+
+/* Read miss of pa (tags known: tk the ticket of its finished probe, or 0 with a tag-cache hit or ideal
+ * tags) through fill: returns the index of
+ * the fill's SCM read; checks the line's DRAM write (column dcol of DRAM row bank `bank`) and, for AMIL,
+ * the metadata write in column mcol (-1: none expected). */
+static int fill_line(rig *r, uint64_t pa, uint32_t tk, unsigned line, unsigned bank, unsigned dcol, int mcol) {
+  memside_target t, scm;
+  memside_static_locate(&g_cfg, pa, &scm);
+  const int n0 = r->f.n;
+  assert_int_equal(route(r, pa, 0, &tk, &t), MEMSIDE_GO);
+  assert_int_equal(t.kind, AMAP_MEM_SCM);
+  assert_int_equal(r->f.n, n0 + 1);
+  const memside_xfer rd = r->f.x[n0];
+  assert_int_equal(rd.cls, MEMSIDE_FILL);
+  assert_int_equal(rd.write, 0);
+  assert_int_equal(rd.bytes, line);              /* the whole line from SCM */
+  assert_int_equal(rd.addr, scm.addr & ~(uint64_t)(line - 1));
+  complete(r, pa, 0, &t);
+  memset(rd.buf, 0x6b, line);
+  r->o->done(r->st, rd.tag);
+  assert_int_equal(r->f.n, n0 + (mcol >= 0 ? 3 : 2));
+  const memside_xfer wr = r->f.x[n0 + 1];
+  const devaddr_loc wl = loc_of(wr.addr);
+  assert_int_equal(wr.write, 1);
+  assert_int_equal(wr.bytes, line);
+  assert_int_equal(wl.ra, 0);
+  assert_int_equal(wl.bg * 4 + wl.ba, (bank % 4) * 4 + bank / 4); /* bank b: bank group b % 4, bank b / 4 */
+  assert_int_equal(wl.col, dcol);
+  assert_int_equal(wr.buf[line - 1], 0x6b);
+  if (mcol >= 0) {
+    const devaddr_loc ml = loc_of(r->f.x[n0 + 2].addr);
+    assert_int_equal(r->f.x[n0 + 2].bytes, 32);
+    assert_int_equal(ml.col, (unsigned)mcol);
+    assert_int_equal(ml.row, wl.row);
+    assert_int_equal(ml.bg * 4 + ml.ba, wl.bg * 4 + wl.ba);
+  }
+  for (int i = n0 + 1; i < r->f.n; ++i) r->o->done(r->st, r->f.x[i].tag);
+  memside_target now;
+  r->o->locate(r->st, pa, &now);
+  assert_int_equal(now.kind, AMAP_MEM_DRAM);
+  assert_int_equal(now.addr, wr.addr + (scm.addr & (line - 1)));
+  return n0;
+}
+
+/* A probe of pa: returns its ticket after checking it is one 32 B read of DRAM column col (AMIL). */
+static uint32_t probe_col(rig *r, uint64_t pa, unsigned col) {
+  uint32_t tk = 0;
+  memside_target t;
+  const int n0 = r->f.n;
+  assert_int_equal(route(r, pa, 0, &tk, &t), MEMSIDE_HOLD);
+  assert_int_equal(r->f.n, n0 + 1);
+  assert_int_equal(r->f.x[n0].cls, MEMSIDE_PROBE);
+  assert_int_equal(r->f.x[n0].bytes, 32);
+  assert_int_equal(loc_of(r->f.x[n0].addr).col, col);
+  return tk;
+}
+
+/* 128 B lines, AMIL: a 2 KiB row holds 15 lines (15 x 4 B of metadata need two 32 B columns, so
+ * (2048 - 64) / 128); lines 0-7 have their tags in column 62, lines 8-14 in column 63 (a probe reads the
+ * column of the line's tag group, and accesses of one group share it); slot s = block mod 240, line s mod
+ * 15 of the row in bank s / 15; fills move 128 B. */
+static void line_128_amil(void **state) {
+  (void)state;
+  memside_cfg c = g_cfg;
+  c.dcache.line_bytes = 128;
+  rig r;
+  rig_init_cfg(&r, &c);
+  enum { NB = 241 };
+  uint64_t pa[NB];
+  block_lines_of(pa, NB, 128);
+  const uint32_t t0 = probe_col(&r, pa[0], 62);
+  uint32_t tk = 0;
+  memside_target t;
+  assert_int_equal(route(&r, pa[7], 0, &tk, &t), MEMSIDE_HOLD); /* line 7: the same group, the same probe */
+  assert_int_equal(tk, t0);
+  assert_int_equal(r.f.n, 1);
+  const uint32_t t8 = probe_col(&r, pa[8], 63); /* line 8: the row's second metadata column, a probe of its own */
+  assert_int_not_equal(t8, t0);
+  r.o->done(r.st, r.f.x[0].tag);
+  r.o->done(r.st, r.f.x[1].tag);
+  fill_line(&r, pa[0], t0, 128, 0, 0, 62);
+  fill_line(&r, pa[7], t0, 128, 0, 7 * 4, 62); /* line 7: columns 28..31 */
+  fill_line(&r, pa[8], t8, 128, 0, 8 * 4, 63); /* line 8: columns 32..35, tags in column 63 */
+  /* block 15: slot 15 = line 0 of the second row (bank 1: bank group 1) */
+  uint32_t tp = probe_col(&r, pa[15], 62);
+  r.o->done(r.st, r.f.x[r.f.n - 1].tag);
+  fill_line(&r, pa[15], tp, 128, 1, 0, 62);
+  /* block 240 conflicts with block 0 (240 slots): a miss once its tags are read */
+  tp = probe_col(&r, pa[240], 62);
+  r.o->done(r.st, r.f.x[r.f.n - 1].tag);
+  fill_line(&r, pa[240], tp, 128, 0, 0, 62);
+  memside_target now;
+  r.o->locate(r.st, pa[0], &now);
+  assert_int_equal(now.kind, AMAP_MEM_SCM); /* evicted (clean: no write-back) */
+  assert_false(r.o->busy(r.st));
+  free(r.st);
+}
+
+/* 128 B lines with the tag cache: a tag-cache sector holds one tag group (8 lines), so a probe of line 0
+ * makes lines 0-7 of the row hits of the tag cache, and line 8 still needs a probe of its own. */
+static void line_128_tag_cache_sectors(void **state) {
+  (void)state;
+  memside_cfg c = g_cfg;
+  c.dcache.line_bytes = 128;
+  c.dcache.ctc_ways = 4;
+  c.dcache.ctc_sets = 16;
+  rig r;
+  rig_init_cfg(&r, &c);
+  uint64_t pa[9];
+  block_lines_of(pa, 9, 128);
+  const uint32_t tp = probe_col(&r, pa[0], 62);
+  r.o->done(r.st, r.f.x[0].tag);
+  fill_line(&r, pa[0], tp, 128, 0, 0, -1); /* the tags go into the tag cache (dirty), no metadata write */
+  const int n0 = r.f.n;
+  fill_line(&r, pa[5], 0, 128, 0, 5 * 4, -1); /* line 5: its tags in the tag cache, no probe */
+  assert_int_equal(r.f.n, n0 + 2);
+  (void)probe_col(&r, pa[8], 63); /* line 8: another sector */
+  uint64_t vals[32];
+  r.o->stat_values(r.st, vals);
+  assert_int_equal(vals[4], 2);  /* probes */
+  assert_int_equal(vals[11], 1); /* tag-cache hits */
+  free(r.st);
+}
+
+/* 128 B lines, TAD: 16 lines per row, two tag groups; a probe reads the first column of each of the
+ * 8 lines of the accessed line's group. */
+static void line_128_tad(void **state) {
+  (void)state;
+  memside_cfg c = g_cfg;
+  c.dcache.line_bytes = 128;
+  c.dcache.tad = 1;
+  rig r;
+  rig_init_cfg(&r, &c);
+  uint64_t pa[17];
+  block_lines_of(pa, 17, 128);
+  uint32_t tk = 0;
+  memside_target t;
+  assert_int_equal(route(&r, pa[9], 0, &tk, &t), MEMSIDE_HOLD);
+  assert_int_equal(r.f.n, 8);
+  for (int k = 0; k < 8; ++k) assert_int_equal(loc_of(r.f.x[k].addr).col, 4 * (8 + k)); /* lines 8..15 */
+  for (int k = 0; k < 8; ++k) r.o->done(r.st, r.f.x[k].tag);
+  fill_line(&r, pa[9], tk, 128, 0, 9 * 4, -1);
+  tk = 0;
+  /* block 16: line 0 of the second row (16 lines a row) */
+  assert_int_equal(route(&r, pa[16], 0, &tk, &t), MEMSIDE_HOLD);
+  assert_int_equal(r.f.n, 8 + 2 + 8);
+  assert_int_equal(loc_of(r.f.x[10].addr).bg, 1);
+  assert_int_equal(loc_of(r.f.x[10].addr).col, 0);
+  free(r.st);
+}
+
+/* 1 KiB lines: AMIL keeps one line per 2 KiB row ((2048 - 32) / 1024), TAD two (slot s is line s mod 2
+ * of the row in bank s / 2); a fill moves 1 KiB; a dirty 1 KiB victim goes back to its SCM block. */
+static void line_1024(void **state) {
+  (void)state;
+  memside_cfg c = g_cfg;
+  c.dcache.line_bytes = 1024;
+  rig r;
+  rig_init_cfg(&r, &c);
+  uint64_t pa[17];
+  block_lines_of(pa, 17, 1024);
+  uint32_t tp = probe_col(&r, pa[0], 63);
+  r.o->done(r.st, r.f.x[0].tag);
+  fill_line(&r, pa[0], tp, 1024, 0, 0, 63);
+  tp = probe_col(&r, pa[1], 63); /* block 1: slot 1, the row of bank 1 */
+  r.o->done(r.st, r.f.x[r.f.n - 1].tag);
+  fill_line(&r, pa[1], tp, 1024, 1, 0, 63);
+  memside_target t = access_line(&r, pa[0], 1); /* a write hit: dirty */
+  assert_int_equal(t.kind, AMAP_MEM_DRAM);
+  complete(&r, pa[0], 1, &t);
+  /* block 16 (16 slots) evicts block 0: the new line from SCM, the dirty victim from DRAM, both 1 KiB */
+  uint32_t tk = 0;
+  const int n0 = r.f.n;
+  assert_int_equal(route(&r, pa[16], 0, &tk, &t), MEMSIDE_HOLD);
+  r.o->done(r.st, r.f.x[n0].tag); /* its probe */
+  assert_int_equal(route(&r, pa[16], 0, &tk, &t), MEMSIDE_GO);
+  assert_int_equal(r.f.n, n0 + 3);
+  assert_int_equal(r.f.x[n0 + 1].bytes, 1024);
+  assert_int_equal(r.f.x[n0 + 2].bytes, 1024);
+  assert_int_equal(r.f.x[n0 + 2].cls, MEMSIDE_WRITEBACK);
+  complete(&r, pa[16], 0, &t);
+  memset(r.f.x[n0 + 2].buf, 0x3c, 1024);
+  r.o->done(r.st, r.f.x[n0 + 1].tag);
+  r.o->done(r.st, r.f.x[n0 + 2].tag);
+  assert_int_equal(r.f.n, n0 + 6);
+  memside_target scm0;
+  memside_static_locate(&g_cfg, pa[0], &scm0);
+  const memside_xfer *vw = &r.f.x[n0 + 4];
+  assert_int_equal(vw->write, 1);
+  assert_int_equal(vw->bytes, 1024);
+  assert_int_equal(vw->addr, scm0.addr);
+  assert_int_equal(vw->buf[1023], 0x3c);
+  for (int i = n0 + 3; i < r.f.n; ++i) r.o->done(r.st, r.f.x[i].tag);
+  uint64_t vals[32];
+  r.o->stat_values(r.st, vals);
+  assert_int_equal(vals[7], 1); /* writebacks */
+  memside_stats ms;
+  r.o->stats(r.st, &ms);
+  assert_int_equal(ms.moved_bytes, (3 + 1) * 1024); /* three fills and one write-back of 1 KiB */
+  assert_false(r.o->busy(r.st));
+  free(r.st);
+  /* TAD (HMST): two lines per row, a probe reads the first column of both */
+  c.dcache.tad = 1;
+  rig_init_cfg(&r, &c);
+  for (unsigned b = 0; b < 3; ++b) {
+    uint32_t tk = 0;
+    const int n0 = r.f.n;
+    assert_int_equal(route(&r, pa[b], 0, &tk, &t), MEMSIDE_HOLD);
+    assert_int_equal(r.f.n, n0 + 2);
+    assert_int_equal(loc_of(r.f.x[n0].addr).col, 0);
+    assert_int_equal(loc_of(r.f.x[n0 + 1].addr).col, 32);
+    r.o->done(r.st, r.f.x[n0].tag);
+    r.o->done(r.st, r.f.x[n0 + 1].tag);
+    fill_line(&r, pa[b], tk, 1024, b / 2, (b % 2) * 32, -1);
+  }
+  assert_false(r.o->busy(r.st));
+  free(r.st);
+}
+
+/* A line size the engine cannot use is refused with the key named. */
+static void line_size_rejected(void **state) {
+  (void)state;
+  const uint32_t bad[] = {0, 64, 192, 2048};
+  for (unsigned i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    memside_cfg c = g_cfg;
+    c.dcache.line_bytes = bad[i];
+    const memside_ops *o = memside_find("dcache");
+    void *st = calloc(1, o->state_bytes(&c));
+    fake_shell f;
+    memset(&f, 0, sizeof f);
+    const memside_env env = {&f, fake_issue, fake_release};
+    char err[256] = "";
+    assert_int_equal(o->init(st, &c, &env, err, sizeof err), -1);
+    assert_non_null(strstr(err, "memside.dcache.line_bytes"));
+    free(st);
+  }
+}
+
 static int setup(void **state) {
   (void)state;
   static const uint32_t ch[8] = {0, 1, 2, 3, 4, 5, 6, 7}, r0[1] = {0}, r1[1] = {1};
@@ -696,6 +953,7 @@ static int setup(void **state) {
   g_cfg.rank_kind[0][1] = AMAP_MEM_SCM;
   g_cfg.dcache.cache_bytes = 16 * 2048; /* one row per bank: 16 x 7 = 112 lines */
   g_cfg.dcache.mshrs = 4;
+  g_cfg.dcache.line_bytes = 256;
   return 0;
 }
 
@@ -713,6 +971,11 @@ int main(void) {
       cmocka_unit_test(redcachei_fills_at_gamma),
       cmocka_unit_test(write_waits_for_a_free_mshr),
       cmocka_unit_test(separate_dram_and_scm_channels),
+      cmocka_unit_test(line_128_amil),
+      cmocka_unit_test(line_128_tag_cache_sectors),
+      cmocka_unit_test(line_128_tad),
+      cmocka_unit_test(line_1024),
+      cmocka_unit_test(line_size_rejected),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
