@@ -55,6 +55,7 @@ EXTRA = {
     ("docs/experiments.md", "hac.toml --jobs 2 --filter"): ["--dry-run"],  # 10 runs, ~20 s
     ("docs/experiments.md", "hac.toml --retry-failed"): ["--dry-run"],  # in a fresh folder: all 60 runs
     ("docs/hms.md", "hms.toml --jobs 2"): ["--dry-run"],  # 72 runs, ~25 min: the spec and its runs
+    ("docs/hms.md", "hms_line.toml --jobs 1"): ["--dry-run"],  # 100 runs, ~15-50 min: the spec and its runs
     # `report` rewrites the project's docs/results.md and docs/figures/: write into the run folder
     ("README.md", "strata report"): ["--out", "report/results.md"],
     ("docs/experiments.md", "strata report"): ["--out", "report/results.md"],
