@@ -422,6 +422,7 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
     m.dcache.tad = cfg.s("memside.dcache.org") == "tad";
     m.dcache.bypass = cfg.b("memside.dcache.bypass");
     m.dcache.act_counters = cfg.b("memside.dcache.act_counters");
+    m.dcache.no_second_level = !cfg.b("memside.dcache.bypass_second_level");
     m.dcache.seed = static_cast<uint32_t>(cfg.i("sim.seed") * 2654435761u + p);
     if (m.dcache.bypass && ops->program_in_first_part) {  // Eq. 1 numerators from the two ranks' timing
       const dram_preset *dr = nullptr, *sc = nullptr;
@@ -475,7 +476,7 @@ void Platform::Impl::build_l2(unsigned nbanks, const L2Cfg& l2c) {
   for (unsigned b = 0; b < nbanks; ++b) {
     MemSide* side = sides[b / per].get();
     l2.emplace_back(new L2Bank(("l2_bank" + std::to_string(b)).c_str(), b, nbanks, l2c, side, pool, stats));
-    if (const unsigned k = static_cast<unsigned>(cfg.i("l2.ctc_ways")))  // ways carved out for the tag cache
+    if (const unsigned k = cfg.b("l2.ctc_ideal") ? 0u : static_cast<unsigned>(cfg.i("l2.ctc_ways")))  // ways carved out for the tag cache
       cache_set_way_mask(l2.back()->tags(), ctc_l2_data_way_mask(l2c.assoc, k));
     xbar->to_l2.bind(l2.back()->tsock);
     l2.back()->isock.bind(side->tsock);

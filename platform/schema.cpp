@@ -70,6 +70,9 @@ static std::vector<KeySpec> build_schema() {
       {"l2.ctc_ways", T::Int, "0", 0, 4, {},
        "L2 ways per bank given to the Configurable Tag Cache of the DRAM cache (memside.policy = dcache; HMS "
        "Sec. III-D: up to 4 of 16); the L2 keeps the others"},
+      {"l2.ctc_ideal", T::Bool, "false", 1, 0, {},
+       "with l2.ctc_ways: the tag cache as a separate SRAM of the same size at no cost, the L2 keeping all its ways "
+       "(the HMS paper's \"ideal full L2 cache with zero-cost CTC\", Sec. IV-B: 0.9 % better than carving 4 ways)"},
       {"l2.policy", T::String, "lru", 1, 0, {}, "L2 replacement/insertion policy (see models/ref/repl_registry.c)"},
       {"mem.device", T::String, "hbm2", 1, 0, {}, "device preset (models/ref/dram.c); with mem.rank_devices or "
        "mem.channel_devices the channel interface and bank geometry every listed preset must share"},
@@ -177,6 +180,10 @@ static std::vector<KeySpec> build_schema() {
       {"memside.dcache.bypass", T::Bool, "false", 1, 0, {},
        "policy dcache: the SCM-aware bypass policy (HMS Sec. III-C, Fig. 9) decides every fill; false = every miss "
        "fills (HMS-B)"},
+      {"memside.dcache.bypass_second_level", T::Bool, "true", 1, 0, {},
+       "policy dcache with bypass: Fig. 9's second comparison (the new line's DRAM-affinity level against the "
+       "victim's); false = fill whenever the first comparison passes (the paper's check, Sec. IV-B: up to 49 % "
+       "slower on stencil, 4.8 % overall)"},
       {"memside.dcache.act_counters", T::Bool, "false", 1, 0, {},
        "policy dcache: per-2 MiB-page activation counters in the DRAM-affinity score (Sec. III-C2); false = a "
        "constant 1, as the paper's evaluation (Sec. IV-A)"},
@@ -221,6 +228,11 @@ void Config::check_consistency() const {
   }
   if (!memside_find(s("memside.policy").c_str()))
     fail("memside.policy", std::string("expected one of ") + memside_names() + ", got '" + s("memside.policy") + "'");
+  if (b("l2.ctc_ideal") && !i("l2.ctc_ways"))
+    fail("l2.ctc_ideal", "expected l2.ctc_ways > 0 (the size of the ideal tag cache), got l2.ctc_ways = 0");
+  if (!b("memside.dcache.bypass_second_level") && !b("memside.dcache.bypass"))
+    fail("memside.dcache.bypass_second_level", "expected memside.dcache.bypass = true (the comparison belongs to the "
+                                               "bypass policy)");
   if (i("l2.ctc_ways") > 0) {
     if (s("memside.policy") != "dcache")  // the HMS DRAM cache (beari has ideal presence bits, no tag cache)
       fail("l2.ctc_ways", "expected 0 unless memside.policy = dcache (the tag cache holds DRAM-cache tags), got " +

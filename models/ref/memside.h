@@ -125,6 +125,7 @@ typedef struct memside_cfg {
     uint8_t tad;           /* tags with the data (TAD, HMS Fig. 7b; the paper's HMST) instead of AMIL's metadata column */
     uint8_t bypass;        /* SCM-aware bypass (HMS Sec. III-C; bps.h) decides every fill; 0: every miss fills */
     uint8_t act_counters;  /* per-2 MiB-page activation counters in the DRAM-affinity score; 0: constant 1 */
+    uint8_t no_second_level; /* bypass: skip Fig. 9's second comparison (fill once the first passes; Sec. IV-B) */
     uint32_t num_rd, num_wr; /* Eq. 1 numerators in device cycles (bps_cfg_timing of the two ranks' timing) */
     uint32_t seed;         /* bypass scorer's LFSR seed (0: its default) */
   } dcache;

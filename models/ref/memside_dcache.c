@@ -752,7 +752,12 @@ static int decide(dc_st *s, uint32_t f) {
   if (a.act > BPS_ACT_MAX) a.act = BPS_ACT_MAX;
   bps_result_t r;
   /* AMIL: the victim's level came with the tags that made this a miss (its slot's metadata), no extra probe */
-  bps_miss(&s->bps, &a, (meta & META_VALID) != 0, (meta & META_LVL) >> META_LVL_SHIFT, &r);
+  if (s->cfg.dcache.no_second_level) { /* the paper's sensitivity check (Sec. IV-B): no victim comparison */
+    bps_miss_begin(&s->bps, &a, (meta & META_VALID) != 0, &r);
+    if (r.need_victim) r.need_victim = 0, r.fill = 1, r.store_level = r.aff_level;
+  } else {
+    bps_miss(&s->bps, &a, (meta & META_VALID) != 0, (meta & META_LVL) >> META_LVL_SHIFT, &r);
+  }
   if (r.fill && !infl_busy(s, SLOT_KEY(F->slot))) {
     F->level = (uint8_t)r.store_level;
     if (claim_fill(s, f) == 0) {

@@ -12,6 +12,11 @@
       memside.dcache.mode: hms.dram_as_memory == EXPECT (1: DRAM-as-memory, 0: the DRAM cache); as
       memory: the plain policy (no dcache.* stats), the program where the map puts it (no SCM read when it
       fits the DRAM: FITS given); as cache: DRAM-cache fills; --check clean in both.
+  hms_modes_test.py knobs STRATA OUTDIR -- ARGS...
+      The paper's sensitivity knobs (Sec. IV-B), each against the same run without it: l2.ctc_ideal (the
+      tag cache beside the L2, which keeps all 16 ways: fewer L2 misses on a working set between 12 and 16
+      ways, the same tag-cache lookups) and memside.dcache.bypass_second_level = false (no bypass at the
+      second level, every first-level pass fills); --check clean.
 """
 import json
 import shutil
@@ -121,6 +126,23 @@ def main():
                 fail("no DRAM-cache fills")
         print(f"ok: hms.dram_as_memory {expect}, DRAM {s['mem.dram.read_bytes'] / 2**20:.1f} MiB read, "
               f"SCM {s['mem.scm.read_bytes'] / 2**20:.1f} MiB read, gpu.cycles {s['gpu.cycles']:.0f}")
+    elif what == "knobs":
+        strata, outdir = head[-2], head[-1]
+        base = run(strata, outdir + ".base", args)
+        ideal = run(strata, outdir + ".ideal", args + ["--set", "l2.ctc_ideal=true"])
+        if not ideal["l2.misses"] < 0.8 * base["l2.misses"]:
+            fail(f"l2.ctc_ideal: L2 misses {ideal['l2.misses']} vs {base['l2.misses']} with 4 ways carved")
+        if not ideal["dcache.ctc_lookups"] or not base["dcache.ctc_lookups"]:
+            fail("no tag-cache lookups")
+        one = run(strata, outdir + ".one", args + ["--set", "memside.dcache.bypass_second_level=false"])
+        if not base["dcache.bypasses_second_level"] or one["dcache.bypasses_second_level"]:
+            fail(f"second-level bypasses {base['dcache.bypasses_second_level']} with the comparison, "
+                 f"{one['dcache.bypasses_second_level']} without")
+        if not one["dcache.fills"] > base["dcache.fills"] or one["dcache.victim_decrements"]:
+            fail(f"without the second comparison: fills {one['dcache.fills']} (with: {base['dcache.fills']}), "
+                 f"decrements {one['dcache.victim_decrements']}")
+        print(f"ok: L2 misses {base['l2.misses']:.0f} -> {ideal['l2.misses']:.0f} with the ideal tag cache; "
+              f"fills {base['dcache.fills']:.0f} -> {one['dcache.fills']:.0f} without the second comparison")
     else:
         fail("unknown test " + what)
 
