@@ -324,6 +324,11 @@ def t_report(strata, work):
     within = "yes" if 0.25 <= 1 - ratio <= 1 else "no"
     want = f"| gddr5 vs hbm2: bandwidth | test | -50.00% | {(ratio - 1) * 100:+.2f}% | {same} | {within} |"
     check(want in md, f"claim row: want\n{want}\nin\n{md}")
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+    import report  # the verdicts themselves: an opposite change is never "within 2x", whatever its size
+    check([report.within_2x(1.048, x) for x in (0.9455, 1.03, 1.09, 1.02, 1.1, 1.0)] ==
+          ["no", "yes", "yes", "no", "no", "no"], "within_2x")
+    check([report.same_direction(0.9, x) for x in (0.95, 1.01, 1.0)] == ["yes", "no", "no"], "same_direction")
     check("## Made-up paper B" in md and "Not reproduced yet: its system is not built yet." in md, "unbuilt paper")
     check("Results collected " in md and "6 of the spec's 6 runs" in md and "at commit `" in md, f"build line:\n{md}")
     for name in ("lines.png", "bars.png"):
