@@ -41,6 +41,17 @@ static void rig_init_cfg(rig *r, const memside_cfg *c) {
 
 static void rig_init(rig *r) { rig_init_cfg(r, &g_cfg); }
 
+/* A rig over g_cfg with `line`-byte DRAM-cache lines, TAD or AMIL, and a tag cache of ctc_ways ways x
+ * ctc_sets sets (0: none). */
+static void rig_line(rig *r, uint32_t line, int tad, uint32_t ctc_ways, uint32_t ctc_sets) {
+  memside_cfg c = g_cfg;
+  c.dcache.line_bytes = line;
+  c.dcache.tad = (uint8_t)tad;
+  c.dcache.ctc_ways = ctc_ways;
+  c.dcache.ctc_sets = ctc_sets;
+  rig_init_cfg(r, &c);
+}
+
 static int route(rig *r, uint64_t pa, int w, uint32_t *ticket, memside_target *t) {
   const memside_req rq = {pa, (uint8_t)w, w ? MEMSIDE_WRITEBACK : MEMSIDE_FILL, 0xf};
   return r->o->route(r->st, &rq, ticket, t);
@@ -763,10 +774,8 @@ static uint32_t probe_col(rig *r, uint64_t pa, unsigned col) {
  * 15 of the row in bank s / 15; fills move 128 B. */
 static void line_128_amil(void **state) {
   (void)state;
-  memside_cfg c = g_cfg;
-  c.dcache.line_bytes = 128;
   rig r;
-  rig_init_cfg(&r, &c);
+  rig_line(&r, 128, 0, 0, 0);
   enum { NB = 241 };
   uint64_t pa[NB];
   block_lines_of(pa, NB, 128);
@@ -802,12 +811,8 @@ static void line_128_amil(void **state) {
  * makes lines 0-7 of the row hits of the tag cache, and line 8 still needs a probe of its own. */
 static void line_128_tag_cache_sectors(void **state) {
   (void)state;
-  memside_cfg c = g_cfg;
-  c.dcache.line_bytes = 128;
-  c.dcache.ctc_ways = 4;
-  c.dcache.ctc_sets = 16;
   rig r;
-  rig_init_cfg(&r, &c);
+  rig_line(&r, 128, 0, 4, 16);
   uint64_t pa[9];
   block_lines_of(pa, 9, 128);
   const uint32_t tp = probe_col(&r, pa[0], 62);
@@ -828,11 +833,8 @@ static void line_128_tag_cache_sectors(void **state) {
  * 8 lines of the accessed line's group. */
 static void line_128_tad(void **state) {
   (void)state;
-  memside_cfg c = g_cfg;
-  c.dcache.line_bytes = 128;
-  c.dcache.tad = 1;
   rig r;
-  rig_init_cfg(&r, &c);
+  rig_line(&r, 128, 1, 0, 0);
   uint64_t pa[17];
   block_lines_of(pa, 17, 128);
   uint32_t tk = 0;
@@ -855,10 +857,8 @@ static void line_128_tad(void **state) {
  * of the row in bank s / 2); a fill moves 1 KiB; a dirty 1 KiB victim goes back to its SCM block. */
 static void line_1024(void **state) {
   (void)state;
-  memside_cfg c = g_cfg;
-  c.dcache.line_bytes = 1024;
   rig r;
-  rig_init_cfg(&r, &c);
+  rig_line(&r, 1024, 0, 0, 0);
   uint64_t pa[17];
   block_lines_of(pa, 17, 1024);
   uint32_t tp = probe_col(&r, pa[0], 63);
@@ -902,8 +902,7 @@ static void line_1024(void **state) {
   assert_false(r.o->busy(r.st));
   free(r.st);
   /* TAD (HMST): two lines per row, a probe reads the first column of both */
-  c.dcache.tad = 1;
-  rig_init_cfg(&r, &c);
+  rig_line(&r, 1024, 1, 0, 0);
   for (unsigned b = 0; b < 3; ++b) {
     uint32_t tk = 0;
     const int n0 = r.f.n;
