@@ -303,13 +303,15 @@ bool write_file_atomic(const std::string& path, const std::function<bool(const s
   return !ec;
 }
 
-// DRAM-cache bytes per memory partition (each has one DRAM channel or rank) of policy dcache: memside.dcache.size, or memside.dcache.footprint_ratio of the
-// program's footprint (HMS Sec. IV-A) in whole DRAM rows (at least one), or 0 (= the map's DRAM part per channel).
-static uint64_t dcache_bytes_per_channel(const Config& C, const Program& prog, unsigned nch, uint64_t row) {
+// DRAM-cache bytes per memory partition (each caches in one DRAM channel or rank) of policy dcache:
+// memside.dcache.size, or memside.dcache.footprint_ratio of the program's footprint (HMS Sec. IV-A) over the
+// nparts partitions in whole DRAM rows (at least one), or 0 (= the map's DRAM part per channel).
+static uint64_t dcache_bytes_per_partition(const Config& C, const Program& prog, unsigned nparts, uint64_t row) {
   uint64_t b = C.size("memside.dcache.size");
   if (const double ratio = C.f("memside.dcache.footprint_ratio"); ratio > 0) {
     if (b) C.fail("memside.dcache.footprint_ratio", "expected either memside.dcache.size or a footprint ratio, got both");
-    b = std::max<uint64_t>(1, static_cast<uint64_t>(ratio * static_cast<double>(prog.footprint_bytes()) / nch) / row) * row;
+    b = std::max<uint64_t>(1, static_cast<uint64_t>(ratio * static_cast<double>(prog.footprint_bytes()) / nparts) / row) *
+        row;
   }
   return b;
 }
@@ -320,7 +322,7 @@ static uint64_t dcache_bytes_per_channel(const Config& C, const Program& prog, u
 // over a map whose DRAM part comes first (contiguous), so the program's arrays, allocated from address 0, lie in
 // DRAM and what does not fit continues in SCM; no tags, the L2 keeps its tag-cache ways. The keys it changes are
 // set through Config::derive (config.txt shows them with the reason). auto: DRAM-as-memory when the program's
-// arrays end within the DRAM the cache would have (dcache_bytes_per_channel x channels, else the map's DRAM
+// arrays end within the DRAM the cache would have (dcache_bytes_per_partition x the channels with DRAM, else the map's DRAM
 // part); the DRAM part is then that size. Returns true when it changed the configuration.
 bool Platform::Impl::resolve_dcache_mode(const MemDevices& md) {
   const std::string mode = cfg.s("memside.dcache.mode");
@@ -339,7 +341,7 @@ bool Platform::Impl::resolve_dcache_mode(const MemDevices& md) {
     dram_ch += d;
   }
   if (!dram_ch) cfg.fail("memside.dcache.mode", "expected a DRAM rank to use as memory (mem.rank_devices), got " + mode);
-  uint64_t dram = dcache_bytes_per_channel(cfg, *program, dram_ch, md.iface->row_bytes) * dram_ch / 4096 * 4096;
+  uint64_t dram = dcache_bytes_per_partition(cfg, *program, dram_ch, md.iface->row_bytes) * dram_ch / 4096 * 4096;
   if (!dram) dram = cfg.size("addrmap.dram_size");  // (a map part is whole 4 KiB pages)
   uint64_t end = 0;
   for (const auto& a : program->arrays()) end = std::max<uint64_t>(end, a.base + a.bytes);
@@ -410,7 +412,7 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
     m.swap.b = cfg.size("memside.swap.b");
     m.swap.after = static_cast<uint64_t>(cfg.i("memside.swap.after"));
     m.swap.seg_bytes = static_cast<uint32_t>(cfg.size("memside.swap.segment"));
-    m.dcache.cache_bytes = dcache_bytes_per_channel(cfg, *program, nparts, g->row_bytes);  // HMS Sec. IV-A
+    m.dcache.cache_bytes = dcache_bytes_per_partition(cfg, *program, nparts, g->row_bytes);  // HMS Sec. IV-A
     if (!m.dcache.cache_bytes)  // the DRAM part of the map, per channel serving it
       for (unsigned k = 0; k < map.nparts; ++k)
         if (map.part[k].mem == AMAP_MEM_DRAM && map.part[k].nch) m.dcache.cache_bytes = map.part[k].bytes / map.part[k].nch;
@@ -431,8 +433,8 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
           (m.rank_kind[d][r] == AMAP_MEM_DRAM ? dr : sc) = md.at(p * pch + d, r);
       bps_cfg_t bc;
       if (!dr || !sc || bps_cfg_timing(&bc, dr->t.RCD, sc->t.RCD, dr->t.WR, sc->t.WR) != 0)
-        throw ConfigError("memside.dcache.bypass: needs a DRAM and a slower SCM rank in every memory partition (tRCD and tWR of "
-                          "the SCM rank >= the DRAM rank's, difference < 65536 cycles)");
+        throw ConfigError("memside.dcache.bypass: needs a DRAM and a slower SCM rank in every memory partition (tRCD "
+                          "and tWR of the SCM rank >= the DRAM rank's, difference < 65536 cycles)");
       m.dcache.num_rd = bc.num_rd;
       m.dcache.num_wr = bc.num_wr;
     }
@@ -457,12 +459,12 @@ void Platform::Impl::build_scm_throttle() {
   tc.wr_mult = static_cast<uint32_t>(cfg.i("mem.scm_throttle.wr_mult"));
   std::vector<MemCtrl*> mcv;
   for (auto& m : mcs) mcv.push_back(m.get());
+  const unsigned k = static_cast<unsigned>(cfg.i("memside.partition_channels"));  // channels per partition
   Impl* ip = this;
   try {
     throttle.reset(new ScmThrottle("scm_throttle", tc, static_cast<unsigned>(cfg.i("mem.scm_throttle.stack_channels")),
-                                   mcv, stats, [ip](unsigned ch, unsigned r, const dram_timing& t) {
-                                     const unsigned k = static_cast<unsigned>(ip->cfg.i("memside.partition_channels"));
-                                     ip->sides[ch / k]->timing_changed(ch % k, r, t.RCD, t.WR);
+                                   mcv, stats, [ip, k](unsigned ch, unsigned r, const dram_timing& t) {
+                                     ip->sides[ch / k]->timing_changed(ch % k, r, t.RCD, t.WR);  // partition, device
                                    }));
   } catch (const std::invalid_argument& e) {
     cfg.fail("mem.scm_throttle.threshold_w", e.what());
