@@ -322,8 +322,8 @@ static uint64_t dcache_bytes_per_partition(const Config& C, const Program& prog,
 // over a map whose DRAM part comes first (contiguous), so the program's arrays, allocated from address 0, lie in
 // DRAM and what does not fit continues in SCM; no tags, the L2 keeps its tag-cache ways. The keys it changes are
 // set through Config::derive (config.txt shows them with the reason). auto: DRAM-as-memory when the program's
-// arrays end within the DRAM the cache would have (dcache_bytes_per_partition x the channels with DRAM, else the map's DRAM
-// part); the DRAM part is then that size. Returns true when it changed the configuration.
+// arrays end within the DRAM the cache would have (dcache_bytes_per_partition x the channels with DRAM, else
+// the map's DRAM part); the DRAM part is then that size. Returns true when it changed the configuration.
 bool Platform::Impl::resolve_dcache_mode(const MemDevices& md) {
   const std::string mode = cfg.s("memside.dcache.mode");
   if (cfg.s("memside.policy") != "dcache") {
