@@ -5,6 +5,7 @@ Runs `stream` and `random` on baseline_hbm2 or another config (the build should 
 prints, per run, host seconds (median of N), memory-controller requests per host second, simulated
 bandwidth and peak RSS. Usage: bench.py STRATA [--repeat N] [--config NAME] [--set key=value ...]
 """
+import argparse
 import json
 import os
 import statistics
@@ -14,19 +15,18 @@ import tempfile
 
 
 def main():
-    strata = sys.argv[1]
-    repeat = 3
-    config = "baseline_hbm2"
-    extra = []
-    args = sys.argv[2:]
-    while args:
-        a = args.pop(0)
-        if a == "--repeat":
-            repeat = int(args.pop(0))
-        elif a == "--config":
-            config = args.pop(0)
-        elif a == "--set":
-            extra += ["--set", args.pop(0)]
+    ap = argparse.ArgumentParser(prog="bench.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("strata", help="the strata binary to measure (a Release build)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per workload; the median is reported (default 3)")
+    ap.add_argument("--config", default="baseline_hbm2", help="platform config (default baseline_hbm2)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override, repeatable")
+    a = ap.parse_args()
+    if a.repeat < 1:
+        ap.error("--repeat must be >= 1")
+    if not (os.path.isfile(a.strata) and os.access(a.strata, os.X_OK)):
+        ap.error(f"{a.strata}: not an executable")
+    strata, repeat, config = a.strata, a.repeat, a.config
+    extra = [x for kv in a.set for x in ("--set", kv)]
     print(f"config {config}")
     print("mem req = 128 B line requests at the memory controllers; 32 B acc = DRAM column accesses")
     print(f"{'workload':<10} {'host s (median)':>16} {'mem req':>12} {'req/host s':>12} {'32B acc/host s':>15} "
@@ -36,7 +36,8 @@ def main():
         for _ in range(repeat):
             with tempfile.TemporaryDirectory() as d:
                 cmd = [strata, "--quiet", "--config", config, "--workload", wl, "--out", d, *extra]
-                subprocess.run(cmd, check=True)
+                if subprocess.run(cmd).returncode != 0:
+                    sys.exit(f"bench.py: {' '.join(cmd)} failed")
                 with open(os.path.join(d, "stats.json")) as f:
                     runs.append(json.load(f))
         med = statistics.median(r["host.seconds"] for r in runs)

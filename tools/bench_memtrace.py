@@ -84,8 +84,13 @@ def main():
                   f"{r['mem.row_hit_rate']:>9.3f} {r['mem.read_latency_p99_ns']:>8.0f} "
                   f"{max(x['host.peak_rss_bytes'] for x in rs) / 2**20:>8.0f}")
         if len(sims) == 2 and sims[0] != sims[1]:
-            diff = sorted(k for k in sims[0] if sims[0][k] != sims[1].get(k))
-            print(f"  WARNING: simulated results differ between the builds: {', '.join(diff[:8])}")
+            both = sorted(set(sims[0]) & set(sims[1]))
+            diff = [k for k in both if sims[0][k] != sims[1][k]]
+            if diff:
+                print(f"  WARNING: simulated results differ between the builds: {', '.join(diff[:8])}")
+            only = sorted(set(sims[0]) ^ set(sims[1]))
+            if only:  # stats one build has and the other not (added or removed stats), not a difference of results
+                print(f"  note: stats in one build only: {', '.join(only[:8])}{' ...' if len(only) > 8 else ''}")
 
 
 if __name__ == "__main__":
