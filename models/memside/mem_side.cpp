@@ -512,7 +512,8 @@ void MemSide::register_stats(StatsRegistry& S) {
   }
   if (const memside_derived* d = ops_->stat_derived)
     for (; d->name; ++d)
-      register_derived(S, p + ops_->stat_prefix + "." + d->name, d->desc, std::vector<MemSide*>{this}, *d);
+      if (d->name[0] != '=')  // (a whole name: all partitions only)
+        register_derived(S, p + ops_->stat_prefix + "." + d->name, d->desc, std::vector<MemSide*>{this}, *d);
   S.counter(p + "routed", "accesses of the L2 routed to a device", Unit::Count, &st2_.routed);
   S.counter(p + "held", "accesses held by the policy (e.g. while their line moved)", Unit::Count, &st2_.held);
   S.counter(p + "own_reads", "reads issued by the memory-side policy itself (migration, fill, probe)", Unit::Count,
@@ -561,7 +562,8 @@ void MemSide::register_totals(StatsRegistry& S, const std::vector<MemSide*>& par
   }
   if (!parts.empty() && parts[0]->ops_->stat_derived)
     for (const memside_derived* d = parts[0]->ops_->stat_derived; d->name; ++d)
-      register_derived(S, std::string(parts[0]->ops_->stat_prefix) + "." + d->name,
+      register_derived(S, d->name[0] == '=' ? std::string(d->name + 1)
+                                            : std::string(parts[0]->ops_->stat_prefix) + "." + d->name,
                        std::string(d->desc) + ", all partitions", parts, *d);
   auto sum = [parts](uint64_t memside_stats::*f) {
     return [parts, f]() {

@@ -197,7 +197,9 @@ typedef struct memside_ops {
   /* Derived stats of the policy's counters (optional, NULL-terminated by
    * name): <stat_prefix>.<name> = sum of the counters in num / sum of those
    * in den (bit i = stat_names[i]; den 0: the plain sum), over all partitions
-   * and per partition. */
+   * and per partition. A name starting with '=' is a whole stat name of its
+   * own (without the prefix), e.g. "=ctc.hit_rate": registered over all
+   * partitions only. */
   const struct memside_derived *stat_derived;
   /* 1: the program must lie in the map's first part only (a policy that turns the other parts' ranks into a
    * cache of it, e.g. the DRAM cache); the platform checks the workload's arrays against it. */

@@ -1259,6 +1259,8 @@ static const memside_derived dc_derived[] = {
     {"bypass_first_level_rate", "bypasses decided at the first level / bypasses decided by the policy (HMS: 88.1 %)",
      B(S_BYPASS_L1), B(S_BYPASS_L1) | B(S_BYPASS_L2)},
     {"ctc_hit_rate", "Configurable Tag Cache hits / lookups (HMS: ~91 %)", B(S_CTC_HITS), B(S_CTC_LOOKUPS)},
+    {"=ctc.hit_rate", "Configurable Tag Cache hits / lookups (= dcache.ctc_hit_rate)", B(S_CTC_HITS),
+     B(S_CTC_LOOKUPS)},
     {NULL, NULL, 0, 0},
 };
 #undef B

@@ -142,6 +142,8 @@ def main():
                  f"account for {misses} misses")
         if abs(s["dcache.hit_rate"] - (d["read_hits"] + d["write_hits"]) / max(1, routed)) > 1e-9:
             fail(f"{outdir}: dcache.hit_rate {s['dcache.hit_rate']}")
+        if s["ctc.hit_rate"] != s["dcache.ctc_hit_rate"]:  # the issue's contract name of the same ratio
+            fail(f"{outdir}: ctc.hit_rate {s['ctc.hit_rate']} != dcache.ctc_hit_rate {s['dcache.ctc_hit_rate']}")
         for d_ in ("read", "write"):  # the HMS names of the SCM bytes (issue 16) are the same stats
             if s[f"scm.{d_}_bytes"] != s[f"mem.scm.{d_}_bytes"]:
                 fail(f"{outdir}: scm.{d_}_bytes {s[f'scm.{d_}_bytes']} != mem.scm.{d_}_bytes")
