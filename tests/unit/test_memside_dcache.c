@@ -1,4 +1,4 @@
-/* Unit tests of the HMS DRAM-cache policy (models/ref/memside_dcache.c)
+/* Unit tests of the HMS DRAM-cache policy (models/ref/memside_dcache.c over memside_dcache_engine.c)
  * through the memory-side interface and a fake shell: AMIL geometry (7 lines
  * per 2 KiB row, probes of the row's last column on the DRAM rank), a probe
  * shared by the accesses to one row, a read miss served by SCM then filled
