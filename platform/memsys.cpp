@@ -160,6 +160,7 @@ McCfg mc_setup(const Config& C, const MemDevices& md, unsigned ch) {
   e.refresh_per_bank = C.s("mem.refresh_mode") == "per_bank" ? 1 : 0;
   e.pd_idle = static_cast<uint32_t>(C.i("mem.powerdown_idle_cycles"));
   e.nvm_gating = C.b("mem.nvm_power_gating") ? 1 : 0;
+  e.demand_first = C.b("mem.demand_priority") ? 1 : 0;
   m.check_dev = C.b("mem.timing_check") ? md.check : nullptr;
   // mem.ideal (mc.h mc_ideal): an idealisation of ranks that exist, never checked against the real timing.
   const std::string ideal = C.s("mem.ideal");

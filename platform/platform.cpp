@@ -443,7 +443,7 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
     } catch (const std::invalid_argument& e) {
       throw ConfigError("key 'memside.policy' (" + cfg.s("memside.policy") + "): " + e.what());
     }
-    for (unsigned d = 0; d < pch; ++d) sides.back()->connect(mcs[p * pch + d]->tsock, &device[p * pch + d]);
+    for (unsigned d = 0; d < pch; ++d) sides.back()->connect(mcs[p * pch + d]->tsock, &device[p * pch + d], mcs[p * pch + d].get());
   }
 }
 

@@ -90,6 +90,9 @@ static std::vector<KeySpec> build_schema() {
       {"mem.wq_high", T::Int, "112", 1, 4096, {}, "write-drain high watermark"},
       {"mem.wq_low", T::Int, "48", 0, 4096, {}, "write-drain low watermark"},
       {"mem.page_policy", T::Enum, "open", 1, 0, {"open", "closed"}, "row-buffer policy: open (keep rows open) or closed (precharge a row once no queued request hits it)"},
+      {"mem.demand_priority", T::Bool, "false", 1, 0, {},
+       "demand requests first: a legal demand column/row command goes before a legal one of a background class "
+       "(write-back, fill, migration, probe, page moves) in another bank; false = FR-FCFS in arrival order"},
       {"mem.refresh", T::Bool, "true", 1, 0, {}, "DRAM refresh"},
       {"mem.refresh_mode", T::Enum, "per_bank", 1, 0, {"per_bank", "all_bank"},
        "per_bank: one bank every tREFI / banks, blocking only that bank for tRFC_PB, on devices whose standard has "

@@ -56,6 +56,12 @@ struct GpuExt : tlm::tlm_extension<GpuExt> {
   ReqClass cls = ReqClass::Demand;
   MemType mem_type = MemType::DRAM;
   uint32_t l2_bank = 0;      // global L2 bank index (static map: the GPU side's routing)
+  // Device feedback on the response (set by the device controller, MemCtrl):
+  // service time from the request's arrival at the controller to its
+  // completion, ps (saturates at UINT32_MAX), and the row-buffer outcome of
+  // its column accesses (mc_row of models/ref/mc.h: 0 hit, 1 miss, 2 conflict;
+  // the worst of them).
+  uint32_t dev_latency_ps = 0;
   // Below the memory side the payload's address is a device address
   // (models/ref/devaddr.h); the memory side keeps the physical line address
   // here and puts it back on the response.
@@ -66,6 +72,11 @@ struct GpuExt : tlm::tlm_extension<GpuExt> {
   static constexpr unsigned kMaxHops = 4;
   uint16_t hop[kMaxHops] = {0, 0, 0, 0};
   uint8_t nhops = 0;
+  uint8_t row = 0;           // device feedback: mc_row (see dev_latency_ps)
+  // A memory-side policy's own transfer (set by the memory side): the device
+  // controllers count it by its class; the L2's accesses count as demand
+  // (reads) and write-back (writes) whatever the L2 called them.
+  bool own = false;
   void push_hop(unsigned port) { hop[nhops++ & (kMaxHops - 1)] = static_cast<uint16_t>(port); }
   unsigned pop_hop() { return hop[--nhops & (kMaxHops - 1)]; }
   uint64_t byte_mask[2] = {0, 0};  // written bytes of the line (writes only)

@@ -57,6 +57,7 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   char err[256];
   if (mc_init(&mc_, &c, err, sizeof err) != 0) fatal(err);
   mc_set_done(&mc_, &MemCtrl::on_done, this);
+  mc_set_row_track(&mc_, 1);  // GpuExt::row on every response
   mc_set_cmd_log(&mc_, &MemCtrl::on_cmd, this);
   if (cfg.check_dev) {
     const dram_preset* cd = &presets_[1];
@@ -149,8 +150,7 @@ sc_time MemCtrl::time_of(uint64_t cycle) const {
 
 // ------------------------------------------------------------- transport
 
-uint8_t MemCtrl::sectors_of(tlm_generic_payload& gp, bool write) {
-  GpuExt* e = GpuExt::find(gp);
+uint8_t MemCtrl::sectors_of(GpuExt* e, bool write) {
   if (!e) return 0xf;
   uint8_t m = e->sector_mask & 0xf;
   if (write)
@@ -165,7 +165,7 @@ uint32_t MemCtrl::alloc_slot() {
   return s;
 }
 
-bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, uint8_t mask, uint64_t at_ticks) {
+bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, uint8_t mask, uint8_t cls, uint64_t at_ticks) {
   const bool write = gp.is_write();
   if (!write && !gp.is_read()) fatal("only read and write commands are supported");
   const unsigned n = popcount8(mask);
@@ -181,6 +181,7 @@ bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, uint8_t mask, u
   s.mask = mask;
   s.atoms = static_cast<uint8_t>(n);
   s.write = write;
+  s.cls = cls;
   if (gp.has_mm()) gp.acquire();
   ++inflight_;
   if (write) {  // functional: visible to every later read
@@ -237,7 +238,8 @@ void MemCtrl::submit(uint32_t si, uint64_t cycle) {
       a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
     }
   }
-  if (mc_submit(&mc_, cycle, s.write ? 1 : 0, a, n, si) != 0) fatal("engine refused an accepted request");
+  if (mc_submit_class(&mc_, cycle, s.write ? 1 : 0, a, n, si, s.cls != static_cast<uint8_t>(ReqClass::Demand)) != 0)
+    fatal("engine refused an accepted request");
 }
 
 tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
@@ -246,8 +248,10 @@ tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
     Port& p = ports_[port];
     if (p.waiting) fatal("BEGIN_REQ on port " + std::to_string(port) + " before END_REQ of the previous request");
     const uint64_t at = sim_now().value() + d.value();  // absolute arrival time
-    const uint8_t mask = sectors_of(gp, gp.is_write());
-    if (try_accept(port, gp, mask, at)) {
+    GpuExt* e = GpuExt::find(gp);
+    const uint8_t mask = sectors_of(e, gp.is_write());
+    const uint8_t cls = class_of(e, gp.is_write());
+    if (try_accept(port, gp, mask, cls, at)) {
       ph = tlm::END_REQ;
       return tlm::TLM_UPDATED;
     }
@@ -256,6 +260,7 @@ tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
     p.waiting_write = gp.is_write();
     p.waiting_mask = mask;
     p.waiting_atoms = static_cast<uint8_t>(popcount8(mask));
+    p.waiting_cls = cls;
     wait_order_.push_back(port);
     const unsigned q = p.waiting_write ? 1 : 0;
     if (nwait_[q]++ == 0) first_need_[q] = p.waiting_atoms;  // the oldest of its queue
@@ -302,7 +307,7 @@ void MemCtrl::accept_waiting_loop() {
       continue;
     }
     const uint64_t now = sim_now().value();
-    if (!try_accept(port, *gp, p.waiting_mask, p.waiting_at > now ? p.waiting_at : now)) {
+    if (!try_accept(port, *gp, p.waiting_mask, p.waiting_cls, p.waiting_at > now ? p.waiting_at : now)) {
       blocked[q] = true;
       first_need_[q] = 0;  // no free slot: not a matter of room, try again next time
       ++i;
@@ -352,6 +357,7 @@ void MemCtrl::finish_timing_check() {
 
 void MemCtrl::on_done(void* ctx, uint64_t user, int, uint64_t) {
   MemCtrl* self = static_cast<MemCtrl*>(ctx);
+  self->slots_[user].row = self->mc_.done_row;
   self->done_.push_back(static_cast<uint32_t>(user));  // capacity reserved: never allocates
 }
 
@@ -424,12 +430,48 @@ void MemCtrl::process() {
       lat_ps_sum_ += now_ps - s.arrive_ps;
       ++lat_count_;
     }
+    // Per class; the device's feedback on the response (GpuExt::row, dev_latency_ps).
+    const uint64_t lat = now_ps - s.arrive_ps;
+    ClassCount& c = cls_[s.cls & (kClasses - 1)];
+    ++(s.write ? c.writes : c.reads);
+    c.bytes += static_cast<uint64_t>(s.atoms) * dev_->atom_bytes;
+    c.lat_ps += lat;
+    if (GpuExt* e = GpuExt::find(gp)) {
+      e->row = s.row;
+      e->dev_latency_ps = lat > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(lat);
+    }
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
   }
   for (size_t i = 0; i < done_.size(); ++i) send_response(done_[i]);
   done_.clear();
   accept_waiting();
+  if (now >= util_next_) util_snapshot(now);
   schedule();
+}
+
+// ---------------------------------------------------------- utilisation
+
+void MemCtrl::util_snapshot(uint64_t cycle) {
+  util_[util_head_] = UtilSnap{cycle, mc_.st.bus_busy};
+  util_head_ = (util_head_ + 1) % kUtilSnaps;
+  if (util_n_ < kUtilSnaps) ++util_n_;
+  util_next_ = cycle - cycle % kUtilStep + kUtilStep;
+}
+
+uint32_t MemCtrl::bus_util_q16(uint64_t window_ps) {
+  const uint64_t now = cycle_of(sc_core::sc_time_stamp());
+  const uint64_t win = static_cast<uint64_t>(static_cast<double>(window_ps) / period_ps_);
+  const uint64_t from = now > win ? now - win : 0;
+  // The newest snapshot at or before `from`, else the oldest kept (none yet: the run's start).
+  UtilSnap base{0, 0};
+  for (unsigned k = 0; k < util_n_; ++k) {
+    const UtilSnap& u = util_[(util_head_ + kUtilSnaps - 1 - k) % kUtilSnaps];
+    base = u;
+    if (u.cycle <= from) break;
+  }
+  if (now <= base.cycle) return 0;
+  const uint64_t busy = mc_.st.bus_busy - base.busy, span = now - base.cycle;
+  return busy >= span ? 65536u : static_cast<uint32_t>((busy << 16) / span);
 }
 
 void MemCtrl::schedule() {
@@ -722,6 +764,30 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
   }
   S.formula("mem.gate_wakeups", "NVM power-gating wake-ups, all channels", Unit::Count,
             [sum] { return sum(&mc_stats::gate_wakeups); });
+  // By request class (ReqClass; class_of): the L2's reads are demand, its writes write-back, a memory-side
+  // policy's own transfers count by their class.
+  static const char* const kNames[kClasses] = {"demand", "writeback", "fill", "migration",
+                                               "probe", "offload", "page_in", "page_out"};
+  for (unsigned c = 0; c < kClasses; ++c) {
+    auto csum = [mcs, c](uint64_t ClassCount::*f) {
+      return [mcs, c, f] {
+        double v = 0;
+        for (MemCtrl* m : mcs) v += static_cast<double>(m->cls_[c].*f);
+        return v;
+      };
+    };
+    const std::string p = std::string("mem.class.") + kNames[c] + ".";
+    const std::string what = std::string(kNames[c]) + " requests";
+    S.formula(p + "reads", "read " + what + " completed, all channels", Unit::Count, csum(&ClassCount::reads));
+    S.formula(p + "writes", "write " + what + " completed, all channels", Unit::Count, csum(&ClassCount::writes));
+    S.formula(p + "bytes", "bytes of " + what + " (read + written), all channels", Unit::Byte, csum(&ClassCount::bytes));
+    S.ratio(p + "avg_latency_ns", what + ": arrival at the controller to completion (reads: last data beat; writes: "
+            "data sent), all channels", Unit::Nanosecond, csum(&ClassCount::lat_ps), [mcs, c] {
+              double v = 0;
+              for (MemCtrl* m : mcs) v += static_cast<double>(m->cls_[c].reads + m->cls_[c].writes);
+              return v;
+            }, 1e-3);
+  }
 }
 
 }  // namespace strata

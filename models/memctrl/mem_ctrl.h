@@ -39,6 +39,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "common/cfg.h"
+#include "common/devload.h"
 #include "common/payload.h"
 #include "common/probe.h"
 #include "common/sched.h"
@@ -54,7 +55,7 @@ extern "C" {
 
 namespace strata {
 
-class MemCtrl : public sc_core::sc_module {
+class MemCtrl : public sc_core::sc_module, public DevLoadIf {
  public:
   SC_HAS_PROCESS(MemCtrl);
   tlm_utils::multi_passthrough_target_socket<MemCtrl> tsock;  // the L2 banks of this channel bind here
@@ -132,6 +133,23 @@ class MemCtrl : public sc_core::sc_module {
   // interval). Exits with status 3 on a violation, like a violating command.
   void finish_timing_check();
   uint64_t read_latency_ps_sum() const { return lat_ps_sum_; }
+  // DevLoadIf: data-bus busy fraction over the last window_ps (1/65536 units),
+  // from snapshots of the busy-cycle counter taken every kUtilStep memory
+  // cycles on the controller's own events: the window is rounded down to a
+  // snapshot (at most kUtilStep cycles off) and capped at kUtilSnaps x
+  // kUtilStep cycles; over an idle stretch without events the newest
+  // snapshot before it is used.
+  uint32_t bus_util_q16(uint64_t window_ps) override;
+  static constexpr unsigned kUtilSnaps = 64;
+  static constexpr uint64_t kUtilStep = 128;
+  // Counters by request class (ReqClass: the L2's reads count as demand, its
+  // writes as write-back, a memory-side policy's own transfers by their class;
+  // GpuExt::own): requests completed, bytes, arrival-to-completion time.
+  struct ClassCount {
+    uint64_t reads = 0, writes = 0, bytes = 0, lat_ps = 0;
+  };
+  static constexpr unsigned kClasses = 8;
+  const ClassCount& class_count(unsigned c) const { return cls_[c]; }
 
  private:
   struct Slot {
@@ -142,6 +160,8 @@ class MemCtrl : public sc_core::sc_module {
     uint8_t mask = 0;    // sectors
     uint8_t atoms = 0;
     bool write = false;
+    uint8_t cls = 0;     // ReqClass as counted (class_of)
+    uint8_t row = 0;     // mc_row of the engine's completion
   };
   struct Arrival {
     uint64_t cycle;
@@ -153,6 +173,7 @@ class MemCtrl : public sc_core::sc_module {
     bool waiting_write = false;                   // of the waiting request
     uint8_t waiting_mask = 0;                     // its sectors (sectors_of)
     uint8_t waiting_atoms = 0;                    // its 32 B atoms (queue entries it needs)
+    uint8_t waiting_cls = 0;                      // its class (class_of)
     uint32_t resp_head = kNil, resp_tail = kNil;  // responses waiting for END_RESP of an earlier one
     uint32_t resp_busy = kNil;                    // slot whose BEGIN_RESP awaits END_RESP
   };
@@ -166,9 +187,16 @@ class MemCtrl : public sc_core::sc_module {
   void process();       // process of ev_
   void resp_process();  // process of resp_ev_ (responses held by END_RESP)
   void schedule();
-  static uint8_t sectors_of(tlm::tlm_generic_payload& gp, bool write);
-  // mask: sectors_of(gp, gp.is_write()); at: absolute arrival time (ticks).
-  bool try_accept(unsigned port, tlm::tlm_generic_payload& gp, uint8_t mask, uint64_t at);
+  static uint8_t sectors_of(GpuExt* e, bool write);
+  // The class a request counts in (ClassCount).
+  static uint8_t class_of(const GpuExt* e, bool write) {
+    if (!e) return 0;
+    if (e->own) return static_cast<uint8_t>(e->cls);
+    return static_cast<uint8_t>(write ? ReqClass::Writeback : ReqClass::Demand);
+  }
+  // mask: sectors_of(gp, gp.is_write()); cls: class_of; at: absolute arrival time (ticks).
+  bool try_accept(unsigned port, tlm::tlm_generic_payload& gp, uint8_t mask, uint8_t cls, uint64_t at);
+  void util_snapshot(uint64_t cycle);
   void submit(uint32_t slot, uint64_t cycle);
   // Accept the waiting requests that fit now, oldest first per queue. The
   // usual case inline: the oldest waiting request of each queue still has no
@@ -234,6 +262,13 @@ class MemCtrl : public sc_core::sc_module {
   unsigned first_need_[2] = {0, 0};
   unsigned reserved_[2] = {0, 0};     // atoms accepted but not yet in the engine (read, write)
   uint64_t lat_ps_sum_ = 0, lat_count_ = 0;
+  ClassCount cls_[kClasses];
+  struct UtilSnap {
+    uint64_t cycle, busy;
+  };
+  UtilSnap util_[kUtilSnaps] = {};  // ring, newest at util_head_ - 1
+  unsigned util_head_ = 0, util_n_ = 0;
+  uint64_t util_next_ = 0;           // cycle of the next snapshot
   uint64_t inflight_ = 0;             // accepted requests not yet finished
   uint64_t pending_ = MC_NEVER;       // cycle of the pending ev_ notification (MC_NEVER: none)
   bool sector_is_col_ = false;        // 32 B column accesses: sector k of a line is column + k

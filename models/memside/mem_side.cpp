@@ -1,7 +1,9 @@
 // MemSide implementation; see mem_side.h and docs/architecture.md.
 #include "memside/mem_side.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -23,6 +25,16 @@ MemSide::MemSide(sc_core::sc_module_name name, const memside_ops* ops, const mem
   env_.ctx = this;
   env_.issue = &MemSide::env_issue;
   env_.release = &MemSide::env_release;
+  env_.now_ps = &MemSide::env_now_ps;
+  env_.wake = &MemSide::env_wake;
+  env_.dev_util = &MemSide::env_dev_util;
+  wakes_.reserve(MEMSIDE_WAKE_SLOTS);
+  dev_arrive_.assign(cfg_.ndevs, 0);
+  {
+    const uint64_t t = sc_time(1, sc_core::SC_PS).value();
+    if (t == 0) throw std::invalid_argument("memside: needs a time resolution of 1 ps or finer");
+    tick_per_ps_ = t;
+  }
   st_.assign(ops_->state_bytes(&cfg_), 0);
   char err[256] = "";
   if (ops_->init(st_.data(), &cfg_, &env_, err, sizeof err) != 0) throw std::invalid_argument(err);
@@ -46,6 +58,7 @@ MemSide::MemSide(sc_core::sc_module_name name, const memside_ops* ops, const mem
   isock.register_nb_transport_bw(this, &MemSide::nb_transport_bw);
   release_ev_.bind<&MemSide::release_process>(this, {Stage::MemSide, cfg_.partition});
   own_ev_.bind<&MemSide::own_process>(this, {Stage::MemSide, cfg_.partition});
+  wake_ev_.bind<&MemSide::wake_process>(this, {Stage::MemSide, cfg_.partition});
   register_stats(stats);
 }
 
@@ -166,8 +179,12 @@ tlm_sync_enum MemSide::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
     uint32_t ticket = 0;
     if (ask(gp, &t, &ticket) == MEMSIDE_GO) {  // straight through, the device's back-pressure is the L2's
       to_device(gp, t);
-      if (!line_released(t.dev, gp.get_address()))
+      if (t.delay_ps) delays_used_ = true;
+      if (!line_released(t.dev, gp.get_address())) {
+        if (delays_used_) d = arrival(t.dev, d, t.delay_ps);
         return isock[static_cast<int>(dev_port(t.dev, port))]->nb_transport_fw(gp, ph, d);
+      }
+      if (t.delay_ps) arrival(t.dev, SC_ZERO_TIME, t.delay_ps);  // the release queue goes out after it
       GpuExt::get(gp).push_hop(port);  // behind a released request to its line: it goes out after it
       rel_q_[t.dev].push_back(&gp);
       send_released();
@@ -223,6 +240,8 @@ tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phas
     if (ops_->complete) {
       const memside_req rq = {e.phys_addr, static_cast<uint8_t>(gp.is_write()), static_cast<uint8_t>(e.cls),
                               static_cast<uint8_t>(e.sector_mask ? e.sector_mask : 0xf)};
+      t.row = e.row;
+      t.latency_ps = e.dev_latency_ps;
       ops_->complete(st_.data(), &rq, &t);
     }
     const unsigned up = released ? e.pop_hop() : port;
@@ -263,6 +282,10 @@ void MemSide::release_process() {
     memside_target t{};
     if (ask(*h.gp, &t, &h.ticket) == MEMSIDE_GO) {
       to_device(*h.gp, t);
+      if (t.delay_ps) {
+        delays_used_ = true;
+        arrival(t.dev, SC_ZERO_TIME, t.delay_ps);  // the release queue goes out after it
+      }
       rel_q_[t.dev].push_back(h.gp);
     } else {
       park(h.gp, h.ticket);
@@ -278,7 +301,9 @@ void MemSide::release_process() {
     tlm_phase ph = tlm::END_REQ;
     sc_time d = SC_ZERO_TIME;
     const bool go = ask(*h.gp, &t, &h.ticket) == MEMSIDE_GO;
+    if (go && t.delay_ps) delays_used_ = true;
     if (go && line_released(t.dev, t.addr - t.addr % kLineBytes)) {
+      if (t.delay_ps) arrival(t.dev, SC_ZERO_TIME, t.delay_ps);
       to_device(*h.gp, t);  // behind a released request to its line: it goes out after it
       GpuExt::get(*h.gp).push_hop(port);
       rel_q_[t.dev].push_back(h.gp);
@@ -286,6 +311,7 @@ void MemSide::release_process() {
     } else if (go) {
       to_device(*h.gp, t);
       ph = tlm::BEGIN_REQ;
+      if (delays_used_) d = arrival(t.dev, d, t.delay_ps);
       const tlm_sync_enum r = isock[static_cast<int>(dev_port(t.dev, port))]->nb_transport_fw(*h.gp, ph, d);
       if (r == tlm::TLM_ACCEPTED) continue;  // the device sends END_REQ later, forwarded by nb_transport_bw
       if (!(r == tlm::TLM_UPDATED && ph == tlm::END_REQ)) fatal("unexpected answer of a device controller");
@@ -322,6 +348,7 @@ void MemSide::send_released() {
       rel_q_[dev].pop_front();
       tlm_phase ph = tlm::BEGIN_REQ;
       sc_time d = SC_ZERO_TIME;
+      if (delays_used_) d = arrival(dev, d, 0);
       const tlm_sync_enum r = isock[static_cast<int>(dev_port(dev, up_ + 1))]->nb_transport_fw(*gp, ph, d);
       if (r == tlm::TLM_ACCEPTED) rel_wait_[dev] = gp;
       else if (!(r == tlm::TLM_UPDATED && ph == tlm::END_REQ)) fatal("unexpected answer of a device controller");
@@ -376,6 +403,50 @@ void MemSide::env_release(void* ctx, uint32_t ticket) {
   self->release_ev_.notify(SC_ZERO_TIME);
 }
 
+uint64_t MemSide::env_now_ps(void* ctx) {
+  return sim_now().value() / static_cast<MemSide*>(ctx)->tick_per_ps_;
+}
+
+int MemSide::env_wake(void* ctx, uint64_t at_ps, uint64_t tag) {
+  MemSide* self = static_cast<MemSide*>(ctx);
+  if (!self->ops_->wake) self->fatal("policy asks for a wake-up but has no memside_ops.wake");
+  if (self->wakes_.size() >= MEMSIDE_WAKE_SLOTS) return -1;
+  if (at_ps > UINT64_MAX / self->tick_per_ps_) self->fatal("wake-up time out of range");
+  const uint64_t at = self->ticks_of_ps(at_ps);
+  self->wakes_.push_back(Wake{at, self->wake_seq_++, tag});
+  std::push_heap(self->wakes_.begin(), self->wakes_.end(), std::greater<Wake>());
+  self->wake_ev_.notify_at(self->wakes_.front().at);  // an event keeps its earliest notification
+  return 0;
+}
+
+// The wake-ups due now, earliest (then first asked) first; those the policy
+// asks for meanwhile at or before now run in the next delta cycle.
+void MemSide::wake_process() {
+  const uint64_t now = sim_now().value(), last = wake_seq_;
+  while (!wakes_.empty() && wakes_.front().at <= now && wakes_.front().seq < last) {
+    std::pop_heap(wakes_.begin(), wakes_.end(), std::greater<Wake>());
+    const uint64_t tag = wakes_.back().tag;
+    wakes_.pop_back();
+    ops_->wake(st_.data(), now / tick_per_ps_, tag);
+  }
+  if (!wakes_.empty()) wake_ev_.notify_at(wakes_.front().at);
+}
+
+uint32_t MemSide::env_dev_util(void* ctx, uint32_t dev, uint64_t window_ps) {
+  MemSide* self = static_cast<MemSide*>(ctx);
+  if (dev >= self->dev_load_.size()) self->fatal("dev_util of device " + std::to_string(dev));
+  DevLoadIf* l = self->dev_load_[dev];
+  return l ? l->bus_util_q16(window_ps) : 0;
+}
+
+sc_time MemSide::arrival(unsigned dev, const sc_time& d, uint64_t delay_ps) {
+  const uint64_t now = sim_now().value();
+  uint64_t at = now + d.value() + ticks_of_ps(delay_ps);
+  if (at < dev_arrive_[dev]) at = dev_arrive_[dev];
+  dev_arrive_[dev] = at;
+  return sc_time::from_value(at - now);
+}
+
 // Queued own transfers go out as line requests, in issue order per device;
 // a device port waiting for END_REQ holds its later lines back.
 void MemSide::own_process() {
@@ -396,6 +467,7 @@ void MemSide::send_own(unsigned dev) {
       gp->set_address(line);
       gp->set_command(o.x.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
       e.cls = static_cast<ReqClass>(o.x.cls);
+      e.own = true;
       e.sm_id = ~0u;
       e.tag = s;
       e.sector_mask = static_cast<uint8_t>(((1u << (n / kSectorBytes)) - 1u) << (in_line / kSectorBytes));
@@ -420,6 +492,7 @@ void MemSide::send_own(unsigned dev) {
       ++o.sent;
       tlm_phase ph = tlm::BEGIN_REQ;
       sc_time d = SC_ZERO_TIME;
+      if (delays_used_) d = arrival(o.x.dev, d, 0);
       const tlm_sync_enum r = isock[static_cast<int>(dev_port(o.x.dev, up_))]->nb_transport_fw(*gp, ph, d);
       if (r == tlm::TLM_ACCEPTED) own_wait_[o.x.dev] = gp;
       else if (!(r == tlm::TLM_UPDATED && ph == tlm::END_REQ)) fatal("unexpected answer to an own transfer");

@@ -31,6 +31,18 @@
 // TLM_ACCEPTED and taken (END_REQ) once it has; when the policy releases it,
 // it goes to the device's release port and its response back to its L2 port
 // (the route pushed on its GpuExt).
+//
+// Time (memside.h "Time"): env.now_ps is sc_time_stamp in ps; env.wake keeps
+// the policy's wake-ups in a fixed heap of MEMSIDE_WAKE_SLOTS (time, order
+// asked) served by one scheduler Event at the earliest (ScmThrottle's
+// one-event pattern), so nothing polls and nothing is allocated per wake-up.
+// A route's delay_ps is added to the request's AT annotation (the device
+// controller takes it at that time); once a policy has used a delay, every
+// request to a device is annotated no earlier than the latest arrival time
+// given to that device before (order per device, hence per line). A response
+// carries the device's feedback (GpuExt::row, dev_latency_ps), passed to
+// complete() in the target; a policy without complete() costs nothing there.
+// env.dev_util asks the device's DevLoadIf (connect's third argument).
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -42,6 +54,7 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include "common/devload.h"
 #include "common/memkind.h"
 #include "common/payload.h"
 #include "common/sched.h"
@@ -74,10 +87,12 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   // dev_mem: that device's contents (by device address), for the set-up
   // back door write_functional (socket calls are possible only once the
   // platform is elaborated).
+  // load: the device's utilisation (env.dev_util; nullptr: it answers 0).
   template <typename Target>
-  void connect(Target& dev_tsock, bstore* dev_mem) {
+  void connect(Target& dev_tsock, bstore* dev_mem, DevLoadIf* load = nullptr) {
     for (unsigned k = 0; k < up_ + 2; ++k) isock.bind(dev_tsock);
     dev_mem_.push_back(dev_mem);
+    dev_load_.push_back(load);
     ++bound_devs_;
   }
 
@@ -155,6 +170,15 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
 
   static int env_issue(void* ctx, const memside_xfer* x);
   static void env_release(void* ctx, uint32_t ticket);
+  static uint64_t env_now_ps(void* ctx);
+  static int env_wake(void* ctx, uint64_t at_ps, uint64_t tag);
+  static uint32_t env_dev_util(void* ctx, uint32_t dev, uint64_t window_ps);
+  void wake_process();
+  // The AT annotation of a request sent to device dev now with annotation d
+  // and route delay delay_ps: d + delay_ps, no earlier than the latest
+  // arrival given to dev (once delays are in use: delays_used_).
+  sc_core::sc_time arrival(unsigned dev, const sc_core::sc_time& d, uint64_t delay_ps);
+  uint64_t ticks_of_ps(uint64_t ps) const { return ps * tick_per_ps_; }
 
   const memside_ops* ops_;
   memside_cfg cfg_;
@@ -164,6 +188,17 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   const unsigned up_;
   unsigned bound_devs_ = 0;
   std::vector<bstore*> dev_mem_;  // per device (connect)
+  std::vector<DevLoadIf*> dev_load_;  // per device (connect; may be null)
+  struct Wake {  // a pending wake-up of the policy
+    uint64_t at, seq, tag;  // at: ticks; seq: order asked
+    bool operator>(const Wake& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  std::vector<Wake> wakes_;  // min-heap (std::push_heap with greater), capacity MEMSIDE_WAKE_SLOTS
+  uint64_t wake_seq_ = 0;
+  Event wake_ev_;
+  uint64_t tick_per_ps_ = 1;  // kernel ticks per ps
+  bool delays_used_ = false;  // a route returned delay_ps > 0
+  std::vector<uint64_t> dev_arrive_;  // per device: latest arrival annotated (ticks), with delays_used_
   std::vector<unsigned> port_dev_, port_up_;  // per isock port: its device and upstream port
 
   std::vector<HeldNode> held_node_;              // accepted requests the policy holds (kHeldMax)

@@ -205,6 +205,8 @@ void mc_set_done(mc *m, mc_done_fn fn, void *ctx) {
   m->done_ctx = ctx;
 }
 
+void mc_set_row_track(mc *m, int on) { m->row_track = (uint8_t)(on != 0); }
+
 void mc_set_cmd_log(mc *m, mc_cmd_fn fn, void *ctx) {
   m->cmd_log = fn;
   m->cmd_ctx = ctx;
@@ -248,6 +250,7 @@ static inline uint32_t parent_take(mc *m, uint64_t user, uint64_t now, unsigned 
   P->arrive = now;
   P->remaining = n;
   P->is_write = (uint8_t)(is_write != 0);
+  P->row = MC_ROW_HIT;
   return p;
 }
 
@@ -259,7 +262,7 @@ static inline uint32_t atom_take(mc *m, const mc_addr *x, uint32_t p) {
   m->atom_free = A->next;
   A->row = x->row;
   A->col = x->col;
-  A->seq = ++m->seq;
+  A->seq = ++m->seq + m->seq_bias;
   A->parent = p;
   A->next = NIL;
   return a;
@@ -341,6 +344,20 @@ static inline void next_after_submit(mc *m, const mc_addr *atoms, unsigned nb, u
     m->best_col = bcol;
     m->best_row = brow;
   }
+}
+
+/* Background parents under demand_first: their atoms' FR-FCFS priority
+ * (seq) is biased above every demand atom's (seqs stay unique and increase
+ * by one within a parent, as the scheduler's class bookkeeping expects). */
+#define MC_BACKGROUND_SEQ (1ull << 62)
+
+int mc_submit_class(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned n, uint64_t user,
+                    int background) {
+  if (!background || !m->cfg.demand_first) return mc_submit(m, now, is_write, atoms, n, user);
+  m->seq_bias = MC_BACKGROUND_SEQ;
+  const int r = mc_submit(m, now, is_write, atoms, n, user);
+  m->seq_bias = 0;
+  return r;
 }
 
 int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned n, uint64_t user) {

@@ -132,6 +132,12 @@ typedef struct mc_cfg {
    * is the same either way. */
   int done_at_issue;
   uint32_t ideal;          /* mc_ideal: a latency idealised away (MC_IDEAL_NONE = the device as specified) */
+  /* 1 = demand first: a parent submitted as background (mc_submit_class) is
+   * younger than every demand parent in the FR-FCFS order between banks, so
+   * a legal demand command goes before a legal background one of the same
+   * kind (column commands still before row commands). Within one bank the
+   * queue order stays arrival order. 0 = arrival order throughout. */
+  int demand_first;
 } mc_cfg;
 
 /* Location of one atom inside the channel (from amap_decode). */
@@ -141,8 +147,16 @@ typedef struct mc_addr {
   uint64_t row;
 } mc_addr;
 
+/* Row-buffer outcome of a column access, in increasing cost: the row was
+ * open (hit), the bank was idle (ACT; miss), another row was open (PRE + ACT;
+ * conflict). A parent's outcome is the worst of its column accesses
+ * (mc.done_row during the done callback). */
+typedef enum mc_row { MC_ROW_HIT = 0, MC_ROW_MISS = 1, MC_ROW_CONFLICT = 2 } mc_row;
+
 /* Called once per finished parent request: user is the caller's tag from
- * mc_submit, cycle the completion cycle. Must not call back into the engine. */
+ * mc_submit, cycle the completion cycle; mc.done_row holds the parent's row
+ * outcome (mc_row) during the call when mc_set_row_track is on (else
+ * MC_ROW_HIT). Must not call back into the engine. */
 typedef void (*mc_done_fn)(void *ctx, uint64_t user, int is_write, uint64_t cycle);
 /* Called once per issued command (timing checkers, traces, RTL-style tests).
  * For REF, bg/bank/row/col are 0. Must not call back into the engine. */
@@ -189,6 +203,7 @@ typedef struct mc_parent_ {
   uint64_t user, arrive;
   uint32_t remaining;
   uint8_t is_write;
+  uint8_t row;      /* worst row outcome of its column accesses so far (mc_row) */
 } mc_parent_;
 typedef struct mc_bank_ {
   uint64_t open_row;
@@ -284,6 +299,7 @@ typedef struct mc {
   uint32_t nwords;  /* words in live */
   uint32_t ngroups; /* ranks x bank groups */
   uint64_t now, seq, occ_t;
+  uint64_t seq_bias;              /* added to the seqs of the atoms being queued (mc_submit_class) */
   uint64_t bus_free;              /* end of the last data burst */
   uint64_t ref_due_min;           /* earliest ref_due of the ranks without a pending refresh (MC_NEVER: none) */
   uint32_t ref_npend;             /* ranks with a pending refresh */
@@ -306,6 +322,8 @@ typedef struct mc {
                                      FLOORS_COL (column classes) bits, cleared by the commands and mode switches
                                      that change them */
   uint8_t lp_on;                  /* power-down or gating enabled on some rank */
+  uint8_t done_row;               /* during the done callback: the reported parent's mc_row (mc_set_row_track) */
+  uint8_t row_track;              /* keep each parent's row outcome (mc_set_row_track) */
   mc_done_fn done;
   void *done_ctx;
   mc_cmd_fn cmd_log;
@@ -322,6 +340,9 @@ void mc_free(mc *m);
 
 /* Completion callback (may be NULL: completions are then only counted). */
 void mc_set_done(mc *m, mc_done_fn fn, void *ctx);
+/* Keep each parent's row outcome for the done callback (mc.done_row; off
+ * by default: a caller that does not read it pays nothing per command). */
+void mc_set_row_track(mc *m, int on);
 /* Command log hook (NULL to disable). */
 void mc_set_cmd_log(mc *m, mc_cmd_fn fn, void *ctx);
 
@@ -333,6 +354,11 @@ int mc_can_accept(const mc *m, int is_write, unsigned n);
  * queue has no room for all n atoms or an address is out of range (nothing
  * enqueued). Never issues a command itself: call mc_advance. */
 int mc_submit(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned n, uint64_t user);
+/* The same for a parent of a background class (write-back, fill, migration,
+ * ...; background = 1) or demand (0): with mc_cfg.demand_first, background
+ * parents yield to demand ones (see there); without it, mc_submit. */
+int mc_submit_class(mc *m, uint64_t now, int is_write, const mc_addr *atoms, unsigned n, uint64_t user,
+                    int background);
 
 /* Do everything possible at cycle `now`: report completions due at or before
  * now, start refreshes that are due, switch read/write mode, and issue every

@@ -93,6 +93,10 @@ void mc_issue_col(mc *m, mc_bank_ *B, uint64_t now) {
     case K_CONFLICT: m->st.row_conflicts++; break;
     default: m->st.row_hits++; break;
   }
+  if (m->row_track) { /* K_* and mc_row share their numbering */
+    mc_parent_ *P = &m->parents[A->parent];
+    if (B->first_kind > P->row) P->row = B->first_kind;
+  }
   B->first_kind = K_HIT;
   R->nq--;
   R->last_cmd = now;

@@ -160,6 +160,7 @@ static inline void atom_done(mc *m, uint32_t p, uint64_t t) {
   }
   const uint64_t user = P->user;
   const int w = P->is_write;
+  m->done_row = P->row;
   P->remaining = m->parent_free;
   m->parent_free = p;
   if (m->done) m->done(m->done_ctx, user, w, t);

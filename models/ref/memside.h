@@ -20,6 +20,14 @@
  *
  * Policy state is one block sized by state_bytes() and owned by the shell;
  * policy calls never allocate and never print.
+ *
+ * Time: a policy sees simulated time in picoseconds since the start of the
+ * run (memside_env.now_ps; uint64_t: 213 days), asks to be woken at a later
+ * time (env.wake -> memside_ops.wake; one timer entry per wake-up, nothing
+ * polls), may make an access wait before it reaches its device
+ * (memside_target.delay_ps: a remap lookup, a page walk), hears the device's
+ * row-buffer outcome and service time in complete(), and may ask a device's
+ * data-bus utilisation over a recent window (env.dev_util).
  */
 #ifndef STRATA_MEMSIDE_H
 #define STRATA_MEMSIDE_H
@@ -59,7 +67,23 @@ typedef struct memside_target {
   uint8_t mirror;
   uint32_t mirror_dev;
   uint64_t mirror_addr, mirror_tag;
+  /* route (optional): the access reaches its device delay_ps picoseconds
+   * later (the time the policy's lookup takes). Requests to one device keep
+   * their order: none reaches it earlier than one sent to it before (the
+   * shell annotates the AT request with the delay; a device's arrival times
+   * never decrease while a delay is in force). 0: at once. */
+  uint64_t delay_ps;
+  /* complete() (set by the shell from the device's response): the row-buffer
+   * outcome of the access's column commands (MEMSIDE_ROW_*, the worst of
+   * them) and its service time at the device controller, ps from its arrival
+   * there to its answer (saturates at UINT32_MAX). dev / kind / addr: where
+   * it was served. */
+  uint8_t row;
+  uint32_t latency_ps;
 } memside_target;
+
+/* Row-buffer outcome of an access (numbering shared with mc_row, mc.h). */
+enum memside_row { MEMSIDE_ROW_HIT = 0, MEMSIDE_ROW_MISS = 1, MEMSIDE_ROW_CONFLICT = 2 };
 
 /* A transfer of the policy's own: whole 32 B sectors within one 128 B line
  * (a 32 B-aligned device address, e.g. the metadata column of a DRAM-cache
@@ -90,7 +114,21 @@ typedef struct memside_env {
   /* Accesses held by route() may be routed again: those holding `ticket`
    * (see route) and those holding none; ticket 0: every held access. */
   void (*release)(void *ctx, uint32_t ticket);
+  /* The current simulated time, ps since the start of the run. */
+  uint64_t (*now_ps)(void *ctx);
+  /* Call memside_ops.wake(st, now, tag) at time at_ps (at_ps <= now: in the
+   * next delta cycle, never from inside this call). Wake-ups due at the same
+   * time come in the order they were asked for. Returns 0, or -1 when
+   * MEMSIDE_WAKE_SLOTS wake-ups are pending (nothing is scheduled). */
+  int (*wake)(void *ctx, uint64_t at_ps, uint64_t tag);
+  /* Data-bus busy fraction of device `dev` over the last window_ps, in
+   * 1/65536 (0 .. 65536), computed from the device's counters when asked
+   * (the window is rounded to the device's snapshot step and capped at the
+   * span it keeps: MemCtrl::bus_util_q16); 0 for a device that keeps none. */
+  uint32_t (*dev_util)(void *ctx, uint32_t dev, uint64_t window_ps);
 } memside_env;
+
+#define MEMSIDE_WAKE_SLOTS 256
 
 #define MEMSIDE_XFER_SLOTS 1024
 #define MEMSIDE_MIRROR_SLOTS 256
@@ -173,10 +211,13 @@ typedef struct memside_ops {
    * (the L2 asks at every line miss). */
   unsigned (*kind_of)(const void *st, uint64_t pa);
   /* An access routed with MEMSIDE_GO (*rq as route saw it, *t where it
-   * went) has been answered by its device. */
+   * went, with the device's feedback: t->row, t->latency_ps) has been
+   * answered by its device. NULL: the shell skips the call (no cost). */
   void (*complete)(void *st, const memside_req *rq, const memside_target *t);
   /* One of the policy's own transfers has completed (a read's buf is filled). */
   void (*done)(void *st, uint64_t tag);
+  /* A wake-up asked for with env->wake(at, tag) is due: now_ps >= at. */
+  void (*wake)(void *st, uint64_t now_ps, uint64_t tag);
   /* The timing of rank `rank` of device `dev` changed during the run (SCM
    * throttling, HMS Sec. III-E: tRCD and/or tWR scaled): they are now trcd
    * and twr device cycles (memside_cfg.rank_trcd / rank_twr: the values the

@@ -34,6 +34,7 @@ typedef struct harness {
   mc m;
   uint64_t done_user[MAXDONE], done_cycle[MAXDONE];
   int done_write[MAXDONE];
+  uint8_t done_row[MAXDONE]; /* mc.done_row during the callback */
   unsigned ndone;
   logent log[MAXLOG];
   unsigned nlog;
@@ -47,6 +48,7 @@ static void on_done(void *ctx, uint64_t user, int is_write, uint64_t cycle) {
     h->done_user[h->ndone] = user;
     h->done_cycle[h->ndone] = cycle;
     h->done_write[h->ndone] = is_write;
+    h->done_row[h->ndone] = h->m.done_row;
   }
   h->ndone++;
 }
@@ -107,6 +109,12 @@ static uint64_t done_cycle_of(uint64_t user) {
   for (unsigned i = 0; i < H.ndone && i < MAXDONE; ++i)
     if (H.done_user[i] == user) return H.done_cycle[i];
   return MC_NEVER;
+}
+
+static int done_row_of(uint64_t user) {
+  for (unsigned i = 0; i < H.ndone && i < MAXDONE; ++i)
+    if (H.done_user[i] == user) return H.done_row[i];
+  return -1;
 }
 
 static int find_cmd(mc_cmd c, unsigned nth, logent *out) {
@@ -734,6 +742,58 @@ static void mixed_stream_bandwidth(void **state) {
   assert_true(stream_mix(128, 112, 16) >= 0.78);
 }
 
+/* The row outcome of each parent (mc.done_row in the done callback): a read
+ * of an idle bank is a miss, of the open row a hit, of another row of an
+ * open bank a conflict; a line whose first sector opens the row is a miss
+ * (its worst column access). */
+static void row_outcome(void **state) {
+  (void)state;
+  setup("hbm2", 0);
+  mc_set_row_track(&H.m, 1);
+  const mc_addr line[4] = {A(0, 0, 5, 0), A(0, 0, 5, 1), A(0, 0, 5, 2), A(0, 0, 5, 3)};
+  assert_int_equal(mc_submit(&H.m, 0, 0, line, 4, 1), 0);
+  run_until(100);
+  submit1(100, 0, A(0, 0, 5, 8), 2);
+  run_until(200);
+  submit1(200, 0, A(0, 0, 6, 0), 3);
+  run_until(400);
+  assert_int_equal(H.ndone, 3);
+  assert_int_equal(done_row_of(1), MC_ROW_MISS);
+  assert_int_equal(done_row_of(2), MC_ROW_HIT);
+  assert_int_equal(done_row_of(3), MC_ROW_CONFLICT);
+  /* the hand-computed times: miss 0 + tRCD 14 + 3 x tCCD_L 2 + CL 14 + 1; hit 100 + 15; conflict 200 + tRP 14
+   * + tRCD 14 + 15 */
+  assert_int_equal(done_cycle_of(1), 35);
+  assert_int_equal(done_cycle_of(2), 115);
+  assert_int_equal(done_cycle_of(3), 243);
+}
+
+/* mc_cfg.demand_first: a background read queued first in one bank and a
+ * demand read queued after it in another bank of another bank group, both
+ * needing an ACT: in arrival order the background ACT goes first (the demand
+ * ACT tRRD_S = 8 later); with demand first the order turns round. Without
+ * demand_first, mc_submit_class is mc_submit. */
+static void demand_first(void **state) {
+  (void)state;
+  for (int prio = 0; prio < 2; ++prio) {
+    mc_cfg c = base_cfg("hbm2", 0);
+    c.demand_first = prio;
+    setup_cfg(&c);
+    const mc_addr bg_a = A(0, 0, 5, 0), dm_a = A(1, 0, 5, 0);
+    assert_int_equal(mc_submit_class(&H.m, 0, 0, &bg_a, 1, 1, 1), 0);
+    assert_int_equal(mc_submit_class(&H.m, 0, 0, &dm_a, 1, 2, 0), 0);
+    run_until(200);
+    assert_int_equal(H.ndone, 2);
+    logent act;
+    assert_true(find_cmd(MC_CMD_ACT, 0, &act));
+    assert_int_equal(act.bg, prio ? 1 : 0);
+    const uint64_t first = prio ? 2 : 1, second = prio ? 1 : 2;
+    assert_int_equal(done_cycle_of(first), 29);
+    assert_int_equal(done_cycle_of(second), 29 + 8);
+    mc_free(&H.m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(presets_valid),
@@ -751,6 +811,8 @@ int main(void) {
       cmocka_unit_test_teardown(closed_page, teardown),
       cmocka_unit_test_teardown(act_window, teardown),
       cmocka_unit_test(mixed_stream_bandwidth),
+      cmocka_unit_test_teardown(row_outcome, teardown),
+      cmocka_unit_test(demand_first),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,7 +152,7 @@ static void rig_init(swap_rig *r, const char *name, uint64_t after) {
   r->c.swap.after = after;
   r->o = memside_find(name);
   r->st = calloc(1, r->o->state_bytes(&r->c));
-  r->env = (memside_env){&r->f, fake_issue, fake_release};
+  r->env = (memside_env){.ctx = &r->f, .issue = fake_issue, .release = fake_release};
   char err[256];
   assert_int_equal(r->o->init(r->st, &r->c, &r->env, err, sizeof err), 0);
   r->o->locate(r->st, r->c.swap.a, &r->ta);
@@ -236,7 +236,7 @@ static void swap_bad_params(void **state) {
   const memside_ops *o = memside_find("swap");
   void *st = calloc(1, o->state_bytes(&c));
   fake_shell f;
-  memside_env env = {&f, fake_issue, fake_release};
+  memside_env env = {.ctx = &f, .issue = fake_issue, .release = fake_release};
   char err[256];
   c.swap.seg_bytes = 384;
   assert_int_equal(o->init(st, &c, &env, err, sizeof err), -1);

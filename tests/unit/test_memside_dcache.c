@@ -34,7 +34,7 @@ static void rig_init_cfg(rig *r, const memside_cfg *c) {
   r->o = memside_find("dcache");
   assert_non_null(r->o);
   r->st = calloc(1, r->o->state_bytes(c));
-  r->env = (memside_env){&r->f, fake_issue, fake_release};
+  r->env = (memside_env){.ctx = &r->f, .issue = fake_issue, .release = fake_release};
   char err[256];
   assert_int_equal(r->o->init(r->st, c, &r->env, err, sizeof err), 0);
 }
@@ -530,7 +530,7 @@ static void beari_sampled_groups(void **state) {
   memset(&r, 0, sizeof r);
   r.o = o;
   r.st = calloc(1, o->state_bytes(&c));
-  r.env = (memside_env){&r.f, fake_issue, fake_release};
+  r.env = (memside_env){.ctx = &r.f, .issue = fake_issue, .release = fake_release};
   char err[256];
   assert_int_equal(o->init(r.st, &c, &r.env, err, sizeof err), 0);
   enum { J = 200, NB = 32 * J + 2 };
@@ -567,7 +567,7 @@ static void redcachei_fills_at_gamma(void **state) {
   memset(&r, 0, sizeof r);
   r.o = o;
   r.st = calloc(1, o->state_bytes(&g_cfg));
-  r.env = (memside_env){&r.f, fake_issue, fake_release};
+  r.env = (memside_env){.ctx = &r.f, .issue = fake_issue, .release = fake_release};
   char err[256];
   assert_int_equal(o->init(r.st, &g_cfg, &r.env, err, sizeof err), 0);
   uint64_t pa[6];
@@ -929,7 +929,7 @@ static void line_size_rejected(void **state) {
     void *st = calloc(1, o->state_bytes(&c));
     fake_shell f;
     memset(&f, 0, sizeof f);
-    const memside_env env = {&f, fake_issue, fake_release};
+    const memside_env env = {.ctx = &f, .issue = fake_issue, .release = fake_release};
     char err[256] = "";
     assert_int_equal(o->init(st, &c, &env, err, sizeof err), -1);
     assert_non_null(strstr(err, "memside.dcache.line_bytes"));
