@@ -28,6 +28,7 @@
 
 extern "C" {
 #include "addrmap.h"
+#include "blocks.h"
 #include "bps.h"
 #include "bstore.h"
 #include "cache.h"
@@ -239,6 +240,7 @@ struct Platform::Impl {
   double window = 0, window_start_s = 0, warmup_insts = 0;
   uint64_t inst_base = 0;  // thread instructions at the window's start (the time series' gpu.instructions)
   double dram_as_memory = -1;           // hms.dram_as_memory (memside.dcache.mode); -1: not an HMS run
+  memside_blocks blocks{};  // blocks.* (models/ref/blocks.h): the block implementations the policies call
 
   Impl(const Config& c, const RunOptions& o) : cfg(c), opt(o) { bstore_init(&golden); }
   ~Impl() {
@@ -390,8 +392,11 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
   if (pch > MEMSIDE_MAX_DEVS)
     cfg.fail("memside.partition_channels", "expected at most " + std::to_string(MEMSIDE_MAX_DEVS) +
                                                " channels per partition, got " + std::to_string(pch));
+  blocks = {blocks_bypass_scorer(cfg.s("blocks.bypass_scorer").c_str()), blocks_tag_cache(cfg.s("blocks.tag_cache").c_str()),
+            blocks_flrb(cfg.s("blocks.flrb").c_str())};  // the schema's choices are the registered names
   for (unsigned p = 0; p < nparts; ++p) {
     memside_cfg m{};
+    m.blocks = &blocks;
     m.map = &map;
     m.partition = p;
     m.ndevs = pch;

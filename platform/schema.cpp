@@ -1,6 +1,7 @@
 // The one schema of every Strata config key: type, default, range, meaning.
 // Defaults are the HBM2 baseline (configs/baseline_hbm2.toml cites the sources).
 // Workload knobs (workload.<name>.<knob>) come from the workload registry.
+#include <algorithm>
 #include <set>
 
 #include <memory>
@@ -11,6 +12,7 @@
 
 extern "C" {
 #include "addrmap.h"
+#include "blocks.h"
 #include "ctc.h"
 #include "dram.h"
 #include "memside.h"
@@ -206,6 +208,24 @@ static std::vector<KeySpec> build_schema() {
     else
       s.push_back({kMemTimingPrefix + std::string(f->name), T::Int, "", 0, 1e9, {}, what});
   }
+  // The swappable C blocks (models/ref/blocks.h): one implementation each by name; "c" = the C reference.
+  const auto choices = [](std::string list) {  // "a, b" -> {"a", "b"}
+    std::vector<std::string> v;
+    for (size_t at = 0; at <= list.size();) {
+      const size_t comma = std::min(list.find(", ", at), list.size());
+      v.push_back(list.substr(at, comma - at));
+      at = comma + 2;
+    }
+    return v;
+  };
+  const std::string later = "; a Verilated RTL implementation of the block is meant to register here (co-simulation, issue 29)";
+  s.push_back({"blocks.bypass_scorer", T::Enum, "c", 1, 0, choices(blocks_bypass_scorer_names()),
+               "implementation of the HMS bypass scorer (bps_ops) the DRAM cache calls: c = models/ref/bps.c" + later});
+  s.push_back({"blocks.tag_cache", T::Enum, "c", 1, 0, choices(blocks_tag_cache_names()),
+               "implementation of the Configurable Tag Cache (ctc_ops) the DRAM cache calls: c = models/ref/ctc.c" + later});
+  s.push_back({"blocks.flrb", T::Enum, "c", 1, 0, choices(blocks_flrb_names()),
+               "implementation of the FLRB descriptor engine (flrb_ops) a migration policy calls: c = models/ref/flrb.c" +
+                   later});
   for (const WorkloadInfo& w : workload_registry())
     for (const KnobSpec& k : w.knobs)
       s.push_back({"workload." + w.name + "." + k.name, T::Int, std::to_string(k.def), static_cast<double>(k.min),

@@ -161,3 +161,29 @@ void bps_miss(bps_t *s, const bps_access_t *a, bool victim_valid, uint32_t victi
   bps_miss_begin(s, a, victim_valid, res);
   bps_miss_finish(s, res, victim_level);
 }
+
+/* ---------------------------------------------- implementation "c" */
+
+static size_t c_state_bytes(void) { return sizeof(bps_t); }
+static int c_init(void *st, const bps_cfg_t *cfg) { return bps_init((bps_t *)st, cfg); }
+static int c_set_numerators(void *st, uint32_t num_rd, uint32_t num_wr) {
+  return bps_set_numerators((bps_t *)st, num_rd, num_wr);
+}
+static void c_hit(void *st, const bps_access_t *a, bps_result_t *res) { bps_hit((bps_t *)st, a, res); }
+static void c_miss(void *st, const bps_access_t *a, bool victim_valid, uint32_t victim_level, bps_result_t *res) {
+  bps_miss((bps_t *)st, a, victim_valid, victim_level, res);
+}
+static void c_miss_begin(void *st, const bps_access_t *a, bool victim_valid, bps_result_t *res) {
+  bps_miss_begin((bps_t *)st, a, victim_valid, res);
+}
+
+const bps_ops bps_c_ops = {
+    .name = "c",
+    .desc = "the C reference model (bps.c), the golden model of rtl/bps",
+    .state_bytes = c_state_bytes,
+    .init = c_init,
+    .set_numerators = c_set_numerators,
+    .hit = c_hit,
+    .miss = c_miss,
+    .miss_begin = c_miss_begin,
+};

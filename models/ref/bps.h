@@ -55,6 +55,7 @@
 #ifndef STRATA_BPS_H
 #define STRATA_BPS_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bps_params.h"
@@ -176,6 +177,24 @@ uint32_t bps_penalty(uint32_t num, uint32_t ncols);          /* floor((num<<PEN_
 uint32_t bps_level(uint64_t v, uint64_t m);                  /* level(v, m) above */
 uint32_t bps_avg_update(uint32_t avg, uint32_t pen);         /* new moving average */
 uint32_t bps_lfsr_next(uint32_t state);                      /* one Galois shift */
+
+/* The scorer as a swappable block (blocks.h; blocks.bypass_scorer): the calls the DRAM cache makes, on a
+ * state block of state_bytes() bytes (aligned for uint64_t) that the caller owns. The contract of each call
+ * is that of the function above of the same name; an implementation must agree with them bit for bit (the
+ * C reference is the golden model; tests/unit/test_bps.c). Nothing allocates. */
+typedef struct bps_ops {
+  const char *name;      /* blocks.bypass_scorer value */
+  const char *desc;      /* one line */
+  size_t (*state_bytes)(void);
+  int (*init)(void *st, const bps_cfg_t *cfg);
+  int (*set_numerators)(void *st, uint32_t num_rd, uint32_t num_wr);
+  void (*hit)(void *st, const bps_access_t *a, bps_result_t *res);
+  void (*miss)(void *st, const bps_access_t *a, bool victim_valid, uint32_t victim_level, bps_result_t *res);
+  void (*miss_begin)(void *st, const bps_access_t *a, bool victim_valid, bps_result_t *res);
+} bps_ops;
+
+/* This file's C reference as implementation "c" (its state: a bps_t). */
+extern const bps_ops bps_c_ops;
 
 #ifdef __cplusplus
 }

@@ -28,14 +28,13 @@ static uint32_t log2u(uint32_t v) {
   return b;
 }
 
-int ctc_init(ctc *c, const ctc_cfg *cfg, char *err, size_t errlen) {
-  memset(c, 0, sizeof(*c));
+/* Validate cfg; 0 or CTC_EINVAL with a reason. */
+static int cfg_check(const ctc_cfg *cfg, char *err, size_t errlen) {
   if (!cfg || cfg->sets == 0 || (cfg->sets & (cfg->sets - 1)) != 0) {
     set_err(err, errlen, "ctc: sets must be a power of two >= 1");
     return CTC_EINVAL;
   }
-  uint32_t sb = log2u(cfg->sets);
-  if (cfg->row_bits > 64 || cfg->row_bits <= sb + CTC_SECTOR_IDX_BITS) {
+  if (cfg->row_bits > 64 || cfg->row_bits <= log2u(cfg->sets) + CTC_SECTOR_IDX_BITS) {
     set_err(err, errlen, "ctc: row_bits must be > log2(sets) + 3 and <= 64");
     return CTC_EINVAL;
   }
@@ -43,6 +42,18 @@ int ctc_init(ctc *c, const ctc_cfg *cfg, char *err, size_t errlen) {
     set_err(err, errlen, "ctc: l2_ways must be 0..4 (CTC_MAX_L2_WAYS)");
     return CTC_EINVAL;
   }
+  return CTC_OK;
+}
+
+static void set_up(ctc *c, const ctc_cfg *cfg) {
+  c->cfg = *cfg;
+  c->set_bits = log2u(cfg->sets);
+  c->l2_ways = cfg->l2_ways;
+}
+
+int ctc_init(ctc *c, const ctc_cfg *cfg, char *err, size_t errlen) {
+  memset(c, 0, sizeof(*c));
+  if (cfg_check(cfg, err, errlen) != CTC_OK) return CTC_EINVAL;
   c->lines = calloc((size_t)cfg->sets * CTC_MAX_WAYS, sizeof(ctc_line));
   c->plru = calloc(cfg->sets, sizeof(uint32_t));
   if (!c->lines || !c->plru) {
@@ -52,15 +63,31 @@ int ctc_init(ctc *c, const ctc_cfg *cfg, char *err, size_t errlen) {
     set_err(err, errlen, "ctc: out of memory");
     return CTC_EINVAL;
   }
-  c->cfg = *cfg;
-  c->set_bits = sb;
-  c->l2_ways = cfg->l2_ways;
+  c->own = 1;
+  set_up(c, cfg);
+  return CTC_OK;
+}
+
+size_t ctc_mem_bytes(const ctc_cfg *cfg) {
+  if (cfg_check(cfg, NULL, 0) != CTC_OK) return 0;
+  return (size_t)cfg->sets * CTC_MAX_WAYS * sizeof(ctc_line) + (size_t)cfg->sets * sizeof(uint32_t);
+}
+
+int ctc_init_in(ctc *c, const ctc_cfg *cfg, void *mem, char *err, size_t errlen) {
+  memset(c, 0, sizeof(*c));
+  if (cfg_check(cfg, err, errlen) != CTC_OK) return CTC_EINVAL;
+  memset(mem, 0, ctc_mem_bytes(cfg));
+  c->lines = (ctc_line *)mem;
+  c->plru = (uint32_t *)(c->lines + (size_t)cfg->sets * CTC_MAX_WAYS);
+  set_up(c, cfg);
   return CTC_OK;
 }
 
 void ctc_free(ctc *c) {
-  free(c->lines);
-  free(c->plru);
+  if (c->own) {
+    free(c->lines);
+    free(c->plru);
+  }
   memset(c, 0, sizeof(*c));
 }
 
@@ -287,3 +314,27 @@ uint32_t ctc_l2_data_way_mask(uint32_t l2_assoc, uint32_t l2_ways) {
   uint32_t carved = ((1u << l2_ways) - 1u) << first;
   return all & ~carved;
 }
+
+/* ---------------------------------------------- implementation "c" */
+
+/* State block: the ctc, then its arrays. */
+static size_t c_head(void) { return (sizeof(ctc) + 15u) & ~(size_t)15u; }
+static size_t c_state_bytes(const ctc_cfg *cfg) { return c_head() + ctc_mem_bytes(cfg); }
+static int c_init(void *st, const ctc_cfg *cfg, char *err, size_t errlen) {
+  return ctc_init_in((ctc *)st, cfg, (char *)st + c_head(), err, errlen);
+}
+static int c_lookup(void *st, uint64_t row, ctc_result *r) { return ctc_lookup((ctc *)st, row, r); }
+static int c_fill(void *st, uint64_t row, uint32_t data, ctc_result *r) { return ctc_fill((ctc *)st, row, data, r); }
+static int c_update(void *st, uint64_t row, uint32_t data, int dirty, ctc_result *r) {
+  return ctc_update((ctc *)st, row, data, dirty, r);
+}
+
+const ctc_ops ctc_c_ops = {
+    .name = "c",
+    .desc = "the C reference model (ctc.c), the golden model of rtl/ctc",
+    .state_bytes = c_state_bytes,
+    .init = c_init,
+    .lookup = c_lookup,
+    .fill = c_fill,
+    .update = c_update,
+};

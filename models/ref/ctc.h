@@ -97,6 +97,7 @@ typedef struct ctc {
   uint32_t l2_ways;  /* current carve-out, 0..CTC_MAX_L2_WAYS */
   ctc_line *lines;   /* sets * CTC_MAX_WAYS */
   uint32_t *plru;    /* sets, CTC_PLRU_BITS bits each */
+  uint8_t own;       /* ctc_init allocated lines and plru (ctc_free frees them); 0 after ctc_init_in */
   ctc_stats stats;
 } ctc;
 
@@ -108,7 +109,12 @@ typedef struct ctc {
  * Returns CTC_OK, or CTC_EINVAL with a one-line reason in err (err may be NULL);
  * on failure nothing is allocated. */
 int ctc_init(ctc *c, const ctc_cfg *cfg, char *err, size_t errlen);
-/* Release what ctc_init allocated; safe on a zeroed or freed struct. */
+/* Bytes of the line and tree arrays of a cfg (0 for a cfg ctc_init refuses). */
+size_t ctc_mem_bytes(const ctc_cfg *cfg);
+/* ctc_init with the arrays in the caller's mem (ctc_mem_bytes(cfg) bytes, aligned for uint64_t, owned by
+ * the caller; nothing allocated). Returns CTC_OK or CTC_EINVAL with a reason, as ctc_init. */
+int ctc_init_in(ctc *c, const ctc_cfg *cfg, void *mem, char *err, size_t errlen);
+/* Release what ctc_init allocated; safe on a zeroed or freed struct (and a no-op after ctc_init_in). */
 void ctc_free(ctc *c);
 /* Back to the state right after ctc_init (hardware reset): lines invalid, tree
  * bits 0, carve-out cfg.l2_ways, stats zero. Nothing is written back. */
@@ -156,5 +162,22 @@ uint32_t ctc_plru_bits(const ctc *c, uint32_t set);
 /* The way a miss in `set` would fill now (invalid enabled way first, else the
  * tree walk), or -1 with 0 ways. Does not change state. */
 int ctc_victim(const ctc *c, uint32_t set);
+
+/* The tag cache as a swappable block (blocks.h; blocks.tag_cache): the calls the DRAM cache makes, on a
+ * state block of state_bytes(cfg) bytes (aligned for uint64_t, zeroed or not) that the caller owns. The
+ * contract of each call is that of the function above of the same name; an implementation must agree with
+ * them on every field of every result (the C reference is the golden model). Nothing allocates. */
+typedef struct ctc_ops {
+  const char *name;  /* blocks.tag_cache value */
+  const char *desc;  /* one line */
+  size_t (*state_bytes)(const ctc_cfg *cfg);
+  int (*init)(void *st, const ctc_cfg *cfg, char *err, size_t errlen);
+  int (*lookup)(void *st, uint64_t row, ctc_result *r);
+  int (*fill)(void *st, uint64_t row, uint32_t data, ctc_result *r);
+  int (*update)(void *st, uint64_t row, uint32_t data, int dirty, ctc_result *r);
+} ctc_ops;
+
+/* This file's C reference as implementation "c" (its state: a ctc and its arrays). */
+extern const ctc_ops ctc_c_ops;
 
 #endif

@@ -42,6 +42,27 @@ int flrb_init(flrb *f, const flrb_cfg *cfg) {
   return 0;
 }
 
+size_t flrb_mem_bytes(const flrb_cfg *cfg) {
+  if (!cfg_ok(cfg)) return 0;
+  const size_t cap = (size_t)1 << cfg->cap_w, nslot = ((size_t)1 << cfg->bkt_w) * cfg->ways;
+  return cap * (sizeof(flrb_desc) + 2 * sizeof(uint32_t)) + nslot * sizeof(flrb_slot);
+}
+
+int flrb_init_in(flrb *f, const flrb_cfg *cfg, void *mem) {
+  memset(f, 0, sizeof *f);
+  if (!cfg_ok(cfg)) return -1;
+  f->cfg = *cfg;
+  f->cap = 1u << cfg->cap_w;
+  f->nbkt = 1u << cfg->bkt_w;
+  memset(mem, 0, flrb_mem_bytes(cfg));
+  f->d = (flrb_desc *)mem; /* descriptors, then the two link arrays, then the hash slots (all 4 B-aligned) */
+  f->nx = (uint32_t *)(f->d + f->cap);
+  f->pv = f->nx + f->cap;
+  f->slot = (flrb_slot *)(f->pv + f->cap);
+  flrb_reset(f);
+  return 0;
+}
+
 void flrb_free(flrb *f) {
   free(f->d);
   free(f->nx);
@@ -337,3 +358,21 @@ int flrb_check(const flrb *f) {
   if (valid != total) return -10;                            /* stale hash slot */
   return 0;
 }
+
+/* ---------------------------------------------- implementation "c" */
+
+/* State block: the flrb, then its arrays. */
+static size_t c_head(void) { return (sizeof(flrb) + 15u) & ~(size_t)15u; }
+static size_t c_state_bytes(const flrb_cfg *cfg) { return c_head() + flrb_mem_bytes(cfg); }
+static int c_init(void *st, const flrb_cfg *cfg) { return flrb_init_in((flrb *)st, cfg, (char *)st + c_head()); }
+static int c_exec(void *st, const flrb_req *q, flrb_resp *r) { return flrb_exec((flrb *)st, q, r); }
+static uint32_t c_cycles_to_expiry(const void *st, uint64_t now) { return flrb_cycles_to_expiry((const flrb *)st, now); }
+
+const flrb_ops flrb_c_ops = {
+    .name = "c",
+    .desc = "the C reference model (flrb.c), the golden model of rtl/flrb",
+    .state_bytes = c_state_bytes,
+    .init = c_init,
+    .exec = c_exec,
+    .cycles_to_expiry = c_cycles_to_expiry,
+};

@@ -59,6 +59,7 @@
 #ifndef STRATA_FLRB_H
 #define STRATA_FLRB_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "flrb_params.h"
@@ -158,7 +159,12 @@ void flrb_cfg_default(flrb_cfg *cfg);
  * (nothing allocated), -2 when out of memory. The caller owns f and must
  * call flrb_free(). */
 int flrb_init(flrb *f, const flrb_cfg *cfg);
-/* Release the arrays of an initialised f. */
+/* Bytes of the arrays of a cfg (0 for a cfg flrb_init refuses). */
+size_t flrb_mem_bytes(const flrb_cfg *cfg);
+/* flrb_init with the arrays in the caller's mem (flrb_mem_bytes(cfg) bytes, aligned for uint32_t, owned
+ * by the caller; nothing allocated, do not call flrb_free). Returns 0, or -1 on a bad cfg. */
+int flrb_init_in(flrb *f, const flrb_cfg *cfg, void *mem);
+/* Release the arrays of an initialised f (flrb_init's). */
 void flrb_free(flrb *f);
 /* Empty every queue and the hash (hardware reset). Never allocates. */
 void flrb_reset(flrb *f);
@@ -206,5 +212,21 @@ bool flrb_expired(uint32_t exptm, uint32_t now);
  * queue ranges). Returns 0 or a negative code naming the first violation.
  * O(cap); for tests and debug builds, not for the hot path. */
 int flrb_check(const flrb *f);
+
+/* The FLRB engine as a swappable block (blocks.h; blocks.flrb): one request at a time as the RTL takes them
+ * (flrb_exec's contract: every response field defined for every op), plus the event-driven caller's query,
+ * on a state block of state_bytes(cfg) bytes (aligned for uint64_t) that the caller owns. An implementation
+ * must agree with the C reference on every field of every response. Nothing allocates. */
+typedef struct flrb_ops {
+  const char *name;  /* blocks.flrb value */
+  const char *desc;  /* one line */
+  size_t (*state_bytes)(const flrb_cfg *cfg);
+  int (*init)(void *st, const flrb_cfg *cfg);  /* 0, or -1 on a bad cfg */
+  int (*exec)(void *st, const flrb_req *q, flrb_resp *r);
+  uint32_t (*cycles_to_expiry)(const void *st, uint64_t now);
+} flrb_ops;
+
+/* This file's C reference as implementation "c" (its state: an flrb and its arrays). */
+extern const flrb_ops flrb_c_ops;
 
 #endif

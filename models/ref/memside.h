@@ -145,6 +145,9 @@ typedef struct memside_cfg {
    * preset's); memside_ops.timing_changed reports later changes. */
   uint32_t rank_trcd[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS];
   uint32_t rank_twr[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS];
+  /* Implementations of the swappable blocks a policy calls (blocks.h: bypass scorer, tag cache, FLRB; config
+   * blocks.*); NULL: the C reference of each (memside_blocks_c). */
+  const struct memside_blocks *blocks;
   /* policy "swap" / "swap_forget" (worked example, docs/architecture.md):
    * after `after` routed accesses, exchange the segments of `seg_bytes`
    * holding physical addresses a and b (both in this partition). */

@@ -8,9 +8,10 @@
  *    TAD, the paper's HMST) and the Configurable Tag Cache (l2.ctc_ways,
  *    Sec. III-D);
  *  - the SCM-aware bypass (memside.dcache.bypass; Sec. III-C, Fig. 9) with
- *    the bypass scorer of bps.c (the code the RTL testbench compares
- *    against): a miss takes an MSHR that gathers the line's requests while
- *    the demand is served by SCM, then the scorer decides fill or bypass
+ *    the bypass scorer (blocks.bypass_scorer: bps.c, the code the RTL
+ *    testbench compares against, or another implementation of bps_ops):
+ *    a miss takes an MSHR that gathers the line's requests while the
+ *    demand is served by SCM, then the scorer decides fill or bypass
  *    (Sec. III-F); a hit updates the scorer's average SCM penalty; the
  *    victim's DRAM-affinity level is stored in its metadata and may be
  *    decremented at a bypass;
@@ -23,14 +24,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bps.h"
 #include "memside_dcache_engine.h"
 
 /* Activation counters (Sec. III-C3): 8 bits per 2 MiB page. */
 #define DC_PAGE_BYTES (2u << 20)
 
 typedef struct hms_st {
-  bps_t bps;             /* the scorer (bps.c, the same code the RTL testbench compares against) */
+  const bps_ops *bps;    /* the scorer's implementation (memside_cfg.blocks; blocks.bypass_scorer) */
+  void *bps_st;          /* its state, after act[] in this block */
+  bps_cfg_t bc;          /* its configuration in force (Eq. 1 numerators follow SCM throttling) */
   int no_second_level;   /* memside.dcache.bypass_second_level = false (Sec. IV-B's check) */
   uint32_t page_blocks;  /* DRAM-cache lines per 2 MiB page */
   uint32_t act_pages;    /* activation counters (0: disabled, the score uses 1) */
@@ -44,7 +46,12 @@ static uint32_t act_pages_of(const memside_cfg *c) {
   return (uint32_t)((per_ch + DC_PAGE_BYTES - 1) / DC_PAGE_BYTES);
 }
 
-static size_t hms_state_bytes(const memside_cfg *cfg) { return sizeof(hms_st) + act_pages_of(cfg); }
+/* Offset of the scorer's state: after hms_st and the activation counters. */
+static size_t bps_offset(const memside_cfg *cfg) { return (sizeof(hms_st) + act_pages_of(cfg) + 15u) & ~(size_t)15u; }
+
+static size_t hms_state_bytes(const memside_cfg *cfg) {
+  return bps_offset(cfg) + (cfg->dcache.bypass ? dc_blocks(cfg)->bypass_scorer->state_bytes() : 0);
+}
 
 /* The activation counter of block's 2 MiB page, counted up by one row
  * activation (Sec. III-C2/C3: 8-bit counters; at saturation every counter
@@ -63,7 +70,7 @@ static void hms_hit(dc_st *s, const memside_req *rq, uint32_t cols) {
   hms_st *h = (hms_st *)s->ds;
   const bps_access_t a = {cols > BPS_NCOL_MAX ? BPS_NCOL_MAX : cols, rq->write != 0, 1};
   bps_result_t r;
-  bps_hit(&h->bps, &a, &r);
+  h->bps->hit(h->bps_st, &a, &r);
 }
 
 /* Every miss waits for the scorer's decision. */
@@ -81,10 +88,10 @@ static void hms_decide(dc_st *s, const dc_fill *F, dc_decision *out) {
   if (a.act > BPS_ACT_MAX) a.act = BPS_ACT_MAX;
   bps_result_t r;
   if (h->no_second_level) { /* the paper's sensitivity check (Sec. IV-B): no victim comparison */
-    bps_miss_begin(&h->bps, &a, (meta & META_VALID) != 0, &r);
+    h->bps->miss_begin(h->bps_st, &a, (meta & META_VALID) != 0, &r);
     if (r.need_victim) r.need_victim = 0, r.fill = 1, r.store_level = r.aff_level;
   } else {
-    bps_miss(&h->bps, &a, (meta & META_VALID) != 0, (meta & META_LVL) >> META_LVL_SHIFT, &r);
+    h->bps->miss(h->bps_st, &a, (meta & META_VALID) != 0, (meta & META_LVL) >> META_LVL_SHIFT, &r);
   }
   out->fill = r.fill;
   out->level = (uint8_t)r.store_level;
@@ -97,11 +104,12 @@ static void hms_decide(dc_st *s, const dc_fill *F, dc_decision *out) {
  * numerators (the SCM penalty per access, Sec. III-C1) follow the timing in force (bps_set_numerators). */
 static void hms_timing_changed(dc_st *s) {
   hms_st *h = (hms_st *)s->ds;
-  bps_cfg_t bc = h->bps.cfg;
+  bps_cfg_t bc = h->bc;
   const uint32_t c = s->cr[0], m = s->sr[0], cd = s->cdev, sd = s->sdev;
   if (bps_cfg_timing(&bc, s->cfg.rank_trcd[cd][c], s->cfg.rank_trcd[sd][m], s->cfg.rank_twr[cd][c],
                      s->cfg.rank_twr[sd][m]) == 0)
-    (void)bps_set_numerators(&h->bps, bc.num_rd, bc.num_wr); /* beyond BPS_NUM_MAX: the scorer keeps the last */
+    if (h->bps->set_numerators(h->bps_st, bc.num_rd, bc.num_wr) == 0) /* beyond BPS_NUM_MAX: it keeps the last */
+      h->bc = bc;
 }
 
 static int hms_init(dc_st *s, const memside_cfg *cfg, char *err, size_t errlen) {
@@ -118,7 +126,10 @@ static int hms_init(dc_st *s, const memside_cfg *cfg, char *err, size_t errlen) 
   bc.num_rd = cfg->dcache.num_rd;
   bc.num_wr = cfg->dcache.num_wr;
   bc.lfsr_seed = cfg->dcache.seed & BPS_LFSR_MASK;
-  if (bps_init(&h->bps, &bc) != 0) {
+  h->bps = dc_blocks(cfg)->bypass_scorer;
+  h->bps_st = (char *)h + bps_offset(cfg);
+  h->bc = bc;
+  if (h->bps->init(h->bps_st, &bc) != 0) {
     snprintf(err, errlen, "memside.dcache.bypass: Eq. 1 numerators %u/%u cycles exceed the scorer's %u", bc.num_rd,
              bc.num_wr, BPS_NUM_MAX);
     return -1;

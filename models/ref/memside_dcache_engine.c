@@ -109,11 +109,28 @@ static uint64_t slots_of(const memside_cfg *c, int tad, uint32_t *lpr_out, uint3
   return rows * lpr;
 }
 
-/* Offset of the design's state in the block: after dc_st and the slots' metadata words. */
-static size_t ds_offset(uint64_t slots) { return (sizeof(dc_st) + (size_t)slots * sizeof(uint32_t) + 15u) & ~(size_t)15u; }
+static size_t align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
+
+/* Offset of the tag cache's state in the block: after dc_st and the slots' metadata words. */
+static size_t ctc_offset(uint64_t slots) { return align16(sizeof(dc_st) + (size_t)slots * sizeof(uint32_t)); }
+
+/* The tag cache of the partition: l2.ctc_ways ways of each of its L2 banks' sets (Sec. III-D). */
+static void ctc_cfg_of(const memside_cfg *c, ctc_cfg *cc) {
+  ctc_default_cfg(cc);
+  cc->sets = c->dcache.ctc_sets;
+  cc->l2_ways = c->dcache.ctc_ways;
+}
+
+static size_t ctc_bytes(const memside_cfg *c) {
+  if (!c->dcache.ctc_ways) return 0;
+  ctc_cfg cc;
+  ctc_cfg_of(c, &cc);
+  return align16(dc_blocks(c)->tag_cache->state_bytes(&cc));
+}
 
 size_t dcache_state_bytes(const dc_design *d, const memside_cfg *cfg) {
-  return ds_offset(slots_of(cfg, org_tad(d, cfg), NULL, NULL)) + (d->state_bytes ? d->state_bytes(cfg) : 0);
+  return ctc_offset(slots_of(cfg, org_tad(d, cfg), NULL, NULL)) + ctc_bytes(cfg) +
+         (d->state_bytes ? d->state_bytes(cfg) : 0);
 }
 
 /* SCM block of a device location on an SCM rank, and the byte offset in it. */
@@ -356,13 +373,17 @@ int dcache_init(void *st, const dc_design *d, const memside_cfg *cfg, const mems
   if (memside_check_map(cfg, err, errlen) != 0 || find_devices(s, cfg, err, errlen) != 0 ||
       check_parts(s, cfg, err, errlen) != 0 || set_geometry(s, cfg, err, errlen) != 0)
     return -1;
+  /* the slots' metadata (the shell's state block starts zeroed: every slot invalid), the tag cache's
+   * state, the design's */
+  s->meta = (uint32_t *)((char *)s + sizeof *s);
+  s->ctc_st = (char *)s + ctc_offset(s->slots);
+  s->ds = (char *)s->ctc_st + ctc_bytes(cfg);
   if (cfg->dcache.ctc_ways) {
     ctc_cfg cc;
-    ctc_default_cfg(&cc);
-    cc.sets = cfg->dcache.ctc_sets;
-    cc.l2_ways = cfg->dcache.ctc_ways;
+    ctc_cfg_of(cfg, &cc);
+    s->ctc = dc_blocks(cfg)->tag_cache;
     char e2[200];
-    if (ctc_init(&s->tc, &cc, e2, sizeof e2) != CTC_OK) {
+    if (s->ctc->init(s->ctc_st, &cc, e2, sizeof e2) != CTC_OK) {
       snprintf(err, errlen, "l2.ctc_ways: %s", e2);
       return -1;
     }
@@ -378,9 +399,6 @@ int dcache_init(void *st, const dc_design *d, const memside_cfg *cfg, const mems
     snprintf(err, errlen, "memside.dcache.size: the SCM part is more than 2^28 times the DRAM cache (tag bits)");
     return -1;
   }
-  /* the slots' metadata: the shell's state block starts zeroed (every slot invalid) */
-  s->meta = (uint32_t *)((char *)s + sizeof *s);
-  s->ds = (char *)s + ds_offset(s->slots);
   if (d->state_bytes) memset(s->ds, 0, d->state_bytes(cfg));
   return d->init ? d->init(s, cfg, err, errlen) : 0;
 }
@@ -460,7 +478,7 @@ static void meta_writebacks(dc_st *s, const ctc_result *r) {
 static int ctc_keeps(dc_st *s, uint64_t slot, int dirty) {
   if (!s->use_ctc) return 0;
   ctc_result r;
-  ctc_update(&s->tc, group_of(s, slot), 0, dirty, &r);
+  s->ctc->update(s->ctc_st, group_of(s, slot), 0, dirty, &r);
   meta_writebacks(s, &r);
   return r.stored;
 }
@@ -822,7 +840,7 @@ static int tags_known(dc_st *s, const dc_access *a, uint32_t *ticket) {
   if (!*ticket && s->use_ctc) { /* the tag cache */
     ctc_result r;
     ++s->st[S_CTC_LOOKUPS];
-    if (ctc_lookup(&s->tc, group_of(s, a->slot), &r) == CTC_OK && r.hit) {
+    if (s->ctc->lookup(s->ctc_st, group_of(s, a->slot), &r) == CTC_OK && r.hit) {
       ++s->st[S_CTC_HITS];
       return 1;
     }
@@ -1023,7 +1041,7 @@ static void probe_done(dc_st *s, uint32_t i) {
   P->done = 1;
   if (s->use_ctc) {
     ctc_result r;
-    ctc_fill(&s->tc, P->key, 0, &r);
+    s->ctc->fill(s->ctc_st, P->key, 0, &r);
     meta_writebacks(s, &r);
   }
   s->env.release(s->env.ctx, i + 1);

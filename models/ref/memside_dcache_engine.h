@@ -22,16 +22,17 @@
  * it would have tested a flag.
  *
  * State: one block (memside_ops.state_bytes), laid out as dc_st, the
- * per-slot metadata words, then the design's own state (dc_design.state_bytes
- * bytes at dc_st.ds, aligned to 16).
+ * per-slot metadata words, the tag cache's state (its implementation's
+ * state_bytes, blocks.tag_cache), then the design's own state
+ * (dc_design.state_bytes bytes at dc_st.ds), each part aligned to 16.
  */
 #ifndef STRATA_MEMSIDE_DCACHE_ENGINE_H
 #define STRATA_MEMSIDE_DCACHE_ENGINE_H
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blocks.h"
 #include "bps_params.h"
-#include "ctc.h"
 #include "memside.h"
 
 #define DC_LINE_MIN 128u  /* an L2 line (128 B) lies in one DRAM-cache line (docs/hms.md: why not 64 B) */
@@ -173,7 +174,8 @@ struct dc_st {
   int probe_line;        /* DC_TAGS_PROBE_LINE */
   uint64_t st[S_NSTATS];
   int use_ctc;
-  ctc tc;                /* the tag cache (its arrays: ctc_init's, freed never: one per partition for the run) */
+  const ctc_ops *ctc;    /* the tag cache's implementation (memside_cfg.blocks; blocks.tag_cache) */
+  void *ctc_st;          /* its state, in this block */
   uint32_t mirrors;      /* write-through copies in flight (<= MEMSIDE_MIRROR_SLOTS) */
   int mirror_waiters;    /* accesses held until a copy is written (TICKET_MIRWAIT) */
   int mshr_waiters;      /* write misses held until an MSHR is free (TICKET_MSHRWAIT) */
@@ -193,6 +195,11 @@ static inline uint32_t dc_sectors_in(unsigned mask) {
   uint32_t n = 0;
   for (; mask; mask &= mask - 1) ++n;
   return n ? n : 1;
+}
+
+/* The block implementations of cfg (memside_cfg.blocks, or the C references). */
+static inline const memside_blocks *dc_blocks(const memside_cfg *cfg) {
+  return cfg->blocks ? cfg->blocks : &memside_blocks_c;
 }
 
 /* Bytes of state of design d for cfg (memside_ops.state_bytes). */
