@@ -258,6 +258,20 @@ struct Platform::Impl {
   void build_scm_throttle();
   void build_l2(unsigned nbanks, const L2Cfg& l2c);
   void load_initial_data();
+
+  // Platform::run in steps, in the order run() calls them.
+  bool prepare_outputs();  // true when the output directory was created now
+  void arm_window();
+  void start_window();
+  void arm_instruction_limit();
+  void run_simulation();
+  void reject_unusable_run(bool created_out);
+  void measure_run();
+  StopReason classify_stop(int* status);
+  void record_stop(StopReason reason);
+  bool write_results();
+  void print_summary(StopReason reason, int status);
+  uint64_t warmup = 0, max_insts = 0;  // sim.warmup_instructions, sim.max_instructions (arm_window)
 };
 
 Platform::Platform(const Config& cfg, const RunOptions& opt) : p_(new Impl(cfg, opt)) {}
@@ -611,54 +625,92 @@ void Platform::build() {
   P.host_setup = host_now() - t0;
 }
 
+// A run in named steps: prepare the outputs, arm the measurement window, run
+// the simulation under the signal guard, reject what only the run could show
+// to be bad input, take the end-of-run measurements, classify why the run
+// stopped, write the result files, print the summary.
 int Platform::run() {
   Impl& P = *p_;
-  const Config& C = P.cfg;
-  std::error_code ec;
-  const bool created_out = fs::create_directories(P.opt.out_dir, ec);
-  if (ec || !fs::is_directory(P.opt.out_dir))
-    throw ConfigError(P.opt.out_dir + ": cannot create output directory (" + ec.message() + ")");
-  P.sampler->open_csv(P.opt.out_dir + "/timeseries.csv");
-  using Progress = Sampler::Progress;
-  P.sampler->progress_ = !P.opt.progress || P.opt.quiet ? Progress::Off
-                         : isatty(STDERR_FILENO)        ? Progress::Terminal
-                         : P.opt.heartbeat_s > 0        ? Progress::Heartbeat
-                                                        : Progress::Off;
-  P.sampler->heartbeat_s_ = P.opt.heartbeat_s;
-  P.sampler->ctrl_requests_ = [&P] { return P.stats.total("mem.reads") + P.stats.total("mem.writes"); };
-  P.sampler->host_start_ = P.sampler->last_print_ = host_now();
-  P.sampler->start();
-  if (P.throttle) P.throttle->start();
-
-  const double t0 = host_now();
-  const double max_us = C.f("sim.max_time_us");
-  if (max_us > 0) P.sampler->arm_limit(sc_time(max_us * 1e6, SC_PS));
-  // Measurement window: marks at warp-instruction counts, notified by the SMs (no polling).
-  const uint64_t warmup = static_cast<uint64_t>(C.i("sim.warmup_instructions")),
-                 max_insts = static_cast<uint64_t>(C.i("sim.max_instructions"));
-  Impl* ip = &P;
-  auto arm_stop = [ip, warmup, max_insts] {
-    if (max_insts) ip->gpu->at_warp_instructions(warmup + max_insts, [ip] {
-        ip->gpu->stopped_early();  // gpu.cycles and the running kernel's record end at this instruction
-        ip->stats.freeze();  // the stats of exactly this instruction (the SM's issue group goes on until the stop)
-        ip->sampler->instruction_limit();
-      });
-  };
-  if (warmup) {
-    P.sampler->write_csv_ = false;
-    P.gpu->at_warp_instructions(warmup, [ip, arm_stop] {
-      ip->stats.mark();  // every stat restarts here; the models are not touched
-      ip->gpu->window_start();  // per-kernel stats too
-      ip->window = 1;
-      ip->window_start_s = sc_core::sc_time_stamp().to_seconds();
-      ip->warmup_insts = static_cast<double>(ip->gpu->warp_instructions());
-      ip->inst_base = ip->gpu->instructions();
-      ip->sampler->window_start();
-      arm_stop();
-    });
-  } else {
-    arm_stop();
+  const bool created_out = P.prepare_outputs();
+  P.arm_window();
+  P.run_simulation();
+  P.reject_unusable_run(created_out);
+  P.measure_run();
+  int status = kExitOk;
+  const StopReason reason = P.classify_stop(&status);
+  P.record_stop(reason);
+  if (!P.write_results()) {
+    std::fprintf(stderr, "strata: %s: cannot write stats files\n", P.opt.out_dir.c_str());
+    return kExitFailure;
   }
+  if (!P.opt.quiet) P.print_summary(reason, status);
+  return status;
+}
+
+// The output directory (created if missing: true), the time series file and
+// the progress line; the sampler (and the SCM throttle) start their epochs.
+bool Platform::Impl::prepare_outputs() {
+  std::error_code ec;
+  const bool created = fs::create_directories(opt.out_dir, ec);
+  if (ec || !fs::is_directory(opt.out_dir))
+    throw ConfigError(opt.out_dir + ": cannot create output directory (" + ec.message() + ")");
+  sampler->open_csv(opt.out_dir + "/timeseries.csv");
+  using Progress = Sampler::Progress;
+  sampler->progress_ = !opt.progress || opt.quiet  ? Progress::Off
+                       : isatty(STDERR_FILENO)     ? Progress::Terminal
+                       : opt.heartbeat_s > 0       ? Progress::Heartbeat
+                                                   : Progress::Off;
+  sampler->heartbeat_s_ = opt.heartbeat_s;
+  sampler->ctrl_requests_ = [this] { return stats.total("mem.reads") + stats.total("mem.writes"); };
+  sampler->host_start_ = sampler->last_print_ = host_now();
+  sampler->start();
+  if (throttle) throttle->start();
+  return created;
+}
+
+// Run control: sim.max_time_us, and the measurement window's marks at
+// warp-instruction counts, notified by the SMs (no polling): the warm-up's end
+// (sim.warmup_instructions) and the instruction limit (sim.max_instructions).
+void Platform::Impl::arm_window() {
+  const double max_us = cfg.f("sim.max_time_us");
+  if (max_us > 0) sampler->arm_limit(sc_time(max_us * 1e6, SC_PS));
+  warmup = static_cast<uint64_t>(cfg.i("sim.warmup_instructions"));
+  max_insts = static_cast<uint64_t>(cfg.i("sim.max_instructions"));
+  if (warmup) {
+    sampler->write_csv_ = false;
+    gpu->at_warp_instructions(warmup, [this] { start_window(); });
+  } else {
+    arm_instruction_limit();
+  }
+}
+
+// The warm-up's last instruction: every stat restarts here (the models are not
+// touched), the per-kernel stats and the time series too.
+void Platform::Impl::start_window() {
+  stats.mark();
+  gpu->window_start();
+  window = 1;
+  window_start_s = sc_core::sc_time_stamp().to_seconds();
+  warmup_insts = static_cast<double>(gpu->warp_instructions());
+  inst_base = gpu->instructions();
+  sampler->window_start();
+  arm_instruction_limit();
+}
+
+void Platform::Impl::arm_instruction_limit() {
+  if (!max_insts) return;
+  gpu->at_warp_instructions(warmup + max_insts, [this] {
+    gpu->stopped_early();  // gpu.cycles and the running kernel's record end at this instruction
+    stats.freeze();        // the stats of exactly this instruction (the SM's issue group goes on until the stop)
+    sampler->instruction_limit();
+  });
+}
+
+// sc_start with SIGINT/SIGTERM caught (the first asks the sampler to stop at
+// its next epoch, see on_stop_signal) and the previous handlers restored;
+// host.seconds is the time it took.
+void Platform::Impl::run_simulation() {
+  const double t0 = host_now();
   g_stop_signal = 0;
   struct sigaction sa {}, old_int{}, old_term{};
   sa.sa_handler = on_stop_signal;
@@ -668,128 +720,151 @@ int Platform::run() {
   sc_core::sc_start();
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
-  P.host_seconds = host_now() - t0;
-  if (P.sampler->printed_) std::fprintf(stderr, "\n");
-  if (!P.gpu->launch_error().empty()) {  // bad input: leave no output behind
-    P.sampler->close_csv();
-    fs::remove(P.opt.out_dir + "/timeseries.csv", ec);
-    if (created_out) fs::remove(P.opt.out_dir, ec);
-    C.fail("sm.max_warps", "expected enough warp slots for a CTA: " + P.gpu->launch_error() +
-                               ", which cannot fit an SM of " + std::to_string(C.i("sm.max_warps")) + " warp slots");
+  host_seconds = host_now() - t0;
+  if (sampler->printed_) std::fprintf(stderr, "\n");
+}
+
+// Bad input that only the run could find (a CTA larger than an SM, a warm-up
+// longer than the workload): the time series and a directory the run created
+// are removed, and the error names the key (exit 2).
+void Platform::Impl::reject_unusable_run(bool created_out) {
+  std::error_code ec;
+  auto discard_outputs = [&] {
+    sampler->close_csv();
+    fs::remove(opt.out_dir + "/timeseries.csv", ec);
+    if (created_out) fs::remove(opt.out_dir, ec);
+  };
+  if (!gpu->launch_error().empty()) {
+    discard_outputs();
+    cfg.fail("sm.max_warps", "expected enough warp slots for a CTA: " + gpu->launch_error() +
+                                 ", which cannot fit an SM of " + std::to_string(cfg.i("sm.max_warps")) + " warp slots");
   }
-  if (warmup && !P.stats.marked() && P.gpu->finished()) {  // the warm-up never ended: no window to report
-    P.sampler->close_csv();
-    fs::remove(P.opt.out_dir + "/timeseries.csv", ec);
-    if (created_out) fs::remove(P.opt.out_dir, ec);
-    C.fail("sim.warmup_instructions", "expected a warm-up shorter than the workload, which ends after " +
-                                          std::to_string(P.gpu->warp_instructions()) + " warp instructions, got " +
-                                          std::to_string(warmup));
+  if (warmup && !stats.marked() && gpu->finished()) {  // the warm-up never ended: no window to report
+    discard_outputs();
+    cfg.fail("sim.warmup_instructions", "expected a warm-up shorter than the workload, which ends after " +
+                                            std::to_string(gpu->warp_instructions()) + " warp instructions, got " +
+                                            std::to_string(warmup));
   }
-  // End-of-run timing check (refresh interval); a violation exits with status 3.
-  for (auto& m : P.mcs) m->finish_timing_check();
-  P.sim_seconds = sc_core::sc_time_stamp().to_seconds();
-  if (max_insts && P.sampler->inst_limited_) P.window = 1;
-  // Host rates cover the whole simulation (warm-up included): readings since t = 0.
-  const double reqs = P.stats.total("mem.reads") + P.stats.total("mem.writes");
-  P.mem_req_rate = P.host_seconds > 0 ? reqs / P.host_seconds : 0;
+}
+
+// The end-of-run timing check (refresh interval; a violation exits with
+// status 3), the simulated time, and the host rates over the whole simulation
+// (warm-up included: readings since t = 0) and peak memory.
+void Platform::Impl::measure_run() {
+  for (auto& m : mcs) m->finish_timing_check();
+  sim_seconds = sc_core::sc_time_stamp().to_seconds();
+  if (max_insts && sampler->inst_limited_) window = 1;
+  const double reqs = stats.total("mem.reads") + stats.total("mem.writes");
+  mem_req_rate = host_seconds > 0 ? reqs / host_seconds : 0;
   double atoms = 0;
-  for (size_t c = 0; c < P.mcs.size(); ++c) {
+  for (size_t c = 0; c < mcs.size(); ++c) {
     const std::string ch = "mem.ch" + std::to_string(c) + ".";
-    atoms += P.stats.total(ch + "read_atoms") + P.stats.total(ch + "write_atoms");
+    atoms += stats.total(ch + "read_atoms") + stats.total(ch + "write_atoms");
   }
-  P.mem_access_rate = P.host_seconds > 0 ? atoms / P.host_seconds : 0;
+  mem_access_rate = host_seconds > 0 ? atoms / host_seconds : 0;
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  P.peak_rss = static_cast<double>(ru.ru_maxrss) * 1024.0;
+  peak_rss = static_cast<double>(ru.ru_maxrss) * 1024.0;
+}
 
-  int status = kExitOk;
+// Why the run ended (sim.stop_reason) and its exit status; a stop that is not
+// the user's request, and a failed result check, are explained on stderr.
+StopReason Platform::Impl::classify_stop(int* status) {
   std::string why;
-  StopReason reason = StopReason::Completed;
-  if (P.sampler->interrupted_) {
-    reason = StopReason::Interrupted;
-    status = kExitInterrupted;
+  *status = kExitOk;
+  if (sampler->interrupted_) {
+    *status = kExitInterrupted;
     std::fprintf(stderr, "strata: interrupted (%s) at %.3f us simulated: writing the partial stats to %s\n",
-                 g_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", P.sim_seconds * 1e6, P.opt.out_dir.c_str());
-  } else if (P.sampler->stalled_) {
-    reason = StopReason::Stalled;
+                 g_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", sim_seconds * 1e6, opt.out_dir.c_str());
+    return StopReason::Interrupted;
+  }
+  if (sampler->stalled_) {
     std::fprintf(stderr, "strata: simulation stalled at %.3f us: no instruction retired and no memory request "
                  "for over 1 ms of simulated time (a model bug; please report with the config)\n",
-                 P.sim_seconds * 1e6);
-    status = kExitFailure;
-  } else if (!P.gpu->finished()) {
-    if (P.sampler->inst_limited_) {
-      reason = StopReason::InstructionLimit;  // a requested stop: exit 0, the workload's result is not checked
-    } else if (P.sampler->time_limited_) {
-      reason = StopReason::TimeLimit;
-    } else {
-      std::fprintf(stderr, "strata: simulation ended before the workload finished\n");
-      reason = StopReason::Stalled;
-      status = kExitFailure;
-    }
-  } else if (!P.program->verify(&P.golden, &why)) {
-    std::fprintf(stderr, "strata: workload result check failed: %s\n", why.c_str());
-    status = kExitFailure;
+                 sim_seconds * 1e6);
+    *status = kExitFailure;
+    return StopReason::Stalled;
   }
+  if (!gpu->finished()) {
+    if (sampler->inst_limited_) return StopReason::InstructionLimit;  // a requested stop: exit 0, the result is not checked
+    if (sampler->time_limited_) return StopReason::TimeLimit;
+    std::fprintf(stderr, "strata: simulation ended before the workload finished\n");
+    *status = kExitFailure;
+    return StopReason::Stalled;
+  }
+  if (!program->verify(&golden, &why)) {
+    std::fprintf(stderr, "strata: workload result check failed: %s\n", why.c_str());
+    *status = kExitFailure;
+  }
+  return StopReason::Completed;
+}
 
+// The stop into the stats: gpu.cycles of a stopped run, sim.stop_reason,
+// sim.partial, and the per-kernel stats now that every launch is known.
+void Platform::Impl::record_stop(StopReason reason) {
   if (reason == StopReason::TimeLimit || reason == StopReason::Interrupted || reason == StopReason::InstructionLimit)
-    P.gpu->stopped_early();
-  P.stop_reason = static_cast<double>(reason);
-  P.partial = reason == StopReason::Completed ? 0 : 1;
-  P.gpu->register_kernel_stats(P.stats);  // kernel.<n>.<name>.*, now that every launch is known
-  // Written to a temporary name, then renamed: a stats file that exists is complete.
-  const bool config_ok = write_file_atomic(P.opt.out_dir + "/config.txt", [&](const std::string& f) {
+    gpu->stopped_early();
+  stop_reason = static_cast<double>(reason);
+  partial = reason == StopReason::Completed ? 0 : 1;
+  gpu->register_kernel_stats(stats);  // kernel.<n>.<name>.*
+}
+
+// config.txt, stats.json, stats.txt: each written to a temporary name, then
+// renamed, so a stats file that exists is complete. False on failure.
+bool Platform::Impl::write_results() {
+  const bool config_ok = write_file_atomic(opt.out_dir + "/config.txt", [&](const std::string& f) {
     std::ofstream o(f);
-    o << "# effective configuration (key = value  # origin)\n" << C.dump();
+    o << "# effective configuration (key = value  # origin)\n" << cfg.dump();
     o.close();
     return !o.fail();
   });
-  if (!config_ok ||
-      !write_file_atomic(P.opt.out_dir + "/stats.json", [&](const std::string& f) { return P.stats.write_json(f); }) ||
-      !write_file_atomic(P.opt.out_dir + "/stats.txt", [&](const std::string& f) { return P.stats.write_txt(f); })) {
-    std::fprintf(stderr, "strata: %s: cannot write stats files\n", P.opt.out_dir.c_str());
-    return kExitFailure;
-  }
-  if (!P.opt.quiet) {
-    auto g = [&](const char* n) { return P.stats.get(n); };
-    const char* how = reason == StopReason::TimeLimit          ? "stopped at the time limit (sim.max_time_us)"
-                      : reason == StopReason::InstructionLimit ? "stopped at the instruction limit (sim.max_instructions)"
-                      : reason == StopReason::Interrupted      ? "INTERRUPTED"
-                      : status == kExitOk                      ? "finished"
-                                                               : "STOPPED";
-    std::printf("strata %s on %s, workload %s%s\n", how,
-                C.files().empty() ? "built-in defaults" : C.files().front().c_str(), C.s("workload.name").c_str(),
-                C.b("sim.check") ? " (golden-memory check on)" : "");
-    if (reason == StopReason::InstructionLimit)
-      std::printf("  WINDOW      an instruction window, not a completed program: the stats cover %.0f warp "
-                  "instructions after a warm-up of %.0f (sim.partial = 1, sim.stop_reason = 4)\n",
-                  g("gpu.warp_instructions"), P.warmup_insts);
-    else if (P.window)
-      std::printf("  WINDOW      the stats cover the run after a warm-up of %.0f warp instructions (from %.3f us)\n",
-                  P.warmup_insts, P.window_start_s * 1e6);
-    if (reason != StopReason::Completed && reason != StopReason::InstructionLimit)
-      std::printf("  PARTIAL     the workload did not finish: the stats cover the %.3f us simulated%s "
-                  "(sim.partial = 1, sim.stop_reason = %d)\n",
-                  g("sim.seconds") * 1e6, P.window ? " after the warm-up" : "", static_cast<int>(reason));
-    std::printf("  simulated   %.3f us, %.0f GPU cycles, %.0f instructions, IPC %.2f\n", g("sim.seconds") * 1e6,
-                g("gpu.cycles"), g("gpu.instructions"), g("gpu.ipc"));
-    std::printf("  caches      L1 miss rate %.1f%%, L2 miss rate %.1f%% (%.0f accesses)\n", 100 * g("l1.miss_rate"),
-                100 * g("l2.miss_rate"), g("l2.accesses"));
-    std::printf("  memory      %.1f GB/s of %.1f GB/s peak (%.1f%%), read latency %.1f ns, row hits %.1f%%\n",
-                g("mem.bandwidth_gbps"), g("mem.peak_bandwidth_gbps"),
-                100 * g("mem.bandwidth_gbps") / std::max(1e-9, g("mem.peak_bandwidth_gbps")),
-                g("mem.avg_read_latency_ns"), 100 * g("mem.row_hit_rate"));
-    std::printf("  energy      %.3g J (memory)\n", g("mem.energy_j"));
-    auto whole = [&](const char* n) { return P.stats.total(n); };  // the checkers cover the whole run
-    if (C.b("sim.check")) std::printf("  check       %.0f loads compared, all equal\n", whole("check.loads"));
-    if (C.b("mem.timing_check"))
-      std::printf("  timing      %.0f DRAM commands checked, no violation\n", whole("mem.timing_checked_commands"));
-    std::printf("  host        %.2f s, %.3g ctrl req/s (memory-controller requests per host second), "
-                "peak RSS %.0f MiB\n", g("host.seconds"), g("host.mem_requests_per_second"),
-                g("host.peak_rss_bytes") / 1048576.0);
-    std::printf("  output      %s/{stats.txt,stats.json,timeseries.csv}%s\n", P.opt.out_dir.c_str(),
-                P.opt.vcd.empty() ? "" : (" and " + P.opt.vcd).c_str());
-  }
-  return status;
+  return config_ok &&
+         write_file_atomic(opt.out_dir + "/stats.json", [&](const std::string& f) { return stats.write_json(f); }) &&
+         write_file_atomic(opt.out_dir + "/stats.txt", [&](const std::string& f) { return stats.write_txt(f); });
+}
+
+// The summary on stdout: how the run ended, the window it covers, the headline
+// numbers, the checkers' verdicts, host cost and where the files are.
+void Platform::Impl::print_summary(StopReason reason, int status) {
+  const Config& C = cfg;
+  auto g = [&](const char* n) { return stats.get(n); };
+  const char* how = reason == StopReason::TimeLimit          ? "stopped at the time limit (sim.max_time_us)"
+                    : reason == StopReason::InstructionLimit ? "stopped at the instruction limit (sim.max_instructions)"
+                    : reason == StopReason::Interrupted      ? "INTERRUPTED"
+                    : status == kExitOk                      ? "finished"
+                                                             : "STOPPED";
+  std::printf("strata %s on %s, workload %s%s\n", how,
+              C.files().empty() ? "built-in defaults" : C.files().front().c_str(), C.s("workload.name").c_str(),
+              C.b("sim.check") ? " (golden-memory check on)" : "");
+  if (reason == StopReason::InstructionLimit)
+    std::printf("  WINDOW      an instruction window, not a completed program: the stats cover %.0f warp "
+                "instructions after a warm-up of %.0f (sim.partial = 1, sim.stop_reason = 4)\n",
+                g("gpu.warp_instructions"), warmup_insts);
+  else if (window)
+    std::printf("  WINDOW      the stats cover the run after a warm-up of %.0f warp instructions (from %.3f us)\n",
+                warmup_insts, window_start_s * 1e6);
+  if (reason != StopReason::Completed && reason != StopReason::InstructionLimit)
+    std::printf("  PARTIAL     the workload did not finish: the stats cover the %.3f us simulated%s "
+                "(sim.partial = 1, sim.stop_reason = %d)\n",
+                g("sim.seconds") * 1e6, window ? " after the warm-up" : "", static_cast<int>(reason));
+  std::printf("  simulated   %.3f us, %.0f GPU cycles, %.0f instructions, IPC %.2f\n", g("sim.seconds") * 1e6,
+              g("gpu.cycles"), g("gpu.instructions"), g("gpu.ipc"));
+  std::printf("  caches      L1 miss rate %.1f%%, L2 miss rate %.1f%% (%.0f accesses)\n", 100 * g("l1.miss_rate"),
+              100 * g("l2.miss_rate"), g("l2.accesses"));
+  std::printf("  memory      %.1f GB/s of %.1f GB/s peak (%.1f%%), read latency %.1f ns, row hits %.1f%%\n",
+              g("mem.bandwidth_gbps"), g("mem.peak_bandwidth_gbps"),
+              100 * g("mem.bandwidth_gbps") / std::max(1e-9, g("mem.peak_bandwidth_gbps")),
+              g("mem.avg_read_latency_ns"), 100 * g("mem.row_hit_rate"));
+  std::printf("  energy      %.3g J (memory)\n", g("mem.energy_j"));
+  auto whole = [&](const char* n) { return stats.total(n); };  // the checkers cover the whole run
+  if (C.b("sim.check")) std::printf("  check       %.0f loads compared, all equal\n", whole("check.loads"));
+  if (C.b("mem.timing_check"))
+    std::printf("  timing      %.0f DRAM commands checked, no violation\n", whole("mem.timing_checked_commands"));
+  std::printf("  host        %.2f s, %.3g ctrl req/s (memory-controller requests per host second), "
+              "peak RSS %.0f MiB\n", g("host.seconds"), g("host.mem_requests_per_second"),
+              g("host.peak_rss_bytes") / 1048576.0);
+  std::printf("  output      %s/{stats.txt,stats.json,timeseries.csv}%s\n", opt.out_dir.c_str(),
+              opt.vcd.empty() ? "" : (" and " + opt.vcd).c_str());
 }
 
 }  // namespace strata
