@@ -389,51 +389,6 @@ struct Slot {
 // percentile is then the bucket's lower bound, flagged in the docs).
 constexpr uint32_t kLatCycles = 1u << 16;
 
-struct Player {
-  const dram_preset* dev = nullptr;
-  amap map{};
-  std::vector<mc> mcs;
-  std::vector<tcheck> tcs;       // one command-timing checker per channel (mem.timing_check)
-  std::vector<Slot> slots;
-  uint32_t free_slot = 0;
-  std::vector<uint64_t> lat_hist = std::vector<uint64_t>(kLatCycles, 0);
-  uint64_t lat_big[64] = {};
-  uint64_t lat_sum = 0, lat_n = 0;
-  uint64_t last_done = 0;
-  uint64_t reads = 0, writes = 0;
-  uint64_t inflight = 0;
-
-  static void on_done(void* ctx, uint64_t user, int, uint64_t cycle) {
-    Player* P = static_cast<Player*>(ctx);
-    Slot& s = P->slots[user];
-    if (cycle > s.done) s.done = cycle;
-    if (--s.parts) return;
-    if (!s.write) {
-      const uint64_t l = s.done - s.enter;
-      P->lat_sum += l;
-      ++P->lat_n;
-      if (l < kLatCycles) ++P->lat_hist[l];
-      else ++P->lat_big[63 - __builtin_clzll(l)];
-    }
-    if (s.done > P->last_done) P->last_done = s.done;
-    s.next = P->free_slot;
-    P->free_slot = static_cast<uint32_t>(user);
-    --P->inflight;
-  }
-
-  // Cycle below which `q` of the read latencies lie (q in (0, 1]).
-  double percentile(double q) const {
-    if (!lat_n) return 0;
-    const uint64_t want = static_cast<uint64_t>(std::ceil(q * static_cast<double>(lat_n)));
-    uint64_t acc = 0;
-    for (uint32_t l = 0; l < kLatCycles; ++l)
-      if ((acc += lat_hist[l]) >= want) return l;
-    for (int k = 16; k < 64; ++k)
-      if ((acc += lat_big[k]) >= want) return static_cast<double>(1ull << k);
-    return static_cast<double>(kLatCycles);
-  }
-};
-
 // A request split into per-channel parts (atoms in address order).
 struct Split {
   uint32_t nparts = 0;
@@ -442,295 +397,457 @@ struct Split {
   mc_addr atoms[kMaxRequestBytes / 16 + 1];
 };
 
-}  // namespace
-
-int run_memtrace(const Config& C, const MemTraceOptions& opt) {
-  const double t_start = host_seconds_now();
-  Player P;
-  const MemDevices md = mem_devices(C);  // outlives the engines (they keep pointers to its per-rank presets)
-  P.dev = md.iface;
-  const dram_preset* dev = P.dev;
-  const unsigned nch = md.channels;
-  char err[256];
-  init_address_map(C, md, &P.map);
-  for (const char* k : {"sim.warmup_instructions", "sim.max_instructions"})  // GPU runs only
-    if (C.i(k) != 0) C.fail(k, "expected 0 with strata memtrace (a DRAM trace has no instructions; use sim.max_time_us)");
-  if (opt.request_bytes == 0 || opt.request_bytes > kMaxRequestBytes)
-    throw ConfigError("--request-bytes: expected 1.." + std::to_string(kMaxRequestBytes) + ", got " +
-                      std::to_string(opt.request_bytes));
-  // Engine and checker set-up as the platform's (mc_setup); the channels
-  // differ only in their rank presets (mixed technologies).
-  const McCfg setup = mc_setup(C, md, 0);
-  const mc_cfg& mcfg = setup.engine;
-  const uint32_t max_atoms = (kMaxRequestBytes + dev->atom_bytes - 1) / dev->atom_bytes + 1;
-  if (std::min(mcfg.rq_size, mcfg.wq_size) < std::min<uint32_t>(max_atoms, (opt.request_bytes + dev->atom_bytes - 1) / dev->atom_bytes + 1))
-    C.fail("mem.read_queue", "expected room for one request of --request-bytes");
-  P.mcs.resize(nch);
-  const bool check = setup.check_dev != nullptr;
-  const dram_preset* chk_dev = check ? setup.check_dev : dev;
-  if (check) P.tcs.resize(nch);
-  for (unsigned c = 0; c < nch; ++c) {
-    mc_cfg ce = mc_setup(C, md, c).engine;
-    ce.done_at_issue = 1;  // completions are only recorded here: no completion events (Player::on_done)
-    if (mc_init(&P.mcs[c], &ce, err, sizeof err) != 0) C.fail("mem.device", err);
-    mc_set_done(&P.mcs[c], &Player::on_done, &P);
-    if (check) {
-      if (tcheck_init_ranks(&P.tcs[c], chk_dev, ce.rank_devs, ce.ranks, err, sizeof err) != 0)
-        C.fail("mem.timing_check_device", err);
-      tcheck_expect_refresh(&P.tcs[c], mcfg.refresh);
-      mc_set_cmd_log(&P.mcs[c], tcheck_cmd, &P.tcs[c]);
-    }
+// The player: run_memtrace calls its steps in order (set-up in the
+// constructor, open_trace, replay, settle, register_stats, write_outputs,
+// print_summary).
+class Player {
+ public:
+  Player(const Config& C, const MemTraceOptions& opt);
+  ~Player() {
+    for (auto& m : mcs_) mc_free(&m);
+    for (auto& t : tcs_) tcheck_free(&t);
   }
-  size_t nslots = 0;
-  for (unsigned c = 0; c < nch; ++c) nslots += P.mcs[c].nparents;
-  P.slots.resize(nslots + 1);
-  for (size_t i = 0; i < P.slots.size(); ++i)
-    P.slots[i].next = i + 1 < P.slots.size() ? static_cast<uint32_t>(i + 1) : UINT32_MAX;
-  P.free_slot = 0;
+  Player(const Player&) = delete;
+  Player& operator=(const Player&) = delete;
 
-  const double mem_mhz = dev->clk_mhz;
-  const double trace_mhz = opt.trace_clock_mhz > 0 ? opt.trace_clock_mhz : mem_mhz;
-  const bool same_clock = std::fabs(trace_mhz - mem_mhz) < 1e-9;
-  TraceReader rd(opt.trace, opt.format, opt.request_bytes);
-  const double t_setup = host_seconds_now();
-  // Timestamps past the replay limit (sim.max_time_us, else kDefaultTraceLimitUs)
-  // are bad input: the player would otherwise simulate idle refresh up to them.
-  const double limit_us = C.f("sim.max_time_us") > 0 ? C.f("sim.max_time_us") : kDefaultTraceLimitUs;
-  const uint64_t limit_trace_cycles = static_cast<uint64_t>(std::min(limit_us * trace_mhz, 1.8e19));
+  void open_trace();
+  int replay();  // kExitOk, or kExitCheckFailed on a timing violation (reported)
+  int settle();  // the engines at the end of the run: stats, energy, final timing check
+  void register_stats(StatsRegistry& S);
+  void write_outputs(StatsRegistry& S) const;
+  void print_summary(StatsRegistry& S) const;
 
-  // The request waiting to enter, split by channel.
-  TraceReq req;
-  Split sp;
-  bool have = false;
-  uint64_t req_cycle = 0;  // memory cycle at which it may enter
-  uint64_t nreq = 0, req_bytes = 0;
-  const uint32_t ab = dev->atom_bytes;
-  // Layouts "off:A col:R ...": the R atoms of an A*R-byte chunk differ only in
-  // the lowest column digit (no carry into other fields, row and hash
-  // unchanged; the column index is built low piece first), so one decode per
-  // chunk serves its atoms (addrmap.h).
-  const uint64_t col_chunk = amap_col_chunk_bytes(&P.map);
-  // masks instead of divisions when the sizes are powers of two (the usual case)
-  const bool ab_pow2 = (ab & (ab - 1)) == 0, chunk_pow2 = col_chunk && (col_chunk & (col_chunk - 1)) == 0;
-  auto load_next = [&]() {
-    have = rd.next(&req);
-    if (!have) return;
-    if (req.timed && req.cycle > limit_trace_cycles) {
-      char lim[32];
-      std::snprintf(lim, sizeof lim, "%g", limit_us);
-      throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": expected a timestamp within the replay " +
-                        "limit of " + lim + " us (" + std::to_string(limit_trace_cycles) + " trace cycles; set " +
-                        "sim.max_time_us to replay longer traces), got cycle " + std::to_string(req.cycle));
-    }
-    req_cycle = !req.timed ? 0
-                : same_clock ? req.cycle
-                             : static_cast<uint64_t>(std::ceil(static_cast<double>(req.cycle) * mem_mhz / trace_mhz - 1e-9));
-    const uint64_t a0 = ab_pow2 ? req.addr & ~static_cast<uint64_t>(ab - 1) : req.addr / ab * ab;
-    const uint64_t a1 = req.addr + req.bytes;
-    if (a1 < req.addr) {  // the request runs past 2^64 (it would split into nothing)
-      char h[24];
-      std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req.addr));
-      throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": address 0x" + h + " + " +
-                        std::to_string(req.bytes) + " bytes is outside the device");
-    }
-    sp.nparts = 0;
-    uint32_t n = 0;
-    amap_loc l{};
-    for (uint64_t a = a0; a < a1; a += ab, ++n) {
-      const uint64_t in_chunk = chunk_pow2 ? a & (col_chunk - 1) : col_chunk ? a % col_chunk : 0;
-      if (n && in_chunk) ++l.col;  // same chunk: only the low column digit moves
-      else amap_decode(&P.map, a, &l);
-      sp.atoms[n] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
-      if (sp.nparts && sp.ch[sp.nparts - 1] == l.ch) {
-        ++sp.count[sp.nparts - 1];
-      } else {
-        sp.ch[sp.nparts] = l.ch;
-        sp.first[sp.nparts] = n;
-        sp.count[sp.nparts] = 1;
-        ++sp.nparts;
-      }
-    }
-  };
-  // A request split into several parts of one channel (an address range that
-  // leaves and re-enters it) must fit as a whole: count atoms per channel.
-  auto fits = [&]() {
-    if (P.free_slot == UINT32_MAX) return false;
-    if (sp.nparts == 1) { /* the usual case: one channel */
-      const mc& m = P.mcs[sp.ch[0]];
-      return mc_can_accept_fast(&m, req.write, sp.count[0]) && m.parent_free != UINT32_MAX;
-    }
-    for (uint32_t i = 0; i < sp.nparts; ++i) {
-      uint32_t need = 0;
-      for (uint32_t j = 0; j < sp.nparts; ++j)
-        if (sp.ch[j] == sp.ch[i]) need += sp.count[j];
-      const mc& m = P.mcs[sp.ch[i]];
-      if (!mc_can_accept_fast(&m, req.write, need) || m.parent_free == UINT32_MAX) return false;
-    }
-    return true;
-  };
+ private:
+  // set-up
+  void check_options() const;
+  void build_engines();
+  // replay steps
+  void load_next();
+  void split_request();
+  bool fits() const;
+  void sync(unsigned c, uint64_t t, unsigned iter);
+  int wait_until_fits(uint64_t* t, unsigned* iter);
+  void submit(uint64_t t);
+  int drain();
+  int timing_failed(unsigned c) const;
+  [[noreturn]] void stalled(const char* what) const;
+  // completions and latency
+  static void on_done(void* ctx, uint64_t user, int, uint64_t cycle);
+  double percentile(double q) const;
 
-  // Requests enter in trace order, each at the first cycle its channels have
-  // room (the DRAMSys and Ramulator front-ends behave the same way): at each
-  // event cycle t, feed the requests that fit in trace order, then advance
-  // every engine with something due at t, and repeat (iterations 1, 2, ...
-  // of cycle t) until nothing changes; then go to the next event. Apart from
-  // the trace order the channels are independent, so an engine is brought
-  // forward only when a request for it is due, and gets exactly the same
-  // submissions and advances in the same order as in that loop: a request
-  // entering in iteration i of cycle t finds its engine with everything
-  // before t done and advanced at t after each iteration before i (once per
-  // iteration that submitted to it; an advance without new submissions in
-  // between changes nothing).
+  const Config& C_;
+  const MemTraceOptions& opt_;
+  const double t_start_;
+  const MemDevices md_;  // outlives the engines (they keep pointers to its per-rank presets)
+  const dram_preset* dev_;
+  const unsigned nch_;
+  amap map_{};
+  McCfg setup_;
+  bool check_ = false;
+  const dram_preset* chk_dev_ = nullptr;
+  std::vector<mc> mcs_;
+  std::vector<tcheck> tcs_;  // one command-timing checker per channel (mem.timing_check)
+  std::vector<Slot> slots_;
+  uint32_t free_slot_ = 0;
+
+  // the trace and its clock
+  std::unique_ptr<TraceReader> rd_;
+  double mem_mhz_ = 0, trace_mhz_ = 0;
+  bool same_clock_ = true;
+  double t_setup_ = 0, t_end_ = 0;
+  double limit_us_ = 0;
+  uint64_t limit_trace_cycles_ = 0;
+  uint32_t ab_ = 0;            // bytes per column access (atom)
+  uint64_t col_chunk_ = 0;     // amap_col_chunk_bytes
+  bool ab_pow2_ = false, chunk_pow2_ = false;
+
+  // the request waiting to enter, split by channel
+  TraceReq req_;
+  Split sp_;
+  bool have_ = false;
+  uint64_t req_cycle_ = 0;  // memory cycle at which it may enter
   struct ChSync {
     uint64_t t = 0;      // cycle the engine has been brought to (everything before it done)
     unsigned iter = 0;   // iterations of cycle t whose closing advance it has had
   };
-  std::vector<ChSync> csync(nch);
-  // Channel c up to cycle t, before the feed of iteration `iter` of that cycle.
-  auto sync = [&](unsigned c, uint64_t t, unsigned iter) {
-    mc* m = &P.mcs[c];
-    ChSync& cs = csync[c];
-    if (t > cs.t) {
-      for (uint64_t e = mc_next_event_fast(m); e < t; e = mc_next_event_fast(m)) mc_advance(m, e);
-      cs.t = t;
-      cs.iter = 0;
-    }
-    if (cs.iter + 1 < iter) {
-      if (mc_next_event_fast(m) <= t) mc_advance(m, t);
-      cs.iter = iter - 1;
-    }
-  };
-  auto timing_failed = [&](unsigned c) {
-    std::fprintf(stderr, "strata: timing check failed: mem.ch%u (%s, checked against %s): %s\n", c, dev->name,
-                 chk_dev->name, tcheck_error(&P.tcs[c]));
-    for (auto& m : P.mcs) mc_free(&m);
-    for (auto& t : P.tcs) tcheck_free(&t);
-    return kExitCheckFailed;
-  };
+  std::vector<ChSync> csync_;
+  uint64_t cur_t_ = 0;     // cycle the last request entered
+  unsigned cur_iter_ = 1;  // and the iteration of that cycle
 
-  load_next();
-  uint64_t cur_t = 0;    // cycle the last request entered
-  unsigned cur_iter = 1; // and the iteration of that cycle
-  while (have) {
-    uint64_t t = std::max(cur_t, req_cycle);
-    unsigned iter = t == cur_t ? cur_iter : 1;
-    for (;;) {
-      for (uint32_t i = 0; i < sp.nparts; ++i) sync(sp.ch[i], t, iter);
-      if (check)
-        for (uint32_t i = 0; i < sp.nparts; ++i)
-          if (P.tcs[sp.ch[i]].violations) return timing_failed(sp.ch[i]);
-      if (fits()) break;
-      // Not now: again in this cycle after its engines advance at it, else at
-      // the next event of one of them.
-      bool again = false;
-      uint64_t nt = MC_NEVER;
-      for (uint32_t i = 0; i < sp.nparts; ++i) {
-        const uint64_t e = mc_next_event_fast(&P.mcs[sp.ch[i]]);
-        again |= e <= t;
-        nt = std::min(nt, e);
-      }
-      if (again) {
-        ++iter;
-        continue;
-      }
-      if (nt == MC_NEVER) throw ConfigError(opt.trace + ": the player stalled (no event left with requests pending)");
-      t = nt;
-      iter = 1;
-    }
-    const uint32_t s = P.free_slot;
-    Slot& sl = P.slots[s];
-    P.free_slot = sl.next;
-    sl.enter = t;
-    sl.done = 0;
-    sl.parts = sp.nparts;
-    sl.write = req.write;
-    ++P.inflight;
-    for (uint32_t i = 0; i < sp.nparts; ++i) {
-      mc* m = &P.mcs[sp.ch[i]];
-      if (mc_submit(m, t, req.write, &sp.atoms[sp.first[i]], sp.count[i], s) != 0) {
-        char h[24];
-        std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req.addr));
-        throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": address 0x" + h +
-                          " is outside the device");
-      }
-      // The engine settles its read/write mode when asked for its next event
-      // (mc.h): ask after every submission, as a caller waiting for that event does.
-      (void)mc_next_event_fast(m);
-    }
-    cur_t = t;
-    cur_iter = iter;
-    ++nreq;
-    req_bytes += req.bytes;
-    if (req.write) ++P.writes; else ++P.reads;
-    load_next();
-  }
-  // Drain: every engine until its queues are empty (completions are reported
-  // when the last column command of a request issues: mc_cfg.done_at_issue).
-  for (unsigned c = 0; c < nch; ++c) {
-    mc* m = &P.mcs[c];
-    while (mc_rq_occupancy(m) + mc_wq_occupancy(m)) {
-      const uint64_t e = mc_next_event_fast(m);
-      if (e == MC_NEVER) throw ConfigError(opt.trace + ": the player stalled (no event left with requests pending)");
-      mc_advance(m, e);
-      if (check && P.tcs[c].violations) return timing_failed(c);
-    }
-  }
-  if (P.inflight) throw ConfigError(opt.trace + ": the player stalled (requests left in flight)");
-  if (nreq == 0)
-    throw ConfigError(opt.trace + ": expected at least one request line, got none (empty or only comments/blank "
-                      "lines, " + std::to_string(rd.line()) + " lines)");
-  const uint64_t now = cur_t;
-  const uint64_t end = std::max(P.last_done, now);
-  const double t_end = host_seconds_now();
+  // counts
+  std::vector<uint64_t> lat_hist_ = std::vector<uint64_t>(kLatCycles, 0);
+  uint64_t lat_big_[64] = {};
+  uint64_t lat_sum_ = 0, lat_n_ = 0;
+  uint64_t last_done_ = 0;
+  uint64_t reads_ = 0, writes_ = 0, nreq_ = 0, req_bytes_ = 0;
+  uint64_t inflight_ = 0;
 
-  // ---------------------------------------------------------------- stats
-  StatsRegistry S;
-  const double sim_s = static_cast<double>(end) / (mem_mhz * 1e6);
-  const double host_s = t_end - t_start;
-  const double period_ns = 1e3 / mem_mhz;
+  // the end of the run (settle)
+  uint64_t end_ = 0;
   struct ChStats {
     mc_stats st;
     mc_energy_j en;
   };
-  std::vector<ChStats> cs(nch);
-  for (unsigned c = 0; c < nch; ++c) {
-    // Bring idle engines' refreshes up to the end of the run.
-    for (uint64_t e = mc_next_event_fast(&P.mcs[c]); e <= end && e != MC_NEVER; e = mc_next_event_fast(&P.mcs[c]))
-      mc_advance(&P.mcs[c], e);
-    cs[c].st = *mc_get_stats(&P.mcs[c], end);
-    if (check) {
-      tcheck_finish(&P.tcs[c], end);
-      if (!tcheck_ok(&P.tcs[c])) {
-        std::fprintf(stderr, "strata: timing check failed: mem.ch%u (%s): %s\n", c, dev->name,
-                     tcheck_error(&P.tcs[c]));
+  std::vector<ChStats> cs_;
+  std::deque<double> vals_;  // stable addresses of the registered values
+};
+
+// ---------------------------------------------------------------- set-up
+
+Player::Player(const Config& C, const MemTraceOptions& opt)
+    : C_(C), opt_(opt), t_start_(host_seconds_now()), md_(mem_devices(C)), dev_(md_.iface), nch_(md_.channels) {
+  init_address_map(C, md_, &map_);
+  check_options();
+  build_engines();
+}
+
+void Player::check_options() const {
+  for (const char* k : {"sim.warmup_instructions", "sim.max_instructions"})  // GPU runs only
+    if (C_.i(k) != 0)
+      C_.fail(k, "expected 0 with strata memtrace (a DRAM trace has no instructions; use sim.max_time_us)");
+  if (opt_.request_bytes == 0 || opt_.request_bytes > kMaxRequestBytes)
+    throw ConfigError("--request-bytes: expected 1.." + std::to_string(kMaxRequestBytes) + ", got " +
+                      std::to_string(opt_.request_bytes));
+}
+
+// One engine (and timing checker) per channel, set up as the platform's
+// (mc_setup); the channels differ only in their rank presets (mixed
+// technologies). Completions are recorded at issue (no completion events):
+// on_done. Then the in-flight request slots, one per parent entry.
+void Player::build_engines() {
+  setup_ = mc_setup(C_, md_, 0);
+  const mc_cfg& mcfg = setup_.engine;
+  const uint32_t max_atoms = (kMaxRequestBytes + dev_->atom_bytes - 1) / dev_->atom_bytes + 1;
+  if (std::min(mcfg.rq_size, mcfg.wq_size) <
+      std::min<uint32_t>(max_atoms, (opt_.request_bytes + dev_->atom_bytes - 1) / dev_->atom_bytes + 1))
+    C_.fail("mem.read_queue", "expected room for one request of --request-bytes");
+  mcs_.resize(nch_);
+  check_ = setup_.check_dev != nullptr;
+  chk_dev_ = check_ ? setup_.check_dev : dev_;
+  if (check_) tcs_.resize(nch_);
+  char err[256];
+  for (unsigned c = 0; c < nch_; ++c) {
+    mc_cfg ce = mc_setup(C_, md_, c).engine;
+    ce.done_at_issue = 1;
+    if (mc_init(&mcs_[c], &ce, err, sizeof err) != 0) C_.fail("mem.device", err);
+    mc_set_done(&mcs_[c], &Player::on_done, this);
+    if (check_) {
+      if (tcheck_init_ranks(&tcs_[c], chk_dev_, ce.rank_devs, ce.ranks, err, sizeof err) != 0)
+        C_.fail("mem.timing_check_device", err);
+      tcheck_expect_refresh(&tcs_[c], mcfg.refresh);
+      mc_set_cmd_log(&mcs_[c], tcheck_cmd, &tcs_[c]);
+    }
+  }
+  size_t nslots = 0;
+  for (unsigned c = 0; c < nch_; ++c) nslots += mcs_[c].nparents;
+  slots_.resize(nslots + 1);
+  for (size_t i = 0; i < slots_.size(); ++i)
+    slots_[i].next = i + 1 < slots_.size() ? static_cast<uint32_t>(i + 1) : UINT32_MAX;
+  free_slot_ = 0;
+  csync_.assign(nch_, ChSync{});
+}
+
+// The reader, the trace clock and the replay limit: timestamps past it
+// (sim.max_time_us, else kDefaultTraceLimitUs) are bad input, the player
+// would otherwise simulate idle refresh up to them.
+void Player::open_trace() {
+  mem_mhz_ = dev_->clk_mhz;
+  trace_mhz_ = opt_.trace_clock_mhz > 0 ? opt_.trace_clock_mhz : mem_mhz_;
+  same_clock_ = std::fabs(trace_mhz_ - mem_mhz_) < 1e-9;
+  rd_.reset(new TraceReader(opt_.trace, opt_.format, opt_.request_bytes));
+  t_setup_ = host_seconds_now();
+  limit_us_ = C_.f("sim.max_time_us") > 0 ? C_.f("sim.max_time_us") : kDefaultTraceLimitUs;
+  limit_trace_cycles_ = static_cast<uint64_t>(std::min(limit_us_ * trace_mhz_, 1.8e19));
+  ab_ = dev_->atom_bytes;
+  // Layouts "off:A col:R ...": the R atoms of an A*R-byte chunk differ only in
+  // the lowest column digit (no carry into other fields, row and hash
+  // unchanged; the column index is built low piece first), so one decode per
+  // chunk serves its atoms (addrmap.h).
+  col_chunk_ = amap_col_chunk_bytes(&map_);
+  // masks instead of divisions when the sizes are powers of two (the usual case)
+  ab_pow2_ = (ab_ & (ab_ - 1)) == 0;
+  chunk_pow2_ = col_chunk_ && (col_chunk_ & (col_chunk_ - 1)) == 0;
+}
+
+// ---------------------------------------------------------------- replay
+
+// A request's last part completed: its read latency into the histogram, its
+// slot back to the free list.
+void Player::on_done(void* ctx, uint64_t user, int, uint64_t cycle) {
+  Player* P = static_cast<Player*>(ctx);
+  Slot& s = P->slots_[user];
+  if (cycle > s.done) s.done = cycle;
+  if (--s.parts) return;
+  if (!s.write) {
+    const uint64_t l = s.done - s.enter;
+    P->lat_sum_ += l;
+    ++P->lat_n_;
+    if (l < kLatCycles) ++P->lat_hist_[l];
+    else ++P->lat_big_[63 - __builtin_clzll(l)];
+  }
+  if (s.done > P->last_done_) P->last_done_ = s.done;
+  s.next = P->free_slot_;
+  P->free_slot_ = static_cast<uint32_t>(user);
+  --P->inflight_;
+}
+
+// Cycle below which `q` of the read latencies lie (q in (0, 1]).
+double Player::percentile(double q) const {
+  if (!lat_n_) return 0;
+  const uint64_t want = static_cast<uint64_t>(std::ceil(q * static_cast<double>(lat_n_)));
+  uint64_t acc = 0;
+  for (uint32_t l = 0; l < kLatCycles; ++l)
+    if ((acc += lat_hist_[l]) >= want) return l;
+  for (int k = 16; k < 64; ++k)
+    if ((acc += lat_big_[k]) >= want) return static_cast<double>(1ull << k);
+  return static_cast<double>(kLatCycles);
+}
+
+// The next trace request (have_ = false at the end): its entry cycle in
+// memory cycles, split into per-channel parts.
+inline void Player::load_next() {
+  have_ = rd_->next(&req_);
+  if (!have_) return;
+  if (req_.timed && req_.cycle > limit_trace_cycles_) {
+    char lim[32];
+    std::snprintf(lim, sizeof lim, "%g", limit_us_);
+    throw ConfigError(opt_.trace + ":" + std::to_string(rd_->line()) + ": expected a timestamp within the replay " +
+                      "limit of " + lim + " us (" + std::to_string(limit_trace_cycles_) + " trace cycles; set " +
+                      "sim.max_time_us to replay longer traces), got cycle " + std::to_string(req_.cycle));
+  }
+  req_cycle_ = !req_.timed ? 0
+               : same_clock_ ? req_.cycle
+                             : static_cast<uint64_t>(std::ceil(static_cast<double>(req_.cycle) * mem_mhz_ / trace_mhz_ - 1e-9));
+  split_request();
+}
+
+// The request's atoms in address order, grouped into runs of one channel.
+inline void Player::split_request() {
+  const uint64_t a0 = ab_pow2_ ? req_.addr & ~static_cast<uint64_t>(ab_ - 1) : req_.addr / ab_ * ab_;
+  const uint64_t a1 = req_.addr + req_.bytes;
+  if (a1 < req_.addr) {  // the request runs past 2^64 (it would split into nothing)
+    char h[24];
+    std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req_.addr));
+    throw ConfigError(opt_.trace + ":" + std::to_string(rd_->line()) + ": address 0x" + h + " + " +
+                      std::to_string(req_.bytes) + " bytes is outside the device");
+  }
+  Split& sp = sp_;
+  sp.nparts = 0;
+  uint32_t n = 0;
+  amap_loc l{};
+  for (uint64_t a = a0; a < a1; a += ab_, ++n) {
+    const uint64_t in_chunk = chunk_pow2_ ? a & (col_chunk_ - 1) : col_chunk_ ? a % col_chunk_ : 0;
+    if (n && in_chunk) ++l.col;  // same chunk: only the low column digit moves
+    else amap_decode(&map_, a, &l);
+    sp.atoms[n] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
+    if (sp.nparts && sp.ch[sp.nparts - 1] == l.ch) {
+      ++sp.count[sp.nparts - 1];
+    } else {
+      sp.ch[sp.nparts] = l.ch;
+      sp.first[sp.nparts] = n;
+      sp.count[sp.nparts] = 1;
+      ++sp.nparts;
+    }
+  }
+}
+
+// Admission: a free slot, and room in every channel the request touches. A
+// request split into several parts of one channel (an address range that
+// leaves and re-enters it) must fit as a whole: count atoms per channel.
+inline bool Player::fits() const {
+  if (free_slot_ == UINT32_MAX) return false;
+  if (sp_.nparts == 1) { /* the usual case: one channel */
+    const mc& m = mcs_[sp_.ch[0]];
+    return mc_can_accept_fast(&m, req_.write, sp_.count[0]) && m.parent_free != UINT32_MAX;
+  }
+  for (uint32_t i = 0; i < sp_.nparts; ++i) {
+    uint32_t need = 0;
+    for (uint32_t j = 0; j < sp_.nparts; ++j)
+      if (sp_.ch[j] == sp_.ch[i]) need += sp_.count[j];
+    const mc& m = mcs_[sp_.ch[i]];
+    if (!mc_can_accept_fast(&m, req_.write, need) || m.parent_free == UINT32_MAX) return false;
+  }
+  return true;
+}
+
+// Requests enter in trace order, each at the first cycle its channels have
+// room (the DRAMSys and Ramulator front-ends behave the same way): at each
+// event cycle t, feed the requests that fit in trace order, then advance
+// every engine with something due at t, and repeat (iterations 1, 2, ...
+// of cycle t) until nothing changes; then go to the next event. Apart from
+// the trace order the channels are independent, so an engine is brought
+// forward only when a request for it is due, and gets exactly the same
+// submissions and advances in the same order as in that loop: a request
+// entering in iteration i of cycle t finds its engine with everything
+// before t done and advanced at t after each iteration before i (once per
+// iteration that submitted to it; an advance without new submissions in
+// between changes nothing).
+//
+// sync: channel c up to cycle t, before the feed of iteration `iter` of that cycle.
+inline void Player::sync(unsigned c, uint64_t t, unsigned iter) {
+  mc* m = &mcs_[c];
+  ChSync& cs = csync_[c];
+  if (t > cs.t) {
+    for (uint64_t e = mc_next_event_fast(m); e < t; e = mc_next_event_fast(m)) mc_advance(m, e);
+    cs.t = t;
+    cs.iter = 0;
+  }
+  if (cs.iter + 1 < iter) {
+    if (mc_next_event_fast(m) <= t) mc_advance(m, t);
+    cs.iter = iter - 1;
+  }
+}
+
+int Player::timing_failed(unsigned c) const {
+  std::fprintf(stderr, "strata: timing check failed: mem.ch%u (%s, checked against %s): %s\n", c, dev_->name,
+               chk_dev_->name, tcheck_error(&tcs_[c]));
+  return kExitCheckFailed;
+}
+
+void Player::stalled(const char* what) const {
+  throw ConfigError(opt_.trace + ": the player stalled (" + what + ")");
+}
+
+// The cycle (*t) and iteration (*iter) at which the waiting request fits:
+// its engines brought there; not now: again in this cycle after its engines
+// advance at it, else at the next event of one of them.
+inline int Player::wait_until_fits(uint64_t* t, unsigned* iter) {
+  for (;;) {
+    for (uint32_t i = 0; i < sp_.nparts; ++i) sync(sp_.ch[i], *t, *iter);
+    if (check_)
+      for (uint32_t i = 0; i < sp_.nparts; ++i)
+        if (tcs_[sp_.ch[i]].violations) return timing_failed(sp_.ch[i]);
+    if (fits()) return kExitOk;
+    bool again = false;
+    uint64_t nt = MC_NEVER;
+    for (uint32_t i = 0; i < sp_.nparts; ++i) {
+      const uint64_t e = mc_next_event_fast(&mcs_[sp_.ch[i]]);
+      again |= e <= *t;
+      nt = std::min(nt, e);
+    }
+    if (again) {
+      ++*iter;
+      continue;
+    }
+    if (nt == MC_NEVER) stalled("no event left with requests pending");
+    *t = nt;
+    *iter = 1;
+  }
+}
+
+// The waiting request enters its engines at cycle t in a free slot.
+inline void Player::submit(uint64_t t) {
+  const uint32_t s = free_slot_;
+  Slot& sl = slots_[s];
+  free_slot_ = sl.next;
+  sl.enter = t;
+  sl.done = 0;
+  sl.parts = sp_.nparts;
+  sl.write = req_.write;
+  ++inflight_;
+  for (uint32_t i = 0; i < sp_.nparts; ++i) {
+    mc* m = &mcs_[sp_.ch[i]];
+    if (mc_submit(m, t, req_.write, &sp_.atoms[sp_.first[i]], sp_.count[i], s) != 0) {
+      char h[24];
+      std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req_.addr));
+      throw ConfigError(opt_.trace + ":" + std::to_string(rd_->line()) + ": address 0x" + h +
+                        " is outside the device");
+    }
+    // The engine settles its read/write mode when asked for its next event
+    // (mc.h): ask after every submission, as a caller waiting for that event does.
+    (void)mc_next_event_fast(m);
+  }
+  ++nreq_;
+  req_bytes_ += req_.bytes;
+  if (req_.write) ++writes_;
+  else ++reads_;
+}
+
+// Every request of the trace, in order (admission above), then the drain.
+int Player::replay() {
+  load_next();
+  while (have_) {
+    uint64_t t = std::max(cur_t_, req_cycle_);
+    unsigned iter = t == cur_t_ ? cur_iter_ : 1;
+    if (const int rc = wait_until_fits(&t, &iter)) return rc;
+    submit(t);
+    cur_t_ = t;
+    cur_iter_ = iter;
+    load_next();
+  }
+  return drain();
+}
+
+// Every engine until its queues are empty (completions are reported when the
+// last column command of a request issues: mc_cfg.done_at_issue).
+int Player::drain() {
+  for (unsigned c = 0; c < nch_; ++c) {
+    mc* m = &mcs_[c];
+    while (mc_rq_occupancy(m) + mc_wq_occupancy(m)) {
+      const uint64_t e = mc_next_event_fast(m);
+      if (e == MC_NEVER) stalled("no event left with requests pending");
+      mc_advance(m, e);
+      if (check_ && tcs_[c].violations) return timing_failed(c);
+    }
+  }
+  if (inflight_) stalled("requests left in flight");
+  if (nreq_ == 0)
+    throw ConfigError(opt_.trace + ": expected at least one request line, got none (empty or only comments/blank "
+                      "lines, " + std::to_string(rd_->line()) + " lines)");
+  end_ = std::max(last_done_, cur_t_);
+  t_end_ = host_seconds_now();
+  return kExitOk;
+}
+
+// The end of the run: idle engines' refreshes brought up to it, each
+// channel's counters and energy, the final timing check (refresh interval).
+int Player::settle() {
+  cs_.resize(nch_);
+  for (unsigned c = 0; c < nch_; ++c) {
+    for (uint64_t e = mc_next_event_fast(&mcs_[c]); e <= end_ && e != MC_NEVER; e = mc_next_event_fast(&mcs_[c]))
+      mc_advance(&mcs_[c], e);
+    cs_[c].st = *mc_get_stats(&mcs_[c], end_);
+    if (check_) {
+      tcheck_finish(&tcs_[c], end_);
+      if (!tcheck_ok(&tcs_[c])) {
+        std::fprintf(stderr, "strata: timing check failed: mem.ch%u (%s): %s\n", c, dev_->name,
+                     tcheck_error(&tcs_[c]));
         return kExitCheckFailed;
       }
     }
-    mc_energy(&P.mcs[c], end, &cs[c].en);
+    mc_energy(&mcs_[c], end_, &cs_[c].en);
   }
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------- results
+
+void Player::register_stats(StatsRegistry& S) {
+  const mc_cfg& mcfg = setup_.engine;
+  const double sim_s = static_cast<double>(end_) / (mem_mhz_ * 1e6);
+  const double period_ns = 1e3 / mem_mhz_;
   auto sum = [&](uint64_t mc_stats::*f) {
     double v = 0;
-    for (auto& x : cs) v += static_cast<double>(x.st.*f);
+    for (auto& x : cs_) v += static_cast<double>(x.st.*f);
     return v;
   };
   auto esum = [&](double mc_energy_j::*f) {
     double v = 0;
-    for (auto& x : cs) v += x.en.*f;
+    for (auto& x : cs_) v += x.en.*f;
     return v;
   };
   const double rd_b = sum(&mc_stats::rd_bytes), wr_b = sum(&mc_stats::wr_bytes);
   const double atoms = sum(&mc_stats::rd_atoms) + sum(&mc_stats::wr_atoms);
-  std::deque<double> vals;  // stable addresses for the registry
   auto val = [&](const std::string& n, const std::string& d, Unit u, double v) {
-    vals.push_back(v);
-    S.value(n, d, u, &vals.back());
+    vals_.push_back(v);
+    S.value(n, d, u, &vals_.back());
   };
   val("sim.seconds", "simulated time: trace start to last completion", Unit::Second, sim_s);
-  val("sim.mem_cycles", "memory command-clock cycles simulated", Unit::Cycle, static_cast<double>(end));
-  val("memtrace.requests", "trace requests replayed", Unit::Count, static_cast<double>(nreq));
-  val("memtrace.reads", "read requests", Unit::Count, static_cast<double>(P.reads));
-  val("memtrace.writes", "write requests", Unit::Count, static_cast<double>(P.writes));
-  val("memtrace.request_bytes", "bytes asked for by the trace requests", Unit::Byte, static_cast<double>(req_bytes));
+  val("sim.mem_cycles", "memory command-clock cycles simulated", Unit::Cycle, static_cast<double>(end_));
+  val("memtrace.requests", "trace requests replayed", Unit::Count, static_cast<double>(nreq_));
+  val("memtrace.reads", "read requests", Unit::Count, static_cast<double>(reads_));
+  val("memtrace.writes", "write requests", Unit::Count, static_cast<double>(writes_));
+  val("memtrace.request_bytes", "bytes asked for by the trace requests", Unit::Byte, static_cast<double>(req_bytes_));
   val("mem.reads", "column reads issued, all channels", Unit::Count, sum(&mc_stats::rd_atoms));
   val("mem.writes", "column writes issued, all channels", Unit::Count, sum(&mc_stats::wr_atoms));
   val("mem.read_bytes", "bytes read, all channels", Unit::Byte, rd_b);
@@ -738,12 +855,12 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   val("mem.bandwidth_gbps", "(read + write bytes) / simulated seconds / 1e9", Unit::GigabytePerSecond,
       sim_s > 0 ? (rd_b + wr_b) / sim_s / 1e9 : 0);
   val("mem.peak_bandwidth_gbps", "channels x bus bytes x data rate x clock", Unit::GigabytePerSecond,
-      nch * dram_peak_bytes_per_s(dev) / 1e9);
+      nch_ * dram_peak_bytes_per_s(dev_) / 1e9);
   val("mem.avg_read_latency_ns", "read request entry into the controller to last data beat", Unit::Nanosecond,
-      P.lat_n ? static_cast<double>(P.lat_sum) / static_cast<double>(P.lat_n) * period_ns : 0);
-  val("mem.read_latency_p50_ns", "median read latency", Unit::Nanosecond, P.percentile(0.50) * period_ns);
-  val("mem.read_latency_p95_ns", "95th percentile read latency", Unit::Nanosecond, P.percentile(0.95) * period_ns);
-  val("mem.read_latency_p99_ns", "99th percentile read latency", Unit::Nanosecond, P.percentile(0.99) * period_ns);
+      lat_n_ ? static_cast<double>(lat_sum_) / static_cast<double>(lat_n_) * period_ns : 0);
+  val("mem.read_latency_p50_ns", "median read latency", Unit::Nanosecond, percentile(0.50) * period_ns);
+  val("mem.read_latency_p95_ns", "95th percentile read latency", Unit::Nanosecond, percentile(0.95) * period_ns);
+  val("mem.read_latency_p99_ns", "99th percentile read latency", Unit::Nanosecond, percentile(0.99) * period_ns);
   val("mem.row_hit_rate", "row hits / column accesses, all channels", Unit::Ratio,
       atoms > 0 ? sum(&mc_stats::row_hits) / atoms : 0);
   val("mem.activations", "ACT commands, all channels", Unit::Count, sum(&mc_stats::acts));
@@ -752,7 +869,7 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
       sum(&mc_stats::pres_dirty));
   val("mem.refreshes", "REF commands, all channels", Unit::Count, sum(&mc_stats::refs));
   double checked = 0;
-  for (auto& t : P.tcs) checked += static_cast<double>(tcheck_checked(&t));
+  for (auto& t : tcs_) checked += static_cast<double>(tcheck_checked(&t));
   val("mem.timing_checked_commands", "commands checked by the timing checker (0 with mem.timing_check=false)",
       Unit::Count, checked);
   val("mem.energy_j", "memory device energy, all channels", Unit::Joule, esum(&mc_energy_j::total));
@@ -767,16 +884,16 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   val("mem.energy.bg_j", "background (power-state) energy, all channels", Unit::Joule, esum(&mc_energy_j::bg));
   val("mem.powerdowns", "precharge power-down exits, all channels", Unit::Count, sum(&mc_stats::powerdowns));
   val("mem.gate_wakeups", "NVM power-gating wake-ups, all channels", Unit::Count, sum(&mc_stats::gate_wakeups));
-  if (md.mixed)  // mixed technologies: traffic and energy by memory kind (its ranks, all channels)
-    for (unsigned k : md.kinds) {
+  if (md_.mixed)  // mixed technologies: traffic and energy by memory kind (its ranks, all channels)
+    for (unsigned k : md_.kinds) {
       double rb = 0, wb = 0, ej = 0;
-      for (unsigned c = 0; c < nch; ++c)
+      for (unsigned c = 0; c < nch_; ++c)
         for (uint32_t r = 0; r < mcfg.ranks; ++r) {
-          if (dram_mem_kind(md.at(c, r)) != k) continue;
+          if (dram_mem_kind(md_.at(c, r)) != k) continue;
           mc_energy_j re;
-          mc_rank_energy(&P.mcs[c], r, end, &re);
-          rb += static_cast<double>(P.mcs[c].ranks[r].n_rd) * dev->atom_bytes;
-          wb += static_cast<double>(P.mcs[c].ranks[r].n_wr) * dev->atom_bytes;
+          mc_rank_energy(&mcs_[c], r, end_, &re);
+          rb += static_cast<double>(mcs_[c].ranks[r].n_rd) * dev_->atom_bytes;
+          wb += static_cast<double>(mcs_[c].ranks[r].n_wr) * dev_->atom_bytes;
           ej += re.total;
         }
       const std::string p = std::string("mem.") + dram_kind_name(k);
@@ -785,9 +902,9 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
       val(p + ".energy_j", std::string("energy of the ") + dram_kind_name(k) + " ranks (each its own preset)",
           Unit::Joule, ej);
     }
-  for (unsigned c = 0; c < nch; ++c) {
+  for (unsigned c = 0; c < nch_; ++c) {
     const std::string p = "mem.ch" + std::to_string(c);
-    const mc_stats& s = cs[c].st;
+    const mc_stats& s = cs_[c].st;
     const double ca = static_cast<double>(s.rd_atoms + s.wr_atoms);
     val(p + ".reads", "column reads", Unit::Count, static_cast<double>(s.rd_atoms));
     val(p + ".writes", "column writes", Unit::Count, static_cast<double>(s.wr_atoms));
@@ -797,25 +914,25 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
     val(p + ".bandwidth_gbps", "(read + write bytes) / simulated time", Unit::GigabytePerSecond,
         sim_s > 0 ? static_cast<double>(s.rd_bytes + s.wr_bytes) / sim_s / 1e9 : 0);
     val(p + ".bus_utilization", "data-bus cycles carrying data / cycles", Unit::Ratio,
-        end ? static_cast<double>(s.bus_busy) / static_cast<double>(end) : 0);
-    val(p + ".energy.act_j", "activation energy", Unit::Joule, cs[c].en.act);
-    val(p + ".energy.pre_j", "precharge energy", Unit::Joule, cs[c].en.pre);
-    val(p + ".energy.rd_j", "column read energy", Unit::Joule, cs[c].en.rd);
-    val(p + ".energy.wr_j", "column write energy", Unit::Joule, cs[c].en.wr);
-    val(p + ".energy.ref_j", "refresh energy", Unit::Joule, cs[c].en.ref);
-    val(p + ".energy.bg_j", "background energy", Unit::Joule, cs[c].en.bg);
-    val(p + ".energy_j", "device energy", Unit::Joule, cs[c].en.total);
+        end_ ? static_cast<double>(s.bus_busy) / static_cast<double>(end_) : 0);
+    val(p + ".energy.act_j", "activation energy", Unit::Joule, cs_[c].en.act);
+    val(p + ".energy.pre_j", "precharge energy", Unit::Joule, cs_[c].en.pre);
+    val(p + ".energy.rd_j", "column read energy", Unit::Joule, cs_[c].en.rd);
+    val(p + ".energy.wr_j", "column write energy", Unit::Joule, cs_[c].en.wr);
+    val(p + ".energy.ref_j", "refresh energy", Unit::Joule, cs_[c].en.ref);
+    val(p + ".energy.bg_j", "background energy", Unit::Joule, cs_[c].en.bg);
+    val(p + ".energy_j", "device energy", Unit::Joule, cs_[c].en.total);
     val(p + ".powerdowns", "precharge power-down exits", Unit::Count, static_cast<double>(s.powerdowns));
     val(p + ".gate_wakeups", "NVM power-gating wake-ups", Unit::Count, static_cast<double>(s.gate_wakeups));
     for (uint32_t r = 0; r < mcfg.ranks; ++r) {  // per rank: energy and time in each power state
       const std::string q = p + ".rank" + std::to_string(r);
       mc_energy_j re;
       mc_power pw;
-      mc_rank_energy(&P.mcs[c], r, end, &re);
-      mc_rank_power(&P.mcs[c], r, end, &pw);
-      if (md.mixed) {  // which device the rank is, and its traffic
-        const dram_preset* rd = md.at(c, r);
-        const mc_rank_& R = P.mcs[c].ranks[r];
+      mc_rank_energy(&mcs_[c], r, end_, &re);
+      mc_rank_power(&mcs_[c], r, end_, &pw);
+      if (md_.mixed) {  // which device the rank is, and its traffic
+        const dram_preset* rd = md_.at(c, r);
+        const mc_rank_& R = mcs_[c].ranks[r];
         val(q + ".device." + rd->name,
             std::string("1: rank ") + std::to_string(r) + " is " + rd->desc + " (" + dram_kind_name(dram_mem_kind(rd)) +
                 ")",
@@ -842,36 +959,54 @@ int run_memtrace(const Config& C, const MemTraceOptions& opt) {
   }
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
-  val("host.seconds", "host wall-clock seconds of the replay (trace reading included)", Unit::Second, t_end - t_setup);
-  val("host.setup_seconds", "host seconds before the replay", Unit::Second, t_setup - t_start);
+  val("host.seconds", "host wall-clock seconds of the replay (trace reading included)", Unit::Second,
+      t_end_ - t_setup_);
+  val("host.setup_seconds", "host seconds before the replay", Unit::Second, t_setup_ - t_start_);
   val("host.mem_requests_per_second", "trace requests replayed per host second", Unit::PerSecond,
-      t_end > t_setup ? static_cast<double>(nreq) / (t_end - t_setup) : 0);
+      t_end_ > t_setup_ ? static_cast<double>(nreq_) / (t_end_ - t_setup_) : 0);
   val("host.peak_rss_bytes", "peak resident memory of the process", Unit::Byte, static_cast<double>(ru.ru_maxrss) * 1024.0);
-  (void)host_s;
+}
 
+// stats.json and stats.txt, each complete or absent (write_file_atomic).
+void Player::write_outputs(StatsRegistry& S) const {
   std::error_code ec;
-  fs::create_directories(opt.out_dir, ec);
-  if (ec) throw ConfigError("--out " + opt.out_dir + ": cannot create directory (" + ec.message() + ")");
-  if (!write_file_atomic(opt.out_dir + "/stats.json", [&](const std::string& f) { return S.write_json(f); }) ||
-      !write_file_atomic(opt.out_dir + "/stats.txt", [&](const std::string& f) { return S.write_txt(f); }))
-    throw ConfigError("--out " + opt.out_dir + ": cannot write stats files");
-  if (!opt.quiet) {
-    std::printf("strata memtrace finished on %s (%s, %s format)\n", opt.trace.c_str(), C.s("mem.device").c_str(),
-                TraceReader::format_name(rd.format()));
-    std::printf("  requests    %llu (%llu reads, %llu writes) in %.3f us simulated\n",
-                static_cast<unsigned long long>(nreq), static_cast<unsigned long long>(P.reads),
-                static_cast<unsigned long long>(P.writes), sim_s * 1e6);
-    std::printf("  bandwidth   %.1f GB/s of %.1f GB/s peak, row hits %.1f%%\n", S.get("mem.bandwidth_gbps"),
-                S.get("mem.peak_bandwidth_gbps"), 100 * S.get("mem.row_hit_rate"));
-    std::printf("  read lat.   mean %.1f ns, p50 %.1f, p95 %.1f, p99 %.1f ns\n", S.get("mem.avg_read_latency_ns"),
-                S.get("mem.read_latency_p50_ns"), S.get("mem.read_latency_p95_ns"), S.get("mem.read_latency_p99_ns"));
-    std::printf("  energy      %.3g J (%.2f pJ/bit)\n", S.get("mem.energy_j"), S.get("mem.energy_per_bit_pj"));
-    std::printf("  host        %.3f s, %.3g requests/s, peak RSS %.0f MiB\n", S.get("host.seconds"),
-                S.get("host.mem_requests_per_second"), S.get("host.peak_rss_bytes") / 1048576.0);
-    std::printf("  output      %s/{stats.txt,stats.json}\n", opt.out_dir.c_str());
-  }
-  for (auto& m : P.mcs) mc_free(&m);
-  for (auto& t : P.tcs) tcheck_free(&t);
+  fs::create_directories(opt_.out_dir, ec);
+  if (ec) throw ConfigError("--out " + opt_.out_dir + ": cannot create directory (" + ec.message() + ")");
+  if (!write_file_atomic(opt_.out_dir + "/stats.json", [&](const std::string& f) { return S.write_json(f); }) ||
+      !write_file_atomic(opt_.out_dir + "/stats.txt", [&](const std::string& f) { return S.write_txt(f); }))
+    throw ConfigError("--out " + opt_.out_dir + ": cannot write stats files");
+}
+
+void Player::print_summary(StatsRegistry& S) const {
+  std::printf("strata memtrace finished on %s (%s, %s format)\n", opt_.trace.c_str(), C_.s("mem.device").c_str(),
+              TraceReader::format_name(rd_->format()));
+  std::printf("  requests    %llu (%llu reads, %llu writes) in %.3f us simulated\n",
+              static_cast<unsigned long long>(nreq_), static_cast<unsigned long long>(reads_),
+              static_cast<unsigned long long>(writes_), S.get("sim.seconds") * 1e6);
+  std::printf("  bandwidth   %.1f GB/s of %.1f GB/s peak, row hits %.1f%%\n", S.get("mem.bandwidth_gbps"),
+              S.get("mem.peak_bandwidth_gbps"), 100 * S.get("mem.row_hit_rate"));
+  std::printf("  read lat.   mean %.1f ns, p50 %.1f, p95 %.1f, p99 %.1f ns\n", S.get("mem.avg_read_latency_ns"),
+              S.get("mem.read_latency_p50_ns"), S.get("mem.read_latency_p95_ns"), S.get("mem.read_latency_p99_ns"));
+  std::printf("  energy      %.3g J (%.2f pJ/bit)\n", S.get("mem.energy_j"), S.get("mem.energy_per_bit_pj"));
+  std::printf("  host        %.3f s, %.3g requests/s, peak RSS %.0f MiB\n", S.get("host.seconds"),
+              S.get("host.mem_requests_per_second"), S.get("host.peak_rss_bytes") / 1048576.0);
+  std::printf("  output      %s/{stats.txt,stats.json}\n", opt_.out_dir.c_str());
+}
+
+}  // namespace
+
+// The player's steps: set-up (devices, address map, engines and checkers as
+// the platform's), the trace and its clock, the replay (admission in trace
+// order, drain), the end-of-run state, the stats, the files, the summary.
+int run_memtrace(const Config& C, const MemTraceOptions& opt) {
+  Player P(C, opt);
+  P.open_trace();
+  if (const int rc = P.replay()) return rc;
+  if (const int rc = P.settle()) return rc;
+  StatsRegistry S;
+  P.register_stats(S);
+  P.write_outputs(S);
+  if (!opt.quiet) P.print_summary(S);
   return kExitOk;
 }
 
