@@ -386,169 +386,231 @@ uint8_t L2Bank::sector_mask_of(tlm_generic_payload& gp) const {
   return m ? m : all_sectors_;
 }
 
-bool L2Bank::try_handle(tlm_generic_payload& gp) {
+// ---------------------------------------------------------------- tag lookup
+//
+// try_handle looks the input queue's head up and takes one of these paths;
+// each checks its resources first and changes nothing when one is missing
+// (false: the head stalls and is retried by wake()):
+//   line present   1. a fill in flight for it: merge behind the fill (merge_into_fill)
+//                  2. every sector it needs valid: a hit (serve_hit)
+//                  3. else fetch the missing sectors into it (fetch_sectors)
+//   line absent    4. a write with no bytes: acknowledge (ack_empty_write)
+//                  5. a read of a line whose bypassed fill is in flight: merge behind it
+//                  6. the policy bypasses it: fetch without allocating (bypass_fill)
+//                  7. else allocate a victim way, write it back if dirty, fetch (allocate_line)
+
+L2Bank::Lookup L2Bank::begin_lookup(tlm_generic_payload& gp) {
   GpuExt& e = GpuExt::get(gp);
-  const sc_time now = sim_now();
-  const uint64_t line = gp.get_address() & ~uint64_t(kLineBytes - 1);
-  const bool wr = gp.is_write();
-  uint8_t req, partial = 0;
-  if (wr) {
-    req = touched_sectors(e) & all_sectors_;
-    partial = static_cast<uint8_t>(req & ~full_sectors(e));
+  Lookup q{gp, e, sim_now()};
+  q.line = gp.get_address() & ~uint64_t(kLineBytes - 1);
+  q.wr = gp.is_write();
+  if (q.wr) {
+    q.req = touched_sectors(e) & all_sectors_;
+    q.partial = static_cast<uint8_t>(q.req & ~full_sectors(e));
   } else {
-    req = sector_mask_of(gp);
+    q.req = sector_mask_of(gp);
   }
-  repl_access acc{};
-  acc.is_write = wr;
-  acc.is_writeback = e.cls == ReqClass::Writeback;
-  acc.ea_count = e.ea_count;
-  acc.allow_bypass = 0;
-  const uint32_t set = cache_set_of(&c_, line);
-  const int w = cache_find(&c_, line);
+  q.acc.is_write = q.wr;
+  q.acc.is_writeback = e.cls == ReqClass::Writeback;
+  q.acc.ea_count = e.ea_count;
+  q.acc.allow_bypass = 0;
+  q.set = cache_set_of(&c_, q.line);
+  return q;
+}
 
-  auto count = [&](uint8_t valid, uint8_t mem_type) {
-    const bool dram = mem_type == AMAP_MEM_DRAM;  // NVM and SCM lines count as NVM
-    ++st_.accesses;
-    ++(dram ? st_.acc_dram : st_.acc_nvm);
-    if (wr) ++st_.writes;
-    else ++st_.reads;
-    const uint8_t miss = static_cast<uint8_t>(req & ~valid);
-    if (miss) {
-      ++st_.misses;
-      ++(dram ? st_.miss_dram : st_.miss_nvm);
-      st_.sector_misses += popcount8(miss);
-    } else {
-      ++st_.hits;
-    }
-  };
-  auto enqueue = [&](int m) {
-    const int n = free_node_;
-    free_node_ = nodes_[n].next;
-    nodes_[n] = Node{&gp, now, -1};
-    Mshr& M = mshr_[m];
-    if (M.tail >= 0) nodes_[M.tail].next = n;
-    else M.head = n;
-    M.tail = n;
-    ++M.count;
-    if (wr) M.full_writes |= static_cast<uint8_t>(req & ~partial);
-  };
-  auto free_mshr = [&]() -> int {  // the lowest-numbered free MSHR
-    if (mshr_used_ >= mshr_.size()) return -1;
-    for (size_t k = 0; k < mshr_free_.size(); ++k)
-      if (mshr_free_[k]) return static_cast<int>(k * 64 + static_cast<size_t>(__builtin_ctzll(mshr_free_[k])));
-    return -1;
-  };
-  auto alloc_mshr = [&](int m, uint32_t way) {
-    Mshr& M = mshr_[m];
-    M = Mshr();
-    M.busy = true;
-    M.set = set;
-    M.way = way;
-    line_mshr_[static_cast<size_t>(set) * c_.ways + way] = m;
-    set_busy_[set] |= 1u << way;
-    mshr_take(m);
-    ++mshr_used_;
-  };
+bool L2Bank::try_handle(tlm_generic_payload& gp) {
+  Lookup q = begin_lookup(gp);
+  const int w = cache_find(&c_, q.line);
+  return w >= 0 ? lookup_present(q, static_cast<uint32_t>(w)) : lookup_absent(q);
+}
 
-  if (w >= 0) {
-    const uint32_t way = static_cast<uint32_t>(w);
-    cache_line* l = cache_line_at(&c_, set, way);
-    acc.mem_type = l->mem_type;
-    const int m = line_mshr_[static_cast<size_t>(set) * c_.ways + way];
-    if (m >= 0) {  // fill in flight for this line: merge behind it (arrival order kept)
-      Mshr& M = mshr_[m];
-      if (M.count >= kMaxMerge || free_node_ < 0) return false;
-      const uint8_t covered = l->valid_sectors | M.fetching | M.full_writes;
-      const uint8_t need = static_cast<uint8_t>((wr ? partial : req) & ~covered);
-      if (need && outq_.free() < 1) return false;
-      count(l->valid_sectors, l->mem_type);
-      ++st_.mshr_merges;
-      cache_touch(&c_, set, way, &acc);
-      if (need) issue_fill(m, line, need, l->mem_type);
-      enqueue(m);
-      return true;
-    }
-    const uint8_t need = static_cast<uint8_t>((wr ? partial : req) & ~l->valid_sectors);
-    if (!need) {  // hit (or a write of whole sectors: valid + dirty without a fetch)
-      count(l->valid_sectors, l->mem_type);
-      cache_touch(&c_, set, way, &acc);
-      apply(gp, set, way);
-      queue_response(gp, now, req);
-      return true;
-    }
-    const int nm = free_mshr();
-    if (nm < 0 || outq_.free() < 1 || free_node_ < 0) return false;
-    count(l->valid_sectors, l->mem_type);
-    cache_touch(&c_, set, way, &acc);
-    alloc_mshr(nm, way);
-    issue_fill(nm, line, need, l->mem_type);
-    enqueue(nm);
-    return true;
+// Access counters of one handled request; `valid`: the line's valid sectors
+// before it (0 for an absent line).
+void L2Bank::count_access(const Lookup& q, uint8_t valid, uint8_t mem_type) {
+  const bool dram = mem_type == AMAP_MEM_DRAM;  // NVM and SCM lines count as NVM
+  ++st_.accesses;
+  ++(dram ? st_.acc_dram : st_.acc_nvm);
+  if (q.wr) ++st_.writes;
+  else ++st_.reads;
+  const uint8_t miss = static_cast<uint8_t>(q.req & ~valid);
+  if (miss) {
+    ++st_.misses;
+    ++(dram ? st_.miss_dram : st_.miss_nvm);
+    st_.sector_misses += popcount8(miss);
+  } else {
+    ++st_.hits;
   }
+}
 
-  // line miss: choose a victim among the ways without a fill in flight
-  const uint8_t mt = mem_type_of(line);
-  if (wr && !req) {  // a write with no bytes: acknowledge, allocate nothing
-    count(0, mt);
-    e.mem_type = static_cast<MemType>(mt);
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
-    queue_response(gp, now, 0);
-    return true;
+// Queue the request behind MSHR m (arrival order); the caller checked that a
+// node is free.
+void L2Bank::mshr_enqueue(int m, const Lookup& q) {
+  const int n = free_node_;
+  free_node_ = nodes_[n].next;
+  nodes_[n] = Node{&q.gp, q.now, -1};
+  Mshr& M = mshr_[m];
+  if (M.tail >= 0) nodes_[M.tail].next = n;
+  else M.head = n;
+  M.tail = n;
+  ++M.count;
+  if (q.wr) M.full_writes |= static_cast<uint8_t>(q.req & ~q.partial);
+}
+
+// The lowest-numbered free MSHR, -1 if none.
+int L2Bank::lowest_free_mshr() const {
+  if (mshr_used_ >= mshr_.size()) return -1;
+  for (size_t k = 0; k < mshr_free_.size(); ++k)
+    if (mshr_free_[k]) return static_cast<int>(k * 64 + static_cast<size_t>(__builtin_ctzll(mshr_free_[k])));
+  return -1;
+}
+
+// MSHR m now fetches for line (set, way).
+void L2Bank::mshr_open(int m, uint32_t set, uint32_t way) {
+  Mshr& M = mshr_[m];
+  M = Mshr();
+  M.busy = true;
+  M.set = set;
+  M.way = way;
+  line_mshr_[static_cast<size_t>(set) * c_.ways + way] = m;
+  set_busy_[set] |= 1u << way;
+  mshr_take(m);
+  ++mshr_used_;
+}
+
+bool L2Bank::lookup_present(Lookup& q, uint32_t way) {
+  cache_line* l = cache_line_at(&c_, q.set, way);
+  q.acc.mem_type = l->mem_type;
+  const int m = line_mshr_[static_cast<size_t>(q.set) * c_.ways + way];
+  if (m >= 0) return merge_into_fill(q, m, way, *l);
+  const uint8_t need = static_cast<uint8_t>((q.wr ? q.partial : q.req) & ~l->valid_sectors);
+  if (!need) return serve_hit(q, way, *l);
+  return fetch_sectors(q, way, *l, need);
+}
+
+// 1. A fill is in flight for the line: the request waits behind it (arrival
+// order kept), fetching the sectors that neither the line, the fill nor a
+// queued whole-sector write will provide.
+bool L2Bank::merge_into_fill(Lookup& q, int m, uint32_t way, const cache_line& l) {
+  Mshr& M = mshr_[m];
+  if (M.count >= kMaxMerge || free_node_ < 0) return false;
+  const uint8_t covered = l.valid_sectors | M.fetching | M.full_writes;
+  const uint8_t need = static_cast<uint8_t>((q.wr ? q.partial : q.req) & ~covered);
+  if (need && outq_.free() < 1) return false;
+  count_access(q, l.valid_sectors, l.mem_type);
+  ++st_.mshr_merges;
+  cache_touch(&c_, q.set, way, &q.acc);
+  if (need) issue_fill(m, q.line, need, l.mem_type);
+  mshr_enqueue(m, q);
+  return true;
+}
+
+// 2. A hit (or a write of whole sectors: valid + dirty without a fetch).
+bool L2Bank::serve_hit(Lookup& q, uint32_t way, const cache_line& l) {
+  count_access(q, l.valid_sectors, l.mem_type);
+  cache_touch(&c_, q.set, way, &q.acc);
+  apply(q.gp, q.set, way);
+  queue_response(q.gp, q.now, q.req);
+  return true;
+}
+
+// 3. A sector miss: fetch the missing sectors into the line.
+bool L2Bank::fetch_sectors(Lookup& q, uint32_t way, const cache_line& l, uint8_t need) {
+  const int nm = lowest_free_mshr();
+  if (nm < 0 || outq_.free() < 1 || free_node_ < 0) return false;
+  count_access(q, l.valid_sectors, l.mem_type);
+  cache_touch(&c_, q.set, way, &q.acc);
+  mshr_open(nm, q.set, way);
+  issue_fill(nm, q.line, need, l.mem_type);
+  mshr_enqueue(nm, q);
+  return true;
+}
+
+bool L2Bank::lookup_absent(Lookup& q) {
+  const uint8_t mt = mem_type_of(q.line);
+  if (q.wr && !q.req) return ack_empty_write(q, mt);
+  q.acc.mem_type = mt;
+  if (!q.wr && bypass_live_ > 0) {
+    const int k = bypassed_fill_for(q);
+    if (k >= 0) return merge_into_bypass(q, k, mt);
   }
-  acc.mem_type = mt;
-  // A read of a line whose bypassed fill is in flight waits for that fill (an
-  // MSHR merge, as for an allocated line) instead of fetching the line again.
-  if (!wr && bypass_live_ > 0) {
-    for (size_t k = 0; k < mshr_.size(); ++k) {
-      Mshr& M = mshr_[k];
-      if (!M.busy || !M.bypass || M.line != line || (req & ~M.fetching)) continue;
-      if (M.count >= kMaxMerge || free_node_ < 0) return false;
-      count(0, mt);
-      ++st_.mshr_merges;
-      enqueue(static_cast<int>(k));
-      return true;
-    }
-  }
-  const uint8_t need = wr ? partial : req;
+  const uint8_t need = q.wr ? q.partial : q.req;
   int nm = -1;
   if (need) {
-    nm = free_mshr();
+    nm = lowest_free_mshr();
     if (nm < 0 || free_node_ < 0) return head_no_mshr_ = true, false;
   }
   if (outq_.free() < 2) return false;
-  const uint32_t busy = set_busy_[set];
   // Policies may bypass demand read misses (HAC paper Sec. IV-B, Algorithm 1 lines 10-11); writes always allocate.
-  acc.allow_bypass = !wr && e.cls == ReqClass::Demand;
-  const int v = cache_victim_masked(&c_, line, ~busy, &acc);
-  if (v == REPL_BYPASS) {
-    count(0, mt);
-    ++st_.bypasses;
-    Mshr& M = mshr_[nm];
-    M = Mshr();
-    M.busy = true;
-    M.bypass = true;
-    M.line = line;
-    ++bypass_live_;
-    mshr_take(nm);
-    ++mshr_used_;
-    issue_fill(nm, line, need, mt);
-    enqueue(nm);
-    return true;
-  }
+  q.acc.allow_bypass = !q.wr && q.e.cls == ReqClass::Demand;
+  const int v = cache_victim_masked(&c_, q.line, ~set_busy_[q.set], &q.acc);
+  if (v == REPL_BYPASS) return bypass_fill(q, nm, need, mt);
   if (v < 0) return false;  // every allowed way has a fill in flight
-  const uint32_t way = static_cast<uint32_t>(v);
-  count(0, mt);
-  cache_line* l = cache_line_at(&c_, set, way);
-  if (l->valid && l->dirty_sectors) writeback(l->line_addr, *l, cache_data_at(&c_, set, way));
-  cache_install(&c_, set, way, line, mt, &acc);
+  return allocate_line(q, static_cast<uint32_t>(v), nm, need, mt);
+}
+
+// 4. A write with no bytes: acknowledged, nothing allocated.
+bool L2Bank::ack_empty_write(Lookup& q, uint8_t mt) {
+  count_access(q, 0, mt);
+  q.e.mem_type = static_cast<MemType>(mt);
+  q.gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  queue_response(q.gp, q.now, 0);
+  return true;
+}
+
+// The MSHR of a bypassed fill in flight that brings every sector read q
+// needs, -1 if none.
+int L2Bank::bypassed_fill_for(const Lookup& q) const {
+  for (size_t k = 0; k < mshr_.size(); ++k) {
+    const Mshr& M = mshr_[k];
+    if (M.busy && M.bypass && M.line == q.line && !(q.req & ~M.fetching)) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+// 5. A read of a line whose bypassed fill is in flight waits for that fill
+// (an MSHR merge, as for an allocated line) instead of fetching it again.
+bool L2Bank::merge_into_bypass(Lookup& q, int m, uint8_t mt) {
+  const Mshr& M = mshr_[m];
+  if (M.count >= kMaxMerge || free_node_ < 0) return false;
+  count_access(q, 0, mt);
+  ++st_.mshr_merges;
+  mshr_enqueue(m, q);
+  return true;
+}
+
+// 6. The policy bypasses the read: MSHR nm fetches the line for the requester
+// alone, nothing is allocated.
+bool L2Bank::bypass_fill(Lookup& q, int nm, uint8_t need, uint8_t mt) {
+  count_access(q, 0, mt);
+  ++st_.bypasses;
+  Mshr& M = mshr_[nm];
+  M = Mshr();
+  M.busy = true;
+  M.bypass = true;
+  M.line = q.line;
+  ++bypass_live_;
+  mshr_take(nm);
+  ++mshr_used_;
+  issue_fill(nm, q.line, need, mt);
+  mshr_enqueue(nm, q);
+  return true;
+}
+
+// 7. The line goes into victim way `way` (written back first if dirty);
+// whole-sector writes complete at once, the rest fetch with MSHR nm.
+bool L2Bank::allocate_line(Lookup& q, uint32_t way, int nm, uint8_t need, uint8_t mt) {
+  count_access(q, 0, mt);
+  cache_line* l = cache_line_at(&c_, q.set, way);
+  if (l->valid && l->dirty_sectors) writeback(l->line_addr, *l, cache_data_at(&c_, q.set, way));
+  cache_install(&c_, q.set, way, q.line, mt, &q.acc);
   if (!need) {  // whole-sector writes: allocate without a fetch
-    apply(gp, set, way);
-    queue_response(gp, now, req);
+    apply(q.gp, q.set, way);
+    queue_response(q.gp, q.now, q.req);
     return true;
   }
-  alloc_mshr(nm, way);
-  issue_fill(nm, line, need, mt);
-  enqueue(nm);
+  mshr_open(nm, q.set, way);
+  issue_fill(nm, q.line, need, mt);
+  mshr_enqueue(nm, q);
   return true;
 }
 

@@ -121,7 +121,35 @@ class L2Bank : public sc_core::sc_module {
   void respond_method();   // send ready responses upstream
   void memresp_method();   // handle ready responses from memory
 
-  bool try_handle(tlm::tlm_generic_payload& gp);  // false = stall
+  // Tag lookup of the input queue's head (l2_bank.cpp "tag lookup": the
+  // paths and their order). false = stall: a resource is missing, nothing changed.
+  bool try_handle(tlm::tlm_generic_payload& gp);
+  struct Lookup {  // a request at the tag lookup, decoded once
+    tlm::tlm_generic_payload& gp;
+    GpuExt& e;
+    sc_core::sc_time now;
+    uint64_t line = 0;
+    bool wr = false;
+    uint8_t req = 0;      // sectors it reads or writes
+    uint8_t partial = 0;  // sectors it writes only in part (they need the line's data)
+    uint32_t set = 0;
+    repl_access acc{};    // what the replacement policy sees
+  };
+  Lookup begin_lookup(tlm::tlm_generic_payload& gp);
+  bool lookup_present(Lookup& q, uint32_t way);
+  bool merge_into_fill(Lookup& q, int m, uint32_t way, const cache_line& l);
+  bool serve_hit(Lookup& q, uint32_t way, const cache_line& l);
+  bool fetch_sectors(Lookup& q, uint32_t way, const cache_line& l, uint8_t need);
+  bool lookup_absent(Lookup& q);
+  bool ack_empty_write(Lookup& q, uint8_t mt);
+  int bypassed_fill_for(const Lookup& q) const;
+  bool merge_into_bypass(Lookup& q, int m, uint8_t mt);
+  bool bypass_fill(Lookup& q, int nm, uint8_t need, uint8_t mt);
+  bool allocate_line(Lookup& q, uint32_t way, int nm, uint8_t need, uint8_t mt);
+  void count_access(const Lookup& q, uint8_t valid, uint8_t mem_type);
+  void mshr_enqueue(int m, const Lookup& q);
+  int lowest_free_mshr() const;
+  void mshr_open(int m, uint32_t set, uint32_t way);
   uint8_t sector_mask_of(tlm::tlm_generic_payload& gp) const;  // a read's sectors (none given: all)
   void apply(tlm::tlm_generic_payload& gp, uint32_t set, uint32_t way);
   sc_core::sc_time schedule_port(const sc_core::sc_time& lookup, unsigned sectors);

@@ -479,80 +479,101 @@ void Sm::erase_age_pos(unsigned p) {
 }
 
 // Issue up to the remaining issue width from eligible warps, in scheduler
-// order. Same order and outcome as considering every slot in turn: LRR from
-// the slot after the last issued one; GTO the last issued slot first, then the
-// oldest first (an Exit removes its slot from the age order and the scan goes
-// on at the position after it, i.e. skips the warp that moved into its place,
-// as an index-based walk over the shrinking order does).
+// order: 1. decide whether there is anything to scan (issue_scan_needed),
+// 2. walk the eligible warps in LRR or GTO order (scan_lrr / scan_gto), each
+// one tried by try_issue against the cycle's budgets, 3. keep what is left of
+// the budgets for a later evaluation in the same cycle.
 __attribute__((always_inline)) inline void Sm::issue_stage(uint64_t c) {
-  if (!age_n_) return;
-  if (issued_c_ >= cfg_.issue_width) return;
-  if (c == last_scan_c_ && !issue_dirty_) return;  // nothing changed since this cycle's scan
+  if (!issue_scan_needed(c)) return;
+  IssueBudget b{issued_c_, cfg_.ldst_per_cycle - ldst_c_};
+  if (gto_) scan_gto(c, b);
+  else scan_lrr(c, b);
+  issued_c_ = b.issued;
+  ldst_c_ = cfg_.ldst_per_cycle - b.ldst;
+}
+
+// Some issue width is left, something changed since this cycle's last scan
+// (issue_dirty_), and after filing the dirty and due slots some warp is
+// eligible.
+__attribute__((always_inline)) inline bool Sm::issue_scan_needed(uint64_t c) {
+  if (!age_n_) return false;
+  if (issued_c_ >= cfg_.issue_width) return false;
+  if (c == last_scan_c_ && !issue_dirty_) return false;  // nothing changed since this cycle's scan
   last_scan_c_ = c;
   issue_dirty_ = false;
   if (any_dirty_) classify_dirty(c);
   if (timed_min_ <= c) promote_timed(c);
-  if (!(n_elig_[kClsOther] | n_elig_[kClsLoad] | n_elig_[kClsStore])) return;
-  unsigned issued = issued_c_, ldst = cfg_.ldst_per_cycle - ldst_c_;
-  auto consider = [&](unsigned slot) -> bool {  // returns true when the issue width is used up
-    const Op op = op_[slot];
-    if (!structural_ok(op, ldst)) return false;
-    if (op == Op::Load || op == Op::Store) --ldst;
-    issue(slot, c);
-    issued_eval_ = true;
-    if (any_dirty_) classify_dirty(c);  // warps a barrier released (issue() files the issuing warp itself)
-    return ++issued == cfg_.issue_width;
-  };
-  // Classes of eligible warps that can pass the structural check now (bit
-  // per OpClass; the set only shrinks during a scan): the scan visits only
-  // those, which is the same as visiting all and skipping the others. 0: no
-  // eligible warp can issue for the rest of this scan.
-  auto passable = [&]() -> unsigned {
-    unsigned m = n_elig_[kClsOther] ? 1u << kClsOther : 0u;
-    if (ldst && memq_count_ + memq_freed_c_ < kMemQ) {
-      if (n_elig_[kClsStore]) m |= 1u << kClsStore;
-      if (n_elig_[kClsLoad] && ldrec_free_.size() > ldrec_freed_c_) m |= 1u << kClsLoad;
-    }
-    return m;
-  };
-  if (!gto_) {
-    const unsigned nw = cfg_.max_warps;
-    const unsigned start = last_issued_ < 0 ? 0 : static_cast<unsigned>(last_issued_ + 1) % nw;
-    bool done = false;
-    for (unsigned pass = 0; pass < 2 && !done; ++pass) {
-      unsigned r = pass == 0 ? start : 0;
-      const unsigned end = pass == 0 ? nw : start;
-      while (!done) {
-        const unsigned cm = passable();
-        if (!cm) {
-          done = true;
-          break;
-        }
-        const int k = next_elig(r, end, cm);
-        if (k < 0) break;
-        r = static_cast<unsigned>(k) + 1;
-        done = consider(static_cast<unsigned>(k));
+  return (n_elig_[kClsOther] | n_elig_[kClsLoad] | n_elig_[kClsStore]) != 0;
+}
+
+// Classes of eligible warps that can pass the structural check now (bit per
+// OpClass; the set only shrinks during a scan): the scan visits only those,
+// which is the same as visiting all and skipping the others. 0: no eligible
+// warp can issue for the rest of this scan.
+__attribute__((always_inline)) inline unsigned Sm::passable_classes(const IssueBudget& b) const {
+  unsigned m = n_elig_[kClsOther] ? 1u << kClsOther : 0u;
+  if (b.ldst && memq_count_ + memq_freed_c_ < kMemQ) {
+    if (n_elig_[kClsStore]) m |= 1u << kClsStore;
+    if (n_elig_[kClsLoad] && ldrec_free_.size() > ldrec_freed_c_) m |= 1u << kClsLoad;
+  }
+  return m;
+}
+
+// Issue the slot's instruction if it passes the structural check; true when
+// the issue width is used up.
+__attribute__((always_inline)) inline bool Sm::try_issue(unsigned slot, uint64_t c, IssueBudget& b) {
+  const Op op = op_[slot];
+  if (!structural_ok(op, b.ldst)) return false;
+  if (op == Op::Load || op == Op::Store) --b.ldst;
+  issue(slot, c);
+  issued_eval_ = true;
+  if (any_dirty_) classify_dirty(c);  // warps a barrier released (issue() files the issuing warp itself)
+  return ++b.issued == cfg_.issue_width;
+}
+
+// Loose round robin: eligible slots from the one after the last issued,
+// wrapping around once. Same order and outcome as considering every slot in
+// turn.
+__attribute__((always_inline)) inline void Sm::scan_lrr(uint64_t c, IssueBudget& b) {
+  const unsigned nw = cfg_.max_warps;
+  const unsigned start = last_issued_ < 0 ? 0 : static_cast<unsigned>(last_issued_ + 1) % nw;
+  bool done = false;
+  for (unsigned pass = 0; pass < 2 && !done; ++pass) {
+    unsigned r = pass == 0 ? start : 0;
+    const unsigned end = pass == 0 ? nw : start;
+    while (!done) {
+      const unsigned cm = passable_classes(b);
+      if (!cm) {
+        done = true;
+        break;
       }
-    }
-  } else {
-    // Greedy-then-oldest (Rogers et al., MICRO'12): keep issuing from the last
-    // warp while it can, otherwise the oldest ready warp.
-    const int greedy = last_issued_;
-    bool done = false;
-    if (greedy >= 0 && st_[static_cast<unsigned>(greedy)] == kStElig) done = consider(static_cast<unsigned>(greedy));
-    unsigned r = 0;
-    unsigned cm;
-    while (!done && (cm = passable()) != 0) {
-      const int k = next_elig(r, age_n_, cm);
+      const int k = next_elig(r, end, cm);
       if (k < 0) break;
       r = static_cast<unsigned>(k) + 1;
-      const unsigned slot = age_buf_[age_head_ + static_cast<unsigned>(k)];
-      if (static_cast<int>(slot) == greedy) continue;
-      done = consider(slot);
+      done = try_issue(static_cast<unsigned>(k), c, b);
     }
   }
-  issued_c_ = issued;
-  ldst_c_ = cfg_.ldst_per_cycle - ldst;
+}
+
+// Greedy-then-oldest (Rogers et al., MICRO'12): keep issuing from the last
+// warp while it can, otherwise the oldest ready warp. An Exit removes its slot
+// from the age order and the scan goes on at the position after it, i.e.
+// skips the warp that moved into its place, as an index-based walk over the
+// shrinking order does.
+__attribute__((always_inline)) inline void Sm::scan_gto(uint64_t c, IssueBudget& b) {
+  const int greedy = last_issued_;
+  bool done = false;
+  if (greedy >= 0 && st_[static_cast<unsigned>(greedy)] == kStElig) done = try_issue(static_cast<unsigned>(greedy), c, b);
+  unsigned r = 0;
+  unsigned cm;
+  while (!done && (cm = passable_classes(b)) != 0) {
+    const int k = next_elig(r, age_n_, cm);
+    if (k < 0) break;
+    r = static_cast<unsigned>(k) + 1;
+    const unsigned slot = age_buf_[age_head_ + static_cast<unsigned>(k)];
+    if (static_cast<int>(slot) == greedy) continue;
+    done = try_issue(slot, c, b);
+  }
 }
 
 void Sm::issue(unsigned slot, uint64_t c) {

@@ -205,6 +205,15 @@ class Sm : public sc_core::sc_module {
   // pipeline stages
   void process_response(tlm::tlm_generic_payload* gp, uint64_t c);
   inline void issue_stage(uint64_t c);
+  struct IssueBudget {  // what is left of this cycle's issue width and LD/ST slots during a scan
+    unsigned issued;    // instructions issued this cycle so far
+    unsigned ldst;      // LD/ST issues left this cycle
+  };
+  inline bool issue_scan_needed(uint64_t c);
+  inline unsigned passable_classes(const IssueBudget& b) const;
+  inline bool try_issue(unsigned slot, uint64_t c, IssueBudget& b);
+  inline void scan_lrr(uint64_t c, IssueBudget& b);
+  inline void scan_gto(uint64_t c, IssueBudget& b);
   uint64_t ready_time(Warp& w);
   bool structural_ok(Op op, unsigned ldst_budget) const;
   bool can_issue_next_cycle() const;
