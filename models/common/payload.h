@@ -14,6 +14,7 @@
 //    acquire()/release() reference counting as in TLM-2.0 base protocol.
 #pragma once
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -68,7 +69,10 @@ struct GpuExt : tlm::tlm_extension<GpuExt> {
   uint64_t phys_addr = 0;
   // Response route: each hop that fans in several initiators pushes the
   // port a request came in on and pops it for the response (instead of
-  // overwriting sm_id, the issuing SM's id, which stays as metadata).
+  // overwriting sm_id, the issuing SM's id, which stays as metadata). `who`
+  // names the hop (its module's name()) for the error: a push onto a full
+  // stack (kMaxHops), a port above 65535 or a pop of an empty stack is a
+  // model bug and ends the run with SC_REPORT_FATAL, never a wrap.
   static constexpr unsigned kMaxHops = 4;
   uint16_t hop[kMaxHops] = {0, 0, 0, 0};
   uint8_t nhops = 0;
@@ -77,8 +81,27 @@ struct GpuExt : tlm::tlm_extension<GpuExt> {
   // controllers count it by its class; the L2's accesses count as demand
   // (reads) and write-back (writes) whatever the L2 called them.
   bool own = false;
-  void push_hop(unsigned port) { hop[nhops++ & (kMaxHops - 1)] = static_cast<uint16_t>(port); }
-  unsigned pop_hop() { return hop[--nhops & (kMaxHops - 1)]; }
+  void push_hop(unsigned port, const char* who) {
+    if (__builtin_expect(nhops >= kMaxHops || port > 0xffffu, 0)) hop_fatal(who, port, true);
+    hop[nhops++] = static_cast<uint16_t>(port);
+  }
+  unsigned pop_hop(const char* who) {
+    if (__builtin_expect(nhops == 0, 0)) hop_fatal(who, 0, false);
+    return hop[--nhops];
+  }
+  [[noreturn]] __attribute__((cold, noinline)) void hop_fatal(const char* who, unsigned port, bool push) const {
+    std::string m;
+    if (!push)
+      m = "response route: pop of an empty hop stack (a response that no hop routed; SM " + std::to_string(sm_id) + ")";
+    else if (port > 0xffffu)
+      m = "response route: port " + std::to_string(port) + " does not fit a hop entry (at most 65535)";
+    else
+      m = "response route: hop stack full (" + std::to_string(kMaxHops) + " hops: " + std::to_string(hop[0]) + ", " +
+          std::to_string(hop[1]) + ", " + std::to_string(hop[2]) + ", " + std::to_string(hop[3]) + "), push of port " +
+          std::to_string(port) + " (SM " + std::to_string(sm_id) + "; a topology deeper than GpuExt::kMaxHops)";
+    SC_REPORT_FATAL(who, m.c_str());
+    std::abort();
+  }
   uint64_t byte_mask[2] = {0, 0};  // written bytes of the line (writes only)
   uint64_t issue_ps = 0;     // time the request entered the memory system (ps), for latency stats
 

@@ -127,7 +127,7 @@ void MemSide::to_device(tlm_generic_payload& gp, const memside_target& t) {
 // A request the policy holds waits in the shell's queue; its L2 port is free
 // to send the next one (END_REQ now). The route back is its upstream port.
 void MemSide::hold(unsigned port, tlm_generic_payload& gp, uint32_t ticket) {
-  GpuExt::get(gp).push_hop(port);
+  GpuExt::get(gp).push_hop(port, name());
   park(&gp, ticket);
   ++st2_.held;
 }
@@ -185,7 +185,7 @@ tlm_sync_enum MemSide::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
         return isock[static_cast<int>(dev_port(t.dev, port))]->nb_transport_fw(gp, ph, d);
       }
       if (t.delay_ps) arrival(t.dev, SC_ZERO_TIME, t.delay_ps);  // the release queue goes out after it
-      GpuExt::get(gp).push_hop(port);  // behind a released request to its line: it goes out after it
+      GpuExt::get(gp).push_hop(port, name());  // behind a released request to its line: it goes out after it
       rel_q_[t.dev].push_back(&gp);
       send_released();
       ph = tlm::END_REQ;
@@ -244,7 +244,7 @@ tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phas
       t.latency_ps = e.dev_latency_ps;
       ops_->complete(st_.data(), &rq, &t);
     }
-    const unsigned up = released ? e.pop_hop() : port;
+    const unsigned up = released ? e.pop_hop(name()) : port;
     resp_port_[up] = static_cast<unsigned>(id);  // for a late END_RESP; one outstanding response per port
     return tsock[static_cast<int>(up)]->nb_transport_bw(gp, ph, d);
   }
@@ -305,7 +305,7 @@ void MemSide::release_process() {
     if (go && line_released(t.dev, t.addr - t.addr % kLineBytes)) {
       if (t.delay_ps) arrival(t.dev, SC_ZERO_TIME, t.delay_ps);
       to_device(*h.gp, t);  // behind a released request to its line: it goes out after it
-      GpuExt::get(*h.gp).push_hop(port);
+      GpuExt::get(*h.gp).push_hop(port, name());
       rel_q_[t.dev].push_back(h.gp);
       send_released();
     } else if (go) {

@@ -140,8 +140,7 @@ tlm_sync_enum Xbar::fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& 
   if (ph == tlm::BEGIN_REQ) {
     GpuExt& e = GpuExt::get(gp);
     if (e.l2_bank >= num_banks_) fatal("request for an L2 bank beyond the crossbar's ports");
-    if (e.nhops >= GpuExt::kMaxHops) fatal("request route deeper than GpuExt::kMaxHops hops");
-    e.push_hop(sm);  // response route: the port it came in on (port i == SM i)
+    e.push_hop(sm, name());  // response route: the port it came in on (port i == SM i)
     if (offer(kReq, sm, e.l2_bank, gp, sim_now().value() + d.value())) {
       ph = tlm::END_REQ;
       return tlm::TLM_UPDATED;
@@ -177,8 +176,7 @@ tlm_sync_enum Xbar::bw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& 
       deliver(kReq, bank);
     }
     GpuExt& e = GpuExt::get(gp);
-    if (e.nhops == 0) fatal("response without a route back");
-    const uint32_t sm = e.pop_hop();
+    const uint32_t sm = e.pop_hop(name());
     if (sm >= num_sms_) fatal("response for an unknown SM port");
     return offer(kResp, bank, sm, gp, sim_now().value() + d.value()) ? tlm::TLM_COMPLETED : tlm::TLM_ACCEPTED;
   }
