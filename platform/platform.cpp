@@ -575,6 +575,9 @@ void Platform::build() {
 
   // Sampler, time series, VCD.
   P.sampler.reset(new Sampler("sampler", C.f("sim.epoch_ns"), P.gpu.get(), P.probes));
+  P.gpu->on_kernel_boundary([ip = &P](uint32_t k, bool last) {  // every partition's policy hears it
+    for (auto& s : ip->sides) s->kernel_boundary(k, last);
+  });
   P.gpu->on_finished([s = P.sampler.get(), t = P.throttle.get()] {  // the last sample is the end of the run
     s->stop();
     if (t) t->stop();

@@ -106,10 +106,17 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   // Nothing held, queued or outstanding.
   bool idle() const;
   const char* policy_name() const { return ops_->name; }
+  const void* policy_state() const { return st_.data(); }  // the policy's state block (tests, debugging)
   // Rank `rank` of device `dev` now runs with tRCD trcd and tWR twr (device
   // cycles; SCM throttling): tells the policy (memside_ops.timing_changed).
   void timing_changed(unsigned dev, unsigned rank, uint32_t trcd, uint32_t twr) {
     if (ops_->timing_changed) ops_->timing_changed(st_.data(), dev, rank, trcd, twr);
+  }
+
+  // Kernel launch kernel_index (from 0) ended and the next starts, or the
+  // program is done (last): tells the policy (memside_ops.kernel_boundary).
+  void kernel_boundary(uint32_t kernel_index, bool last) {
+    if (ops_->kernel_boundary) ops_->kernel_boundary(st_.data(), kernel_index, last ? 1 : 0);
   }
 
   // memside.moves, memside.moved_bytes, memside.remaps, memside.held,

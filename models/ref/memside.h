@@ -227,6 +227,15 @@ typedef struct memside_ops {
    * run started with). A policy whose decisions depend on them (the DRAM
    * cache's bypass numerators, Eq. 1) follows. */
   void (*timing_changed)(void *st, uint32_t dev, uint32_t rank, uint32_t trcd, uint32_t twr);
+  /* Kernel boundary (optional): kernel launch `kernel_index` (launch order,
+   * from 0) has ended -- its CTAs finished and the L2 acknowledged its
+   * stores; write-backs of its lines may still be on their way -- and the
+   * next launch starts (`last` = 0) or the program is done (`last` = 1).
+   * Every partition's policy hears it, in partition order, before the next
+   * kernel's first CTA is dispatched (the kernel does not wait for the
+   * policy). Placement and migration policies that act between kernels do
+   * it here; it may issue transfers and release held accesses. */
+  void (*kernel_boundary)(void *st, uint32_t kernel_index, uint8_t last);
   /* Work in progress (transfers outstanding or accesses held). */
   int (*busy)(const void *st);
   void (*stats)(const void *st, memside_stats *out);

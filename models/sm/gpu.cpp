@@ -203,6 +203,7 @@ void Gpu::kernel_method() {
   for (auto& m : sms_) m->kernel_boundary();
   for (;;) {
     kernel_ = prog_->next_kernel();
+    if (launched_ && on_kernel_boundary_) on_kernel_boundary_(static_cast<uint32_t>(launched_ - 1), !kernel_);
     if (kernel_) open_kernel_record(*kernel_);
     if (!kernel_) {
       // Done. The simulation goes on until nothing is left to do (the memory

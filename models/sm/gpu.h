@@ -46,6 +46,14 @@ class Gpu : public sc_core::sc_module, public SmHost {
   const std::string& launch_error() const { return launch_error_; }
   // Called once when the last kernel has ended (the platform stops its sampler).
   void on_finished(std::function<void()> f) { on_finished_ = std::move(f); }
+  // Called at every kernel boundary: launch kernel_index (from 0, empty
+  // launches included) has ended, and the next launch starts in this same
+  // call of the kernel process, before its first CTA is dispatched (last =
+  // false), or the program is done (last = true, before on_finished). The
+  // platform passes it to every memory partition (MemSide::kernel_boundary).
+  void on_kernel_boundary(std::function<void(uint32_t kernel_index, bool last)> f) {
+    on_kernel_boundary_ = std::move(f);
+  }
   uint64_t instructions() const;  // thread instructions so far (cumulative)
   uint64_t warp_instructions() const;  // warp instructions so far (cumulative)
   uint64_t mem_requests() const;  // L1 -> L2 requests so far (cumulative)
@@ -125,6 +133,7 @@ class Gpu : public sc_core::sc_module, public SmHost {
   std::function<void()> on_mark_;
   std::string launch_error_;
   std::function<void()> on_finished_;
+  std::function<void(uint32_t, bool)> on_kernel_boundary_;
   Event kernel_ev_, dispatch_ev_;
   uint64_t cycles_ = 0, kernels_ = 0, launched_ = 0;
   std::vector<KernelRecord> kernel_records_;  // one per launch (not per request)

@@ -9,6 +9,8 @@
 //   * Exit waits for all of the warp's register writes; a kernel ends in the
 //     cycle its last warp exits or its last store is acknowledged, and
 //     gpu.cycles = that cycle + 1.
+// Kernel boundaries reach every memory partition's policy (memside_ops.kernel_boundary)
+// once per launch, in order, when the next launch starts.
 // Each case runs in a forked child process (a fresh SystemC simulation context).
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,10 +26,12 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/peq_with_get.h>
+#include <tlm_utils/simple_initiator_socket.h>
 #include <vector>
 
 #include "common/payload.h"
 #include "common/stats.h"
+#include "memside/mem_side.h"
 #include "platform/module_cfg.h"
 #include "sm/gpu.h"
 #include "workloads/functional.h"
@@ -37,6 +41,7 @@
 extern "C" {
 #include "addrmap.h"
 #include "bstore.h"
+#include "memside.h"
 }
 
 using namespace strata;
@@ -907,6 +912,188 @@ static void case_builtin_workloads(const char* name, std::map<std::string, int64
   EXPECT(e.st("check.loads") > 0);
 }
 
+// ------------------------------------------------------------------ kernel boundaries
+
+// A memory-side policy that counts kernel boundaries (memside_ops.kernel_boundary)
+// and keeps every line where the static map puts it.
+struct KbState {
+  memside_cfg cfg;
+  uint32_t n;  // boundaries heard
+  uint32_t index[64];
+  uint8_t last[64];
+};
+static size_t kb_state_bytes(const memside_cfg*) { return sizeof(KbState); }
+static int kb_init(void* st, const memside_cfg* cfg, const memside_env*, char*, size_t) {
+  KbState* s = static_cast<KbState*>(st);
+  s->cfg = *cfg;
+  s->n = 0;
+  return 0;
+}
+static void kb_locate(const void* st, uint64_t pa, memside_target* out) {
+  memside_static_locate(&static_cast<const KbState*>(st)->cfg, pa, out);
+}
+static int kb_route(void* st, const memside_req* rq, uint32_t*, memside_target* out) {
+  kb_locate(st, rq->pa, out);
+  return MEMSIDE_GO;
+}
+static void kb_boundary(void* st, uint32_t kernel_index, uint8_t last) {
+  KbState* s = static_cast<KbState*>(st);
+  if (s->n < 64) {
+    s->index[s->n] = kernel_index;
+    s->last[s->n] = last;
+  }
+  ++s->n;
+}
+static memside_ops kb_ops() {
+  memside_ops o{};
+  o.name = "count_boundaries";
+  o.desc = "test: counts kernel boundaries";
+  o.state_bytes = kb_state_bytes;
+  o.init = kb_init;
+  o.locate = kb_locate;
+  o.route = kb_route;
+  o.kernel_boundary = kb_boundary;
+  return o;
+}
+
+// Stands in for the L2 banks above a memory side and the device controller below it (no traffic).
+struct NoTraffic : sc_core::sc_module {
+  tlm_utils::simple_initiator_socket<NoTraffic> isock;
+  tlm_utils::multi_passthrough_target_socket<NoTraffic> tsock;
+  explicit NoTraffic(sc_core::sc_module_name n) : sc_module(n), isock("isock"), tsock("tsock") {
+    isock.register_nb_transport_bw(this, &NoTraffic::bw);
+    tsock.register_nb_transport_fw(this, &NoTraffic::fw);
+  }
+  tlm::tlm_sync_enum bw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_time&) { return tlm::TLM_COMPLETED; }
+  tlm::tlm_sync_enum fw(int, tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_time&) { return tlm::TLM_COMPLETED; }
+};
+
+// Memory sides of three partitions (two counting policies and `plain`,
+// which has no kernel_boundary entry) hear every kernel boundary of the GPU,
+// wired as the platform wires them (platform.cpp build()). Returns the core
+// cycle of each boundary.
+struct KbRig {
+  memside_ops ops = kb_ops();
+  bstore dev{};
+  std::vector<std::unique_ptr<MemSide>> sides;
+  std::vector<std::unique_ptr<NoTraffic>> ends;
+  std::vector<uint64_t> cycles;
+  KbRig(Env& e) {
+    bstore_init(&dev);
+    char err[128];
+    for (unsigned p = 0; p < 3; ++p) {
+      memside_cfg c{};
+      c.map = &e.map;
+      c.partition = p;
+      c.ndevs = 1;
+      c.dev_channel[0] = p % 2;
+      if (devaddr_init(&c.geom[0], 1, 1, 4, 64, 32, err, sizeof err) != 0) std::fprintf(stderr, "%s\n", err);
+      const memside_ops* o = p == 1 ? memside_find("plain") : &ops;
+      sides.emplace_back(new MemSide(("side" + std::to_string(p)).c_str(), o, c, 1, e.pool, e.stats));
+      ends.emplace_back(new NoTraffic(("end" + std::to_string(p)).c_str()));
+      ends.back()->isock.bind(sides.back()->tsock);
+      sides.back()->connect(ends.back()->tsock, &dev);
+    }
+    const uint64_t pps = e.sm.clk.period_ps();
+    e.gpu->on_kernel_boundary([this, pps](uint32_t k, bool last) {
+      cycles.push_back(sc_core::sc_time_stamp().value() / sc_time(1, SC_PS).value() / pps);
+      for (auto& s : sides) s->kernel_boundary(k, last);
+    });
+  }
+  ~KbRig() { bstore_free(&dev); }
+  const KbState& policy(unsigned p) { return *static_cast<const KbState*>(sides[p]->policy_state()); }
+};
+
+// Four launches (stores, loads, an empty launch, ALU only): boundaries 0, 1,
+// 2 and the last (3, last = 1), in order, in both counting policies; each at
+// the cycle the next launch starts (its kernel.<n>.start_cycle; the empty
+// launch starts and ends at once, so boundaries 1 and 2 share a cycle), the
+// last at gpu.cycles; the first after the L2 acknowledged kernel 1's stores
+// and before kernel 2's first instruction.
+static void case_kernel_boundary() {
+  TinyProgram p;
+  p.array_of("A", 4096);
+  p.kernel(2, 1, [&p](WarpCtx& w, WarpInst& o) {
+    switch (w.pc++) {
+      case 0: o.alu(0, ~0u); break;
+      case 1:
+        o.store(~0u, 4, 0);
+        lanes_linear(o, p.array(0).base + w.cta * kLineBytes, 4);
+        for (unsigned l = 0; l < 32; ++l) {
+          o.data[l] = w.cta * 100 + l;
+          bstore_write(p.ks[0]->golden, o.addr[l], &o.data[l], 4);
+        }
+        break;
+      default: o.exit();
+    }
+  });
+  p.kernel(1, 1, [&p](WarpCtx& w, WarpInst& o) {
+    switch (w.pc++) {
+      case 0: o.load(1, ~0u, 4); lanes_linear(o, p.array(0).base, 4); break;
+      default: o.exit();
+    }
+  });
+  p.kernel(0, 1, [](WarpCtx&, WarpInst& o) { o.exit(); });
+  p.kernel(1, 1, [](WarpCtx& w, WarpInst& o) {
+    if (w.pc++ == 0) o.alu(0, ~0u);
+    else o.exit();
+  });
+  Env e;
+  e.build(p, 1, true);
+  KbRig rig(e);
+  e.run();
+  e.gpu->register_kernel_stats(e.stats);
+  for (unsigned s : {0u, 2u}) {
+    const KbState& st = rig.policy(s);
+    EXPECT_EQ(st.n, 4);
+    for (unsigned k = 0; k < 4 && k < st.n; ++k) {
+      EXPECT_EQ(st.index[k], k);
+      EXPECT_EQ(st.last[k], k == 3 ? 1 : 0);
+    }
+  }
+  EXPECT_EQ(rig.cycles.size(), 4u);
+  if (rig.cycles.size() != 4) return;
+  EXPECT_EQ(rig.cycles[0], e.st("kernel.2.k2.start_cycle"));
+  EXPECT_EQ(rig.cycles[1], e.st("kernel.3.k3.start_cycle"));
+  EXPECT_EQ(rig.cycles[2], e.st("kernel.4.k4.start_cycle"));
+  EXPECT_EQ(rig.cycles[1], rig.cycles[2]);
+  EXPECT_EQ(rig.cycles[3], e.st("gpu.cycles"));
+  uint64_t last_ack = 0;
+  for (const FakeMem::Rec& r : e.mem->log)
+    if (r.write) last_ack = std::max<uint64_t>(last_ack, r.cycle + e.mem->cfg.latency);
+  EXPECT(last_ack > 0);
+  EXPECT(rig.cycles[0] > last_ack);
+  unsigned before = 0;
+  for (const IssueRec& r : e.logs[0]) before += r.cycle < rig.cycles[0];
+  EXPECT_EQ(before, 6u);  // kernel 1's two warps: ALU, store, exit
+  EXPECT(e.logs[0].size() > 6 && e.logs[0][6].cycle >= rig.cycles[0]);
+}
+
+// A multi-kernel workload (bfs: one launch per level): one boundary per launch, in order, the last flagged.
+static void case_kernel_boundary_bfs() {
+  Env e;
+  auto prog = find_workload("bfs")->make({{"scale", 10}, {"edge_factor", 8}}, 3);
+  prog->init(&e.golden, &e.device);
+  e.gpu.reset(new Gpu("gpu", 2, e.sm, e.l1, &e.map, e.pool, &e.golden, false, e.stats));
+  e.mem.reset(new FakeMem("fake_l2", FakeCfg(), e.sm.clk.period_ps(), &e.device));
+  for (unsigned i = 0; i < 2; ++i) e.gpu->sm(i).isock.bind(e.mem->tsock);
+  e.gpu->load(prog.get());
+  e.logs.resize(2);
+  KbRig rig(e);
+  e.run();
+  const uint32_t kernels = static_cast<uint32_t>(e.st("gpu.kernels"));
+  EXPECT(kernels >= 3);
+  for (unsigned s : {0u, 2u}) {
+    const KbState& st = rig.policy(s);
+    EXPECT_EQ(st.n, kernels);
+    for (uint32_t k = 0; k < st.n && k < 64; ++k) {
+      EXPECT_EQ(st.index[k], k);
+      EXPECT_EQ(st.last[k], k + 1 == st.n ? 1 : 0);
+    }
+  }
+  for (size_t i = 1; i < rig.cycles.size(); ++i) EXPECT(rig.cycles[i] >= rig.cycles[i - 1]);
+}
+
 // ------------------------------------------------------------------ driver
 
 struct Case {
@@ -1011,6 +1198,8 @@ int sc_main(int, char**) {
       {"workload_bfs", [] { case_builtin_workloads("bfs", {{"scale", 10}, {"edge_factor", 8}}, true); }, 0, nullptr},
       {"payload_pool", case_payload_pool, 0, nullptr},
       {"ndp_role", case_ndp_role, 0, nullptr},
+      {"kernel_boundary", case_kernel_boundary, 0, nullptr},
+      {"kernel_boundary_bfs", case_kernel_boundary_bfs, 0, nullptr},
       {"check_catches_corruption", case_check_catches_corruption, 3,
        "strata: check failed: SM 0 warp 0 addr 0x0 cycle 100: expected 04030201 got 5e030201"},
   };
