@@ -10,9 +10,10 @@ static uint8_t log2u(uint32_t x) {
   return s;
 }
 
+#define AMAP_NFIELDS 9
 static int parse_field(const char *tok, size_t n) {
-  static const char *names[] = {"off", "col", "ch", "ra", "bg", "ba", "row"};
-  for (int i = 0; i < 7; ++i)
+  static const char *names[AMAP_NFIELDS] = {"off", "col", "ch", "ra", "bg", "ba", "row", "st", "va"};
+  for (int i = 0; i < AMAP_NFIELDS; ++i)
     if (strlen(names[i]) == n && strncmp(tok, names[i], n) == 0) return i;
   return -1;
 }
@@ -49,21 +50,31 @@ static void precompute_fast(amap_dec *m) {
         colbits += d->shift;
         break;
       case AMAP_CH:
+      case AMAP_VA: /* the channel's low part (stacked: the vault) */
+        m->fpos[0] = (uint8_t)pos;
+        m->fmask[0] = mask;
+        m->has_ch = 1;
+        m->above_ch_pos = (uint8_t)(pos + d->shift); /* stacked: above whichever of st, va comes last */
+        break;
+      case AMAP_ST:
+        m->st_pos = (uint8_t)pos;
+        m->st_mask = mask;
+        m->has_ch = 1;
+        m->above_ch_pos = (uint8_t)(pos + d->shift);
+        break;
       case AMAP_RA:
       case AMAP_BG:
       case AMAP_BA:
         m->fpos[d->field - AMAP_CH] = (uint8_t)pos;
         m->fmask[d->field - AMAP_CH] = mask;
-        if (d->field == AMAP_CH) {
-          m->has_ch = 1;
-          m->above_ch_pos = (uint8_t)(pos + d->shift);
-        }
         break;
       default: break;
     }
     pos += d->shift;
   }
   m->lpc_pow2 = (uint8_t)is_pow2(m->l2_per_channel);
+  m->st_out = log2u(m->vaults);
+  m->vault_shift = log2u(m->vaults);
   if (!m->hash) return;
   const uint32_t cnt[3] = {m->channels, m->bankgroups, m->banks};
   for (unsigned k = 0; k < 3; ++k)
@@ -93,7 +104,7 @@ static int dec_init(amap_dec *m, const char *layout, uint32_t channels, uint32_t
   m->banks = banks_per_group;
   m->l2_per_channel = l2_per_channel ? l2_per_channel : 1;
   m->hash = hash;
-  uint32_t seen[7] = {0};
+  uint32_t seen[AMAP_NFIELDS] = {0};
   uint64_t colprod = 1;
   const char *p = layout;
   int have_row = 0;
@@ -108,7 +119,7 @@ static int dec_init(amap_dec *m, const char *layout, uint32_t channels, uint32_t
     while (*p && *p != ':' && *p != ' ') ++p;
     int f = parse_field(t, (size_t)(p - t));
     if (f < 0) {
-      snprintf(err, errlen, "layout '%s': unknown field '%.*s' (expected off, col, ch, ra, bg, ba, row)", layout,
+      snprintf(err, errlen, "layout '%s': unknown field '%.*s' (expected off, col, ch, st, va, ra, bg, ba, row)", layout,
                (int)(p - t), t);
       return -1;
     }
@@ -159,10 +170,24 @@ static int dec_init(amap_dec *m, const char *layout, uint32_t channels, uint32_t
     snprintf(err, errlen, "layout '%s': must start with 'off:<bytes per column access>'", layout);
     return -1;
   }
+  m->stacked = (uint8_t)(seen[AMAP_ST] || seen[AMAP_VA]);
+  if (m->stacked && seen[AMAP_CH]) {
+    snprintf(err, errlen, "layout '%s': 'ch' and 'st'/'va' both give the channel (use ch:N, or st:S va:V for S "
+             "stacks of V vaults)", layout);
+    return -1;
+  }
+  m->stacks = seen[AMAP_ST] ? seen[AMAP_ST] : 1;
+  m->vaults = seen[AMAP_VA] ? seen[AMAP_VA] : 1;
+  if (m->stacked && (uint64_t)m->stacks * m->vaults != channels) {
+    snprintf(err, errlen, "layout '%s': st x va counts give %llu channels (%u stacks x %u vaults), geometry has %u "
+             "channels", layout, (unsigned long long)m->stacks * m->vaults, m->stacks, m->vaults, channels);
+    return -1;
+  }
+  if (!m->stacked) m->vaults = channels ? channels : 1;
   const struct { int f; uint32_t want; const char *name, *what; } chk[] = {
       {AMAP_CH, channels, "ch", "channels"}, {AMAP_RA, ranks, "ra", "ranks"},
       {AMAP_BG, bankgroups, "bg", "bank groups"}, {AMAP_BA, banks_per_group, "ba", "banks per bank group"}};
-  for (unsigned i = 0; i < 4; ++i) {
+  for (unsigned i = m->stacked ? 1 : 0; i < 4; ++i) {
     uint32_t got = seen[chk[i].f] ? seen[chk[i].f] : 1;
     if (got != chk[i].want) {
       snprintf(err, errlen, "layout '%s': %s field count %u does not match the geometry (%u %s)", layout, chk[i].name, got, chk[i].want, chk[i].what);
@@ -193,6 +218,8 @@ int amap_init(amap *m, const char *layout, uint32_t channels, uint32_t ranks, ui
   m->columns = m->d.columns;
   m->atom_bytes = m->d.atom_bytes;
   m->l2_per_channel = m->d.l2_per_channel;
+  m->stacks = m->d.stacks;
+  m->vaults = m->d.vaults;
   m->part_channels = 1;
   m->hash = hash;
   return 0;
@@ -290,7 +317,7 @@ static inline uint32_t permute(uint32_t v, uint32_t count, uint64_t row, unsigne
 /* Reference decode: successive div/mod over the digits (any radix). */
 static void decode_slow(const amap_dec *m, uint64_t pa, amap_loc *o) {
   uint64_t q = pa;
-  uint32_t col = 0, colmul = 1;
+  uint32_t col = 0, colmul = 1, st = 0, va = 0;
   uint64_t above_ch = 0;
   memset(o, 0, sizeof *o);
   for (unsigned i = 0; i < m->ndigits; ++i) {
@@ -303,6 +330,8 @@ static void decode_slow(const amap_dec *m, uint64_t pa, amap_loc *o) {
     switch (d->field) {
       case AMAP_COL: col += (uint32_t)v * colmul; colmul *= d->radix; break;
       case AMAP_CH: o->ch = (uint32_t)v; above_ch = q; break;
+      case AMAP_ST: st = (uint32_t)v; above_ch = q; break;
+      case AMAP_VA: va = (uint32_t)v; above_ch = q; break;
       case AMAP_RA: o->ra = (uint32_t)v; break;
       case AMAP_BG: o->bg = (uint32_t)v; break;
       case AMAP_BA: o->ba = (uint32_t)v; break;
@@ -310,17 +339,24 @@ static void decode_slow(const amap_dec *m, uint64_t pa, amap_loc *o) {
     }
   }
   o->col = col;
+  if (m->stacked) o->ch = st * m->vaults + va;
   if (m->hash) {
     o->ch = permute(o->ch, m->channels, o->row, 0);
     o->bg = permute(o->bg, m->bankgroups, o->row, 1);
     o->ba = permute(o->ba, m->banks, o->row, 2);
   }
+  o->stack = o->ch / m->vaults;
+  o->vault = o->ch % m->vaults;
   o->l2_bank = (o->ch >> m->part_shift) * m->l2_per_channel + (uint32_t)(above_ch % m->l2_per_channel);
 }
 
 /* Fast path helpers (m->fast): field k of {ch, ra, bg, ba}; hashed field k of {ch, bg, ba}. */
 static inline uint32_t fslice(const amap_dec *m, uint64_t pa, unsigned k) {
   return (uint32_t)((pa >> m->fpos[k]) & m->fmask[k]);
+}
+/* The channel before hashing: the ch slice, or vault | stack << log2(vaults) (st_mask 0 without st). */
+static inline uint32_t fchannel(const amap_dec *m, uint64_t pa) {
+  return fslice(m, pa, 0) | (uint32_t)((pa >> m->st_pos) & m->st_mask) << m->st_out;
 }
 static inline uint32_t frowhash(const amap_dec *m, uint64_t row) {
   uint32_t h = 0; /* zero bytes add entry 0 = 0: stop at the last non-zero byte */
@@ -341,7 +377,7 @@ static inline void dec_decode(const amap_dec *m, uint64_t pa, amap_loc *o) {
   uint32_t col = 0;
   for (unsigned i = 0; i < m->ncol; ++i) col |= (uint32_t)((pa >> m->col_pos[i]) & m->col_mask[i]) << m->col_out[i];
   const uint64_t row = pa >> m->row_pos;
-  uint32_t ch = fslice(m, pa, 0), bg = fslice(m, pa, 2), ba = fslice(m, pa, 3);
+  uint32_t ch = fchannel(m, pa), bg = fslice(m, pa, 2), ba = fslice(m, pa, 3);
   if (m->hash) { /* counts of 1 have fold 0 and mask 0: the value stays 0 */
     const uint32_t h = frowhash(m, row);
     ch = (ch ^ h) & (m->channels - 1);
@@ -355,6 +391,8 @@ static inline void dec_decode(const amap_dec *m, uint64_t pa, amap_loc *o) {
   o->col = col;
   o->row = row;
   o->l2_bank = fbank(m, pa, ch);
+  o->stack = ch >> m->vault_shift;
+  o->vault = ch & (m->vaults - 1);
 }
 
 /* The part serving `pa` and the part-local address. */
@@ -390,6 +428,8 @@ static void decode_parts(const amap *m, uint64_t pa, amap_loc *o) {
   o->l2_bank = o->l2_bank - o->ch * P->d.l2_per_channel + (gch >> m->d.part_shift) * P->d.l2_per_channel;
   o->ch = gch;
   o->ra = P->ra[o->ra];
+  o->stack = 0; /* part layouts have no stack digits (amap_init_parts) */
+  o->vault = gch;
 }
 
 void amap_decode(const amap *m, uint64_t pa, amap_loc *o) {
@@ -408,7 +448,7 @@ uint32_t amap_channel(const amap *m, uint64_t pa) {
     return l.ch;
   }
   if (d->fast) {
-    const uint32_t ch = fslice(d, pa, 0);
+    const uint32_t ch = fchannel(d, pa);
     return d->hash ? (ch ^ frowhash(d, pa >> d->row_pos)) & (d->channels - 1) : ch;
   }
   amap_loc l;
@@ -424,7 +464,7 @@ uint32_t amap_l2_bank(const amap *m, uint64_t pa) {
     return l.l2_bank;
   }
   if (d->fast) {
-    uint32_t ch = fslice(d, pa, 0);
+    uint32_t ch = fchannel(d, pa);
     if (d->hash) ch = (ch ^ frowhash(d, pa >> d->row_pos)) & (d->channels - 1);
     return fbank(d, pa, ch);
   }
@@ -491,6 +531,8 @@ int amap_init_parts(amap *m, const amap_part_cfg *parts, unsigned nparts, uint64
   m->columns = row_bytes / (atom_bytes ? atom_bytes : 1);
   m->atom_bytes = atom_bytes;
   m->l2_per_channel = l2_per_channel ? l2_per_channel : 1;
+  m->stacks = 1;
+  m->vaults = channels;
   m->part_channels = 1;
   m->hash = hash;
   m->nparts = nparts;
@@ -542,6 +584,8 @@ int amap_init_parts(amap *m, const amap_part_cfg *parts, unsigned nparts, uint64
     if (dec_init(&P->d, lay, c->nch, c->nra, bankgroups, banks_per_group, row_bytes, l2_per_channel, hash, why,
                  sizeof why) != 0)
       FAIL("%s part (%u channels x %u ranks): %s", kn, c->nch, c->nra, why);
+    if (P->d.stacked)
+      FAIL("%s part: stack and vault digits (st, va) need a map of one memory kind; use ch:%u", kn, c->nch);
     if (P->d.atom_bytes != atom_bytes) FAIL("%s part: layout must start with off:%u", kn, atom_bytes);
   }
   if (interleave) {

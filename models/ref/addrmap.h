@@ -8,6 +8,17 @@
  * GDDR5 channels), so decoding is successive div/mod (shifts for powers of two).
  * Fields: off (bytes per column access), col (may appear several times; the
  * pieces form the column index, low piece first), ch, ra (rank), bg, ba, row.
+ * Stacks of vaults (HMC/HBM-like 3D stacks, TOM Table 1: 4 stacks x 16
+ * vaults of 16 banks): `st` (stack) and `va` (vault within its stack) give
+ * the channel in two digits instead of `ch`, channel = stack x vaults +
+ * vault, e.g. "off:32 col:4 va:16 st:4 col:16 ba:16 row": consecutive lines
+ * go to the 16 vaults of a stack, then to the next stack; the stack of an
+ * address is the two consecutive address bits [12:11] (TOM Sec. 3.2.1 and
+ * 4.3: a stack mapping by consecutive bits above the line offset, the bit
+ * position chosen by where `st` stands). st x va must equal the channels; a
+ * layout names the channel either with `ch` or with `st`/`va`. amap_decode
+ * returns the stack and vault of every address (a layout without them: one
+ * stack, vault = channel). Stack digits need a map of one memory kind.
  * With hashing on, channel, bank group and bank are permuted by the row: XOR
  * with an XOR-fold of all row bits for powers of two, rotation by a
  * multiplicative hash of the row otherwise (see addrmap.c). This spreads row
@@ -25,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum amap_field { AMAP_OFF, AMAP_COL, AMAP_CH, AMAP_RA, AMAP_BG, AMAP_BA, AMAP_ROW };
+enum amap_field { AMAP_OFF, AMAP_COL, AMAP_CH, AMAP_RA, AMAP_BG, AMAP_BA, AMAP_ROW, AMAP_ST, AMAP_VA };
 enum amap_mem { AMAP_MEM_DRAM = 0, AMAP_MEM_NVM = 1, AMAP_MEM_SCM = 2 };
 
 #define AMAP_MAX_DIGITS 16
@@ -55,6 +66,8 @@ typedef struct amap_dec {
   unsigned ndigits;
   uint32_t channels, ranks, bankgroups, banks, columns, atom_bytes;
   uint32_t l2_per_channel;
+  uint32_t stacks, vaults;    /* st and va counts: channels = stacks x vaults (no st digit: 1 x channels) */
+  uint8_t stacked;            /* the channel is given by st/va digits */
   uint8_t part_shift;         /* log2(channels per partition) of the L2 bank (0: one channel) */
   int hash;
   /* Precomputed by amap_init for the fast decode (every count a power of two
@@ -62,12 +75,15 @@ typedef struct amap_dec {
    * address. Internal; the slow path (successive div/mod) handles the rest. */
   uint8_t fast;
   uint8_t has_ch;             /* a `ch` digit exists (else the L2 bank's upper part is 0) */
-  uint8_t fpos[4];            /* bit position of ch, ra, bg, ba (AMAP_CH..AMAP_BA - 2) */
+  uint8_t fpos[4];            /* bit position of ch (stacked: va), ra, bg, ba (AMAP_CH..AMAP_BA - 2) */
+  uint8_t st_pos, st_out;     /* stacked: bit position of st, and its shift in the channel (log2 vaults) */
+  uint8_t vault_shift;        /* log2(vaults): stack = channel >> vault_shift */
+  uint64_t st_mask;           /* stacked: value mask of st (0 otherwise) */
   uint8_t ncol;               /* column pieces */
   uint8_t row_pos, above_ch_pos;
   uint8_t lpc_pow2;           /* l2_per_channel is a power of two */
   uint8_t row_bytes_n;        /* hash: bytes of the row that can be non-zero */
-  uint64_t fmask[4];          /* value mask of ch, ra, bg, ba (0 when absent) */
+  uint64_t fmask[4];          /* value mask of ch (stacked: va), ra, bg, ba (0 when absent) */
   uint8_t col_pos[AMAP_MAX_DIGITS], col_out[AMAP_MAX_DIGITS];
   uint64_t col_mask[AMAP_MAX_DIGITS];
   /* hash: the XOR-folds of ch/bg/ba are linear in the row bits (GF(2)), so
@@ -94,6 +110,7 @@ typedef struct amap {
   /* Geometry of the whole memory (global channel and rank counts). */
   uint32_t channels, ranks, bankgroups, banks, columns, atom_bytes;
   uint32_t l2_per_channel;     /* L2 banks per partition */
+  uint32_t stacks, vaults;    /* stacks x vaults per stack = channels (1 x channels without st/va digits) */
   uint32_t part_channels;     /* channels per memory partition (amap_set_partition_channels; 1 by default) */
   int hash;
   amap_dec d;                 /* the decoder (one-part maps: nparts == 0) */
@@ -112,13 +129,14 @@ typedef struct amap_loc {
   uint32_t col;             /* column-access index within the row (units of atom_bytes) */
   uint64_t row;
   uint32_t l2_bank;         /* global L2 bank */
+  uint32_t stack, vault;    /* ch = stack x vaults + vault (a map without st/va: stack 0, vault = ch) */
 } amap_loc;
 
 /* Parse `layout` and check it against the geometry: the product of `col`
  * counts times the `off` count must equal row_bytes, the ch/ra/bg/ba counts
  * must equal channels/ranks/bankgroups/banks_per_group (fields whose count is 1
- * may be omitted), `row` must come last. On error returns -1 and writes a
- * one-line reason to err (errlen bytes). */
+ * may be omitted; st x va counts instead of ch), `row` must come last. On
+ * error returns -1 and writes a one-line reason to err (errlen bytes). */
 int amap_init(amap *m, const char *layout, uint32_t channels, uint32_t ranks, uint32_t bankgroups,
               uint32_t banks_per_group, uint32_t row_bytes, uint32_t l2_per_channel, int hash,
               char *err, size_t errlen);
