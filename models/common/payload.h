@@ -6,10 +6,12 @@
 //    which 32 B sectors the request is about; `byte_mask` which bytes of the line
 //    a write carries (partial sector writes are possible for stores).
 //  * Data pointer = the payload's own buffer, indexed by offset from the
-//    address: 128 B (one line) by default; transfers of 256 B .. 4 KiB (DRAM-
-//    cache lines, migration segments, pages) take a larger size class
-//    (PayloadPool::alloc(d, bytes)); byte_mask and sector_mask describe the
-//    first 128 B only (larger transfers move whole buffers).
+//    address: 128 B (one line) by default; transfers of 256 B .. 64 KiB (DRAM-
+//    cache lines, migration segments, pages, migration chunks) take a larger
+//    size class (PayloadPool::alloc(d, bytes)); byte_mask and sector_mask
+//    describe the first 128 B only (larger transfers move whole buffers).
+//    Below the memory side, a request whose data length is not 128 B or whose
+//    address is not 128 B-aligned is a span of whole bursts (MemCtrl).
 //  * Payloads come from PayloadPool (tlm_mm_interface); no `new` per request.
 //    acquire()/release() reference counting as in TLM-2.0 base protocol.
 #pragma once
@@ -27,7 +29,7 @@ namespace strata {
 constexpr unsigned kLineBytes = 128;
 constexpr unsigned kSectorBytes = 32;
 constexpr unsigned kSectorsPerLine = kLineBytes / kSectorBytes;
-constexpr unsigned kMaxTransferBytes = 4096;  // largest payload (a 4 KiB page)
+constexpr unsigned kMaxTransferBytes = 65536;  // largest payload (a bulk transfer: 64 KiB)
 
 enum class ReqClass : uint8_t {
   Demand = 0,     // SM load/store (through L1 / L2)
@@ -188,7 +190,13 @@ class PayloadPool : public tlm::tlm_mm_interface {
     for (unsigned c = 0; c < kClasses; ++c)
       if (bytes == kLineBytes << c) return c;
     throw std::invalid_argument("PayloadPool: transfer of " + std::to_string(bytes) +
-                                " bytes (expected a power of two from 128 to 4096)");
+                                " bytes (expected a power of two from 128 to " + std::to_string(kMaxTransferBytes) + ")");
+  }
+  // The size class holding `bytes` (1 .. kMaxTransferBytes): the smallest power of two from 128 up.
+  static unsigned fit(unsigned bytes) {
+    unsigned b = kLineBytes;
+    while (b < bytes) b <<= 1;
+    return b;
   }
   void free(tlm::tlm_generic_payload* gp) override {
     Item* it = static_cast<Item*>(gp);
@@ -207,7 +215,7 @@ class PayloadPool : public tlm::tlm_mm_interface {
   }
 
  private:
-  static constexpr unsigned kClasses = 6;  // 128 B .. 4 KiB
+  static constexpr unsigned kClasses = 10;  // 128 B .. 64 KiB
   // `ext` is the GpuExt registered in the payload's extension array (the
   // constructor does it; nothing replaces it), so ext_of() and get_extension()
   // find the same object. A line payload's data sit inline (`line`); larger

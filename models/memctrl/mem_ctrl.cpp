@@ -87,7 +87,8 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   for (size_t i = 0; i < nslots; ++i) slots_[i].next = i + 1 < nslots ? static_cast<uint32_t>(i + 1) : kNil;
   free_slot_ = 0;
   arrivals_.reserve(nslots);
-  done_.reserve(nslots);
+  done_.reserve(static_cast<size_t>(mc_.nparents) + 64);
+  answer_.reserve(nslots);
 
   tsock.register_nb_transport_fw(this, &MemCtrl::nb_transport_fw);
   tsock.register_b_transport(this, &MemCtrl::b_transport);
@@ -173,7 +174,6 @@ bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, uint8_t mask, u
   const unsigned occ = (write ? mc_.wq_n : mc_.rq_n) + reserved_[q];
   if (occ + n > (write ? cfg_.write_queue : cfg_.read_queue) || free_slot_ == kNil) return false;
   const uint64_t addr = gp.get_address();
-  if (addr % kLineBytes) fatal("request address not 128 B aligned");
   const uint32_t si = alloc_slot();
   Slot& s = slots_[si];
   s.gp = &gp;
@@ -182,6 +182,8 @@ bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, uint8_t mask, u
   s.atoms = static_cast<uint8_t>(n);
   s.write = write;
   s.cls = cls;
+  s.row = 0;
+  s.bytes = 0;
   if (gp.has_mm()) gp.acquire();
   ++inflight_;
   if (write) {  // functional: visible to every later read
@@ -194,6 +196,12 @@ bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, uint8_t mask, u
     if (bstore_write_masked(mem_, addr, gp.get_data_ptr(), bm) != 0) fatal("out of memory in the device store");
   }
   s.arrive_ps = at_ticks;
+  enter(si, si, addr, mask, at_ticks);
+  schedule();
+  return true;
+}
+
+uint64_t MemCtrl::arrival_cycle(uint64_t at_ticks, bool* now) const {
   const uint64_t now_ticks = sim_now().value();
   uint64_t cyc, now_cyc;
   if (period_ticks_) {
@@ -203,43 +211,119 @@ bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, uint8_t mask, u
     cyc = cycle_of(sc_time::from_value(at_ticks));
     now_cyc = cycle_of(sim_now());
   }
-  if (cyc <= now_cyc) {
-    submit(si, cyc);
+  *now = cyc <= now_cyc;
+  return cyc;
+}
+
+void MemCtrl::enter(uint32_t si, uint64_t user, uint64_t line, uint8_t mask, uint64_t at_ticks) {
+  const Slot& s = slots_[si];
+  bool now;
+  const uint64_t cyc = arrival_cycle(at_ticks, &now);
+  if (now) {
+    submit(line, mask, s.write, s.cls, user, cyc);
   } else {  // annotated delay reaches a later clock edge: hold it until then
-    reserved_[q] += n;
-    Arrival a{cyc, si};
+    reserved_[s.write ? 1 : 0] += popcount8(mask);
+    Arrival a{cyc, user, line, mask};
     auto it = std::upper_bound(arrivals_.begin(), arrivals_.end(), a,
                                [](const Arrival& x, const Arrival& y) { return x.cycle < y.cycle; });
     arrivals_.insert(it, a);
   }
-  schedule();
-  return true;
 }
 
-void MemCtrl::submit(uint32_t si, uint64_t cycle) {
-  Slot& s = slots_[si];
+void MemCtrl::submit(uint64_t line, uint8_t mask, bool write, uint8_t cls, uint64_t user, uint64_t cycle) {
   if (mc_idle(&mc_)) {
     // The engine sleeps while idle; replay the refreshes it would have done.
     for (uint64_t e = mc_next_event(&mc_); e < cycle; e = mc_next_event(&mc_)) mc_advance(&mc_, e);
   }
   mc_addr a[kSectorsPerLine];
   unsigned n = 0;
-  const uint64_t at = s.gp->get_address();  // device address (the memory side chose it)
+  // `line`: a 128 B-aligned device address (the memory side chose it)
   if (sector_is_col_) {  // one decode per line: the sectors are consecutive columns of one row
     devaddr_loc l;
-    devaddr_decode(&geom_, at, &l);
+    devaddr_decode(&geom_, line, &l);
     for (unsigned k = 0; k < kSectorsPerLine; ++k)
-      if ((s.mask >> k) & 1u) a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col + k, l.row};
+      if ((mask >> k) & 1u) a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col + k, l.row};
   } else {
     for (unsigned k = 0; k < kSectorsPerLine; ++k) {
-      if (!((s.mask >> k) & 1u)) continue;
+      if (!((mask >> k) & 1u)) continue;
       devaddr_loc l;
-      devaddr_decode(&geom_, at + k * kSectorBytes, &l);
+      devaddr_decode(&geom_, line + k * kSectorBytes, &l);
       a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
     }
   }
-  if (mc_submit_class(&mc_, cycle, s.write ? 1 : 0, a, n, si, s.cls != static_cast<uint8_t>(ReqClass::Demand)) != 0)
+  if (mc_submit_class(&mc_, cycle, write ? 1 : 0, a, n, user, cls != static_cast<uint8_t>(ReqClass::Demand)) != 0)
     fatal("engine refused an accepted request");
+}
+
+// ------------------------------------------------------------ span requests
+
+// The child holding byte at_byte of span s: its 128 B line and the sectors of the span in it.
+void MemCtrl::span_child(const Slot& s, uint64_t at_byte, uint64_t* line, uint8_t* mask) const {
+  const uint64_t l = at_byte - at_byte % kLineBytes;
+  const uint64_t from = std::max(l, s.addr), to = std::min(l + kLineBytes, s.addr + s.bytes);
+  const unsigned first = static_cast<unsigned>((from - l) / kSectorBytes), n = static_cast<unsigned>((to - from) / kSectorBytes);
+  *line = l;
+  *mask = static_cast<uint8_t>(((1u << n) - 1u) << first);
+}
+
+uint8_t MemCtrl::span_next_atoms(tlm_generic_payload& gp, uint32_t si) const {
+  Slot tmp;
+  tmp.addr = gp.get_address();
+  tmp.bytes = gp.get_data_length();
+  const uint64_t at = tmp.addr + (si == kNil ? 0 : slots_[si].sent);
+  uint64_t line;
+  uint8_t mask;
+  span_child(tmp, at, &line, &mask);
+  return static_cast<uint8_t>(popcount8(mask));
+}
+
+bool MemCtrl::accept_span(unsigned port, tlm_generic_payload& gp, uint8_t cls, uint64_t at, uint32_t* si, bool one) {
+  const bool write = gp.is_write();
+  if (!write && !gp.is_read()) fatal("only read and write commands are supported");
+  const unsigned q = write ? 1 : 0, cap = write ? cfg_.write_queue : cfg_.read_queue;
+  for (;;) {
+    const unsigned n = span_next_atoms(gp, *si);
+    if ((q ? mc_.wq_n : mc_.rq_n) + reserved_[q] + n > cap) return false;
+    if (*si == kNil) {  // the first child: the request's slot; a write's bytes are stored now
+      if (free_slot_ == kNil) return false;
+      *si = alloc_slot();
+      Slot& s = slots_[*si];
+      s = Slot{};
+      s.gp = &gp;
+      s.port = port;
+      s.write = write;
+      s.cls = cls;
+      s.addr = gp.get_address();
+      s.bytes = gp.get_data_length();
+      s.arrive_ps = at;
+      if (gp.has_mm()) gp.acquire();
+      ++inflight_;
+      if (write && bstore_write(mem_, s.addr, gp.get_data_ptr(), s.bytes) != 0) fatal("out of memory in the device store");
+    }
+    Slot& s = slots_[*si];
+    uint64_t line;
+    uint8_t mask;
+    span_child(s, s.addr + s.sent, &line, &mask);
+    const uint64_t child = (line - (s.addr - s.addr % kLineBytes)) / kLineBytes;
+    s.sent += popcount8(mask) * kSectorBytes;
+    ++s.left;
+    s.arr_sum += at;
+    enter(*si, *si | (child << 32), line, mask, at);
+    schedule();
+    if (s.sent == s.bytes) return true;
+    if (one) return false;
+  }
+}
+
+bool MemCtrl::span_child_done(Slot& s, uint64_t user, uint64_t now_ps) {
+  if (!s.write) {  // the child's bytes into the payload, at their offset from the span's address
+    const uint64_t line = s.addr - s.addr % kLineBytes + (user >> 32) * kLineBytes;
+    const uint64_t from = std::max(line, s.addr), to = std::min(line + kLineBytes, s.addr + s.bytes);
+    bstore_read(mem_, from, s.gp->get_data_ptr() + (from - s.addr), to - from);
+  }
+  s.done_sum += now_ps;
+  ++s.ndone;
+  return --s.left == 0 && s.sent == s.bytes;
 }
 
 tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
@@ -249,18 +333,37 @@ tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
     if (p.waiting) fatal("BEGIN_REQ on port " + std::to_string(port) + " before END_REQ of the previous request");
     const uint64_t at = sim_now().value() + d.value();  // absolute arrival time
     GpuExt* e = GpuExt::find(gp);
-    const uint8_t mask = sectors_of(e, gp.is_write());
     const uint8_t cls = class_of(e, gp.is_write());
-    if (try_accept(port, gp, mask, cls, at)) {
-      ph = tlm::END_REQ;
-      return tlm::TLM_UPDATED;
+    const uint64_t addr = gp.get_address();
+    const unsigned len = gp.get_data_length();
+    const bool span = len != kLineBytes || addr % kLineBytes;
+    uint8_t mask = 0;
+    uint32_t si = kNil;
+    if (span) {
+      const unsigned g = dev_->atom_bytes < kSectorBytes ? kSectorBytes : dev_->atom_bytes;
+      if (!len || len % g || addr % g || len > kMaxTransferBytes)
+        fatal("request of " + std::to_string(len) + " B at device address " + std::to_string(addr) +
+              ": expected a multiple of " + std::to_string(g) + " B up to " + std::to_string(kMaxTransferBytes) +
+              " B at an address aligned to " + std::to_string(g) + " B");
+      if (accept_span(port, gp, cls, at, &si)) {
+        ph = tlm::END_REQ;
+        return tlm::TLM_UPDATED;
+      }
+    } else {
+      mask = sectors_of(e, gp.is_write());
+      if (try_accept(port, gp, mask, cls, at)) {
+        ph = tlm::END_REQ;
+        return tlm::TLM_UPDATED;
+      }
     }
     p.waiting = &gp;
     p.waiting_at = at;
     p.waiting_write = gp.is_write();
     p.waiting_mask = mask;
-    p.waiting_atoms = static_cast<uint8_t>(popcount8(mask));
+    p.waiting_atoms = static_cast<uint8_t>(span ? span_next_atoms(gp, si) : popcount8(mask));
     p.waiting_cls = cls;
+    p.waiting_span = span;
+    p.waiting_slot = si;
     wait_order_.push_back(port);
     const unsigned q = p.waiting_write ? 1 : 0;
     if (nwait_[q]++ == 0) first_need_[q] = p.waiting_atoms;  // the oldest of its queue
@@ -307,13 +410,36 @@ void MemCtrl::accept_waiting_loop() {
       continue;
     }
     const uint64_t now = sim_now().value();
-    if (!try_accept(port, *gp, p.waiting_mask, p.waiting_cls, p.waiting_at > now ? p.waiting_at : now)) {
+    const uint64_t at = p.waiting_at > now ? p.waiting_at : now;
+    if (p.waiting_span) {
+      // One child per turn, as the lines of a transfer sent one by one: the request goes to the back
+      // of the waiting order after each child it queues, until its last.
+      const uint32_t before = p.waiting_slot == kNil ? 0 : slots_[p.waiting_slot].sent;
+      const bool all = accept_span(port, *gp, p.waiting_cls, at, &p.waiting_slot, true);
+      const uint32_t after = p.waiting_slot == kNil ? 0 : slots_[p.waiting_slot].sent;
+      if (!all) {
+        if (after == before) {  // nothing fitted (a slot): blocked as a request would be
+          blocked[q] = true;
+          first_need_[q] = 0;
+          ++i;
+          continue;
+        }
+        p.waiting_atoms = span_next_atoms(*gp, p.waiting_slot);
+        first_need_[q] = 0;  // the oldest of the queue may be another one now: try
+        wait_order_.erase(wait_order_.begin() + static_cast<std::ptrdiff_t>(i));
+        wait_order_.push_back(port);
+        ++left[q];
+        continue;
+      }
+    } else if (!try_accept(port, *gp, p.waiting_mask, p.waiting_cls, at)) {
       blocked[q] = true;
       first_need_[q] = 0;  // no free slot: not a matter of room, try again next time
       ++i;
       continue;
     }
     p.waiting = nullptr;
+    p.waiting_span = false;
+    p.waiting_slot = kNil;
     --nwait_[q];
     wait_order_.erase(wait_order_.begin() + static_cast<std::ptrdiff_t>(i));
     tlm_phase ph = tlm::END_REQ;
@@ -357,8 +483,9 @@ void MemCtrl::finish_timing_check() {
 
 void MemCtrl::on_done(void* ctx, uint64_t user, int, uint64_t) {
   MemCtrl* self = static_cast<MemCtrl*>(ctx);
-  self->slots_[user].row = self->mc_.done_row;
-  self->done_.push_back(static_cast<uint32_t>(user));  // capacity reserved: never allocates
+  Slot& s = self->slots_[static_cast<uint32_t>(user)];
+  if (self->mc_.done_row > s.row) s.row = self->mc_.done_row;
+  self->done_.push_back(user);  // capacity reserved: never allocates
 }
 
 void MemCtrl::send_response(uint32_t si) {
@@ -406,9 +533,10 @@ void MemCtrl::process() {
   const uint64_t now = period_ticks_ ? cycle_of_ticks(now_ps) : cycle_of(sim_now());
   size_t k = 0;
   while (k < arrivals_.size() && arrivals_[k].cycle <= now) {
-    const Slot& s = slots_[arrivals_[k].slot];
-    reserved_[s.write ? 1 : 0] -= s.atoms;
-    submit(arrivals_[k].slot, arrivals_[k].cycle);
+    const Arrival& a = arrivals_[k];
+    const Slot& s = slots_[static_cast<uint32_t>(a.user)];
+    reserved_[s.write ? 1 : 0] -= popcount8(a.mask);
+    submit(a.line, a.mask, s.write, s.cls, a.user, a.cycle);
     ++k;
   }
   if (k) arrivals_.erase(arrivals_.begin(), arrivals_.begin() + static_cast<std::ptrdiff_t>(k));
@@ -416,9 +544,16 @@ void MemCtrl::process() {
   // this wake-up was for an earlier prediction that no longer holds.
   if (k || mc_next_event_fast(&mc_) <= now) mc_advance(&mc_, now);
   for (size_t i = 0; i < done_.size(); ++i) {  // done_ only grows inside mc_advance
-    Slot& s = slots_[done_[i]];
+    const uint32_t si = static_cast<uint32_t>(done_[i]);
+    Slot& s = slots_[si];
     tlm_generic_payload& gp = *s.gp;
-    if (!s.write) {
+    if (s.bytes) {  // a span's child: the span is answered with its last
+      if (!span_child_done(s, done_[i], now_ps)) continue;
+      if (!s.write) {
+        lat_ps_sum_ += s.done_sum - s.arr_sum;
+        lat_count_ += s.ndone;
+      }
+    } else if (!s.write) {
       unsigned char* p = gp.get_data_ptr();
       const uint64_t line = gp.get_address();
       if (s.mask == (1u << kSectorsPerLine) - 1u) {  // whole line: one copy
@@ -434,15 +569,17 @@ void MemCtrl::process() {
     const uint64_t lat = now_ps - s.arrive_ps;
     ClassCount& c = cls_[s.cls & (kClasses - 1)];
     ++(s.write ? c.writes : c.reads);
-    c.bytes += static_cast<uint64_t>(s.atoms) * dev_->atom_bytes;
+    c.bytes += s.bytes ? s.bytes : static_cast<uint64_t>(s.atoms) * dev_->atom_bytes;
     c.lat_ps += lat;
     if (GpuExt* e = GpuExt::find(gp)) {
       e->row = s.row;
       e->dev_latency_ps = lat > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(lat);
     }
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    answer_.push_back(si);
   }
-  for (size_t i = 0; i < done_.size(); ++i) send_response(done_[i]);
+  for (size_t i = 0; i < answer_.size(); ++i) send_response(answer_[i]);
+  answer_.clear();
   done_.clear();
   accept_waiting();
   if (now >= util_next_) util_snapshot(now);

@@ -12,6 +12,18 @@
 //    TLM_ACCEPTED and END_REQ later on the backward path of the same port (one
 //    waiting request per port; the initiator sends nothing else on that port
 //    before END_REQ).
+//  * Any other request is a span: data length a multiple of the preset's burst
+//    granularity (dram_preset.atom_bytes, 32 B: one column access) from 32 B
+//    up to kMaxTransferBytes (64 KiB), at an address aligned to it; its bytes
+//    are the payload's data from offset 0 (sector and byte masks unused; a
+//    write writes them all). The controller splits it into child requests,
+//    one per 128 B line it touches (as DRAMSys splits a parent transaction),
+//    queues them as room allows and answers once, when the last is done: a
+//    64 B DRAM-cache line, a 2 KiB page, a 64 KiB migration chunk. END_REQ
+//    comes when the last child is queued (TLM_UPDATED at once if they all
+//    fit, else TLM_ACCEPTED); while children wait for room, the request
+//    takes its turn among the waiting requests after each child it queues,
+//    as the lines of a transfer sent one by one would.
 //  * The request enters the engine at sc_time_stamp() + delay, rounded up to
 //    the next memory-clock edge.
 //  * When all its atoms are done: BEGIN_RESP on tsock[port]->nb_transport_bw,
@@ -161,11 +173,19 @@ class MemCtrl : public sc_core::sc_module, public DevLoadIf {
     uint8_t atoms = 0;
     bool write = false;
     uint8_t cls = 0;     // ReqClass as counted (class_of)
-    uint8_t row = 0;     // mc_row of the engine's completion
+    uint8_t row = 0;     // mc_row of the engine's completion (a span: the worst of its children's)
+    // A span request (bytes != 0): its address and length, bytes handed to the engine so far,
+    // children not yet done, children done, and the sums of their arrival and completion times (ticks).
+    uint64_t addr = 0;
+    uint32_t bytes = 0, sent = 0, left = 0, ndone = 0;
+    uint64_t arr_sum = 0, done_sum = 0;
   };
+  // A child entering the engine later: engine tag (slot | child << 32), its line and sectors.
   struct Arrival {
     uint64_t cycle;
-    uint32_t slot;
+    uint64_t user;
+    uint64_t line;
+    uint8_t mask;
   };
   struct Port {
     tlm::tlm_generic_payload* waiting = nullptr;  // BEGIN_REQ not yet accepted
@@ -174,6 +194,8 @@ class MemCtrl : public sc_core::sc_module, public DevLoadIf {
     uint8_t waiting_mask = 0;                     // its sectors (sectors_of)
     uint8_t waiting_atoms = 0;                    // its 32 B atoms (queue entries it needs)
     uint8_t waiting_cls = 0;                      // its class (class_of)
+    bool waiting_span = false;                    // a span request (waiting_atoms: its next child's)
+    uint32_t waiting_slot = kNil;                 // a span's slot once its first child is accepted
     uint32_t resp_head = kNil, resp_tail = kNil;  // responses waiting for END_RESP of an earlier one
     uint32_t resp_busy = kNil;                    // slot whose BEGIN_RESP awaits END_RESP
   };
@@ -197,7 +219,21 @@ class MemCtrl : public sc_core::sc_module, public DevLoadIf {
   // mask: sectors_of(gp, gp.is_write()); cls: class_of; at: absolute arrival time (ticks).
   bool try_accept(unsigned port, tlm::tlm_generic_payload& gp, uint8_t mask, uint8_t cls, uint64_t at);
   void util_snapshot(uint64_t cycle);
-  void submit(uint32_t slot, uint64_t cycle);
+  // Queue atoms for the sectors `mask` of device line `line` in the engine (tag user).
+  void submit(uint64_t line, uint8_t mask, bool write, uint8_t cls, uint64_t user, uint64_t cycle);
+  // The engine cycle of arrival time at (ticks), and whether it is now (else later).
+  uint64_t arrival_cycle(uint64_t at, bool* now) const;
+  // Hand (line, mask) of slot si to the engine at arrival time at (ticks): now, or later (reserved).
+  void enter(uint32_t si, uint64_t user, uint64_t line, uint8_t mask, uint64_t at);
+  // Span requests: child k's line and sectors; the next child's; accept children of the span on
+  // port while they fit (the first allocates its slot *si and stores a write's bytes): true once all are.
+  void span_child(const Slot& s, uint64_t at_byte, uint64_t* line, uint8_t* mask) const;
+  // one: at most one child (a turn in the waiting order).
+  bool accept_span(unsigned port, tlm::tlm_generic_payload& gp, uint8_t cls, uint64_t at, uint32_t* si,
+                   bool one = false);
+  uint8_t span_next_atoms(tlm::tlm_generic_payload& gp, uint32_t si) const;
+  // A span's child done (read: its bytes copied); true when it was the span's last.
+  bool span_child_done(Slot& s, uint64_t user, uint64_t now_ps);
   // Accept the waiting requests that fit now, oldest first per queue. The
   // usual case inline: the oldest waiting request of each queue still has no
   // room (the loop would block both at once).
@@ -253,7 +289,8 @@ class MemCtrl : public sc_core::sc_module, public DevLoadIf {
   std::vector<Slot> slots_;
   uint32_t free_slot_ = kNil;
   std::vector<Arrival> arrivals_;     // accepted, entering the engine later (sorted by cycle)
-  std::vector<uint32_t> done_;        // parents finished during the last mc_advance
+  std::vector<uint64_t> done_;        // engine parents (tags) finished during the last mc_advance
+  std::vector<uint32_t> answer_;      // slots to answer after them
   std::vector<Port> ports_;
   std::vector<uint32_t> wait_order_;  // ports with a waiting BEGIN_REQ, oldest first
   unsigned nwait_[2] = {0, 0};        // of them, those waiting for the read / write queue

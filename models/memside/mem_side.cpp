@@ -10,6 +10,8 @@
 
 namespace strata {
 
+static_assert(MEMSIDE_XFER_MAX <= kMaxTransferBytes, "a policy transfer fits one payload");
+
 using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 using tlm::tlm_generic_payload;
@@ -380,16 +382,13 @@ void MemSide::queue_mirror(tlm_generic_payload& gp, const memside_target& t) {
 int MemSide::env_issue(void* ctx, const memside_xfer* x) {
   MemSide* self = static_cast<MemSide*>(ctx);
   if (self->own_free_.empty()) return -1;
-  const bool sub_line = x->bytes < kLineBytes && x->bytes % kSectorBytes == 0 && x->addr % kSectorBytes == 0 &&
-                        x->addr % kLineBytes + x->bytes <= kLineBytes;
-  const bool lines = x->bytes % kLineBytes == 0 && x->addr % kLineBytes == 0 && x->bytes <= MEMSIDE_XFER_MAX;
-  if (x->dev >= self->cfg_.ndevs || !x->bytes || !(sub_line || lines) || !x->buf)
-    self->fatal("policy transfer outside the shell's contract (sectors within one line, or whole 128 B-aligned "
-                "lines up to " + std::to_string(MEMSIDE_XFER_MAX) + " B)");
+  if (x->dev >= self->cfg_.ndevs || !x->bytes || x->bytes % kSectorBytes || x->addr % kSectorBytes ||
+      x->bytes > MEMSIDE_XFER_MAX || !x->buf)
+    self->fatal("policy transfer outside the shell's contract (whole 32 B sectors at a 32 B-aligned address, up to " +
+                std::to_string(MEMSIDE_XFER_MAX) + " B)");
   const uint32_t s = self->own_free_.back();
   self->own_free_.pop_back();
-  const unsigned parts = (x->bytes + kLineBytes - 1) / kLineBytes;
-  self->own_[s] = Own{*x, parts, 0, parts};
+  self->own_[s] = Own{*x, 1, 0, 1};
   self->own_queue_[x->dev].push_back(s);
   self->own_ev_.notify(SC_ZERO_TIME);  // sent from a process of the shell, not from inside the policy call
   return 0;
@@ -447,31 +446,33 @@ sc_time MemSide::arrival(unsigned dev, const sc_time& d, uint64_t delay_ps) {
   return sc_time::from_value(at - now);
 }
 
-// Queued own transfers go out as line requests, in issue order per device;
-// a device port waiting for END_REQ holds its later lines back.
+// Queued own transfers go out one request each, in issue order per device
+// (the device controller splits one of several lines into its lines: a span
+// request, MemCtrl); a device port waiting for END_REQ holds the later ones
+// back. A transfer inside one 128 B line (and a demand write's copy) is a
+// line request with its sector mask, as the L2's.
 void MemSide::own_process() {
   for (unsigned dev = 0; dev < cfg_.ndevs; ++dev) send_own(dev);
 }
 
+namespace {
+bool in_one_line(const memside_xfer& x) { return x.addr % kLineBytes + x.bytes <= kLineBytes; }
+}  // namespace
+
 void MemSide::send_own(unsigned dev) {
   while (!own_queue_[dev].empty() && !own_wait_[dev]) {
     const uint32_t s = own_queue_[dev].front();
+    own_queue_[dev].pop_front();
     Own& o = own_[s];
-    while (o.sent < o.parts && !own_wait_[o.x.dev]) {
-      // part k: the line at addr + k x 128 (a sub-line transfer: its sectors in the line holding addr)
-      const unsigned off = o.sent * kLineBytes, n = std::min(kLineBytes, o.x.bytes - off);
-      const uint64_t at = o.x.addr + off, line = at - at % kLineBytes;
-      const unsigned in_line = static_cast<unsigned>(at - line);
-      tlm_generic_payload* gp = pool_.alloc();
-      GpuExt& e = GpuExt::get(*gp);
+    const bool line_req = o.mirror >= 0 || in_one_line(o.x);
+    tlm_generic_payload* gp;
+    if (line_req) {
+      const uint64_t line = o.x.addr - o.x.addr % kLineBytes;
+      const unsigned in_line = static_cast<unsigned>(o.x.addr - line), n = o.x.bytes;
+      gp = pool_.alloc();
       gp->set_address(line);
-      gp->set_command(o.x.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-      e.cls = static_cast<ReqClass>(o.x.cls);
-      e.own = true;
-      e.sm_id = ~0u;
-      e.tag = s;
+      GpuExt& e = GpuExt::get(*gp);
       e.sector_mask = static_cast<uint8_t>(((1u << (n / kSectorBytes)) - 1u) << (in_line / kSectorBytes));
-      e.issue_ps = sim_now().value() / sc_time(1, sc_core::SC_PS).value();
       if (o.mirror >= 0) {  // a demand write's copy: its bytes and masks
         const Mirror& b = mirror_[static_cast<size_t>(o.mirror)];
         std::memcpy(gp->get_data_ptr(), b.data, kLineBytes);
@@ -481,7 +482,7 @@ void MemSide::send_own(unsigned dev) {
         ++st2_.own_writes;
         st2_.own_write_bytes += static_cast<uint64_t>(__builtin_popcount(b.sector_mask)) * kSectorBytes;
       } else if (o.x.write) {
-        std::memcpy(gp->get_data_ptr() + in_line, o.x.buf + off, n);
+        std::memcpy(gp->get_data_ptr() + in_line, o.x.buf, n);
         e.set_bytes(in_line, n);
         ++st2_.own_writes;
         st2_.own_write_bytes += n;
@@ -489,15 +490,35 @@ void MemSide::send_own(unsigned dev) {
         ++st2_.own_reads;
         st2_.own_read_bytes += n;
       }
-      ++o.sent;
-      tlm_phase ph = tlm::BEGIN_REQ;
-      sc_time d = SC_ZERO_TIME;
-      if (delays_used_) d = arrival(o.x.dev, d, 0);
-      const tlm_sync_enum r = isock[static_cast<int>(dev_port(o.x.dev, up_))]->nb_transport_fw(*gp, ph, d);
-      if (r == tlm::TLM_ACCEPTED) own_wait_[o.x.dev] = gp;
-      else if (!(r == tlm::TLM_UPDATED && ph == tlm::END_REQ)) fatal("unexpected answer to an own transfer");
+    } else {  // a span: its bytes from offset 0 of the payload
+      gp = pool_.alloc(PayloadPool::Data::Stale, PayloadPool::fit(o.x.bytes));
+      gp->set_address(o.x.addr);
+      gp->set_data_length(o.x.bytes);
+      gp->set_streaming_width(o.x.bytes);
+      const uint64_t first = o.x.addr / kLineBytes, lines = (o.x.addr + o.x.bytes - 1) / kLineBytes - first + 1;
+      if (o.x.write) {
+        std::memcpy(gp->get_data_ptr(), o.x.buf, o.x.bytes);
+        st2_.own_writes += lines;  // counted in lines, as the device controller queues them
+        st2_.own_write_bytes += o.x.bytes;
+      } else {
+        st2_.own_reads += lines;
+        st2_.own_read_bytes += o.x.bytes;
+      }
     }
-    if (o.sent == o.parts) own_queue_[dev].pop_front();
+    GpuExt& e = GpuExt::get(*gp);
+    gp->set_command(o.x.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    e.cls = static_cast<ReqClass>(o.x.cls);
+    e.own = true;
+    e.sm_id = ~0u;
+    e.tag = s;
+    e.issue_ps = sim_now().value() / sc_time(1, sc_core::SC_PS).value();
+    ++o.sent;
+    tlm_phase ph = tlm::BEGIN_REQ;
+    sc_time d = SC_ZERO_TIME;
+    if (delays_used_) d = arrival(o.x.dev, d, 0);
+    const tlm_sync_enum r = isock[static_cast<int>(dev_port(o.x.dev, up_))]->nb_transport_fw(*gp, ph, d);
+    if (r == tlm::TLM_ACCEPTED) own_wait_[o.x.dev] = gp;
+    else if (!(r == tlm::TLM_UPDATED && ph == tlm::END_REQ)) fatal("unexpected answer to an own transfer");
   }
 }
 
@@ -507,10 +528,10 @@ void MemSide::own_response(unsigned dev, tlm_generic_payload& gp) {
   if (s >= own_.size() || !own_[s].left) fatal("response for an unknown own transfer");
   Own& o = own_[s];
   if (!o.x.write) {
-    const uint64_t line = gp.get_address();  // the part's line; the transfer may start inside it
-    const uint64_t from = std::max(line, o.x.addr), off = from - o.x.addr;
-    const uint64_t n = std::min<uint64_t>(line + kLineBytes, o.x.addr + o.x.bytes) - from;
-    std::memcpy(o.x.buf + off, gp.get_data_ptr() + (from - line), n);
+    if (o.mirror < 0 && !in_one_line(o.x))  // a span: the bytes from offset 0
+      std::memcpy(o.x.buf, gp.get_data_ptr(), o.x.bytes);
+    else  // a line request: the transfer's bytes at their offset in the line
+      std::memcpy(o.x.buf, gp.get_data_ptr() + o.x.addr % kLineBytes, o.x.bytes);
   }
   gp.release();
   if (--o.left) return;

@@ -17,7 +17,8 @@
 // upstream port k's requests to device d one for one (the device controller's
 // per-port back-pressure is the L2's, unchanged), port d * (U + 2) + U the
 // policy's own transfers (class Migration, Fill, Probe, ... as the policy
-// says; up to 4 KiB each, sent as line requests), port d * (U + 2) + U + 1
+// says; up to 64 KiB each, sent as one request that the device controller
+// splits into its lines), port d * (U + 2) + U + 1
 // the requests that were held, in the order the policy released them.
 //
 // Protocol: the AT base protocol of every Strata link, passed through: a
@@ -126,7 +127,7 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
  private:
   struct Own {  // a policy transfer in the shell
     memside_xfer x;
-    unsigned parts = 0, sent = 0, left = 0;  // line requests: in all, sent, not yet answered
+    unsigned parts = 0, sent = 0, left = 0;  // requests (one): in all, sent, not yet answered
     int mirror = -1;  // >= 0: the copy of a demand write (memside_target.mirror), its bytes in mirror_[mirror]
   };
   struct Mirror {  // the bytes of a demand write copied to a second place

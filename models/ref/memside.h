@@ -85,15 +85,17 @@ typedef struct memside_target {
 /* Row-buffer outcome of an access (numbering shared with mc_row, mc.h). */
 enum memside_row { MEMSIDE_ROW_HIT = 0, MEMSIDE_ROW_MISS = 1, MEMSIDE_ROW_CONFLICT = 2 };
 
-/* A transfer of the policy's own: whole 32 B sectors within one 128 B line
- * (a 32 B-aligned device address, e.g. the metadata column of a DRAM-cache
- * row), or a multiple of 128 B at a 128 B-aligned address up to
- * MEMSIDE_XFER_MAX (a DRAM-cache line, a migration segment, a page). The
- * shell sends it to the device controller as line requests (a controller
- * queues lines) and reports it done when the last one is. Writes take their
- * bytes from buf when issued; reads fill buf as they complete (then
- * memside_ops.done is called with tag). buf belongs to the policy state. */
-#define MEMSIDE_XFER_MAX 4096
+/* A transfer of the policy's own: whole 32 B sectors at a 32 B-aligned
+ * device address, up to MEMSIDE_XFER_MAX bytes (the metadata column of a
+ * DRAM-cache row, a 64 B or 256 B DRAM-cache line, a migration segment, a
+ * page, a 64 KiB chunk of a 2 MiB migration). The shell sends it to the
+ * device controller as one request; the controller splits it into its
+ * lines (MemCtrl span requests, as DRAMSys splits a parent transaction into
+ * children) and answers once, when the last is done. Writes take their
+ * bytes from buf when issued; reads fill buf when the transfer completes
+ * (then memside_ops.done is called with tag). buf belongs to the policy
+ * state. */
+#define MEMSIDE_XFER_MAX 65536
 typedef struct memside_xfer {
   uint32_t dev;
   uint64_t addr;

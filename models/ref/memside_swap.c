@@ -117,7 +117,7 @@ static void swap_locate(const void *st, uint64_t pa, memside_target *out) {
   out->kind = s->cfg.rank_kind[to->dev][l.ra];
 }
 
-/* One transfer per segment (the shell sends it as line requests). */
+/* One transfer per segment (one request; the device controller splits it into lines). */
 static void issue_all(swap_st *s, int write) {
   for (int k = 0; k < 2; ++k) {
     /* reads: segment k into buf[k]; writes: buf[k] to the other segment */
