@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 
@@ -71,10 +72,34 @@ const KeySpec* Config::spec(const std::string& key) {
   return it == index.end() ? nullptr : it->second;
 }
 
-static std::string range_text(const KeySpec& k) {
-  std::ostringstream o;
-  if (k.min <= k.max) o << " in [" << k.min << ", " << k.max << "]";
-  return o.str();
+// A bound in readable units: sizes in the largest binary unit that divides them (4 KiB, 64 GiB), integers
+// whole (9200000000000000000, not 9.2e+18), other numbers as %g.
+static std::string bound_text(double x, KeyType t) {
+  char buf[64];
+  if (t == KeyType::Size && x >= 1024) {
+    static const char* const kUnit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    uint64_t v = static_cast<uint64_t>(x);
+    int u = -1;
+    while (v % 1024 == 0 && v >= 1024 && u < 5) {
+      v /= 1024;
+      ++u;
+    }
+    if (u >= 0) {
+      std::snprintf(buf, sizeof buf, "%llu %s", static_cast<unsigned long long>(v), kUnit[u]);
+      return buf;
+    }
+  }
+  if ((t == KeyType::Int || t == KeyType::Size) && x == std::floor(x)) {
+    std::snprintf(buf, sizeof buf, t == KeyType::Size ? "%.0f B" : "%.0f", x);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+std::string range_text(const KeySpec& k) {
+  if (k.min > k.max) return "";
+  return " in [" + bound_text(k.min, k.type) + ", " + bound_text(k.max, k.type) + "]";
 }
 
 [[noreturn]] static void bad(const std::string& origin, const std::string& key, const std::string& what) {
@@ -149,7 +174,7 @@ void Config::set_value(const std::string& key, const std::string& text, bool is_
       if (!parse_size(text, &x))
         bad(origin, key, "expected a size such as 4096, \"768KiB\" or \"8MiB\", got '" + text + "'");
       if (k->min <= k->max && (x < k->min || x > k->max))
-        bad(origin, key, "expected a size" + range_text(*k) + " bytes, got " + text);
+        bad(origin, key, "expected a size" + range_text(*k) + ", got " + text);
       v.iv = static_cast<int64_t>(x);
       v.fv = static_cast<double>(x);
       break;

@@ -88,6 +88,9 @@ class Config {
 // distance when it is close enough (a typo), else "".
 std::string did_you_mean(const std::string& got, const std::vector<std::string>& names);
 
+// " in [4 KiB, 64 GiB]": a key's range in readable units ("" for a key without one).
+std::string range_text(const KeySpec& k);
+
 // Parse "8MiB", "768KB", "4096", "2 GiB" into bytes. Returns false if malformed.
 bool parse_size(const std::string& s, uint64_t* out);
 

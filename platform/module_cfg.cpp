@@ -18,7 +18,7 @@ SmCfg sm_cfg(const Config& C) {
 L1Cfg l1_cfg(const Config& C) {
   L1Cfg l1;
   l1.enabled = C.b("l1.enabled");
-  l1.size_bytes = static_cast<unsigned>(C.size("l1.size"));
+  l1.size_bytes = C.size("l1.size");
   l1.assoc = static_cast<unsigned>(C.i("l1.assoc"));
   l1.latency = static_cast<unsigned>(C.i("l1.latency"));
   l1.mshrs = static_cast<unsigned>(C.i("l1.mshrs"));
@@ -40,7 +40,7 @@ L2Cfg l2_cfg(const Config& C) {
   L2Cfg l2;
   l2.clk.mhz = C.f("l2.clock_mhz");
   l2.banks = static_cast<unsigned>(C.i("l2.banks"));
-  l2.size_bytes = static_cast<unsigned>(C.size("l2.size"));
+  l2.size_bytes = C.size("l2.size");
   l2.assoc = static_cast<unsigned>(C.i("l2.assoc"));
   l2.latency = static_cast<unsigned>(C.i("l2.latency"));
   l2.mshrs = static_cast<unsigned>(C.i("l2.mshrs"));

@@ -2,9 +2,9 @@
 // Defaults are the HBM2 baseline (configs/baseline_hbm2.toml cites the sources).
 // Workload knobs (workload.<name>.<knob>) come from the workload registry.
 #include <algorithm>
-#include <set>
-
+#include <cstring>
 #include <memory>
+#include <set>
 
 #include "platform/config.h"
 #include "platform/memsys.h"
@@ -53,7 +53,7 @@ static std::vector<KeySpec> build_schema() {
       {"sm.ldst_per_cycle", T::Int, "1", 1, 8, {}, "memory instructions accepted by the LD/ST unit per cycle"},
       {"l1.enabled", T::Bool, "true", 1, 0, {}, "L1 data cache present"},
       {"l1.size", T::Size, "128KiB", 1024, 16777216, {}, "L1 data cache capacity per SM, bytes"},
-      {"l1.assoc", T::Int, "4", 1, 64, {}, "L1 associativity"},
+      {"l1.assoc", T::Int, "4", 1, 32, {}, "L1 associativity (at most 32: the cache model's way masks are 32 bits)"},
       {"l1.latency", T::Int, "15", 1, 1000, {}, "L1 hit latency, core cycles"},
       {"l1.mshrs", T::Int, "64", 1, 4096, {}, "L1 MSHRs (lines in flight) per SM"},
       {"l1.mshr_merge", T::Int, "8", 1, 64, {}, "requests merged per L1 MSHR"},
@@ -65,7 +65,7 @@ static std::vector<KeySpec> build_schema() {
       {"l2.clock_mhz", T::Float, "901", 1, 10000, {}, "L2 clock, MHz"},
       {"l2.banks", T::Int, "16", 1, 1024, {}, "L2 banks in total (a multiple of mem.channels)"},
       {"l2.size", T::Size, "8MiB", 4096, 1ull << 36, {}, "L2 capacity in total, bytes"},
-      {"l2.assoc", T::Int, "16", 1, 64, {}, "L2 associativity"},
+      {"l2.assoc", T::Int, "16", 1, 32, {}, "L2 associativity (at most 32: the cache model's way masks are 32 bits)"},
       {"l2.latency", T::Int, "120", 1, 10000, {}, "L2 hit latency, L2 cycles"},
       {"l2.mshrs", T::Int, "64", 1, 4096, {}, "L2 MSHRs per bank"},
       {"l2.bytes_per_cycle", T::Int, "32", 1, 4096, {}, "L2 bank data-port bandwidth, bytes/cycle"},
@@ -87,8 +87,8 @@ static std::vector<KeySpec> build_schema() {
        "mem.device; not together with mem.rank_devices"},
       {"mem.channels", T::Int, "8", 1, 256, {}, "memory channels"},
       {"mem.ranks", T::Int, "1", 1, 16, {}, "ranks per channel"},
-      {"mem.read_queue", T::Int, "128", 1, 4096, {}, "read queue entries (32 B accesses) per channel"},
-      {"mem.write_queue", T::Int, "128", 1, 4096, {}, "write queue entries per channel"},
+      {"mem.read_queue", T::Int, "128", 1, 4096, {}, "read queue entries (32 B accesses) per channel; at least 4 (one 128 B L2 line)"},
+      {"mem.write_queue", T::Int, "128", 1, 4096, {}, "write queue entries (32 B accesses) per channel; at least 4 (one 128 B L2 line)"},
       {"mem.wq_high", T::Int, "112", 1, 4096, {}, "write-drain high watermark"},
       {"mem.wq_low", T::Int, "48", 0, 4096, {}, "write-drain low watermark"},
       {"mem.page_policy", T::Enum, "open", 1, 0, {"open", "closed"}, "row-buffer policy: open (keep rows open) or closed (precharge a row once no queued request hits it)"},
@@ -205,6 +205,11 @@ static std::vector<KeySpec> build_schema() {
     const std::string what = "override of mem.device's " + std::string(f->name) + ": " + f->desc;
     if (f->energy)
       s.push_back({kMemEnergyPrefix + std::string(f->name), T::Float, "", 0, 1e12, {}, what});
+    else if (std::strcmp(f->name, "CL") == 0 || std::strcmp(f->name, "CWL") == 0 || std::strcmp(f->name, "tBURST") == 0)
+      // The engine keeps a slot per cycle a column command is in flight (mc.c ringcap: max(CL, CWL) + tBURST),
+      // allocated up front: 100000 cycles is about 100 MiB for the platform; 1e9 cannot be allocated.
+      s.push_back({kMemTimingPrefix + std::string(f->name), T::Int, "", 0, 100000, {},
+                   what + " (at most 100000: the controller holds a slot per cycle of it)"});
     else
       s.push_back({kMemTimingPrefix + std::string(f->name), T::Int, "", 0, 1e9, {}, what});
   }
@@ -305,6 +310,12 @@ void Config::check_consistency() const {
     std::unique_ptr<amap> m(new amap);
     init_address_map(*this, md, m.get());
   }
+  // A 128 B L2 line is 4 queue entries of 32 B (MemCtrl::try_accept): a queue of fewer entries can never
+  // accept one and the platform would stall, so both the platform and memtrace refuse it.
+  for (const char* q : {"mem.read_queue", "mem.write_queue"})
+    if (i(q) < 4)
+      fail(q, "expected at least 4 entries (one 128 B L2 line is 4 entries of 32 B; a smaller queue can never "
+              "accept one), got " + std::to_string(i(q)));
   if (i("mem.wq_high") > i("mem.write_queue"))
     fail("mem.wq_high", "expected <= mem.write_queue (" + std::to_string(i("mem.write_queue")) + ")");
   if (i("mem.wq_low") >= i("mem.wq_high"))

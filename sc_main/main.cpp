@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <systemc>
 
@@ -20,6 +21,7 @@
 #include "platform/memtrace.h"
 #include "platform/platform.h"
 #include "platform/version.h"
+#include "sc_main/build_id.h"
 #include "workloads/accelsim.h"
 #include "workloads/describe.h"
 #include "workloads/registry.h"
@@ -56,6 +58,76 @@ static bool refuse_existing_out(const std::string& dir, bool force) {
       return true;
     }
   return false;
+}
+
+// --out and --vcd are checked before the simulation, so that a location strata cannot write fails at once
+// (exit 2) instead of after the whole run: a probe file is created and removed in the folder (or, for a
+// folder still to be made, in its nearest existing parent, which must be a folder). Returns "" or why not.
+static std::string unwritable_folder(const std::string& dir) {
+  std::error_code ec;
+  fs::path p = fs::absolute(dir, ec);
+  if (ec) return ec.message();
+  while (!p.empty() && !fs::exists(p, ec)) {
+    if (p == p.parent_path()) break;
+    p = p.parent_path();
+  }
+  if (!fs::is_directory(p, ec)) return p.string() + " is not a folder";
+  const fs::path probe = p / (".strata-write-probe." + std::to_string(getpid()));
+  std::FILE* f = std::fopen(probe.c_str(), "w");
+  if (!f) return p.string() + ": " + std::strerror(errno);
+  std::fclose(f);
+  fs::remove(probe, ec);
+  return "";
+}
+
+static bool refuse_unwritable(const char* opt, const std::string& path, const std::string& dir, const char* cmd) {
+  const std::string why = unwritable_folder(dir);
+  if (why.empty()) return false;
+  std::fprintf(stderr, "%s: %s %s: expected a writable location, got %s\n", cmd, opt, path.c_str(), why.c_str());
+  return true;
+}
+
+// --vcd NAME writes NAME.vcd (SystemC adds the extension; a NAME ending in .vcd is taken as the file name).
+// Its folder must exist: strata does not make it. Returns the file name, or "" after printing why not.
+static std::string vcd_file(const std::string& vcd) {
+  std::string file = vcd.size() > 4 && vcd.compare(vcd.size() - 4, 4, ".vcd") == 0 ? vcd : vcd + ".vcd";
+  std::error_code ec;
+  const fs::path dir = fs::path(file).parent_path();
+  if (fs::is_directory(file, ec)) {
+    std::fprintf(stderr, "strata: --vcd %s: expected a file name, got a folder (%s)\n", vcd.c_str(), file.c_str());
+    return "";
+  }
+  if (!dir.empty() && !fs::is_directory(dir, ec)) {
+    std::fprintf(stderr, "strata: --vcd %s: expected a file in an existing folder, got no folder %s\n", vcd.c_str(),
+                 dir.c_str());
+    return "";
+  }
+  if (refuse_unwritable("--vcd", vcd, dir.empty() ? "." : dir.string(), "strata")) return "";
+  return file;
+}
+
+// The one-line description of a shipped config: the first sentence of its header comment.
+static std::string config_description(const std::string& name) {
+  std::ifstream in(std::string(STRATA_SOURCE_DIR) + "/configs/" + name + ".toml");
+  std::string line, text;
+  while (std::getline(in, line) && line.rfind("#", 0) == 0) {
+    const size_t b = line.find_first_not_of("# ");
+    if (b == std::string::npos) break;
+    text += (text.empty() ? "" : " ") + line.substr(b);
+    if (text.size() > 400) break;
+  }
+  // The first ". " that ends a sentence, not an abbreviation ("Sec. IV", "Fig. 3", "et al. ").
+  for (size_t dot = text.find(". "); dot != std::string::npos; dot = text.find(". ", dot + 1)) {
+    const size_t w = text.find_last_of(" (", dot);
+    const std::string word = text.substr(w == std::string::npos ? 0 : w + 1, dot - (w == std::string::npos ? 0 : w + 1));
+    if (word != "Sec" && word != "Fig" && word != "Figs" && word != "Eq" && word != "al" && word != "Tab" &&
+        word != "e.g" && word != "i.e" && word != "vs" && word != "cf" && word != "No") {
+      text.resize(dot + 1);
+      break;
+    }
+  }
+  if (text.size() > 110) text = text.substr(0, 107) + "...";
+  return text;
 }
 
 // strata --list-devices: the preset table (models/ref/dram.c), one line each.
@@ -134,13 +206,13 @@ static int cli_main(int argc, char** argv) {
   CLI::App app{"strata " + std::string(version()) +
                ": SystemC/TLM-2.0 virtual platform for GPU memory systems.\n"
                "With no arguments, runs the default platform (configs/baseline_hbm2) on the default workload."};
-  app.set_version_flag("--version", std::string(version()));
+  app.set_version_flag("--version", std::string(version()) + " (commit " + build_commit() + ")");
   std::string config, workload, trace, out, vcd;
   std::vector<std::string> sets;
   int64_t seed = -1;
   bool force = false;
   bool quiet = false, check = false, list_wl = false, list_cfg = false, list_keys = false, list_dev = false,
-       json_out = false;
+       json_out = false, print_config = false;
   std::string describe;
   app.add_option("-c,--config", config, "platform config: a file, or a name from configs/ (default baseline_hbm2)");
   app.add_option("-w,--workload", workload, "built-in workload (see --list-workloads); same as --set workload.name=");
@@ -178,12 +250,24 @@ static int cli_main(int argc, char** argv) {
                  "offload-candidate blocks (docs/offload_candidates.md); knobs with --set workload.NAME.KNOB=V, "
                  "--seed")
       ->type_name("NAME|TRACE");
+  app.add_flag("--print-config", print_config,
+               "print the effective configuration of this run (the text config.txt records: every key after "
+               "includes, --set, --workload and --seed, with its origin) and exit without simulating");
   app.add_flag("--json", json_out, "with --describe-workload: print the summary as JSON");
   // `strata memtrace`: the DRAM-level trace player. Options not its own
   // (--config, --trace, --set, --out, --quiet) are the main command's.
   CLI::App* memtrace = app.add_subcommand(
       "memtrace", "replay a DRAM request trace (--trace FILE) straight into the memory controllers");
   memtrace->fallthrough();
+  memtrace->footer(
+      "Options of the main command it takes:\n"
+      "  --trace FILE        the DRAM request trace (required; gzip-compressed files are read as they are)\n"
+      "  -c,--config CONFIG  platform config whose memory side replays it (default baseline_hbm2)\n"
+      "  -s,--set KEY=VALUE  override a config key (repeatable; strata --list-keys)\n"
+      "  -o,--out DIR        output folder for stats.json, stats.txt, config.txt (default runs/<time>-...)\n"
+      "  --force             overwrite the results in an existing --out folder\n"
+      "  -q,--quiet          no summary\n"
+      "Trace formats and an example: docs/memtrace.md; tools/gen_memtrace.py makes a synthetic trace.");
   std::string mt_format = "auto";
   unsigned mt_bytes = 64;
   double mt_clock = 0;
@@ -242,13 +326,16 @@ static int cli_main(int argc, char** argv) {
     return 0;
   }
   if (list_cfg) {
-    for (const std::string& n : Config::shipped()) std::printf("%s\n", n.c_str());
+    for (const std::string& n : Config::shipped())
+      std::printf("%-26s %s\n", n.c_str(), config_description(n).c_str());
     return 0;
   }
   if (list_keys) {
     for (const KeySpec& k : Config::schema()) {
       const bool unset = k.def.empty() && (k.type == KeyType::Int || k.type == KeyType::Float);
-      std::printf("%-34s default %-12s %s\n", k.name.c_str(), unset ? "(preset)" : k.def.c_str(), k.desc.c_str());
+      const std::string range = range_text(k);  // " in [4 KiB, 64 GiB]"
+      std::printf("%-34s default %-12s %s%s\n", k.name.c_str(), unset ? "(preset)" : k.def.c_str(), k.desc.c_str(),
+                  range.empty() ? "" : (";" + range).c_str());
     }
     return 0;
   }
@@ -264,7 +351,7 @@ static int cli_main(int argc, char** argv) {
   if (memtrace->parsed()) {
     // Options of a platform run that the trace player has no use for: refused, not ignored.
     const char* unused = !vcd.empty() ? "--vcd" : !workload.empty() ? "--workload" : check ? "--check"
-                         : seed >= 0 ? "--seed" : nullptr;
+                         : seed >= 0 ? "--seed" : print_config ? "--print-config" : nullptr;
     if (unused) {
       std::fprintf(stderr, "strata memtrace: %s: expected only options of a trace replay (the player has no "
                    "workload, time series or golden memory; see strata memtrace --help), got %s\n", unused, unused);
@@ -285,6 +372,7 @@ static int cli_main(int argc, char** argv) {
       mo.trace_clock_mhz = mt_clock;
       mo.out_dir = out.empty() ? default_out_dir(path, "memtrace") : out;
       if (refuse_existing_out(out, force)) return kExitBadInput;
+      if (refuse_unwritable("--out", mo.out_dir, mo.out_dir, "strata memtrace")) return kExitBadInput;
       mo.quiet = quiet;
       return run_memtrace(cfg, mo);
     } catch (const ConfigError& e) {
@@ -309,9 +397,14 @@ static int cli_main(int argc, char** argv) {
   try {
     const std::string path = Config::resolve(config.empty() ? "baseline_hbm2" : config);
     cfg.load(path, sets);
+    if (print_config) {
+      std::printf("# effective configuration (key = value  # origin)\n%s", cfg.dump().c_str());
+      return kExitOk;
+    }
     opt.out_dir = out.empty() ? default_out_dir(path, cfg.s("workload.name")) : out;
     if (refuse_existing_out(out, force)) return kExitBadInput;
-    opt.vcd = vcd;
+    if (refuse_unwritable("--out", opt.out_dir, opt.out_dir, "strata")) return kExitBadInput;
+    if (!vcd.empty() && (opt.vcd = vcd_file(vcd)).empty()) return kExitBadInput;
     opt.quiet = quiet;
     opt.heartbeat_s = heartbeat;
     Platform platform(cfg, opt);
@@ -345,9 +438,17 @@ static int exec_tool(const char* tool, int argc, char** argv) {
 }
 
 int sc_main(int argc, char** argv) {
-  if (argc >= 2)
+  if (argc >= 2) {
     for (const char* tool : {"sweep", "plot", "report"})
       if (std::strcmp(argv[1], tool) == 0) return exec_tool(tool, argc, argv);
+    // strata takes no positional argument: a first word that is not an option is a subcommand.
+    const std::vector<std::string> subs{"memtrace", "sweep", "plot", "report"};
+    if (argv[1][0] != '-' && std::find(subs.begin(), subs.end(), argv[1]) == subs.end()) {
+      std::fprintf(stderr, "strata: '%s': expected a subcommand (memtrace, sweep, plot, report) or an option%s "
+                   "(see strata --help)\n", argv[1], did_you_mean(argv[1], subs).c_str());
+      return kExitBadInput;
+    }
+  }
   // SystemC prints a banner and deprecation notes on stdout/stderr; keep ours clean.
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);

@@ -39,7 +39,7 @@ struct SmCfg {                   // gpu.core_clock_mhz, sm.*
 };
 
 struct L1Cfg {                   // l1.*
-  unsigned size_bytes = 0;
+  uint64_t size_bytes = 0;
   unsigned assoc = 0;
   unsigned latency = 0;          // hit latency, core cycles
   unsigned mshrs = 0;            // distinct lines in flight
@@ -58,7 +58,7 @@ struct XbarCfg {                 // noc.*
 struct L2Cfg {                   // l2.*
   Clock clk;
   unsigned banks = 0;            // total banks (a multiple of mem channels)
-  unsigned size_bytes = 0;       // total
+  uint64_t size_bytes = 0;       // total (64-bit: l2.size goes to 4 GiB and beyond)
   unsigned assoc = 0;
   unsigned latency = 0;          // hit latency, L2 cycles
   unsigned mshrs = 0;            // per bank

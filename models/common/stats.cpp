@@ -1,6 +1,7 @@
 #include "common/stats.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -181,20 +182,63 @@ bool StatsRegistry::write_json(const std::string& path) const {
   return static_cast<bool>(f);
 }
 
+// Natural order for stats.txt: runs of digits compare as numbers (sm2 before sm10, histogram bucket 8
+// before 16), everything else as bytes.
+static bool natural_less(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      size_t iz = i, jz = j;  // leading zeros do not count
+      while (iz + 1 < ie && a[iz] == '0') ++iz;
+      while (jz + 1 < je && b[jz] == '0') ++jz;
+      if (ie - iz != je - jz) return ie - iz < je - jz;
+      const int c = a.compare(iz, ie - iz, b, jz, je - jz);
+      if (c != 0) return c < 0;
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+// stats.txt values: integers exactly, others with 6 significant digits (stats.json keeps 17).
+static std::string fmt_txt(double v) {
+  char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 9.007199254740992e15)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
 bool StatsRegistry::write_txt(const std::string& path) const {
   std::vector<const Entry*> sorted;
   for (const Entry& e : entries_) sorted.push_back(&e);
-  std::sort(sorted.begin(), sorted.end(), [](const Entry* a, const Entry* b) { return a->name < b->name; });
+  std::sort(sorted.begin(), sorted.end(), [](const Entry* a, const Entry* b) { return natural_less(a->name, b->name); });
   size_t w = 0;
   for (const Entry* e : sorted) w = std::max(w, e->name.size());
   std::ofstream f(path);
   if (!f) return false;
   f << "# Strata statistics: name, value, unit, window (over a measurement window: delta = growth since its "
-       "start, ratio = of two such growths, level = as read), description\n";
+       "start, ratio = of two such growths, level = as read), description. Grouped by section (the name's "
+       "first part), in natural order; values with 6 significant digits (stats.json has them exactly)\n";
   static const char* const kWindow[] = {"delta", "ratio", "level"};
+  std::string section;
   for (const Entry* e : sorted) {
+    const std::string sec = e->name.substr(0, e->name.find('.'));
+    if (sec != section) {
+      f << "\n# " << sec << "\n";
+      section = sec;
+    }
     f << std::left << std::setw(static_cast<int>(w) + 2) << e->name << std::right << std::setw(24)
-      << fmt_num(e->value()) << "  " << std::left << std::setw(18) << unit_name(e->unit) << std::setw(7)
+      << fmt_txt(e->value()) << "  " << std::left << std::setw(18) << unit_name(e->unit) << std::setw(7)
       << kWindow[static_cast<int>(e->window)] << "# " << e->desc << "\n";
   }
   return static_cast<bool>(f);

@@ -31,15 +31,17 @@ int cache_init(cache *c, const cache_cfg *cfg, char *err, size_t errlen) {
   {
     const uint64_t set_bytes = (uint64_t)cfg->assoc * cfg->line_bytes;
     if (cfg->size_bytes < set_bytes || cfg->size_bytes % set_bytes != 0)
-      FAIL("cache: size %u bytes is not a positive multiple of assoc*line_bytes = %llu", cfg->size_bytes,
-           (unsigned long long)set_bytes);
+      FAIL("cache: size %llu bytes is not a positive multiple of assoc*line_bytes = %llu",
+           (unsigned long long)cfg->size_bytes, (unsigned long long)set_bytes);
+    if (cfg->size_bytes / set_bytes > UINT32_MAX)
+      FAIL("cache: %llu sets, at most %u supported", (unsigned long long)(cfg->size_bytes / set_bytes), UINT32_MAX);
     const char *why = cfg->policy->check ? cfg->policy->check((uint32_t)(cfg->size_bytes / set_bytes), cfg->assoc) : NULL;
     if (why) FAIL("cache: policy %s needs %s", cfg->policy->name, why);
   }
 #undef FAIL
   c->cfg = *cfg;
   c->ways = cfg->assoc;
-  c->sets = cfg->size_bytes / (cfg->assoc * cfg->line_bytes);
+  c->sets = (uint32_t)(cfg->size_bytes / ((uint64_t)cfg->assoc * cfg->line_bytes));
   c->sectors = cfg->line_bytes / cfg->sector_bytes;
   c->way_mask = c->ways == 32 ? 0xffffffffu : ((1u << c->ways) - 1u);
   const size_t nlines = (size_t)c->sets * c->ways;

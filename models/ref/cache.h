@@ -16,7 +16,7 @@
 #include "repl.h"
 
 typedef struct cache_cfg {
-  uint32_t size_bytes;   /* capacity of this cache (one bank) */
+  uint64_t size_bytes;   /* capacity of this cache (one bank); sets = size / (assoc * line) < 2^32 */
   uint32_t assoc;
   uint32_t line_bytes;   /* 128 */
   uint32_t sector_bytes; /* 32; line_bytes/sector_bytes <= 8 */

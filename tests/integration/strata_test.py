@@ -5,6 +5,8 @@
   strata_test.py deterministic STRATA OUTDIR -- ARGS...    run twice; stats.json identical apart from host.*
   strata_test.py expect-exit CODE REGEX STRATA -- ARGS...  exit status CODE and one stderr line matching REGEX
   strata_test.py vcd STRATA OUTDIR -- ARGS...              run with --vcd and validate the VCD by parsing it
+  strata_test.py vcd-name STRATA OUTDIR -- ARGS...         --vcd NAME (no extension) writes NAME.vcd and the
+                                                           summary names NAME.vcd
   strata_test.py min-bandwidth FRACTION STRATA OUTDIR -- ARGS...   mem.bandwidth_gbps >= FRACTION x peak
   strata_test.py timing-check STRATA OUTDIR -- ARGS...      checker on (default): every command checked;
                                                            off: 0 checked, every other non-host stat identical
@@ -287,6 +289,22 @@ def main():
         if info["changes"] < 10:
             fail(f"VCD has only {info['changes']} value changes")
         print(f"ok: {len(info['vars'])} signals, {info['changes']} changes, last time {info['last_time']}")
+    elif mode == "vcd-name":
+        strata, outdir = head
+        base = outdir + "_trace"
+        for f in (base, base + ".vcd"):
+            if os.path.exists(f):
+                os.remove(f)
+        shutil.rmtree(outdir, ignore_errors=True)
+        p = subprocess.run([strata, "--out", outdir, "--vcd", base, *args], capture_output=True, text=True)
+        if p.returncode != 0:
+            fail(f"exit {p.returncode}: {p.stderr}")
+        if not os.path.exists(base + ".vcd") or os.path.exists(base):
+            fail(f"--vcd {base}: expected {base}.vcd written (and nothing named {base})")
+        out_line = [l for l in p.stdout.splitlines() if l.strip().startswith("output")]
+        if not out_line or not out_line[0].rstrip().endswith(" and " + base + ".vcd"):
+            fail(f"the summary does not name the VCD written ({base}.vcd): {out_line}")
+        print("ok: " + out_line[0].strip())
     elif mode == "min-bandwidth":
         frac, strata, outdir = head
         s = run(strata, outdir, args)
