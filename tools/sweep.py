@@ -24,8 +24,10 @@ seed, or a --set key) matches; repeatable, all must hold. Exit status: 0 every s
 """
 import argparse
 import csv
+import difflib
 import fcntl
 import fnmatch
+import hashlib
 import json
 import math
 import os
@@ -38,6 +40,9 @@ import time
 import threading
 import tomllib
 from concurrent.futures import ThreadPoolExecutor, as_completed
+
+import cliargs
+from sweeptables import Table, amean, gmean, md_tables, compare_values  # noqa: F401 (also sweep's API)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -93,7 +98,9 @@ def _only(d, allowed, where, path):
 
 
 TOP_KEYS = {"name", "title", "description", "stats", "seeds", "set", "baseline", "designs", "workloads", "axes",
-            "zip", "repeat", "tables", "compare", "figures", "paper", "slurm", "timeout"}
+            "zip", "repeat", "tables", "compare", "figures", "paper", "slurm", "timeout", "max_runs"}
+MAX_RUNS = 100_000   # default of the spec key max_runs: a spec with more runs is refused before it is expanded
+MAX_NAME = 200       # characters of a run's folder name (NAME_MAX is 255; the sweep adds suffixes such as .PID)
 
 
 def load_spec(path):
@@ -103,7 +110,9 @@ def load_spec(path):
         with open(path, "rb") as f:
             s = tomllib.load(f)
     except OSError as e:
-        raise SpecError(f"{where}: cannot read: {e.strerror}")
+        raise SpecError(f"{_printable(where)}: cannot read: {e.strerror}")
+    except ValueError:  # a path with a NUL byte
+        raise SpecError(f"{_printable(where)}: cannot read: expected a file path, got one with a NUL byte")
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{where}: {e}")
     except UnicodeDecodeError as e:
@@ -214,6 +223,9 @@ def load_spec(path):
     slurm = s.get("slurm", {})
     _expect(isinstance(slurm, dict), where, "slurm", "a table", slurm)
     _only(slurm, {"cpus_per_task", "mem", "time", "partition"}, where, "slurm.")
+    mr = s.setdefault("max_runs", MAX_RUNS)
+    _expect(isinstance(mr, int) and not isinstance(mr, bool) and mr >= 1, where, "max_runs",
+            "a number of runs >= 1", mr)
     timeout = s.get("timeout", 0)
     _expect(isinstance(timeout, (int, float)) and timeout >= 0, where, "timeout", "seconds >= 0 (0 = none)", timeout)
     s["path"] = path
@@ -249,9 +261,30 @@ def run_name(params):
     return re.sub(r"[^A-Za-z0-9._=+-]", "_", ",".join(parts))
 
 
+def count_runs(spec):
+    """The number of runs of the spec, counted without expanding it."""
+    def points(axes, zips):
+        n = 1
+        for vals in axes.values():
+            n *= len(vals)
+        for z in zips:
+            n *= len(next(iter(z.values())))
+        return n
+    reps = (len(spec["seeds"]) if spec["seeds"] else 1) * points(spec["repeat"], [])
+    per_wl = sum(points(w["axes"], []) for w in spec["workloads"])
+    return per_wl * points(spec["axes"], spec["zip"]) * len(spec["designs"]) * reps
+
+
 def expand(spec):
     """Every run of the spec, in a fixed order: list of dicts {name, params, row, repeat, design, cmd_args}.
-    params: design, workload, then the workload's axes, the global axes and zips, seed, repeat keys."""
+    params: design, workload, then the workload's axes, the global axes and zips, seed, repeat keys.
+    Refuses (SpecError) a spec of more than its max_runs runs before building any, and a run whose
+    folder name would be longer than MAX_NAME characters."""
+    n = count_runs(spec)
+    limit = spec.get("max_runs", MAX_RUNS)
+    if n > limit:
+        raise SpecError(f"spec {spec['path']}: key 'max_runs': expected at most {limit} runs, got {n} (designs x "
+                        "workloads x axes x zips x seeds x repeats); raise max_runs if you mean it")
     runs = []
     rep_dims = ([[(("seed", x),) for x in spec["seeds"]]] if spec["seeds"] else []) + _dims(spec["repeat"], [])
     for w in spec["workloads"]:
@@ -276,6 +309,10 @@ def expand(spec):
                                  "repeat": tuple(rep), "args": args, "paper": w["paper"]})
     seen = {}
     for r in runs:
+        if len(r["name"]) > MAX_NAME:
+            raise SpecError(f"spec {spec['path']}: key 'designs': run folder name {_printable(r['name'][:40])}... is "
+                            f"{len(r['name'])} characters, expected at most {MAX_NAME} (shorten the design names, "
+                            "workload labels or axis values)")
         if r["name"] in seen:
             raise SpecError(f"spec {spec['path']}: key 'workloads': two runs get the same folder {r['name']} "
                             f"(give the workloads distinct labels)")
@@ -283,18 +320,35 @@ def expand(spec):
     return runs
 
 
+def _did_you_mean(got, names):
+    m = difflib.get_close_matches(got, sorted(names), n=1, cutoff=0.6)
+    return f" (did you mean '{_printable(m[0])}'?)" if m else ""
+
+
 def parse_filters(exprs, runs):
-    """--filter terms -> list of (key, negate, [globs]); a key no run has is an error."""
+    """--filter terms -> list of (key, negate, [globs]). A key no run has, a KEY=GLOB term that matches no
+    run and terms that together keep no run are errors (SpecError), with the closest name or value."""
     keys = set().union(*(r["params"] for r in runs)) if runs else set()
     out = []
     for e in exprs:
         m = re.fullmatch(r"\s*([^=!\s]+)\s*(!?=)\s*(.+?)\s*", e)
         if not m:
-            raise SpecError(f"--filter {e!r}: expected KEY=GLOB[|GLOB...] or KEY!=GLOB[|GLOB...]")
-        if m.group(1) not in keys:
-            raise SpecError(f"--filter {e!r}: key '{m.group(1)}': not a parameter of this sweep "
-                            f"(expected one of {', '.join(sorted(keys))})")
-        out.append((m.group(1), m.group(2) == "!=", m.group(3).split("|")))
+            raise SpecError(f"--filter {_printable(repr(e))}: expected KEY=GLOB[|GLOB...] or KEY!=GLOB[|GLOB...]")
+        key, neg, globs = m.group(1), m.group(2) == "!=", m.group(3).split("|")
+        if key not in keys:
+            raise SpecError(f"--filter {_printable(repr(e))}: key '{_printable(key)}': not a parameter of this sweep"
+                            f"{_did_you_mean(key, keys)} (expected one of {', '.join(sorted(keys))})")
+        values = {_fmt_val(r["params"][key]) for r in runs if key in r["params"]}
+        if not neg and not any(fnmatch.fnmatchcase(v, g) for v in values for g in globs):
+            hint = next((h for h in (_did_you_mean(g, values) for g in globs) if h), "")
+            shown = sorted(values)[:8]
+            raise SpecError(f"--filter {_printable(repr(e))}: no run has {_printable(key)} matching "
+                            f"{_printable('|'.join(globs))}{hint} (its values: {_printable(', '.join(shown))}"
+                            f"{', ...' if len(values) > 8 else ''})")
+        out.append((key, neg, globs))
+    if out and runs and not select(runs, out):
+        raise SpecError(f"--filter {' --filter '.join(_printable(repr(e)) for e in exprs)}: the terms together "
+                        f"keep none of the spec's {len(runs)} runs")
     return out
 
 
@@ -333,6 +387,178 @@ def is_done(out, run):
         return False
 
 
+# ---------------------------------------------------------------- run identity
+
+class Identity:
+    """What decides a run's result (docs/experiments.md "Run identity"): the resolved configuration (every key
+    after includes, --set, --workload and --seed, as `strata --print-config` prints it and config.txt records
+    it, without the origins), the workload's trace files (path, size, modification time) when it is a trace,
+    and the strata build (`strata --version`: version and source commit). Resolved once per distinct
+    command line, in parallel; a command strata rejects gets an identity holding its error, so that fixing
+    the input (or the simulator) changes it."""
+
+    def __init__(self, jobs=1):
+        self.jobs = max(1, jobs)
+        self._cache, self._build = {}, None
+
+    def build(self):
+        if self._build is None:
+            try:
+                p = subprocess.run([strata_exe(), "--version"], capture_output=True, text=True, timeout=60)
+                text = p.stdout.strip() if p.returncode == 0 else ""
+            except (OSError, subprocess.TimeoutExpired):
+                text = ""
+            m = re.fullmatch(r"(\S+) \(commit (\S+)\)", text)
+            self._build = {"version": m.group(1), "commit": m.group(2)} if m else {"version": text or "?",
+                                                                                  "commit": "unknown"}
+        return self._build
+
+    def _resolve(self, args):
+        try:
+            p = subprocess.run([strata_exe(), "--print-config"] + list(args), capture_output=True, text=True,
+                               errors="replace", timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return {"error": f"cannot run {strata_exe()} --print-config: {e}"}
+        if p.returncode != 0:
+            return {"error": (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]}
+        cfg = {}
+        for line in p.stdout.splitlines():
+            if line.startswith("#") or " = " not in line:
+                continue
+            kv = line.rsplit("   # ", 1)[0]
+            k, v = kv.split(" = ", 1)
+            cfg[k] = v
+        return {"config": cfg}
+
+    def of(self, run):
+        """The identity dict of one run (resolve_all first to resolve many at once)."""
+        key = tuple(run["args"])
+        if key not in self._cache:
+            self._cache[key] = self._resolve(run["args"])
+        ident = dict(self._cache[key])
+        trace = _arg(run["args"], "--trace")
+        if trace is not None:
+            ident["trace"] = trace_fingerprint(trace)
+        ident["build"] = self.build()
+        return ident
+
+    def resolve_all(self, runs):
+        todo = sorted({tuple(r["args"]) for r in runs} - set(self._cache))
+        if not todo:
+            return
+        self.build()
+        with ThreadPoolExecutor(max_workers=self.jobs) as ex:
+            for key, res in zip(todo, ex.map(self._resolve, todo)):
+                self._cache[key] = res
+
+
+_IDENT = Identity()  # of runs that reach run_one without one (resolved there, one command line at a time)
+
+
+def _arg(args, opt):
+    for i, a in enumerate(args[:-1]):
+        if a == opt:
+            return args[i + 1]
+    return None
+
+
+def trace_fingerprint(path):
+    """The files of an Accel-Sim trace (the folder, or the folder of a kernelslist file; not recursive) as
+    {name: [size, mtime_ns]}: a trace regenerated or edited in place gives another fingerprint."""
+    d = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    files = {}
+    try:
+        for e in sorted(os.scandir(d), key=lambda e: e.name):
+            if e.is_file():
+                st = e.stat()
+                files[e.name] = [st.st_size, st.st_mtime_ns]
+    except OSError as e:
+        return {"path": path, "error": e.strerror}
+    return {"path": path, "files": files}
+
+
+def identity_hash(ident):
+    return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
+
+
+def read_identity(out, run):
+    """The identity a finished run was made with (runs/NAME/identity.json), or None."""
+    try:
+        with open(os.path.join(out, "runs", run["name"], "identity.json")) as f:
+            ident = json.load(f)
+        return ident if isinstance(ident, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+def read_failure(out, run):
+    try:
+        with open(os.path.join(out, "failed", run["name"] + ".json")) as f:
+            rec = json.load(f)
+        return rec if isinstance(rec, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+def why_changed(old, new):
+    """A short reason why identity `old` is not `new`: 'configuration (l2.size, mem.device)', 'trace', 'build'."""
+    if not isinstance(old, dict):
+        return "no identity recorded (made before strata sweep recorded one)"
+    if old.get("error") != new.get("error"):
+        if new.get("error"):
+            return f"configuration changed (now rejected: {_printable(new['error'])[:100]})"
+        return "configuration changed (was rejected before)"
+    if old.get("config") != new.get("config"):
+        a, b = old.get("config") or {}, new.get("config") or {}
+        keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        if keys:
+            return "configuration changed (" + ", ".join(keys[:4]) + (", ..." if len(keys) > 4 else "") + ")"
+        return "configuration changed"
+    if old.get("trace") != new.get("trace"):
+        return "trace files changed"
+    if old.get("build") != new.get("build"):
+        return f"made by another build ({build_text(old.get('build'))})"
+    return "inputs changed"
+
+
+def build_text(b):
+    return f"strata {b.get('version', '?')} at commit {b.get('commit', '?')}" if isinstance(b, dict) else "unknown build"
+
+
+def run_states(out, runs, ident, keep_other_builds=False):
+    """{run name: (state, reason)}: state 'done' (finished with the current identity, or by another build kept
+    by --keep-other-builds: reason says so), 'failed' (recorded failure with the current identity), 'stale'
+    (finished or failed with another identity: reason why), 'to_run'."""
+    exist = [r for r in runs if is_done(out, r) or read_failure(out, r) is not None]
+    ident.resolve_all(exist)
+    exist = {r["name"] for r in exist}
+    states = {}
+    for r in runs:
+        if r["name"] not in exist:  # never run: its identity is resolved when it runs
+            states[r["name"]] = ("to_run", "")
+            continue
+        cur = ident.of(r)
+        r["identity"] = cur
+        if is_done(out, r):
+            old = read_identity(out, r)
+            if isinstance(old, dict) and identity_hash(old) == identity_hash(cur):
+                states[r["name"]] = ("done", "")
+            elif (keep_other_builds and isinstance(old, dict) and
+                  identity_hash(dict(old, build=None)) == identity_hash(dict(cur, build=None))):
+                states[r["name"]] = ("done", f"kept: made by another build ({build_text(old.get('build'))})")
+            else:
+                states[r["name"]] = ("stale", why_changed(old, cur))
+            continue
+        rec = read_failure(out, r)
+        if rec is None:
+            states[r["name"]] = ("to_run", "")
+        elif isinstance(rec.get("identity"), dict) and identity_hash(rec["identity"]) == identity_hash(cur):
+            states[r["name"]] = ("failed", "")
+        else:
+            states[r["name"]] = ("stale", "failed before; " + why_changed(rec.get("identity"), cur))
+    return states
+
+
 def _die_with_parent():
     # A sweep killed with SIGKILL takes its strata children with it (Linux prctl PR_SET_PDEATHSIG).
     try:
@@ -355,8 +581,11 @@ def run_one(out, run, timeout=0):
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     cmd = [strata_exe(), "--quiet", "--out", tmp] + run["args"]
+    identity = run.get("identity") or _IDENT.of(run)
     with open(os.path.join(tmp, "params.json"), "w") as f:
         json.dump({"params": run["params"], "command": cmd}, f, indent=1)
+    with open(os.path.join(tmp, "identity.json"), "w") as f:
+        json.dump(identity, f, indent=1, sort_keys=True)
     try:
         # Own session: a Ctrl-C at the terminal reaches the sweep only, which then stops its runs itself.
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace",
@@ -380,13 +609,23 @@ def run_one(out, run, timeout=0):
         return None, time.time() - t0
     fail = os.path.join(out, "failed", run["name"] + ".json")
     ok = status == 0 and os.path.exists(os.path.join(tmp, "stats.json"))
+    dest = os.path.join(out, "runs", run["name"])
     if ok:
-        os.rename(tmp, os.path.join(out, "runs", run["name"]))
+        if os.path.exists(dest):  # a stale result: moved aside, then removed (a kill in between leaves the run to do)
+            old = os.path.join(out, ".tmp", f"{run['name']}.stale.{os.getpid()}")
+            os.rename(dest, old)
+            shutil.rmtree(old, ignore_errors=True)
+        os.rename(tmp, dest)
         if os.path.exists(fail):
             os.remove(fail)
     else:
+        if os.path.exists(dest):  # a stale result is not kept beside the failure of its rerun
+            old = os.path.join(out, ".tmp", f"{run['name']}.stale.{os.getpid()}")
+            os.rename(dest, old)
+            shutil.rmtree(old, ignore_errors=True)
         write_json_atomic(fail, {"name": run["name"], "params": run["params"], "exit_status": status,
-                                 "command": cmd, "stderr_tail": err.splitlines()[-STDERR_TAIL:]})
+                                 "command": cmd, "stderr_tail": err.splitlines()[-STDERR_TAIL:],
+                                 "identity": identity})
         shutil.rmtree(tmp, ignore_errors=True)
     return ok, time.time() - t0
 
@@ -396,7 +635,19 @@ def _fmt_secs(s):
     return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
 
 
+class _Stopped(Exception):
+    """SIGTERM reached the sweep (run_local stops its runs as for Ctrl-C)."""
+
+
+def _signal(p, sig):
+    try:
+        p.send_signal(sig)
+    except OSError:
+        pass
+
+
 def run_local(out, to_run, jobs, timeout, total_done, total):
+    """Run `to_run` in a pool of `jobs`. Returns 0, or 130 (Ctrl-C) / 143 (SIGTERM) when stopped."""
     tty = sys.stderr.isatty()
     done, failed, t0 = 0, 0, time.time()
 
@@ -412,25 +663,45 @@ def run_local(out, to_run, jobs, timeout, total_done, total):
         sys.stderr.flush()
 
     ex = ThreadPoolExecutor(max_workers=max(1, jobs))
+
+    def on_term(signum, frame):
+        raise _Stopped(signal.SIGTERM)
+    old_term = signal.signal(signal.SIGTERM, on_term)
     try:
         futs = [ex.submit(run_one, out, r, timeout) for r in to_run]
         for f in as_completed(futs):
             ok, _ = f.result()
             done, failed = done + (ok is True), failed + (ok is False)
             progress()
-    except KeyboardInterrupt:  # stop the runs in flight; they stay to do, finished runs are kept
+    except (KeyboardInterrupt, _Stopped) as e:  # stop the runs in flight; they stay to do, finished runs are kept
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _abort.set()
+        # SIGTERM first: strata writes its partial stats and exits (status 4); the folders are removed anyway
+        # (a partial run is not a result), then whatever is left is killed.
         with _live_lock:
-            for p in _live:
-                p.kill()
+            live = list(_live)
+        for p in live:
+            _signal(p, signal.SIGTERM)
+        t_end = time.time() + 5
+        for p in live:
+            try:
+                p.wait(timeout=max(0.1, t_end - time.time()))
+            except subprocess.TimeoutExpired:
+                _signal(p, signal.SIGKILL)
         ex.shutdown(wait=True, cancel_futures=True)
-        print(f"\nsweep: interrupted: {total_done + done} runs done are kept; the same command resumes",
-              file=sys.stderr)
-        return False
+        for e2 in os.listdir(os.path.join(out, ".tmp")):
+            shutil.rmtree(os.path.join(out, ".tmp", e2), ignore_errors=True)
+        what = "stopped by SIGTERM" if isinstance(e, _Stopped) else "interrupted"
+        print(f"\nsweep: {what}: {total_done + done} runs done are kept, the runs in flight were stopped; the "
+              "same command resumes", file=sys.stderr)
+        return 143 if isinstance(e, _Stopped) else 130
+    finally:
+        if signal.getsignal(signal.SIGTERM) in (on_term, signal.SIG_IGN):
+            signal.signal(signal.SIGTERM, old_term)
     ex.shutdown()
     if tty and to_run:
         progress(final=True)
-    return True
+    return 0
 
 
 # ---------------------------------------------------------------- collection
@@ -447,7 +718,7 @@ def load_results(spec, out, runs):
     return res
 
 
-def write_results(spec, out, runs, stats):
+def write_results(spec, out, runs, stats, builds=None):
     param_keys = []
     for r in runs:
         for k in r["params"]:
@@ -466,196 +737,27 @@ def write_results(spec, out, runs, stats):
         wr.writeheader()
         wr.writerows(rows)
     os.replace(os.path.join(out, "results.csv.tmp"), os.path.join(out, "results.csv"))
+    builds = builds or {}
+    jrows = [dict(row, build=builds.get(row["run"])) for row in rows]
     write_json_atomic(os.path.join(out, "results.json"),
                       {"spec": spec["name"], "baseline": spec["baseline"], "parameters": param_keys,
-                       "stats": spec["stats"], "build": build_info(), "runs": rows})
+                       "stats": spec["stats"], "build": build_info(builds.values()), "runs": jrows})
     missing = sorted({k for r in runs if r["name"] in stats for k in spec["stats"] if k not in stats[r["name"]]})
     for k in missing:
         print(f"sweep: warning: stat '{k}' (spec key 'stats') is missing from some stats.json", file=sys.stderr)
 
 
-def build_info():
-    """Which strata produced the results: version, source commit, date of collection."""
-    def out(cmd):
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip()
-        except (OSError, subprocess.TimeoutExpired):
-            return ""
-    return {"strata_version": out([strata_exe(), "--version"]),
-            "commit": out(["git", "-C", ROOT, "describe", "--always", "--dirty"]),
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-
-
-class Table:
-    """Values by (row, design, repeat) for one stat, with the ratio and noise arithmetic of the tables."""
-
-    def __init__(self, spec, runs, stats, stat):
-        self.v, self.rows, self.reps = {}, [], []
-        for r in runs:
-            if r["row"] not in self.rows:
-                self.rows.append(r["row"])
-            if r["repeat"] not in self.reps:
-                self.reps.append(r["repeat"])
-            x = stats.get(r["name"], {}).get(stat)
-            if isinstance(x, (int, float)):
-                self.v[(r["row"], r["design"], r["repeat"])] = float(x)
-        self.base = spec["baseline"]
-
-    def val(self, row, d, rep):
-        return self.v.get((row, d, rep), math.nan)
-
-    def ratios(self, row, d, ref=None):
-        """Per-repeat ratios of design d to ref (default the baseline) in one row; nan where unknown or ref is 0."""
-        ref = ref or self.base
-        out = []
-        for rep in self.reps:
-            a, b = self.val(row, d, rep), self.val(row, ref, rep)
-            out.append(a / b if b and not math.isnan(a) and not math.isnan(b) else math.nan)
-        return out
-
-    def base_spread(self, row):
-        xs = [x for x in (self.val(row, self.base, rep) for rep in self.reps) if not math.isnan(x)]
-        m = sum(xs) / len(xs) if xs else 0
-        return (max(xs) - min(xs)) / m if len(xs) > 1 and m else 0.0
-
-
-def amean(xs):
-    xs = [x for x in xs if not math.isnan(x)]
-    return sum(xs) / len(xs) if xs else math.nan
-
-
-def gmean(xs):
-    xs = [x for x in xs if not math.isnan(x) and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else math.nan
-
-
-def cell(per_rep, noise_floor=0.0, is_base=False, pct=False):
-    """'mean' or 'mean [min-max]' over repeats; ' n.s.' when |mean - 1| is below the noise (max of the spread of
-    the ratios over repeats and noise_floor, the baseline's own relative spread)."""
-    xs = [x for x in per_rep if not math.isnan(x)]
-    if not xs:
-        return "n/a"
-    m = sum(xs) / len(xs)
-    f = (lambda x: f"{(x - 1) * 100:+.2f}%") if pct else (lambda x: f"{x:.3f}")
-    if len(xs) == 1 or is_base:
-        return f(m)
-    s = f"{f(m)} [{f(min(xs))}..{f(max(xs))}]"
-    if not is_base and abs(m - 1) <= max(max(xs) - min(xs), noise_floor):
-        s += " n.s."
-    return s
-
-
-def fmt_num(x, fmtspec=None):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "n/a"
-    if fmtspec:
-        return fmtspec % x
-    if float(x).is_integer() and abs(x) >= 1000:
-        return f"{x:.0f}"
-    return f"{x:.4g}" if abs(x) < 1000 else f"{x:.0f}"
-
-
-def md_tables(spec, runs, stats, command):
-    designs = [d["name"] for d in spec["designs"] if any(r["design"] == d["name"] for r in runs)]
-    multi = len({r["repeat"] for r in runs}) > 1
-    md = [f"# {spec.get('title', spec['name'])}", "", f"Command: `{command}`", "",
-          f"Ratios are to the baseline design `{spec['baseline']}` in the same row and repeat (1.000 = baseline). "
-          "`arith. mean` and `geo. mean` are over the rows (a ratio whose baseline value is 0 is left out)."]
-    if multi:
-        rk = sorted({k for r in runs for k, _ in r["repeat"]})
-        md.append(f"Each cell is the mean [min..max] over the {len({r['repeat'] for r in runs})} repeats "
-                  f"({', '.join(rk)}); `n.s.` = not significant: the difference from 1 is smaller than the spread "
-                  "over the repeats (of the ratio, or of the baseline's own value).")
-    md.append("")
-    paper = {(c["design"], c["against"], c["stat"]): c.get("paper") for c in spec["compare"]}
-    tables = spec["tables"] or [{"kind": "normalised", "stat": s} for s in spec["stats"]]
-    for t in tables:
-        kind = t["kind"]
-        if kind == "normalised":
-            T = Table(spec, runs, stats, t["stat"])
-            md += [f"## {t.get('title', t['stat'])} (`{t['stat']}`), normalised to {spec['baseline']}", "",
-                   "| row | " + " | ".join(designs) + " |", "|---|" + "---:|" * len(designs)]
-            for row in T.rows:
-                md.append(f"| {row} | " + " | ".join(cell(T.ratios(row, d), T.base_spread(row), d == T.base)
-                                                     for d in designs) + " |")
-            for name, mean in (("arith. mean", amean), ("geo. mean", gmean)):
-                per_rep = {d: [mean([T.ratios(row, d)[i] for row in T.rows]) for i in range(len(T.reps))]
-                           for d in designs}
-                md.append(f"| **{name}** | " + " | ".join(cell(per_rep[d], 0, d == T.base) for d in designs) + " |")
-            if any((d, spec["baseline"], t["stat"]) in paper for d in designs):
-                md.append("| paper | " + " | ".join(
-                    "1.000" if d == spec["baseline"] else fmt_num(paper.get((d, spec["baseline"], t["stat"])), "%.3f")
-                    if (d, spec["baseline"], t["stat"]) in paper else "" for d in designs) + " |")
-            md.append("")
-        elif kind == "compare":
-            md += [f"## {t.get('title', 'Designs against each other: Strata average vs the paper')}", "",
-                   "Strata = mean(design/baseline) / mean(against/baseline), arithmetic means over the rows.", "",
-                   "| comparison | metric | Strata | paper |", "|---|---|---:|---:|"]
-            for c in compare_values(spec, runs, stats):
-                md.append(f"| {c['design']} vs {c['against']} | {c['title']} | {cell(c['per_rep'], pct=True)} | "
-                          f"{'n/a' if c.get('paper') is None else cell([c['paper']], pct=True)} |")
-            md.append("")
-        elif kind == "raw":
-            md += [f"## {t.get('title', 'Raw values')}", "", "| row | design | " + " | ".join(t["stats"]) + " |",
-                   "|---|---|" + "---:|" * len(t["stats"])]
-            Ts = [Table(spec, runs, stats, s) for s in t["stats"]]
-            for row in Ts[0].rows:
-                for d in designs:
-                    md.append(f"| {row} | {d} | " + " | ".join(
-                        fmt_num(amean([T.val(row, d, rep) for rep in T.reps])) for T in Ts) + " |")
-            md.append("")
-        elif kind == "paper":
-            # Per workload: Strata's value of each stat (design t["design"], mean over repeats), the paper's value
-            # from the workload's `paper` table and Strata / paper.
-            md += [f"## {t.get('title', 'Strata against the paper, per workload')} ({t['design']})", "",
-                   "| row | " + " | ".join(f"{x} Strata | paper | ratio" for x in t["stats"]) + " |",
-                   "|---|" + "---:|---:|---:|" * len(t["stats"])]
-            Ts = [Table(spec, runs, stats, x) for x in t["stats"]]
-            paper_of = {r["row"]: r["paper"] for r in runs}
-            for row in Ts[0].rows:
-                cells = []
-                for x, T in zip(t["stats"], Ts):
-                    v = amean([T.val(row, t["design"], rep) for rep in T.reps])
-                    pv = paper_of.get(row, {}).get(x)
-                    cells += [fmt_num(v, "%.4g"), "" if pv is None else fmt_num(pv, "%.4g"),
-                              "" if pv is None or not pv or math.isnan(v) else f"{v / pv:.3g}"]
-                md.append(f"| {row} | " + " | ".join(cells) + " |")
-            md.append("")
-        elif kind == "columns":
-            cols = t["columns"]
-            md += [f"## {t.get('title', 'Per row')}", "", "| row | " + " | ".join(c["title"] for c in cols) + " |",
-                   "|---|" + "---:|" * len(cols)]
-            Ts = {c["stat"]: Table(spec, runs, stats, c["stat"]) for c in cols}
-            for row in Ts[cols[0]["stat"]].rows:
-                cells = []
-                for c in cols:
-                    T = Ts[c["stat"]]
-                    mean = lambda d: amean([T.val(row, d, rep) for rep in T.reps]) * c.get("scale", 1)
-                    if "vs" in c:
-                        x = amean(T.ratios(row, c["design"], c["vs"]))
-                        cells.append("n/a" if math.isnan(x) else f"{(x - 1) * 100:+.1f}%")
-                    elif "to" in c:
-                        cells.append(f"{fmt_num(mean(c['design']), c.get('format'))} -> "
-                                     f"{fmt_num(mean(c['to']), c.get('format'))}")
-                    else:
-                        cells.append(fmt_num(mean(c["design"]), c.get("format")))
-                md.append(f"| {row} | " + " | ".join(cells) + " |")
-            md.append("")
-    return "\n".join(md) + "\n"
-
-
-def compare_values(spec, runs, stats):
-    """The spec's [[compare]] entries with Strata's per-repeat value: amean(design/base) / amean(against/base)."""
-    out = []
-    for c in spec["compare"]:
-        T = Table(spec, runs, stats, c["stat"])
-        per_rep = []
-        for i in range(len(T.reps)):
-            a = amean([T.ratios(row, c["design"])[i] for row in T.rows])
-            b = amean([T.ratios(row, c["against"])[i] for row in T.rows])
-            per_rep.append(a / b if b else math.nan)
-        out.append(dict(c, title=c.get("title", c["stat"]), per_rep=per_rep, strata=amean(per_rep)))
-    return out
+def build_info(builds):
+    """The builds the collected runs were made by: `commit` and `strata_version` when they are one build
+    ("mixed" otherwise), `builds` = [{version, commit, runs}], and the date of collection."""
+    count = {}
+    for b in builds:
+        key = json.dumps(b, sort_keys=True)
+        count[key] = count.get(key, 0) + 1
+    blist = [dict(json.loads(k) or {"version": "?", "commit": "unknown"}, runs=c) for k, c in sorted(count.items())]
+    one = blist[0] if len(blist) == 1 else None
+    return {"strata_version": one["version"] if one else "mixed", "commit": one["commit"] if one else "mixed",
+            "builds": blist, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
 # ---------------------------------------------------------------- main
@@ -670,11 +772,14 @@ def run_task(tasks_json, out, index, timeout="0"):
     return 0 if ok else 1
 
 
-def collect(spec, out, runs, command, figures=True):
-    stats = load_results(spec, out, runs)
-    write_results(spec, out, runs, stats)
+def collect(spec, out, runs, valid, command, figures=True):
+    """Results over `runs` (every run of the spec) from the finished runs named in `valid` (their identity
+    is current, or kept by --keep-other-builds): results.csv, results.json, results.md and the figures."""
+    stats = {k: v for k, v in load_results(spec, out, runs).items() if k in valid}
+    builds = {r["name"]: (read_identity(out, r) or {}).get("build") for r in runs if r["name"] in stats}
+    write_results(spec, out, runs, stats, builds)
     with open(os.path.join(out, "results.md"), "w") as f:
-        f.write(md_tables(spec, runs, stats, command))
+        f.write(md_tables(spec, runs, stats, command, builds))
     pngs = []
     if figures and spec["figures"] and stats:
         try:
@@ -685,8 +790,16 @@ def collect(spec, out, runs, command, figures=True):
     return stats, pngs
 
 
+def _reasons(states, names):
+    """'3 configuration changed (l2.size); 1 made by another build (...)' over the runs `names`."""
+    count = {}
+    for n in names:
+        count[states[n][1]] = count.get(states[n][1], 0) + 1
+    return "; ".join(f"{c} {why}" for why, c in sorted(count.items(), key=lambda x: -x[1]))
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="strata sweep", description=__doc__.split("\n\n")[0],
+    ap = cliargs.Parser(prog="strata sweep", description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("spec", help="experiment spec (TOML), e.g. configs/experiments/smoke.toml")
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="parallel runs (default: cores)")
@@ -696,6 +809,9 @@ def main(argv=None):
     ap.add_argument("--filter", action="append", default=[], metavar="EXPR",
                     help="KEY=GLOB[|GLOB...] or KEY!=GLOB...: keep matching runs (repeatable)")
     ap.add_argument("--retry-failed", action="store_true", help="rerun runs recorded as failed")
+    ap.add_argument("--keep-other-builds", action="store_true",
+                    help="keep finished runs whose only difference is the strata build that made them (default: "
+                         "rerun them); results.md then flags the mixed builds")
     ap.add_argument("--no-wait", action="store_true", help="slurm: submit and return; rerun the sweep to collect")
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--run-task"]:  # one task of a Slurm array job (tools/slurm.py)
@@ -705,23 +821,34 @@ def main(argv=None):
         if a.jobs < 1:
             raise SpecError(f"--jobs {a.jobs}: expected at least 1")
         spec = load_spec(a.spec)
-        runs = expand(spec)
-        runs = select(runs, parse_filters(a.filter, runs))
+        all_runs = expand(spec)
+        runs = select(all_runs, parse_filters(a.filter, all_runs))
     except SpecError as e:
         print(f"strata sweep: {e}", file=sys.stderr)
         return 2
+    if a.out is not None and not a.out.strip():
+        print("strata sweep: --out '': expected a folder", file=sys.stderr)
+        return 2
     out = a.out or os.path.join("runs", "experiments", spec["name"])
-    state = {r["name"]: "done" if is_done(out, r) else
-             "failed" if os.path.exists(os.path.join(out, "failed", r["name"] + ".json")) else "to_run" for r in runs}
+    ident = Identity(a.jobs)
+    states = run_states(out, all_runs, ident, a.keep_other_builds)
+    selected = {r["name"] for r in runs}
     if a.dry_run:
         for r in runs:
-            print(f"{state[r['name']]:6s} {r['name']}\n       strata {' '.join(r['args'])}")
-        n = {k: list(state.values()).count(k) for k in ("done", "failed", "to_run")}
-        print(f"{len(runs)} runs: {n['done']} done, {n['failed']} failed, {n['to_run']} to run")
+            st, why = states[r["name"]]
+            print(f"{st:6s} {r['name']}" + (f"  ({why})" if why else "") + f"\n       strata {' '.join(r['args'])}")
+        n = {k: sum(1 for r in runs if states[r["name"]][0] == k) for k in ("done", "failed", "to_run", "stale")}
+        print(f"{len(runs)} runs: {n['done']} done, {n['failed']} failed, {n['to_run'] + n['stale']} to run"
+              + (f" ({n['stale']} stale)" if n["stale"] else ""))
         return 0
-    for sub in ("runs", "failed", ".tmp"):
-        os.makedirs(os.path.join(out, sub), exist_ok=True)
-    lock = open(os.path.join(out, ".lock"), "w")
+    try:  # the output folder is checked before any run: a bad --out fails at once
+        for sub in ("runs", "failed", ".tmp"):
+            os.makedirs(os.path.join(out, sub), exist_ok=True)
+        lock = open(os.path.join(out, ".lock"), "w")
+    except OSError as e:
+        print(f"strata sweep: --out {_printable(out)}: expected a writable folder, got "
+              f"{_printable(e.strerror)} ({_printable(e.filename)})", file=sys.stderr)
+        return 2
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -734,28 +861,45 @@ def main(argv=None):
     if not earlier_job:
         for e in os.listdir(os.path.join(out, ".tmp")):  # left by a killed sweep: never finished runs
             shutil.rmtree(os.path.join(out, ".tmp", e), ignore_errors=True)
-    to_run = [r for r in runs if state[r["name"]] == "to_run" or (a.retry_failed and state[r["name"]] == "failed")]
-    ndone = sum(1 for v in state.values() if v == "done")
+    to_run = [r for r in runs if states[r["name"]][0] in ("to_run", "stale")
+              or (a.retry_failed and states[r["name"]][0] == "failed")]
+    ndone = sum(1 for r in runs if states[r["name"]][0] == "done")
     print(f"sweep {spec['name']}: {len(runs)} runs, {ndone} done, {len(to_run)} to run -> {out}", file=sys.stderr)
+    stale = [r["name"] for r in runs if states[r["name"]][0] == "stale"]
+    if stale:
+        print(f"sweep: rerunning {len(stale)} stale runs: {_reasons(states, stale)}", file=sys.stderr)
+    kept = [r["name"] for r in runs if states[r["name"]][1].startswith("kept")]
+    if kept:
+        print(f"sweep: --keep-other-builds: keeping {len(kept)} runs made by other builds "
+              f"({_reasons(states, kept)})", file=sys.stderr)
+    outside = [r["name"] for r in all_runs if r["name"] not in selected and states[r["name"]][0] == "stale"]
+    if outside:
+        print(f"sweep: {len(outside)} runs outside --filter are stale ({_reasons(states, outside)}) and left out "
+              "of the results (rerun without --filter to redo them)", file=sys.stderr)
     if a.backend == "slurm":
         rc = slurm.run(spec, a, out, to_run, len(runs), sys.executable, os.path.abspath(__file__))
         if rc is not None:
             return rc
     else:
-        if not run_local(out, to_run, a.jobs, spec.get("timeout", 0), ndone, len(runs)):
-            return 130
-    command = "strata sweep " + " ".join([os.path.relpath(a.spec) if not os.path.isabs(a.spec) else a.spec] +
-                                         [f"--filter '{f}'" for f in a.filter])
-    stats, pngs = collect(spec, out, runs, command)
-    failed = [r for r in runs if r["name"] not in stats and os.path.exists(os.path.join(out, "failed", r["name"] + ".json"))]
-    missing = len(runs) - len(stats) - len(failed)
+        rc = run_local(out, to_run, a.jobs, spec.get("timeout", 0), ndone, len(runs))
+        if rc:
+            return rc
+    states = run_states(out, all_runs, ident, a.keep_other_builds)
+    valid = {n for n, (st, _) in states.items() if st == "done"}
+    command = "strata sweep " + " ".join([os.path.relpath(a.spec) if not os.path.isabs(a.spec) else a.spec])
+    stats, pngs = collect(spec, out, all_runs, valid, command)
+    failed = [r for r in runs if states[r["name"]][0] == "failed"]
+    done = sum(1 for r in runs if r["name"] in stats)
+    missing = len(runs) - done - len(failed)
     for r in failed:
-        with open(os.path.join(out, "failed", r["name"] + ".json")) as f:
-            rec = json.load(f)
-        tail = rec["stderr_tail"][-1] if rec["stderr_tail"] else ""
-        print(f"FAILED {r['name']}: exit status {rec['exit_status']}: {tail}", file=sys.stderr)
-    print(f"sweep {spec['name']}: {len(stats)} done, {len(failed)} failed"
-          + (f", {missing} not run" if missing else "") + f"; results in {out}/results.{{csv,json,md}}"
+        rec = read_failure(out, r) or {}
+        tail = rec.get("stderr_tail", [""])[-1] if rec.get("stderr_tail") else ""
+        print(f"FAILED {r['name']}: exit status {rec.get('exit_status', '?')}: {tail}", file=sys.stderr)
+    print(f"sweep {spec['name']}: {done} done, {len(failed)} failed"
+          + (f", {missing} not run" if missing else "")
+          + (f" (of {len(runs)} selected by --filter; the results cover all {len(stats)} finished runs of the spec)"
+             if a.filter else "")
+          + f"; results in {out}/results.{{csv,json,md}}"
           + "".join(f", {os.path.basename(p)}" for p in pngs)
           + (f"; failures in {out}/failed/ (--retry-failed reruns them)" if failed else ""), file=sys.stderr)
     return 1 if failed or missing else 0

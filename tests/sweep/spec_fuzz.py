@@ -12,6 +12,11 @@ one printable line on stderr naming the spec; any exception (a Python traceback 
 a finding, kept as WORKDIR/finding-<case>.toml. With --strata, every 50th case is also run
 through the executable (`strata sweep`) with the same expectation.
 
+Every third case also mutates the command line (CLI_ODD: --jobs, --filter, --out, --backend, unknown
+options and flags, added to a shipped spec or the mutated one) with the same expectation, except that
+the line need not name the spec; an --out where nothing can be written is tried without --dry-run and
+must be refused (exit 2) before any run starts.
+
 Past findings, reduced by hand, are in tests/sweep/fuzz_regressions/ and replayed first (each
 must be rejected with one line). Deterministic: the same --seed gives the same cases (CTest runs
 seed 1, 1000 cases, a few seconds); a longer local run takes --seconds (docs/fuzzing.md).
@@ -81,7 +86,7 @@ ODD_VALUES = [0, -1, 1, 2 ** 63 - 1, -2 ** 63, 1.5, -0.0, float("nan"), float("i
               "a=b", "=", "\x01\x1b[31m", "é", "../../etc", "*", "[", "{}", [], [0], [""], ["x=1"], [[]], [{}],
               {}, {"x": 1}, {"name": 1}, {"": ""}, [{"name": "d", "config": "baseline_hbm2"}],
               {"k": [1, 2]}, {"k": []}, {"k": [{}]}]
-KEYS = ["name", "config", "set", "stat", "stats", "kind", "design", "against", "axis", "columns", "trace",
+KEYS = ["max_runs", "name", "config", "set", "stat", "stats", "kind", "design", "against", "axis", "columns", "trace",
         "label", "row", "axes", "zip", "repeat", "seeds", "baseline", "vs", "to", "format", "scale", "paper",
         "where", "file", "timeout", "slurm", "bogus", "", "workloads", "designs", "tables", "figures", "compare"]
 
@@ -151,6 +156,37 @@ def mutate_bytes(rng, data):
     return bytes(b)
 
 
+def cli_odd(work):
+    """(options, runs_nothing): odd command-line options of `strata sweep`; runs_nothing: an --out where
+    nothing can be written, tried without --dry-run (it must be refused before any run)."""
+    afile = os.path.join(work, "a-file")
+    if not os.path.exists(afile):
+        with open(afile, "w") as f:
+            f.write("x")
+    opts = [["--jobs", v] for v in ("0", "-1", "x", "", "1e3", "99999999999999999999", "\x00")]
+    opts += [["--filter", v] for v in ("", "=", "!=", "design", "design=", "design=*", "design!=*", "workload=strem",
+                                       "seed=1|2", "seed!=", "x=y", "design==a", "\x1b[31m=1", "é=é", "design=[",
+                                       "l2.policy=lru", "a" * 300 + "=b")]
+    opts += [["--backend", v] for v in ("", "pbs", "local", "SLURM")]
+    opts += [["--bogus"], ["--retry-failed"], ["--keep-other-builds"], ["--no-wait"], ["-j"], ["--filter"], ["--out"],
+             ["--dry-run", "--dry-run"], ["-"], ["--"], ["\x00"]]
+    bad_out = [afile, os.path.join(afile, "sub"), "/proc", "/proc/x", "", " ", "x" * 300,
+               os.path.join(work, "x" * 300, "y")]
+    return opts, bad_out
+
+
+def cli_case(rng, work, spec_path):
+    """argv for one command-line case, and whether it may run (False: it must not start a run)."""
+    opts, bad_out = cli_odd(work)
+    argv = [spec_path] if rng.random() < 0.9 else []
+    for _ in range(rng.randint(1, 3)):
+        argv += rng.choice(opts)
+    rng.shuffle(argv) if rng.random() < 0.1 else None
+    if rng.random() < 0.3:  # a dry run writes nothing, so only a real one must refuse the folder
+        return [x for x in argv if x != "--dry-run"] + ["--out", rng.choice(bad_out)], False
+    return argv + ["--dry-run", "--out", os.path.join(work, "out-never-written")], True
+
+
 def make_case(rng, corpus):
     _, data = rng.choice(corpus)
     if rng.random() < 0.6:
@@ -163,18 +199,19 @@ def make_case(rng, corpus):
 
 # ---------------------------------------------------------------- the check
 
-def check_in_process(path, out):
-    """(ok, what): sweep main() on the spec must return 0, or 2 with one printable stderr line naming it."""
+def check_in_process(path, out, argv=None):
+    """(ok, what): sweep main() on the spec must return 0, or 2 with one printable stderr line naming it
+    (argv: a command-line case instead; its line need not name the spec)."""
     err, sink = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(sink):
-            rc = sweep.main(["--dry-run", "--out", out, path])
+            rc = sweep.main(argv if argv is not None else ["--dry-run", "--out", out, path])
     except SystemExit as e:
         rc = e.code
     except Exception as e:  # noqa: BLE001  (any exception is the finding)
         import traceback
         return False, "exception: " + "".join(traceback.format_exception(e)).strip().splitlines()[-1]
-    return judge(rc, err.getvalue(), path)
+    return judge(rc, err.getvalue(), path if argv is None else None)
 
 
 def judge(rc, err, path):
@@ -187,7 +224,7 @@ def judge(rc, err, path):
         return False, f"exit 2 with {len(lines)} lines: {err[-300:]!r}"
     if any(ord(c) < 0x20 or ord(c) == 0x7f for c in lines[0]):
         return False, f"unprintable characters: {lines[0]!r}"
-    if path not in lines[0]:
+    if path is not None and path not in lines[0]:
         return False, f"the spec is not named: {lines[0]!r}"
     return True, "rejected"
 
@@ -209,6 +246,8 @@ def main():
     out = os.path.join(a.work, "out-never-written")
     path = os.path.join(a.work, "case.toml")
     counts = {"ok": 0, "rejected": 0}
+    cli_counts = {}
+    real_exe = sweep.strata_exe
     findings = []
     regressions = sorted(glob.glob(os.path.join(HERE, "fuzz_regressions", "*.toml")))
     for r in regressions:  # past findings: each must be rejected with one line now
@@ -221,6 +260,19 @@ def main():
         with open(path, "wb") as f:
             f.write(data)
         ok, what = check_in_process(path, out)
+        if ok and i % 3 == 0:  # the command line too, on this spec or a shipped one
+            argv, may_run = cli_case(rng, a.work, path if rng.random() < 0.5 else rng.choice(corpus)[0])
+            if not may_run:
+                sweep.strata_exe = lambda: "/nonexistent/strata-must-not-run"
+            try:
+                ok, what = check_in_process(path, out, argv)
+            finally:
+                sweep.strata_exe = real_exe
+            if ok and not may_run and what == "ok":
+                ok, what = False, f"an --out where nothing can be written was accepted: {argv!r}"
+            cli_counts[what] = cli_counts.get(what, 0) + 1
+            if not ok:
+                what = f"command line {argv!r}: {what}"
         if ok and a.strata and i % 50 == 0:
             p = subprocess.run([a.strata, "sweep", "--dry-run", "--out", out, path], capture_output=True,
                                text=True, timeout=60)
@@ -238,7 +290,8 @@ def main():
         findings.append(f"--dry-run wrote {out}")
     print(f"spec_fuzz: {len(regressions)} regression inputs; seed {a.seed}, {i} cases in {time.time() - t0:.1f} s: "
           f"{counts['ok']} valid, "
-          f"{counts['rejected']} rejected with one line, {len(findings)} findings")
+          f"{counts['rejected']} rejected with one line, {len(findings)} findings; command-line cases: "
+          f"{cli_counts.get('ok', 0)} accepted, {cli_counts.get('rejected', 0)} rejected with one line")
     if counts["rejected"] < i // 4 or counts["ok"] == 0:
         print("FAIL: the mutations no longer reach both the accepted and the rejected paths")
         return 1

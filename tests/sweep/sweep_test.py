@@ -6,8 +6,17 @@
   sweep_test.py tables  STRATA WORKDIR   normalised tables: ratios, means, mean [min..max], n.s. marking
   sweep_test.py kill    STRATA WORKDIR   a sweep killed with SIGKILL midway and resumed == an uninterrupted one
   sweep_test.py failed  STRATA WORKDIR   a failing run is recorded and reported; --retry-failed reruns it
-  sweep_test.py plot    STRATA WORKDIR   figures and `strata plot` render PNGs of the expected pixel size
-  sweep_test.py report  STRATA WORKDIR   `strata report`: paper vs Strata with same direction? / within 2x?
+  sweep_test.py plot    STRATA WORKDIR   figures (300 dpi PNG + PDF) and `strata plot` (format by --out's
+                                         extension); bad --out and short runs: one line, exit 2
+  sweep_test.py report  STRATA WORKDIR   `strata report`: paper vs Strata with same direction? / within 2x?;
+                                         sections kept byte for byte without complete results of a clean
+                                         build; a fresh clone's report leaves docs/results.md as it is
+  sweep_test.py stale   STRATA WORKDIR   run identity: a changed config, --set value, included file, trace or
+                                         build reruns exactly the affected runs (with the reason) and gives
+                                         the new numbers; --keep-other-builds keeps and flags them; a failed
+                                         run is retried once its inputs change
+  sweep_test.py filter  STRATA WORKDIR   a filtered sweep collects every finished run of the spec; a filter
+                                         matching nothing is exit 2 with "did you mean"
   sweep_test.py slurm   STRATA WORKDIR   --backend slurm: a 4-run array job gives the local sweep's CSV; --no-wait
                                          then a rerun waits for that job instead of resubmitting. Uses the
                                          cluster of $SLURM_CONF (.ci/run starts one) or starts one with
@@ -127,10 +136,42 @@ def t_badspec(strata, work):
             check("line 2" in err, f"bad spec {i}: line not named: {err}")
     spec = os.path.join(SPECS, "expand.toml")
     for args, want in ((["--filter", "colour=red"], "key 'colour'"), (["--filter", "seed"], "--filter 'seed'"),
-                       (["--jobs", "0"], "--jobs 0"), ([os.path.join(work, "missing.toml")], "cannot read")):
+                       (["--jobs", "0"], "--jobs 0"), ([os.path.join(work, "missing.toml")], "cannot read"),
+                       (["--jobs", "x"], "invalid int value: 'x'"), (["--backend", "pbs"], "invalid choice: 'pbs'"),
+                       (["--bogus"], "unrecognized arguments: --bogus")):
         p = sweep(strata, *([spec] if args[0].startswith("-") else []), *args, "--dry-run", "--out", work)
         check(p.returncode == 2 and want in p.stderr and len(p.stderr.strip().splitlines()) == 1,
               f"{args}: exit {p.returncode}: {p.stderr}")
+    # A spec of 8 axes x 20 values (2.6e10 runs) is refused before it is expanded: at once, not after 44 s of
+    # filling the memory; max_runs raises the limit, and lowers it.
+    axes = "".join(f'"k{i}" = [{", ".join(str(j) for j in range(20))}]\n' for i in range(8))
+    path = os.path.join(work, "huge.toml")
+    with open(path, "w") as f:
+        f.write(f'name = "huge"\nstats = ["x"]\n[[designs]]\nname="a"\nconfig="c"\n[[workloads]]\nname="w"\n[axes]\n{axes}')
+    t0 = time.time()
+    p = sweep(strata, path, "--dry-run", "--out", work)
+    check(p.returncode == 2 and "key 'max_runs': expected at most 100000 runs, got 25600000000" in p.stderr
+          and time.time() - t0 < 10, f"huge spec: {p.returncode} {time.time() - t0:.1f} s {p.stderr}")
+    with open(path, "w") as f:
+        f.write(f'name = "n"\nstats = ["x"]\nmax_runs = 3\n[[designs]]\nname="a"\nconfig="c"\n[[workloads]]\n'
+                f'name="w"\n[axes]\n"k" = [1, 2, 3, 4]\n')
+    p = sweep(strata, path, "--dry-run", "--out", work)
+    check(p.returncode == 2 and "expected at most 3 runs, got 4" in p.stderr, f"max_runs = 3: {p.stderr}")
+    # A 300-character design name: the run folder name would be too long.
+    with open(path, "w") as f:
+        f.write(f'name = "n"\nstats = ["x"]\n[[designs]]\nname="{"d" * 300}"\nconfig="c"\n[[workloads]]\nname="w"\n')
+    p = sweep(strata, path, "--dry-run", "--out", work)
+    check(p.returncode == 2 and "expected at most 200" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+          f"long name: {p.stderr}")
+    # --out where nothing can be written: refused before any run (no simulation starts).
+    afile = os.path.join(work, "afile")
+    with open(afile, "w") as f:
+        f.write("x")
+    for out in (afile, "/proc", "/proc/x", os.path.join(afile, "sub"), ""):
+        t0 = time.time()
+        p = sweep(strata, os.path.join(SPECS, "failing.toml"), "--out", out)
+        check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "--out" in p.stderr,
+              f"--out {out!r}: exit {p.returncode}: {p.stderr}")
 
 
 def t_tables(strata, work):
@@ -246,6 +287,22 @@ def t_kill(strata, work):
     p = sweep(strata, spec, "--jobs", "2", "--out", out)
     check(p.returncode == 0 and f"{n} done, {8 - n} to run" in p.stderr, f"resume after SIGINT: {p.stderr}")
     check(read_csv(os.path.join(out, "results.csv")) == a, "results.csv after SIGINT + resume differs")
+    # SIGTERM (a batch system's stop): a message, the runs in flight stopped, no temporary folder left.
+    out = fresh(os.path.join(work, "terminated"))
+    proc = subprocess.Popen([strata, "sweep", spec, "--jobs", "2", "--out", out], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    while time.time() - t0 < 60 and not (os.path.isdir(os.path.join(out, "runs")) and
+                                         len(os.listdir(os.path.join(out, "runs"))) >= 1):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    err = proc.communicate(timeout=30)[1]
+    n = len(os.listdir(os.path.join(out, "runs")))
+    check(proc.returncode == 143 and "stopped by SIGTERM" in err and n < 8, f"SIGTERM: exit {proc.returncode}: {err}")
+    check(os.listdir(os.path.join(out, ".tmp")) == [] and os.listdir(os.path.join(out, "failed")) == [],
+          "SIGTERM left a temporary folder or a failure record")
+    settle()
+    check(not orphans(), "a run of a terminated sweep outlived it")
 
 
 def t_failed(strata, work):
@@ -295,29 +352,67 @@ def t_plot(strata, work):
     out = fresh(os.path.join(work, "plot"))
     p = sweep(strata, os.path.join(SPECS, "lines.toml"), "--jobs", "2", "--out", out)
     check(p.returncode == 0, f"sweep: {p.stderr}")
-    for name in ("lines.png", "bars.png"):
-        path = os.path.join(out, name)
-        check(os.path.exists(path) and os.path.getsize(path) > 10000, f"{name} missing or nearly empty")
-        check(png_size(path) == (800, 450), f"{name}: {png_size(path)} pixels, want 800 x 450")
+    for name in ("lines", "bars"):  # PNG at 300 dpi (8 x 4.5 inches) and a PDF copy
+        path = os.path.join(out, name + ".png")
+        check(os.path.exists(path) and os.path.getsize(path) > 10000, f"{name}.png missing or nearly empty")
+        check(png_size(path) == (2400, 1350), f"{name}.png: {png_size(path)} pixels, want 2400 x 1350")
+        with open(os.path.join(out, name + ".pdf"), "rb") as f:
+            check(f.read(5) == b"%PDF-", f"{name}.pdf is not a PDF")
     run = os.path.join(out, "runs", "hbm2_stream_workload.stream.n=32768")
     p = subprocess.run([strata, "plot", run], capture_output=True, text=True)
     ts = os.path.join(run, "timeseries.png")
     check(p.returncode == 0 and p.stdout.strip() == ts, f"strata plot: {p.returncode} {p.stdout} {p.stderr}")
-    check(os.path.getsize(ts) > 10000 and png_size(ts) == (1000, 800), f"timeseries.png: {png_size(ts)}")
-    p = subprocess.run([strata, "plot", os.path.join(out, "nothing")], capture_output=True, text=True)
-    check(p.returncode == 2 and "timeseries.csv" in p.stderr, f"plot of a missing run: {p.returncode} {p.stderr}")
+    check(os.path.getsize(ts) > 10000 and png_size(ts) == (3000, 2400), f"timeseries.png: {png_size(ts)}")
+    # The format follows --out's extension (the issue: PNG bytes were written under any name).
+    for ext, magic in ((".pdf", b"%PDF-"), (".svg", b"<?xml"), (".PNG", b"\x89PNG")):
+        f = os.path.join(work, "ts" + ext)
+        p = subprocess.run([strata, "plot", run, "--out", f], capture_output=True, text=True)
+        check(p.returncode == 0 and open(f, "rb").read(5).startswith(magic), f"plot --out {f}: {p.stderr}")
+    # Bad input: one line, exit 2, nothing drawn.
+    with open(os.path.join(work, "afile"), "w") as f:
+        f.write("x")
+    for args, want in (([os.path.join(out, "nothing")], "timeseries.csv"),
+                       ([run, "--out", os.path.join(work, "ts.jpg")], "expected a file ending in .png, .pdf or .svg"),
+                       ([run, "--out", os.path.join(work, "afile", "x.png")], "which is a file"),
+                       ([run, "--out", "/proc/x.png"], "expected a writable location"),
+                       ([run, "--out", work], "ending in .png"),
+                       ([run, "--bogus"], "unrecognized arguments: --bogus")):
+        p = subprocess.run([strata, "plot", *args], capture_output=True, text=True)
+        check(p.returncode == 2 and want in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+              f"plot {args}: {p.returncode} {p.stderr}")
+    # A run shorter than two epochs: the error suggests a smaller sim.epoch_ns from the run's length.
+    short = os.path.join(work, "short")
+    shutil.rmtree(short, ignore_errors=True)
+    p = subprocess.run([strata, "--quiet", "--out", short, "--workload", "stream", "--set", "workload.stream.n=1024",
+                        "--set", "sim.epoch_ns=10000000"], capture_output=True, text=True)
+    check(p.returncode == 0, f"short run: {p.stderr}")
+    p = subprocess.run([strata, "plot", short], capture_output=True, text=True)
+    check(p.returncode == 2 and "sim.epoch_ns is 10000000; rerun it with --set sim.epoch_ns=" in p.stderr,
+          f"plot of a short run: {p.returncode} {p.stderr}")
+
+
+def set_build(res_json, commit):
+    with open(res_json) as f:
+        res = json.load(f)
+    res["build"]["commit"] = commit
+    with open(res_json, "w") as f:
+        json.dump(res, f)
 
 
 def t_report(strata, work):
     res = fresh(os.path.join(work, "results"))
     p = sweep(strata, os.path.join(SPECS, "lines.toml"), "--jobs", "2", "--out", os.path.join(res, "lines"))
     check(p.returncode == 0, f"sweep: {p.stderr}")
+    res_json = os.path.join(res, "lines", "results.json")
+    set_build(res_json, "0123456789ab")  # a clean, committed build (the test's own build may be dirty)
     rows = list(csv.DictReader(open(os.path.join(res, "lines", "results.csv"))))
     bw = {(r["design"], r["workload.stream.n"]): float(r["mem.bandwidth_gbps"]) for r in rows}
     ratio = sum(bw[("gddr5", n)] / bw[("hbm2", n)] for n in ("8192", "16384", "32768")) / 3
     out = os.path.join(work, "docs", "results.md")
-    p = subprocess.run([strata, "report", "--specs", SPECS, "--results", res, "--out", out], capture_output=True,
-                       text=True)
+    def report(*extra):
+        return subprocess.run([strata, "report", "--specs", SPECS, "--results", res, "--out", out, *extra],
+                              capture_output=True, text=True)
+    p = report()
     check(p.returncode == 0, f"report: {p.returncode} {p.stderr}")
     md = open(out).read()
     same = "yes" if ratio < 1 else "no"  # the made-up paper number is 0.5 (-50 %)
@@ -325,15 +420,219 @@ def t_report(strata, work):
     want = f"| gddr5 vs hbm2: bandwidth | test | -50.00% | {(ratio - 1) * 100:+.2f}% | {same} | {within} |"
     check(want in md, f"claim row: want\n{want}\nin\n{md}")
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-    import report  # the verdicts themselves: an opposite change is never "within 2x", whatever its size
-    check([report.within_2x(1.048, x) for x in (0.9455, 1.03, 1.09, 1.02, 1.1, 1.0)] ==
+    import report as R  # the verdicts themselves: an opposite change is never "within 2x", whatever its size
+    check([R.within_2x(1.048, x) for x in (0.9455, 1.03, 1.09, 1.02, 1.1, 1.0)] ==
           ["no", "yes", "yes", "no", "no", "no"], "within_2x")
-    check([report.same_direction(0.9, x) for x in (0.95, 1.01, 1.0)] == ["yes", "no", "no"], "same_direction")
+    check([R.same_direction(0.9, x) for x in (0.95, 1.01, 1.0)] == ["yes", "no", "no"], "same_direction")
     check("## Made-up paper B" in md and "Not reproduced yet: its system is not built yet." in md, "unbuilt paper")
-    check("Results collected " in md and "6 of the spec's 6 runs" in md and "at commit `" in md, f"build line:\n{md}")
+    check("Results collected " in md and "all 6 runs of the spec" in md and "at commit `0123456789ab`;" in md,
+          f"build line:\n{md}")
     for name in ("lines.png", "bars.png"):
         png = os.path.join(work, "docs", "figures", name)
-        check(f"![{name}](figures/{name})" in md and png_size(png) == (800, 450), f"figure {name}")
+        check(f"![{name}](figures/{name})" in md and png_size(png) == (2400, 1350), f"figure {name}")
+    # Results the report may not use keep the section as it is, byte for byte: a dirty build (unless
+    # --allow-dirty), mixed builds, incomplete results, no results.
+    for commit, want in (("0123456789ab-dirty.1a2b3c4d", "uncommitted changes (0123456789ab-dirty.1a2b3c4d; "
+                          "--allow-dirty uses them): its section is kept as it was"),
+                         ("mixed", "more than one build"), ("unknown", "unknown build")):
+        set_build(res_json, commit)
+        p = report()
+        check(p.returncode == 0 and want in p.stderr and open(out).read() == md, f"{commit}: {p.stderr}")
+    set_build(res_json, "0123456789ab-dirty.1a2b3c4d")
+    p = report("--allow-dirty")
+    dirty_md = open(out).read()
+    check(p.returncode == 0 and "at commit `0123456789ab-dirty.1a2b3c4d` (**a build with uncommitted changes**"
+          in dirty_md, f"--allow-dirty: {p.stderr}")
+    with open(out, "w") as f:
+        f.write(md)
+    set_build(res_json, "0123456789ab")
+    with open(res_json) as f:
+        full = json.load(f)
+    part = dict(full, runs=full["runs"][:4])
+    with open(res_json, "w") as f:
+        json.dump(part, f)
+    p = report()
+    check(p.returncode == 0 and "incomplete results (4 of the spec's 6 runs)" in p.stderr and open(out).read() == md,
+          f"incomplete: {p.stderr}")
+    shutil.rmtree(os.path.join(res, "lines"))
+    p = report()
+    check(p.returncode == 0 and "lines: no results" in p.stderr and open(out).read() == md, f"no results: {p.stderr}")
+    # A fresh clone without results: the committed docs/results.md stays byte-identical; --results at a
+    # missing folder is refused (exit 2, one line) and touches nothing; --out at a folder is refused.
+    clone = fresh(os.path.join(work, "clone"))
+    for d in ("tools", "docs", os.path.join("configs", "experiments")):
+        shutil.copytree(os.path.join(ROOT, d), os.path.join(clone, d))
+    committed = open(os.path.join(ROOT, "docs", "results.md"), "rb").read()
+    py = os.environ.get("STRATA_PYTHON") or ("/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else "python3")
+    p = subprocess.run([py, os.path.join(clone, "tools", "report.py")], capture_output=True, text=True, cwd=work)
+    check(p.returncode == 2 and "--results" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+          f"report without a results folder: {p.returncode} {p.stderr}")
+    os.makedirs(os.path.join(clone, "runs", "experiments"))
+    p = subprocess.run([py, os.path.join(clone, "tools", "report.py")], capture_output=True, text=True, cwd=work)
+    check(p.returncode == 0, f"report in a fresh clone: {p.returncode} {p.stderr}")
+    check(open(os.path.join(clone, "docs", "results.md"), "rb").read() == committed,
+          "docs/results.md changed by a report with no results")
+    p = report("--out", work)
+    check(p.returncode == 2 and "expected a file" in p.stderr, f"--out at a folder: {p.stderr}")
+
+
+STALE_SPEC = """name = "stale"
+stats = ["gpu.ipc", "gpu.cycles", "mem.reads"]
+[[designs]]
+name = "a"
+config = "{a_config}"
+set = [{a_set}]
+[[designs]]
+name = "b"
+config = "{b_config}"
+[[workloads]]
+name = "stream"
+set = ["workload.stream.n=8192"]
+{extra}"""
+
+
+def results_by_run(out):
+    with open(os.path.join(out, "results.json")) as f:
+        res = json.load(f)
+    return res, {r["run"]: r for r in res["runs"]}
+
+
+def t_stale(strata, work):
+    out = fresh(os.path.join(work, "out"))
+    spec = os.path.join(work, "stale.toml")
+    inc = os.path.join(work, "mine.toml")  # a config of our own that includes a shipped one
+
+    def write(a_config="baseline_hbm2", a_set="", b_config="baseline_gddr5", extra="", inc_text=None):
+        with open(spec, "w") as f:
+            f.write(STALE_SPEC.format(a_config=a_config, a_set=a_set, b_config=b_config, extra=extra))
+        if inc_text is not None:
+            with open(inc, "w") as f:
+                f.write(inc_text)
+
+    def run(*extra):
+        p = sweep(strata, spec, "--jobs", "2", "--out", out, *extra)
+        check(p.returncode == 0, f"sweep {extra}: exit {p.returncode}: {p.stderr}")
+        return p.stderr
+
+    write()
+    run()
+    _, first = results_by_run(out)
+    err = run()
+    check("2 runs, 2 done, 0 to run" in err and "rerunning" not in err, f"unchanged rerun: {err}")
+    # Design b's config changes (the issue's reproducer: baseline_gddr5 -> baseline_hbm2): b reruns, and its
+    # numbers are now a's (the same configuration gives the same stats).
+    write(b_config="baseline_hbm2")
+    err = run()
+    check("2 runs, 1 done, 1 to run" in err and "rerunning 1 stale runs: 1 configuration changed (addrmap." in err,
+          f"config change: {err}")
+    _, now = results_by_run(out)
+    check(now["b_stream"]["gpu.cycles"] == now["a_stream"]["gpu.cycles"] != first["b_stream"]["gpu.cycles"],
+          f"b's numbers after the config change: {now['b_stream']} vs a {now['a_stream']}")
+    # A --set value of design a.
+    write(b_config="baseline_hbm2", a_set='"l2.latency=180"')
+    err = run()
+    check("1 to run" in err and "configuration changed (l2.latency)" in err, f"set change: {err}")
+    _, now = results_by_run(out)
+    check(now["a_stream"]["gpu.cycles"] != now["b_stream"]["gpu.cycles"], "a's --set change kept the old numbers")
+    # A key changed inside an included file: the resolved configuration covers includes.
+    write(a_config=inc, b_config="baseline_hbm2",
+          inc_text=f'include = "{os.path.join(ROOT, "configs", "baseline_hbm2.toml")}"\n[l2]\nlatency = 120\n')
+    run()
+    with open(inc, "w") as f:
+        f.write(f'include = "{os.path.join(ROOT, "configs", "baseline_hbm2.toml")}"\n[l2]\nlatency = 240\n')
+    err = run()
+    check("1 to run" in err and "configuration changed (l2.latency)" in err, f"included file change: {err}")
+    with open(os.path.join(out, "runs", "a_stream", "config.txt")) as f:
+        check(any(l.startswith("l2.latency = 240 ") for l in f), "a not rerun with the included file's value")
+    # A run made by another build (its recorded commit edited): rerun by default, kept and flagged with
+    # --keep-other-builds; results.json names the build of every run.
+    ident_path = os.path.join(out, "runs", "b_stream", "identity.json")
+    with open(ident_path) as f:
+        ident = json.load(f)
+    ident["build"]["commit"] = "0123456789ab"
+    with open(ident_path, "w") as f:
+        json.dump(ident, f)
+    p = sweep(strata, spec, "--out", out, "--dry-run")
+    check("stale  b_stream  (made by another build (strata 0.1.0 at commit 0123456789ab))" in p.stdout
+          and p.stdout.splitlines()[-1] == "2 runs: 1 done, 0 failed, 1 to run (1 stale)", f"dry run: {p.stdout}")
+    err = run("--keep-other-builds")
+    check("0 to run" in err and "keeping 1 runs made by other builds" in err, f"--keep-other-builds: {err}")
+    res, now = results_by_run(out)
+    check(now["b_stream"]["build"]["commit"] == "0123456789ab" and now["a_stream"]["build"]["commit"] != "0123456789ab"
+          and res["build"]["commit"] == "mixed" and len(res["build"]["builds"]) == 2, f"results.json builds: {res}")
+    with open(os.path.join(out, "results.md")) as f:
+        check("**Mixed builds**: these results were made by 2 strata builds" in f.read(), "results.md not flagged")
+    err = run()
+    check("1 to run" in err and "1 made by another build" in err, f"other build not rerun: {err}")
+    res, now = results_by_run(out)
+    check(res["build"]["commit"] not in ("mixed", "unknown") and len(res["build"]["builds"]) == 1, f"{res['build']}")
+    with open(os.path.join(out, "results.md")) as f:
+        check("Mixed builds" not in f.read(), "results.md flags one build as mixed")
+    # A run without an identity record (an older sweep's) is not trusted.
+    os.remove(os.path.join(out, "runs", "b_stream", "identity.json"))
+    err = run()
+    check("1 to run" in err and "no identity recorded" in err, f"run without identity: {err}")
+    # A failed run is retried once its inputs change, not before.
+    write(b_config="baseline_hbm2", a_set='"no.such.key=1"')
+    p = sweep(strata, spec, "--jobs", "2", "--out", out)
+    check(p.returncode == 1 and "FAILED a_stream" in p.stderr, f"failing a: {p.stderr}")
+    _, now = results_by_run(out)
+    check("a_stream" not in now, "the stale result of a failed rerun is still collected")
+    p = sweep(strata, spec, "--jobs", "2", "--out", out)
+    check(p.returncode == 1 and "0 to run" in p.stderr, f"failed run rerun without a change: {p.stderr}")
+    write(b_config="baseline_hbm2", a_set='"l2.latency=180"')
+    err = run()
+    check("1 to run" in err and "failed before; configuration changed" in err, f"fixed input not retried: {err}")
+    # A trace workload: its files are part of the identity.
+    trace = os.path.join(work, "trace")
+    shutil.rmtree(trace, ignore_errors=True)
+    shutil.copytree(os.path.join(ROOT, "tests", "accelsim", "data", "multi"), trace)
+    with open(spec, "w") as f:
+        f.write('name = "stale_trace"\nstats = ["gpu.cycles"]\n[[designs]]\nname = "a"\nconfig = "baseline_hbm2"\n'
+                f'[[workloads]]\ntrace = "{trace}"\nlabel = "t"\n')
+    tout = fresh(os.path.join(work, "trace_out"))
+    p = sweep(strata, spec, "--out", tout)
+    check(p.returncode == 0, f"trace sweep: {p.stderr}")
+    p = sweep(strata, spec, "--out", tout)
+    check("0 to run" in p.stderr, f"unchanged trace rerun: {p.stderr}")
+    victim = sorted(os.listdir(trace))[-1]
+    st = os.stat(os.path.join(trace, victim))
+    os.utime(os.path.join(trace, victim), ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    p = sweep(strata, spec, "--out", tout)
+    check(p.returncode == 0 and "1 to run" in p.stderr and "trace files changed" in p.stderr, f"trace touch: {p.stderr}")
+
+
+def t_filter(strata, work):
+    out = fresh(os.path.join(work, "out"))
+    spec = os.path.join(SPECS, "filter.toml")
+    p = sweep(strata, spec, "--jobs", "2", "--out", out)
+    check(p.returncode == 0, f"full sweep: {p.stderr}")
+    full = read_csv(os.path.join(out, "results.csv"))
+    check(len(full) == 5, f"results.csv: {len(full) - 1} runs, want 4")
+    with open(os.path.join(out, "results.md")) as f:
+        md = f.read()
+    # The issue's reproducer: a filtered sweep rewrote the results with its subset.
+    p = sweep(strata, spec, "--jobs", "2", "--out", out, "--filter", "workload=stream")
+    check(p.returncode == 0 and "2 runs, 2 done, 0 to run" in p.stderr, f"filtered sweep: {p.stderr}")
+    check(read_csv(os.path.join(out, "results.csv")) == full, "a filtered sweep rewrote results.csv with its subset")
+    with open(os.path.join(out, "results.md")) as f:
+        check(f.read() == md, "a filtered sweep changed results.md")
+    res, _ = results_by_run(out)
+    check(len(res["runs"]) == 4, f"results.json holds {len(res['runs'])} runs, want 4")
+    # A filter on an empty folder collects what is finished: the filtered runs only.
+    out2 = fresh(os.path.join(work, "out2"))
+    p = sweep(strata, spec, "--jobs", "2", "--out", out2, "--filter", "design=gddr5")
+    check(p.returncode == 0 and len(read_csv(os.path.join(out2, "results.csv"))) == 3, f"subset: {p.stderr}")
+    # A filter that matches nothing: exit 2, one line, the closest value.
+    for args, want in ((["--filter", "workload=strem"], "no run has workload matching strem (did you mean 'stream'?)"),
+                       (["--filter", "desing=hbm2"], "key 'desing': not a parameter of this sweep (did you mean "
+                                                     "'design'?)"),
+                       (["--filter", "workload=stream", "--filter", "workload!=st*"], "keep none of the spec's 4 runs")):
+        for extra in ([], ["--dry-run"]):
+            p = sweep(strata, spec, "--out", out, *args, *extra)
+            check(p.returncode == 2 and want in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+                  f"{args} {extra}: exit {p.returncode}: {p.stderr}")
+    check(read_csv(os.path.join(out, "results.csv")) == full, "a bad filter touched results.csv")
 
 
 def slurm_up(env):
@@ -391,7 +690,7 @@ def main():
     what, strata, work = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
     os.makedirs(work, exist_ok=True)
     {"expand": t_expand, "badspec": t_badspec, "tables": t_tables, "kill": t_kill, "failed": t_failed,
-     "plot": t_plot, "report": t_report,
+     "plot": t_plot, "report": t_report, "stale": t_stale, "filter": t_filter,
      "slurm": t_slurm}[what](strata, work)
     print(f"PASS {what}")
 
