@@ -111,12 +111,12 @@ def load_spec(path):
             s = tomllib.load(f)
     except OSError as e:
         raise SpecError(f"{_printable(where)}: cannot read: {e.strerror}")
-    except ValueError:  # a path with a NUL byte
-        raise SpecError(f"{_printable(where)}: cannot read: expected a file path, got one with a NUL byte")
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{where}: {e}")
     except UnicodeDecodeError as e:
         raise SpecError(f"{where}: expected UTF-8 text (TOML), got byte 0x{e.object[e.start]:02x} at offset {e.start}")
+    except ValueError:  # a path with a NUL byte (after its subclasses TOMLDecodeError, UnicodeDecodeError)
+        raise SpecError(f"{_printable(where)}: cannot read: expected a file path, got one with a NUL byte")
     _only(s, TOP_KEYS, where, "")
     _expect(isinstance(s.get("name"), str) and re.fullmatch(r"[A-Za-z0-9_.-]+", s.get("name", "")), where, "name",
             "a name of letters, digits, '_', '.', '-'", s.get("name"))
