@@ -175,9 +175,9 @@ def main(argv=None):
     if why:
         print(f"strata report: {why}", file=sys.stderr)
         return 2
-    if not os.path.isdir(a.results):
+    if os.path.exists(a.results) and not os.path.isdir(a.results):
         print(f"strata report: --results {cliargs.printable(a.results)}: expected the folder strata sweep writes into (one "
-              "NAME/results.json per spec), got no such folder", file=sys.stderr)
+              "NAME/results.json per spec), got a file", file=sys.stderr)
         return 2
     old = existing_sections(out)
     kept = []

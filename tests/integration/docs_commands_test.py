@@ -288,7 +288,8 @@ def config_table(strata, text):
         return ["docs/user_guide.md: expected the table of shipped configs (`strata --list-configs`)"]
     rows = re.findall(r"^\| ([^|]+) \|", sec[1].split("\n\n", 2)[1], re.M)
     named = [n for r in rows for n in re.findall(r"`([a-z0-9_]+)`", r)]
-    shipped = subprocess.run([strata, "--list-configs"], capture_output=True, text=True).stdout.split()
+    shipped = [l.split()[0] for l in subprocess.run([strata, "--list-configs"], capture_output=True,
+                                                  text=True).stdout.splitlines() if l.strip()]  # NAME  description
     if sorted(named) != sorted(shipped):
         return [f"docs/user_guide.md: the shipped-configs table names {sorted(set(named) - set(shipped))} that "
                 f"`strata --list-configs` does not list and misses {sorted(set(shipped) - set(named))}"

@@ -457,16 +457,20 @@ def t_report(strata, work):
     shutil.rmtree(os.path.join(res, "lines"))
     p = report()
     check(p.returncode == 0 and "lines: no results" in p.stderr and open(out).read() == md, f"no results: {p.stderr}")
-    # A fresh clone without results: the committed docs/results.md stays byte-identical; --results at a
-    # missing folder is refused (exit 2, one line) and touches nothing; --out at a folder is refused.
+    # A fresh clone without results (no runs/experiments, then an empty one): the committed docs/results.md
+    # stays byte-identical; --results at a file and --out at a folder are refused (exit 2, one line).
     clone = fresh(os.path.join(work, "clone"))
     for d in ("tools", "docs", os.path.join("configs", "experiments")):
         shutil.copytree(os.path.join(ROOT, d), os.path.join(clone, d))
     committed = open(os.path.join(ROOT, "docs", "results.md"), "rb").read()
     py = os.environ.get("STRATA_PYTHON") or ("/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else "python3")
     p = subprocess.run([py, os.path.join(clone, "tools", "report.py")], capture_output=True, text=True, cwd=work)
-    check(p.returncode == 2 and "--results" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+    check(p.returncode == 0 and open(os.path.join(clone, "docs", "results.md"), "rb").read() == committed,
           f"report without a results folder: {p.returncode} {p.stderr}")
+    with open(os.path.join(work, "afile"), "w") as f:
+        f.write("x")
+    p = report("--results", os.path.join(work, "afile"))
+    check(p.returncode == 2 and "got a file" in p.stderr, f"--results at a file: {p.stderr}")
     os.makedirs(os.path.join(clone, "runs", "experiments"))
     p = subprocess.run([py, os.path.join(clone, "tools", "report.py")], capture_output=True, text=True, cwd=work)
     check(p.returncode == 0, f"report in a fresh clone: {p.returncode} {p.stderr}")
