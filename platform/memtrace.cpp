@@ -120,9 +120,67 @@ bool TraceReader::parse_format(const std::string& s, TraceFormat* f) {
   return true;
 }
 
+// zlib's gzread ends quietly at bytes after a gzip member that are not another member: a damaged or
+// wrongly concatenated file would replay only its first part. A gzip trace is therefore inflated once
+// up front, member by member, and bytes after the last member are an error. Corrupt data is left to
+// gzread, which reports it with the line it reached.
+static void check_gzip_end(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return;  // gzopen reports it
+  std::vector<unsigned char> in(1 << 16), out(1 << 16);
+  size_t n = std::fread(in.data(), 1, in.size(), f);
+  if (n < 2 || in[0] != 0x1f || in[1] != 0x8b) {
+    std::fclose(f);
+    return;
+  }
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+    std::fclose(f);
+    return;
+  }
+  uint64_t offset = 0;  // file offset of in[0]
+  z.next_in = in.data();
+  z.avail_in = static_cast<uInt>(n);
+  for (;;) {
+    if (z.avail_in == 0) {
+      offset += n;
+      n = std::fread(in.data(), 1, in.size(), f);
+      if (n == 0) break;  // the end of the file inside or right after a member
+      z.next_in = in.data();
+      z.avail_in = static_cast<uInt>(n);
+    }
+    z.next_out = out.data();
+    z.avail_out = static_cast<uInt>(out.size());
+    const int r = inflate(&z, Z_NO_FLUSH);
+    if (r == Z_STREAM_END) {
+      // Another member must follow right away (its magic 1f 8b), or nothing: the rest moves to the
+      // front of the buffer, topped up to see at least two bytes.
+      const size_t used = static_cast<size_t>(z.next_in - in.data()), rem = z.avail_in;
+      std::memmove(in.data(), z.next_in, rem);
+      offset += used;
+      n = rem + std::fread(in.data() + rem, 1, in.size() - rem, f);
+      z.next_in = in.data();
+      z.avail_in = static_cast<uInt>(n);
+      if (n == 0) break;
+      if (n < 2 || in[0] != 0x1f || in[1] != 0x8b) {
+        inflateEnd(&z);
+        std::fclose(f);
+        throw ConfigError(path + ": expected nothing after the gzip stream, got trailing bytes at offset " +
+                          std::to_string(offset) + " (a damaged or wrongly concatenated file)");
+      }
+      inflateReset(&z);
+    } else if (r != Z_OK && r != Z_BUF_ERROR) {
+      break;  // corrupt: gzread says so with the line
+    }
+  }
+  inflateEnd(&z);
+  std::fclose(f);
+}
+
 TraceReader::TraceReader(const std::string& path, TraceFormat fmt, unsigned default_bytes)
     : path_(path), fmt_(fmt), default_bytes_(default_bytes) {
   if (!fs::is_regular_file(path)) throw ConfigError(path + ": cannot open trace file (no such file)");
+  check_gzip_end(path);
   gzFile g = gzopen(path.c_str(), "rb");  // reads plain files as they are
   if (!g) throw ConfigError(path + ": cannot open trace file");
   gzbuffer(g, 256 * 1024);
@@ -222,6 +280,7 @@ bool TraceReader::next(TraceReq* r) {
   const char *b, *e;
   for (;;) {
     if (!next_line(&b, &e)) return false;
+    if (line_ == 1 && e - b >= 3 && std::memcmp(b, "\xEF\xBB\xBF", 3) == 0) b += 3;  // a UTF-8 byte-order mark
     const char* p = skip_ws(b, e);
     if (p == e || *p == '#') continue;
     if (fmt_ == TraceFormat::Auto) detect(p, e);
@@ -423,6 +482,7 @@ class Player {
   void build_engines();
   // replay steps
   void load_next();
+  void beyond_capacity();
   void split_request();
   bool fits() const;
   void sync(unsigned c, uint64_t t, unsigned iter);
@@ -457,6 +517,13 @@ class Player {
   double t_setup_ = 0, t_end_ = 0;
   double limit_us_ = 0;
   uint64_t limit_trace_cycles_ = 0;
+  // The configured memory's capacity: the sum of a hybrid map's parts when
+  // each has a size (addrmap.<kind>_size); 0 when unbounded (one kind, or a
+  // last part of size 0). Addresses must lie below it, or are folded into it
+  // with --wrap-addresses (counted in memtrace.wrapped_requests).
+  uint64_t capacity_ = 0;
+  std::string capacity_keys_;
+  uint64_t wrapped_ = 0;
   uint32_t ab_ = 0;            // bytes per column access (atom)
   uint64_t col_chunk_ = 0;     // amap_col_chunk_bytes
   bool ab_pow2_ = false, chunk_pow2_ = false;
@@ -558,6 +625,17 @@ void Player::open_trace() {
   t_setup_ = host_seconds_now();
   limit_us_ = C_.f("sim.max_time_us") > 0 ? C_.f("sim.max_time_us") : kDefaultTraceLimitUs;
   limit_trace_cycles_ = static_cast<uint64_t>(std::min(limit_us_ * trace_mhz_, 1.8e19));
+  if (md_.kinds.size() > 1)
+    for (unsigned k : md_.kinds) {
+      const std::string key = "addrmap." + std::string(dram_kind_name(k)) + "_size";
+      if (C_.size(key) == 0) {
+        capacity_ = 0;
+        capacity_keys_.clear();
+        break;
+      }
+      capacity_ += C_.size(key);
+      capacity_keys_ += (capacity_keys_.empty() ? "" : " + ") + key;
+    }
   ab_ = dev_->atom_bytes;
   // Layouts "off:A col:R ...": the R atoms of an A*R-byte chunk differ only in
   // the lowest column digit (no carry into other fields, row and hash
@@ -618,7 +696,25 @@ inline void Player::load_next() {
   req_cycle_ = !req_.timed ? 0
                : same_clock_ ? req_.cycle
                              : static_cast<uint64_t>(std::ceil(static_cast<double>(req_.cycle) * mem_mhz_ / trace_mhz_ - 1e-9));
+  if (capacity_ && (req_.addr >= capacity_ || req_.bytes > capacity_ - req_.addr)) beyond_capacity();
   split_request();
+}
+
+// A request at or past the configured capacity: exit 2 naming the line, or
+// with --wrap-addresses folded into the capacity (a request that would run
+// past the end ends there instead).
+void Player::beyond_capacity() {
+  if (!opt_.wrap_addresses) {
+    char h[24];
+    std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req_.addr));
+    throw ConfigError(opt_.trace + ":" + std::to_string(rd_->line()) + ": expected an address below the configured " +
+                      "memory's capacity of " + std::to_string(capacity_) + " bytes (" + capacity_keys_ +
+                      "; --wrap-addresses folds larger addresses into it), got 0x" + h + " + " +
+                      std::to_string(req_.bytes) + " bytes");
+  }
+  req_.addr %= capacity_;
+  if (req_.bytes > capacity_ - req_.addr) req_.addr = capacity_ - req_.bytes;
+  ++wrapped_;
 }
 
 // The request's atoms in address order, grouped into runs of one channel.
@@ -848,6 +944,9 @@ void Player::register_stats(StatsRegistry& S) {
   val("memtrace.reads", "read requests", Unit::Count, static_cast<double>(reads_));
   val("memtrace.writes", "write requests", Unit::Count, static_cast<double>(writes_));
   val("memtrace.request_bytes", "bytes asked for by the trace requests", Unit::Byte, static_cast<double>(req_bytes_));
+  if (opt_.wrap_addresses)
+    val("memtrace.wrapped_requests", "requests beyond the configured capacity folded into it (--wrap-addresses)",
+        Unit::Count, static_cast<double>(wrapped_));
   val("mem.reads", "column reads issued, all channels", Unit::Count, sum(&mc_stats::rd_atoms));
   val("mem.writes", "column writes issued, all channels", Unit::Count, sum(&mc_stats::wr_atoms));
   val("mem.read_bytes", "bytes read, all channels", Unit::Byte, rd_b);

@@ -36,6 +36,7 @@ struct MemTraceOptions {
   double trace_clock_mhz = 0;  // 0 = memory command clock
   std::string out_dir;
   bool quiet = false;
+  bool wrap_addresses = false;  // fold addresses beyond the configured capacity into it (else exit 2)
 };
 
 // One parsed trace request.

@@ -277,6 +277,10 @@ static int cli_main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "stl", "rstl", "addr", "dramsim3"}));
   memtrace->add_option("--request-bytes", mt_bytes, "bytes per request when the trace gives no length (default 64)")
       ->check(CLI::Range(1u, 4096u));
+  bool mt_wrap = false;
+  memtrace->add_flag("--wrap-addresses", mt_wrap,
+                     "fold addresses beyond the configured memory's capacity (a hybrid map's addrmap.*_size) into "
+                     "it instead of stopping at the first (exit 2)");
   memtrace->add_option("--trace-clock-mhz", mt_clock,
                        "clock of the trace's cycle numbers (default: the memory command clock)")
       ->check(CLI::Validator(
@@ -370,6 +374,7 @@ static int cli_main(int argc, char** argv) {
       TraceReader::parse_format(mt_format, &mo.format);
       mo.request_bytes = mt_bytes;
       mo.trace_clock_mhz = mt_clock;
+      mo.wrap_addresses = mt_wrap;
       mo.out_dir = out.empty() ? default_out_dir(path, "memtrace") : out;
       if (refuse_existing_out(out, force)) return kExitBadInput;
       if (refuse_unwritable("--out", mo.out_dir, mo.out_dir, "strata memtrace")) return kExitBadInput;

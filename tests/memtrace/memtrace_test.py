@@ -3,8 +3,11 @@
 
   memtrace_test.py CASE STRATA GEN WORKDIR [ARGS...]
 
-CASE is one of: external, formats, idle-latency, malformed, timing-violation, deterministic, bandwidth,
-random-bandwidth, scm-vs-dram, random-rowhit, mixed-latency, mixed-random.
+CASE is one of: external, formats, idle-latency, malformed, trace-checks, timing-violation, deterministic,
+bandwidth, random-bandwidth, scm-vs-dram, random-rowhit, mixed-latency, mixed-random.
+trace-checks: addresses beyond a hybrid config's capacity (exit 2 naming the line, or folded with
+--wrap-addresses), a UTF-8 byte-order mark on line 1 (accepted), gzip with trailing bytes (exit 2) and
+concatenated gzip members (read whole).
 With extra ARGS starting with --config, the cases run on that config.
 STRATA is the executable, GEN is tools/gen_memtrace.py, WORKDIR a scratch folder.
 """
@@ -139,6 +142,52 @@ def main():
         p = subprocess.run([strata, "memtrace", "--quiet"], capture_output=True, text=True)
         if p.returncode != 2 or "--trace FILE is required" not in p.stderr:
             fail(f"no trace: exit {p.returncode}, {p.stderr!r}")
+    elif case == "trace-checks":
+        import gzip
+        hyb = ["--config", "hms_channel_dram_scm"]  # 4 GiB DRAM + 16 GiB SCM = 20 GiB
+        cap = 20 << 30
+
+        def run_bad(text, regex, *extra):
+            path = f"{work}/c.trc"
+            with open(path, "wb") as f:
+                f.write(text)
+            p = subprocess.run([strata, "memtrace", "--quiet", "--out", f"{work}/c", "--trace", path, *extra],
+                               capture_output=True, text=True)
+            lines = p.stderr.strip().splitlines()
+            if p.returncode != 2 or len(lines) != 1 or not re.search(regex, lines[0]):
+                fail(f"{text[:40]!r} {extra}: exit {p.returncode}, stderr {p.stderr!r}; expected exit 2 matching {regex}")
+        for addr, line in ((1 << 40, 2), (1 << 60, 2), (cap - 32, 2)):
+            run_bad(f"0x40 R\n0x{addr:x} R\n".encode(), rf"c\.trc:{line}: expected an address below the configured "
+                    rf"memory's capacity of {cap} bytes \(addrmap\.dram_size \+ addrmap\.scm_size; --wrap-addresses",
+                    *hyb)
+        with open(f"{work}/w.trc", "w") as f:
+            f.write(f"0x40 R\n0x{1 << 40:x} R\n0x{1 << 60:x} W\n0x{cap - 64:x} R\n0x{cap - 32:x} R\n")
+        s = memtrace(strata, f"{work}/w", ["--trace", f"{work}/w.trc", "--wrap-addresses", *hyb])
+        if s["memtrace.requests"] != 5 or s["memtrace.wrapped_requests"] != 3:
+            fail(f"--wrap-addresses: {s['memtrace.requests']} requests, {s['memtrace.wrapped_requests']} wrapped, want 5, 3")
+        s = memtrace(strata, f"{work}/w2", ["--trace", f"{work}/w.trc", "--wrap-addresses"])  # a flat map: no bound
+        if s["memtrace.wrapped_requests"] != 0:
+            fail("a flat map (no configured capacity) folded addresses")
+        if "memtrace.wrapped_requests" in memtrace(strata, f"{work}/w3", ["--trace", f"{work}/w.trc"]):
+            fail("memtrace.wrapped_requests reported without --wrap-addresses (stats of a plain replay changed)")
+        # A UTF-8 byte-order mark on line 1 (an editor's) is accepted, in every format.
+        for text, fmt in (("0x40 R\n0x80 W\n", "addr"), ("0: read 0x40\n5: write 0x80\n", "stl"),
+                          ("0x40 READ 0\n0x80 WRITE 5\n", "dramsim3"), ("0x40 R\n0x80 W\n", "auto")):
+            with open(f"{work}/bom.trc", "wb") as f:
+                f.write(b"\xef\xbb\xbf" + text.encode())
+            s = memtrace(strata, f"{work}/bom", ["--trace", f"{work}/bom.trc", "--format", fmt])
+            if s["memtrace.requests"] != 2:
+                fail(f"BOM, {fmt}: {s['memtrace.requests']} requests, want 2")
+        # gzip: trailing bytes after the stream are an error; two concatenated members are one trace.
+        body = "".join(f"0x{i * 64:x} R\n" for i in range(1000)).encode()
+        z = gzip.compress(body)
+        for tail in (b"GARBAGE", b"\x00" * 512, b"\x1f", bytes(range(256)) * 40):
+            run_bad(z + tail, rf"c\.trc: expected nothing after the gzip stream, got trailing bytes at offset {len(z)} ")
+        with open(f"{work}/two.trc.gz", "wb") as f:
+            f.write(z + z)
+        s = memtrace(strata, f"{work}/two", ["--trace", f"{work}/two.trc.gz"])
+        if s["memtrace.requests"] != 2000:
+            fail(f"two gzip members: {s['memtrace.requests']} requests, want 2000")
     elif case == "timing-violation":
         # hbm2 schedules checked against gddr5 rules (same bank geometry, longer tCCD): exit 3, one line
         gen(genpy, f"{work}/v.trc", "--pattern", "seq", "--count", "2000")
