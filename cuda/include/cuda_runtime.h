@@ -1,0 +1,16 @@
+/* Strata's CUDA headers: the one header a CUDA source needs (`strata cuda
+ * build` includes it in every CUDA source, as nvcc does). Host API:
+ * cuda_runtime_api.h; device functions: strata_cuda_device.h and
+ * strata_cuda_math.h. docs/cuda.md says what is supported. */
+#ifndef STRATA_CUDA_RUNTIME_H
+#define STRATA_CUDA_RUNTIME_H
+
+#include "strata_cuda_defs.h"
+#include "vector_types.h"
+#include "vector_functions.h"
+#include "driver_types.h"
+#include "cuda_runtime_api.h"
+#include "strata_cuda_device.h"
+#include "strata_cuda_math.h"
+
+#endif

@@ -1,0 +1,142 @@
+/* Strata's CUDA headers: math functions in device code (NVIDIA's CUDA Math
+ * API documentation gives their meaning and accuracy). A function with a PTX
+ * instruction of its own maps to the clang builtin for it (sqrt.rn, fma.rn,
+ * min/max, abs, cvt.rmi/rpi/rzi/rni, the .approx intrinsics); the others call
+ * an `.extern .func` named as in libdevice (`__nv_expf`), which Strata's PTX
+ * executor computes natively with the host's libm (docs/cuda.md). Host code
+ * keeps <math.h>; clang overloads on __host__/__device__. */
+#ifndef STRATA_CUDA_MATH_H
+#define STRATA_CUDA_MATH_H
+
+#include "strata_cuda_defs.h"
+
+#if defined(__cplusplus) && defined(__CUDA__)
+#include <math.h>
+#include <stdlib.h>
+#include <cmath>
+#include <cstdlib>
+
+#define STRATA_DEV static __device__ __forceinline__
+
+/* libdevice-named functions the executor implements (one or two arguments) */
+#define STRATA_NV1(R, NAME, A) extern "C" __device__ R __nv_##NAME(A);
+#define STRATA_NV2(R, NAME, A, B) extern "C" __device__ R __nv_##NAME(A, B);
+#define STRATA_F1(NAME)                   \
+  STRATA_NV1(float, NAME##f, float)       \
+  STRATA_NV1(double, NAME, double)        \
+  STRATA_DEV float NAME##f(float x) { return __nv_##NAME##f(x); } \
+  STRATA_DEV float NAME(float x) { return __nv_##NAME##f(x); }    \
+  STRATA_DEV double NAME(double x) { return __nv_##NAME(x); }
+#define STRATA_F2(NAME)                          \
+  STRATA_NV2(float, NAME##f, float, float)       \
+  STRATA_NV2(double, NAME, double, double)       \
+  STRATA_DEV float NAME##f(float x, float y) { return __nv_##NAME##f(x, y); } \
+  STRATA_DEV float NAME(float x, float y) { return __nv_##NAME##f(x, y); }    \
+  STRATA_DEV double NAME(double x, double y) { return __nv_##NAME(x, y); }
+
+STRATA_F1(exp) STRATA_F1(exp2) STRATA_F1(exp10) STRATA_F1(expm1)
+STRATA_F1(log) STRATA_F1(log2) STRATA_F1(log10) STRATA_F1(log1p)
+STRATA_F1(sin) STRATA_F1(cos) STRATA_F1(tan) STRATA_F1(asin) STRATA_F1(acos) STRATA_F1(atan)
+STRATA_F1(sinh) STRATA_F1(cosh) STRATA_F1(tanh) STRATA_F1(asinh) STRATA_F1(acosh) STRATA_F1(atanh)
+STRATA_F1(cbrt) STRATA_F1(erf) STRATA_F1(erfc) STRATA_F1(lgamma) STRATA_F1(tgamma) STRATA_F1(round)
+STRATA_F2(pow) STRATA_F2(atan2) STRATA_F2(fmod) STRATA_F2(hypot) STRATA_F2(remainder) STRATA_F2(copysign)
+STRATA_F2(fdim) STRATA_F2(nextafter)
+STRATA_NV2(float, ldexpf, float, int)
+STRATA_NV2(double, ldexp, double, int)
+
+/* one PTX instruction each */
+#define STRATA_B1(NAME, BF, BD)                                     \
+  STRATA_DEV float NAME##f(float x) { return BF(x); }               \
+  STRATA_DEV float NAME(float x) { return BF(x); }                  \
+  STRATA_DEV double NAME(double x) { return BD(x); }
+STRATA_B1(sqrt, __nvvm_sqrt_rn_f, __nvvm_sqrt_rn_d)
+STRATA_B1(fabs, __nvvm_fabs_f, __nvvm_fabs_d)
+STRATA_B1(floor, __nvvm_floor_f, __nvvm_floor_d)
+STRATA_B1(ceil, __nvvm_ceil_f, __nvvm_ceil_d)
+STRATA_B1(trunc, __nvvm_trunc_f, __nvvm_trunc_d)
+STRATA_B1(rint, __nvvm_round_f, __nvvm_round_d)
+STRATA_B1(nearbyint, __nvvm_round_f, __nvvm_round_d)
+STRATA_DEV float rsqrtf(float x) { return __nvvm_rsqrt_approx_f(x); }
+STRATA_DEV double rsqrt(double x) { return __nvvm_rsqrt_approx_d(x); }
+STRATA_DEV float fminf(float a, float b) { return __nvvm_fmin_f(a, b); }
+STRATA_DEV float fmaxf(float a, float b) { return __nvvm_fmax_f(a, b); }
+STRATA_DEV double fmin(double a, double b) { return __nvvm_fmin_d(a, b); }
+STRATA_DEV double fmax(double a, double b) { return __nvvm_fmax_d(a, b); }
+STRATA_DEV float fmin(float a, float b) { return __nvvm_fmin_f(a, b); }
+STRATA_DEV float fmax(float a, float b) { return __nvvm_fmax_f(a, b); }
+STRATA_DEV float fmaf(float a, float b, float c) { return __nvvm_fma_rn_f(a, b, c); }
+STRATA_DEV double fma(double a, double b, double c) { return __nvvm_fma_rn_d(a, b, c); }
+STRATA_DEV float fma(float a, float b, float c) { return __nvvm_fma_rn_f(a, b, c); }
+STRATA_DEV float ldexpf(float x, int e) { return __nv_ldexpf(x, e); }
+STRATA_DEV double ldexp(double x, int e) { return __nv_ldexp(x, e); }
+STRATA_DEV long lroundf(float x) { return (long)__nv_roundf(x); }
+STRATA_DEV long lround(double x) { return (long)__nv_round(x); }
+STRATA_DEV void sincosf(float x, float* s, float* c) {
+  *s = __nv_sinf(x);
+  *c = __nv_cosf(x);
+}
+STRATA_DEV void sincos(double x, double* s, double* c) {
+  *s = __nv_sin(x);
+  *c = __nv_cos(x);
+}
+STRATA_DEV int __isnanf(float x) { return x != x; }
+STRATA_DEV int __isinff(float x) { return __nvvm_fabs_f(x) == __builtin_huge_valf(); }
+STRATA_DEV int __finitef(float x) { return !__isnanf(x) && !__isinff(x); }
+STRATA_DEV bool isnan(float x) { return x != x; }
+STRATA_DEV bool isnan(double x) { return x != x; }
+STRATA_DEV bool isinf(float x) { return __nvvm_fabs_f(x) == __builtin_huge_valf(); }
+STRATA_DEV bool isinf(double x) { return __nvvm_fabs_d(x) == __builtin_huge_val(); }
+STRATA_DEV bool isfinite(float x) { return !isnan(x) && !isinf(x); }
+STRATA_DEV bool isfinite(double x) { return !isnan(x) && !isinf(x); }
+STRATA_DEV bool signbit(float x) { return __nvvm_bitcast_f2i(x) < 0; }
+STRATA_DEV bool signbit(double x) { return __nvvm_bitcast_d2ll(x) < 0; }
+
+/* the fast intrinsics: the .approx PTX instructions */
+STRATA_DEV float __fdividef(float a, float b) { return __nvvm_div_approx_f(a, b); }
+STRATA_DEV float __frcp_rn(float x) { return __nvvm_rcp_rn_f(x); }
+STRATA_DEV float __fsqrt_rn(float x) { return __nvvm_sqrt_rn_f(x); }
+STRATA_DEV float __frsqrt_rn(float x) { return __nvvm_rsqrt_approx_f(x); }
+STRATA_DEV float __fadd_rn(float a, float b) { return __nvvm_add_rn_f(a, b); }
+STRATA_DEV float __fmul_rn(float a, float b) { return __nvvm_mul_rn_f(a, b); }
+STRATA_DEV float __fmaf_rn(float a, float b, float c) { return __nvvm_fma_rn_f(a, b, c); }
+STRATA_DEV float __saturatef(float x) { return __nvvm_saturate_f(x); }
+STRATA_DEV float __exp2f(float x) { return __nvvm_ex2_approx_f(x); }
+STRATA_DEV float __expf(float x) { return __nvvm_ex2_approx_f(x * 1.4426950408889634f); }
+STRATA_DEV float __exp10f(float x) { return __nvvm_ex2_approx_f(x * 3.3219280948873622f); }
+STRATA_DEV float __log2f(float x) { return __nvvm_lg2_approx_f(x); }
+STRATA_DEV float __logf(float x) { return __nvvm_lg2_approx_f(x) * 0.6931471805599453f; }
+STRATA_DEV float __log10f(float x) { return __nvvm_lg2_approx_f(x) * 0.3010299956639812f; }
+STRATA_DEV float __powf(float x, float y) { return __nvvm_ex2_approx_f(y * __nvvm_lg2_approx_f(x)); }
+STRATA_DEV float __sinf(float x) { return __nvvm_sin_approx_f(x); }
+STRATA_DEV float __cosf(float x) { return __nvvm_cos_approx_f(x); }
+STRATA_DEV float __tanf(float x) { return __nvvm_sin_approx_f(x) / __nvvm_cos_approx_f(x); }
+STRATA_DEV void __sincosf(float x, float* s, float* c) {
+  *s = __nvvm_sin_approx_f(x);
+  *c = __nvvm_cos_approx_f(x);
+}
+STRATA_DEV int __float2int_rn(float x) { return __nvvm_f2i_rn(x); }
+STRATA_DEV int __float2int_rz(float x) { return __nvvm_f2i_rz(x); }
+STRATA_DEV unsigned __float2uint_rn(float x) { return __nvvm_f2ui_rn(x); }
+STRATA_DEV float __int2float_rn(int x) { return __nvvm_i2f_rn(x); }
+STRATA_DEV int __double2int_rn(double x) { return __nvvm_d2i_rn(x); }
+STRATA_DEV float __double2float_rn(double x) { return __nvvm_d2f_rn(x); }
+
+/* std:: spellings of the device overloads */
+namespace std {
+using ::exp; using ::exp2; using ::expm1; using ::log; using ::log2; using ::log10; using ::log1p;
+using ::sin; using ::cos; using ::tan; using ::asin; using ::acos; using ::atan; using ::atan2;
+using ::sinh; using ::cosh; using ::tanh; using ::cbrt; using ::erf; using ::erfc; using ::round;
+using ::pow; using ::fmod; using ::hypot; using ::sqrt; using ::fabs; using ::floor; using ::ceil;
+using ::trunc; using ::rint; using ::fmin; using ::fmax; using ::fma; using ::isnan; using ::isinf;
+using ::isfinite; using ::signbit; using ::copysign; using ::abs; using ::min; using ::max;
+}  // namespace std
+
+#undef STRATA_NV1
+#undef STRATA_NV2
+#undef STRATA_F1
+#undef STRATA_F2
+#undef STRATA_B1
+#undef STRATA_DEV
+#endif /* __cplusplus && __CUDA__ */
+
+#endif
