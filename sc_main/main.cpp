@@ -295,6 +295,8 @@ static int cli_main(int argc, char** argv) {
   app.footer(
       "Experiments: strata sweep SPEC (configs x workloads x seeds from configs/experiments/*.toml), strata plot "
       "RUN_DIR, strata report (each: --help; docs/experiments.md).\n"
+      "CUDA programs: strata cuda build SRC.cu [...] -o PROG (Debian's clang, Strata's own CUDA headers and "
+      "runtime; docs/cuda.md).\n"
       "Exit status: 0 ok (also a run stopped by sim.max_time_us or sim.max_instructions: sim.partial = 1), 1 simulation failed, 2 bad "
       "input, 3 golden-memory check failed, 4 interrupted by SIGINT/SIGTERM (partial stats written; a second "
       "Ctrl-C exits at once).\n"
@@ -427,15 +429,16 @@ static int cli_main(int argc, char** argv) {
 // `strata sweep|plot|report ...`: the experiment tools are Python programs in tools/ (docs/experiments.md);
 // exec them with the rest of the command line, telling them which strata to run (STRATA_EXE).
 // The interpreter is Debian's /usr/bin/python3 (it has python3-matplotlib), or $STRATA_PYTHON.
-static int exec_tool(const char* tool, int argc, char** argv) {
+static int exec_tool(const char* tool, int argc, char** argv, int first = 2) {
   const char* py = std::getenv("STRATA_PYTHON");
   if (!py || !*py) py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
   const std::string script = std::string(STRATA_SOURCE_DIR) + "/tools/" + tool + ".py";
   std::error_code ec;
   const fs::path self = fs::canonical("/proc/self/exe", ec);
   if (!ec) setenv("STRATA_EXE", self.c_str(), 1);
+  setenv("STRATA_CUDA_RUNTIME", STRATA_CUDA_RUNTIME, 1);  // the runtime `strata cuda build` links into programs
   std::vector<char*> args{const_cast<char*>(py), const_cast<char*>(script.c_str())};
-  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  for (int i = first; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);
   execvp(py, args.data());
   std::fprintf(stderr, "strata %s: cannot run %s %s: %s\n", tool, py, script.c_str(), std::strerror(errno));
@@ -446,10 +449,18 @@ int sc_main(int argc, char** argv) {
   if (argc >= 2) {
     for (const char* tool : {"sweep", "plot", "report"})
       if (std::strcmp(argv[1], tool) == 0) return exec_tool(tool, argc, argv);
+    // `strata cuda build ...`: tools/cuda_build.py (docs/cuda.md).
+    if (std::strcmp(argv[1], "cuda") == 0) {
+      if (argc >= 3 && std::strcmp(argv[2], "build") == 0) return exec_tool("cuda_build", argc, argv, 3);
+      const std::string got = argc >= 3 ? "'" + std::string(argv[2]) + "'" : "nothing";
+      std::fprintf(stderr, "strata cuda: expected a subcommand (build), got %s%s (see docs/cuda.md)\n", got.c_str(),
+                   argc >= 3 ? did_you_mean(argv[2], {"build"}).c_str() : "");
+      return kExitBadInput;
+    }
     // strata takes no positional argument: a first word that is not an option is a subcommand.
-    const std::vector<std::string> subs{"memtrace", "sweep", "plot", "report"};
+    const std::vector<std::string> subs{"memtrace", "sweep", "plot", "report", "cuda"};
     if (argv[1][0] != '-' && std::find(subs.begin(), subs.end(), argv[1]) == subs.end()) {
-      std::fprintf(stderr, "strata: '%s': expected a subcommand (memtrace, sweep, plot, report) or an option%s "
+      std::fprintf(stderr, "strata: '%s': expected a subcommand (memtrace, sweep, plot, report, cuda) or an option%s "
                    "(see strata --help)\n", argv[1], did_you_mean(argv[1], subs).c_str());
       return kExitBadInput;
     }

@@ -15,7 +15,7 @@ PKGS=(
   hyperfine                            # benchmark timing (docs/memtrace.md "Benchmark")
   python3-matplotlib                   # strata sweep figures, strata plot (docs/experiments.md)
   slurm-wlm munge                      # strata sweep --backend slurm, its test (scripts/slurm_local.sh)
-  clang libclang-rt-dev                # libFuzzer targets (fuzz/, docs/fuzzing.md)
+  clang libclang-rt-dev                # libFuzzer targets (fuzz/, docs/fuzzing.md); CUDA programs (strata cuda build)
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -6,7 +6,7 @@
 #ifndef STRATA_CUDA_DEFS_H
 #define STRATA_CUDA_DEFS_H
 
-#if defined(__CUDA__) || defined(__clang__)
+#ifdef __CUDA__
 #define __host__ __attribute__((host))
 #define __device__ __attribute__((device))
 #define __global__ __attribute__((global))

@@ -1,0 +1,715 @@
+/* Strata's CUDA runtime: the CUDA runtime API (cuda/include/cuda_runtime_api.h)
+ * for a program built by `strata cuda build`, linked into the program. It
+ * owns no device state: each call that touches the GPU is one request to
+ * `strata cuda run` over the socket named by STRATA_CUDA_FD
+ * (strata_cuda_wire.h), which holds the device memory, runs the kernels on
+ * the simulated GPU and keeps the simulated clock. Semantics follow NVIDIA's
+ * CUDA Runtime API documentation; what differs is in docs/cuda.md:
+ * streams run in issue order (every call is synchronous), copies cost no
+ * simulated time, managed memory is device memory (the host cannot touch it
+ * until Unified Memory lands), one device.
+ *
+ * Not thread-safe: one host thread makes the CUDA calls (as the benchmark
+ * suites do). Allocation happens only at registration and in the API calls
+ * the program makes, never per device access. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cuda_runtime_api.h"
+#include "strata_cuda_wire.h"
+
+/* ---------------------------------------------------------------- state */
+
+struct kernel_ref {
+  const void* stub;   /* the host stub clang emits for the kernel (the launch handle) */
+  uint32_t kernel;    /* strata's id */
+  struct strata_wire_params params;
+};
+
+struct symbol_ref {
+  const void* shadow; /* the host variable clang emits for a __device__/__constant__ variable */
+  uint64_t dev;       /* its device address */
+  uint64_t bytes;
+};
+
+struct alloc_ref {
+  uint64_t addr, bytes;
+};
+
+struct launch_cfg {
+  dim3 grid, block;
+  size_t shared;
+  void* stream;
+};
+
+struct CUstream_st {
+  int unused;
+};
+struct CUevent_st {
+  uint64_t ps;
+  int recorded;
+};
+
+static int g_fd = -1;
+static uint32_t g_modules;
+static struct kernel_ref* g_kernels;
+static size_t g_nkernels, g_capkernels;
+static struct symbol_ref* g_symbols;
+static size_t g_nsymbols, g_capsymbols;
+static struct alloc_ref* g_allocs; /* device allocations, for cudaMemcpyDefault and cudaFree checks */
+static size_t g_nallocs, g_capallocs;
+static struct launch_cfg g_cfg[8]; /* pushed by <<<>>>, popped by the stub */
+static unsigned g_ncfg;
+static cudaError_t g_last = cudaSuccess;
+static char g_msg[512]; /* the server's message for the last failed call */
+
+/* ---------------------------------------------------------------- the wire */
+
+static void die(const char* what) {
+  fprintf(stderr, "%s: Strata CUDA runtime: %s\n", program_invocation_short_name, what);
+  exit(2);
+}
+
+static void lost(void) {
+  /* strata ended the run (an error it has reported, or a time limit): leave quietly */
+  _exit(1);
+}
+
+static void send_all(const void* p, size_t n) {
+  const char* c = (const char*)p;
+  while (n) {
+    ssize_t k = send(g_fd, c, n, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) lost();
+    c += k;
+    n -= (size_t)k;
+  }
+}
+
+static void recv_all(void* p, size_t n) {
+  char* c = (char*)p;
+  while (n) {
+    ssize_t k = recv(g_fd, c, n, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) lost();
+    c += k;
+    n -= (size_t)k;
+  }
+}
+
+static void connect_once(void) {
+  if (g_fd >= 0) return;
+  const char* e = getenv(STRATA_WIRE_FD_ENV);
+  char* end = NULL;
+  long fd = e ? strtol(e, &end, 10) : -1;
+  if (!e || !*e || *end || fd < 0 || fd > 65535) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "this program runs on Strata's simulated GPU: strata cuda run %s -- ARGS",
+             program_invocation_name);
+    die(buf);
+  }
+  g_fd = (int)fd;
+  struct strata_wire_req h = {STRATA_WIRE_HELLO, 0, sizeof(struct strata_wire_hello)};
+  struct strata_wire_hello b = {STRATA_WIRE_VERSION};
+  send_all(&h, sizeof h);
+  send_all(&b, sizeof b);
+  struct strata_wire_rep r;
+  recv_all(&r, sizeof r);
+  if (r.status != 0 || r.len != 0) die("strata speaks another wire version (rebuild the program)");
+}
+
+/* One call: header + fixed part + variable part out; the reply's fixed part
+ * into `out` (`out_len` bytes expected) and, for READ, `bulk`. */
+static cudaError_t call(uint32_t op, const void* fixed, size_t fixed_len, const void* var, size_t var_len,
+                        void* out, size_t out_len) {
+  connect_once();
+  struct strata_wire_req h = {op, 0, (uint64_t)(fixed_len + var_len)};
+  send_all(&h, sizeof h);
+  if (fixed_len) send_all(fixed, fixed_len);
+  if (var_len) send_all(var, var_len);
+  struct strata_wire_rep r;
+  recv_all(&r, sizeof r);
+  if (r.status != 0) {
+    size_t n = r.len < sizeof g_msg - 1 ? (size_t)r.len : sizeof g_msg - 1;
+    recv_all(g_msg, n);
+    g_msg[n] = 0;
+    for (uint64_t rest = r.len - n; rest;) { /* drop what does not fit */
+      char sink[256];
+      size_t k = rest < sizeof sink ? (size_t)rest : sizeof sink;
+      recv_all(sink, k);
+      rest -= k;
+    }
+    return (cudaError_t)r.status;
+  }
+  if (r.len != out_len) die("strata replied with an unexpected length (wire out of step)");
+  if (out_len) recv_all(out, out_len);
+  return cudaSuccess;
+}
+
+static cudaError_t record(cudaError_t e) {
+  if (e != cudaSuccess) g_last = e;
+  return e;
+}
+
+static void* grow(void* p, size_t* cap, size_t need, size_t elem) {
+  if (need <= *cap) return p;
+  size_t c = *cap ? *cap * 2 : 16;
+  while (c < need) c *= 2;
+  void* q = realloc(p, c * elem);
+  if (!q) die("out of host memory");
+  *cap = c;
+  return q;
+}
+
+static const struct kernel_ref* find_kernel(const void* stub) {
+  for (size_t i = 0; i < g_nkernels; ++i)
+    if (g_kernels[i].stub == stub) return &g_kernels[i];
+  return NULL;
+}
+
+static const struct symbol_ref* find_symbol(const void* shadow) {
+  for (size_t i = 0; i < g_nsymbols; ++i)
+    if (g_symbols[i].shadow == shadow) return &g_symbols[i];
+  return NULL;
+}
+
+static int is_device(const void* p) {
+  uint64_t a = (uint64_t)(uintptr_t)p;
+  for (size_t i = 0; i < g_nallocs; ++i)
+    if (a >= g_allocs[i].addr && a - g_allocs[i].addr < g_allocs[i].bytes) return 1;
+  for (size_t i = 0; i < g_nsymbols; ++i)
+    if (a >= g_symbols[i].dev && a - g_symbols[i].dev < g_symbols[i].bytes) return 1;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- registration (clang's module constructor) */
+
+/* The wrapper clang emits around the embedded GPU binary (here: PTX text). */
+struct fatbin_wrapper {
+  int magic;
+  int version;
+  const char* data;
+  void* unused;
+};
+#define FATBIN_MAGIC 0x466243b1
+
+void** __cudaRegisterFatBinary(void* wrapper) {
+  const struct fatbin_wrapper* w = (const struct fatbin_wrapper*)wrapper;
+  if (!w || w->magic != FATBIN_MAGIC || !w->data) die("a module without PTX (build the program with strata cuda build)");
+  uint32_t* handle = (uint32_t*)malloc(sizeof(uint32_t));
+  if (!handle) die("out of host memory");
+  *handle = g_modules++;
+  struct strata_wire_module m = {*handle};
+  if (call(STRATA_WIRE_MODULE, &m, sizeof m, w->data, strlen(w->data) + 1, NULL, 0) != cudaSuccess) die(g_msg);
+  return (void**)handle;
+}
+
+void __cudaRegisterFatBinaryEnd(void** handle) { (void)handle; }
+
+void __cudaUnregisterFatBinary(void** handle) { free(handle); }
+
+void __cudaRegisterFunction(void** handle, const char* stub, char* device_fun, const char* device_name,
+                            int thread_limit, void* tid, void* bid, void* bdim, void* gdim, int* wsize) {
+  (void)device_fun, (void)thread_limit, (void)tid, (void)bid, (void)bdim, (void)gdim, (void)wsize;
+  size_t n = strlen(device_name) + 1;
+  if (n > STRATA_WIRE_MAX_NAME) die("a kernel name longer than 1023 characters");
+  g_kernels = (struct kernel_ref*)grow(g_kernels, &g_capkernels, g_nkernels + 1, sizeof *g_kernels);
+  struct kernel_ref* k = &g_kernels[g_nkernels];
+  struct strata_wire_module m = {*(uint32_t*)handle};
+  if (call(STRATA_WIRE_FUNCTION, &m, sizeof m, device_name, n, &k->params, sizeof k->params) != cudaSuccess)
+    die(g_msg);
+  k->stub = stub;
+  k->kernel = k->params.kernel;
+  ++g_nkernels;
+}
+
+void __cudaRegisterVar(void** handle, char* shadow, char* device_address, const char* device_name, int ext,
+                       size_t size, int constant, int global) {
+  (void)device_address, (void)ext, (void)global;
+  size_t n = strlen(device_name) + 1;
+  if (n > STRATA_WIRE_MAX_NAME) die("a variable name longer than 1023 characters");
+  struct strata_wire_var v = {*(uint32_t*)handle, (uint32_t)constant, (uint64_t)size};
+  struct strata_wire_addr a;
+  if (call(STRATA_WIRE_VAR, &v, sizeof v, device_name, n, &a, sizeof a) != cudaSuccess) die(g_msg);
+  g_symbols = (struct symbol_ref*)grow(g_symbols, &g_capsymbols, g_nsymbols + 1, sizeof *g_symbols);
+  g_symbols[g_nsymbols++] = (struct symbol_ref){shadow, a.addr, (uint64_t)size};
+}
+
+/* ---------------------------------------------------------------- errors */
+
+cudaError_t cudaGetLastError(void) {
+  cudaError_t e = g_last;
+  g_last = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaPeekAtLastError(void) { return g_last; }
+
+static const struct {
+  cudaError_t e;
+  const char* name;
+  const char* text;
+} kErrors[] = {
+    {cudaSuccess, "cudaSuccess", "no error"},
+    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+    {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
+    {cudaErrorCudartUnloading, "cudaErrorCudartUnloading", "driver shutting down"},
+    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
+    {cudaErrorInvalidHostPointer, "cudaErrorInvalidHostPointer", "invalid host pointer"},
+    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+    {cudaErrorInvalidTexture, "cudaErrorInvalidTexture", "invalid texture reference"},
+    {cudaErrorInvalidChannelDescriptor, "cudaErrorInvalidChannelDescriptor", "invalid channel descriptor"},
+    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+    {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {cudaErrorInvalidKernelImage, "cudaErrorInvalidKernelImage", "device kernel image is invalid"},
+    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
+    {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
+    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+};
+
+const char* cudaGetErrorString(cudaError_t error) {
+  for (size_t i = 0; i < sizeof kErrors / sizeof kErrors[0]; ++i)
+    if (kErrors[i].e == error) return kErrors[i].text;
+  return "unrecognized error code";
+}
+
+const char* cudaGetErrorName(cudaError_t error) {
+  for (size_t i = 0; i < sizeof kErrors / sizeof kErrors[0]; ++i)
+    if (kErrors[i].e == error) return kErrors[i].name;
+  return "cudaErrorUnknown";
+}
+
+/* ---------------------------------------------------------------- devices */
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (!count) return record(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) { return record(device == 0 ? cudaSuccess : cudaErrorInvalidDevice); }
+
+cudaError_t cudaGetDevice(int* device) {
+  if (!device) return record(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+  (void)flags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
+  if (!prop) return record(cudaErrorInvalidValue);
+  if (device != 0) return record(cudaErrorInvalidDevice);
+  return record(call(STRATA_WIRE_PROPS, NULL, 0, NULL, 0, prop, sizeof *prop));
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
+  if (!value) return record(cudaErrorInvalidValue);
+  struct cudaDeviceProp p;
+  cudaError_t e = cudaGetDeviceProperties(&p, device);
+  if (e != cudaSuccess) return e;
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = (int)p.sharedMemPerBlock; break;
+    case cudaDevAttrTotalConstantMemory: *value = (int)p.totalConstMem; break;
+    case cudaDevAttrWarpSize: *value = p.warpSize; break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case cudaDevAttrClockRate: *value = p.clockRate; break;
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrMemoryClockRate: *value = p.memoryClockRate; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
+    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+    default: return record(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+/* Every call is synchronous: nothing is ever outstanding. */
+cudaError_t cudaDeviceSynchronize(void) { return g_last == cudaErrorLaunchFailure ? g_last : cudaSuccess; }
+cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
+cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+cudaError_t cudaThreadExit(void) { return cudaSuccess; }
+
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config) {
+  (void)config;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+  (void)limit, (void)value;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  if (!free_bytes || !total_bytes) return record(cudaErrorInvalidValue);
+  struct cudaDeviceProp p;
+  cudaError_t e = cudaGetDeviceProperties(&p, 0);
+  if (e != cudaSuccess) return e;
+  size_t used = 0;
+  for (size_t i = 0; i < g_nallocs; ++i) used += g_allocs[i].bytes;
+  *total_bytes = p.totalGlobalMem;
+  *free_bytes = used < p.totalGlobalMem ? p.totalGlobalMem - used : 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int* version) {
+  if (!version) return record(cudaErrorInvalidValue);
+  *version = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int* version) { return cudaDriverGetVersion(version); }
+
+/* ---------------------------------------------------------------- memory */
+
+cudaError_t cudaMalloc(void** ptr, size_t size) {
+  if (!ptr) return record(cudaErrorInvalidValue);
+  *ptr = NULL;
+  if (size == 0) return cudaSuccess;
+  struct strata_wire_addr in = {(uint64_t)size}, out;
+  cudaError_t e = call(STRATA_WIRE_MALLOC, &in, sizeof in, NULL, 0, &out, sizeof out);
+  if (e != cudaSuccess) return record(e);
+  g_allocs = (struct alloc_ref*)grow(g_allocs, &g_capallocs, g_nallocs + 1, sizeof *g_allocs);
+  g_allocs[g_nallocs++] = (struct alloc_ref){out.addr, (uint64_t)size};
+  *ptr = (void*)(uintptr_t)out.addr;
+  return cudaSuccess;
+}
+
+/* Managed memory is device memory until Unified Memory lands (docs/cuda.md). */
+cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned int flags) {
+  (void)flags;
+  return cudaMalloc(ptr, size);
+}
+
+cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height) {
+  if (!pitch) return record(cudaErrorInvalidValue);
+  *pitch = (width + 127) & ~(size_t)127;
+  return cudaMalloc(ptr, *pitch * height);
+}
+
+cudaError_t cudaFree(void* ptr) {
+  if (!ptr) return cudaSuccess;
+  uint64_t a = (uint64_t)(uintptr_t)ptr;
+  for (size_t i = 0; i < g_nallocs; ++i)
+    if (g_allocs[i].addr == a) {
+      struct strata_wire_addr in = {a};
+      cudaError_t e = call(STRATA_WIRE_FREE, &in, sizeof in, NULL, 0, NULL, 0);
+      g_allocs[i] = g_allocs[--g_nallocs];
+      return record(e);
+    }
+  return record(cudaErrorInvalidDevicePointer);
+}
+
+/* Host memory: pinning means nothing to a simulator. */
+cudaError_t cudaMallocHost(void** ptr, size_t size) {
+  if (!ptr) return record(cudaErrorInvalidValue);
+  *ptr = malloc(size ? size : 1);
+  return *ptr ? cudaSuccess : record(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int flags) {
+  (void)flags;
+  return cudaMallocHost(ptr, size);
+}
+
+cudaError_t cudaFreeHost(void* ptr) {
+  free(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) {
+  (void)ptr, (void)size, (void)flags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void* ptr) {
+  (void)ptr;
+  return cudaSuccess;
+}
+
+/* Copies travel in pieces of at most 64 MiB (the wire's buffers stay small). */
+#define PIECE (64u << 20)
+
+static cudaError_t write_dev(uint64_t dst, const void* src, size_t n) {
+  const char* s = (const char*)src;
+  while (n) {
+    size_t k = n < PIECE ? n : PIECE;
+    struct strata_wire_addr a = {dst};
+    cudaError_t e = call(STRATA_WIRE_WRITE, &a, sizeof a, s, k, NULL, 0);
+    if (e != cudaSuccess) return e;
+    dst += k, s += k, n -= k;
+  }
+  return cudaSuccess;
+}
+
+static cudaError_t read_dev(void* dst, uint64_t src, size_t n) {
+  char* d = (char*)dst;
+  while (n) {
+    size_t k = n < PIECE ? n : PIECE;
+    struct strata_wire_range r = {src, (uint64_t)k};
+    cudaError_t e = call(STRATA_WIRE_READ, &r, sizeof r, NULL, 0, d, k);
+    if (e != cudaSuccess) return e;
+    src += k, d += k, n -= k;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  if (count == 0) return cudaSuccess;
+  if (!dst || !src) return record(cudaErrorInvalidValue);
+  if (kind == cudaMemcpyDefault)
+    kind = is_device(dst) ? (is_device(src) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                          : (is_device(src) ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  switch (kind) {
+    case cudaMemcpyHostToHost: memmove(dst, src, count); return cudaSuccess;
+    case cudaMemcpyHostToDevice: return record(write_dev((uint64_t)(uintptr_t)dst, src, count));
+    case cudaMemcpyDeviceToHost: return record(read_dev(dst, (uint64_t)(uintptr_t)src, count));
+    case cudaMemcpyDeviceToDevice: {
+      struct strata_wire_copy c = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, (uint64_t)count};
+      return record(call(STRATA_WIRE_COPY, &c, sizeof c, NULL, 0, NULL, 0));
+    }
+    default: return record(cudaErrorInvalidMemcpyDirection);
+  }
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  (void)stream;
+  return cudaMemcpy(dst, src, count, kind);
+}
+
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                         enum cudaMemcpyKind kind) {
+  if (width > dpitch || width > spitch) return record(cudaErrorInvalidPitchValue);
+  for (size_t r = 0; r < height; ++r) {
+    cudaError_t e = cudaMemcpy((char*)dst + r * dpitch, (const char*)src + r * spitch, width, kind);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void* ptr, int value, size_t count) {
+  if (count == 0) return cudaSuccess;
+  if (!ptr) return record(cudaErrorInvalidValue);
+  struct strata_wire_set s = {(uint64_t)(uintptr_t)ptr, (uint64_t)count, (uint32_t)(value & 0xff), 0};
+  return record(call(STRATA_WIRE_SET, &s, sizeof s, NULL, 0, NULL, 0));
+}
+
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream) {
+  (void)stream;
+  return cudaMemset(ptr, value, count);
+}
+
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind) {
+  const struct symbol_ref* s = find_symbol(symbol);
+  if (!s) return record(cudaErrorInvalidSymbol);
+  if (offset > s->bytes || count > s->bytes - offset) return record(cudaErrorInvalidValue);
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+    return record(cudaErrorInvalidMemcpyDirection);
+  return cudaMemcpy((void*)(uintptr_t)(s->dev + offset), src, count,
+                    kind == cudaMemcpyDefault ? cudaMemcpyHostToDevice : kind);
+}
+
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
+                                 enum cudaMemcpyKind kind) {
+  const struct symbol_ref* s = find_symbol(symbol);
+  if (!s) return record(cudaErrorInvalidSymbol);
+  if (offset > s->bytes || count > s->bytes - offset) return record(cudaErrorInvalidValue);
+  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+    return record(cudaErrorInvalidMemcpyDirection);
+  return cudaMemcpy(dst, (const void*)(uintptr_t)(s->dev + offset), count,
+                    kind == cudaMemcpyDefault ? cudaMemcpyDeviceToHost : kind);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
+                                    enum cudaMemcpyKind kind, cudaStream_t stream) {
+  (void)stream;
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+
+cudaError_t cudaGetSymbolAddress(void** dev_ptr, const void* symbol) {
+  const struct symbol_ref* s = find_symbol(symbol);
+  if (!dev_ptr) return record(cudaErrorInvalidValue);
+  if (!s) return record(cudaErrorInvalidSymbol);
+  *dev_ptr = (void*)(uintptr_t)s->dev;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, int device, cudaStream_t stream) {
+  (void)ptr, (void)count, (void)device, (void)stream;
+  return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------- streams and events */
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+  (void)flags;
+  if (!stream) return record(cudaErrorInvalidValue);
+  *stream = (cudaStream_t)calloc(1, sizeof(struct CUstream_st));
+  return *stream ? cudaSuccess : record(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  free(stream);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  (void)stream;
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  (void)stream;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  (void)stream, (void)event, (void)flags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  (void)flags;
+  if (!event) return record(cudaErrorInvalidValue);
+  *event = (cudaEvent_t)calloc(1, sizeof(struct CUevent_st));
+  return *event ? cudaSuccess : record(cudaErrorMemoryAllocation);
+}
+
+/* An event's time stamp is the simulated time when it is recorded (all
+ * earlier work has finished: every call is synchronous). */
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  (void)stream;
+  if (!event) return record(cudaErrorInvalidResourceHandle);
+  struct strata_wire_time t;
+  cudaError_t e = call(STRATA_WIRE_TIME, NULL, 0, NULL, 0, &t, sizeof t);
+  if (e != cudaSuccess) return record(e);
+  event->ps = t.ps;
+  event->recorded = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  return event ? cudaSuccess : record(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!ms) return record(cudaErrorInvalidValue);
+  if (!start || !end) return record(cudaErrorInvalidResourceHandle);
+  if (!start->recorded || !end->recorded) return record(cudaErrorInvalidResourceHandle);
+  *ms = (float)(((double)end->ps - (double)start->ps) * 1e-9);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  free(event);
+  return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared_bytes, void* stream) {
+  if (g_ncfg == sizeof g_cfg / sizeof g_cfg[0]) die("kernel launch configurations nested too deep");
+  g_cfg[g_ncfg++] = (struct launch_cfg){grid, block, shared_bytes, stream};
+  return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* shared_bytes, void** stream) {
+  if (g_ncfg == 0) return record(cudaErrorInvalidConfiguration);
+  const struct launch_cfg* c = &g_cfg[--g_ncfg];
+  *grid = c->grid;
+  *block = c->block;
+  *shared_bytes = c->shared;
+  *stream = c->stream;
+  return cudaSuccess;
+}
+
+cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream) {
+  __cudaPushCallConfiguration(grid, block, shared_bytes, stream);
+  return cudaSuccess;
+}
+
+cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+                             cudaStream_t stream) {
+  (void)stream;
+  const struct kernel_ref* k = find_kernel(func);
+  if (!k) return record(cudaErrorInvalidDeviceFunction);
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0)
+    return record(cudaErrorInvalidConfiguration);
+  /* the parameter buffer as the PTX entry lays it out */
+  static unsigned char buf[4096];
+  if (k->params.total > sizeof buf) return record(cudaErrorInvalidValue);
+  memset(buf, 0, k->params.total);
+  for (uint32_t i = 0; i < k->params.count; ++i) memcpy(buf + k->params.offset[i], args[i], k->params.size[i]);
+  struct strata_wire_launch l = {k->kernel, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z},
+                                 k->params.total, (uint64_t)shared_bytes};
+  return record(call(STRATA_WIRE_LAUNCH, &l, sizeof l, buf, k->params.total, NULL, 0));
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void* func, enum cudaFuncCache config) {
+  (void)config;
+  return find_kernel(func) ? cudaSuccess : record(cudaErrorInvalidDeviceFunction);
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
+  if (!attr) return record(cudaErrorInvalidValue);
+  if (!find_kernel(func)) return record(cudaErrorInvalidDeviceFunction);
+  memset(attr, 0, sizeof *attr);
+  attr->maxThreadsPerBlock = 1024;
+  attr->ptxVersion = 64;
+  attr->binaryVersion = 70;
+  return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------- textures (not yet) */
+
+cudaError_t cudaBindTexture(size_t* offset, const struct textureReference* tex, const void* dev_ptr,
+                            const struct cudaChannelFormatDesc* desc, size_t size) {
+  (void)offset, (void)tex, (void)dev_ptr, (void)desc, (void)size;
+  return record(cudaErrorNotSupported);
+}
+
+cudaError_t cudaUnbindTexture(const struct textureReference* tex) {
+  (void)tex;
+  return record(cudaErrorNotSupported);
+}
+
+struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
+  struct cudaChannelFormatDesc d = {x, y, z, w, f};
+  return d;
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""`strata cuda build` (docs/cuda.md): CUDA sources to programs with Debian's clang and Strata's own
+headers and runtime, no NVIDIA software.
+
+usage: cuda_build_test.py CASE STRATA PROGS_DIR WORK_DIR
+  features  features.cu builds; its PTX holds each feature the source uses (kernels by their mangled
+            names, shared memory static and dynamic, bar.sync, atomics, vote, shuffle, constant memory,
+            the libdevice-named math calls the executor computes natively), and the program, started
+            outside strata, says in one line how to run it and exits 2
+  multi     a program of a .cu, a .c and a .cpp file links into one program
+  bad       input errors: one line, exit 2 (missing source, no .cu, a bad -D, an unwritable -o, a missing
+            or misspelt subcommand); a compiler error: clang's message and exit 1
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)
+
+
+def check(cond, what):
+    if not cond:
+        print(f"FAIL: {what}")
+        sys.exit(1)
+
+
+def one_line_exit2(r, what, needle):
+    err = r.stderr.strip()
+    check(r.returncode == 2, f"{what}: exit status {r.returncode}, expected 2 (stderr: {err!r})")
+    check(len(err.splitlines()) == 1, f"{what}: expected one line on stderr, got {err!r}")
+    check(needle in err, f"{what}: expected {needle!r} in {err!r}")
+
+
+def case_features(strata, progs, work):
+    keep = os.path.join(work, "keep")
+    prog = os.path.join(work, "features")
+    r = run([strata, "cuda", "build", os.path.join(progs, "features.cu"), "-o", prog, "--keep", keep])
+    check(r.returncode == 0, f"build failed: {r.stderr}")
+    check(os.access(prog, os.X_OK), "no program written")
+    ptx = open(os.path.join(keep, "0_features.ptx")).read()
+    for needle, what in [
+        (r"\.entry\s+_Z8featuresPKfPfi\(", "the features kernel as a PTX entry (its mangled name)"),
+        (r"\.entry\s+_Z9histogramPKiPiii\(", "the histogram kernel"),
+        (r"\.shared\s+\.align\s+4\s+\.b8\s+\S*tile\[1024\]", "static shared memory (256 floats)"),
+        (r"\.extern\s+\.shared", "dynamic (extern) shared memory"),
+        (r"bar\.sync\s+0;", "__syncthreads as bar.sync 0"),
+        (r"atom\.global\.add\.u32", "a global atomic add"),
+        (r"atom\.shared\.add\.u32", "a shared-memory atomic add"),
+        (r"vote\.sync\.ballot\.b32", "__ballot_sync"),
+        (r"shfl\.sync\.down\.b32", "__shfl_down_sync"),
+        (r"ld\.const\.f32", "a constant-memory load"),
+        (r"\.const\s+\.align\s+4\s+\.b8\s+coeff\[16\]", "the __constant__ array"),
+        (r"\.global\s+\.align\s+4\s+\.u32\s+big_values", "the __device__ variable"),
+        (r"\.extern\s+\.func\s+\(\.param\s+\.b32\s+func_retval0\)\s+__nv_expf", "expf as libdevice's __nv_expf"),
+        (r"sqrt\.rn\.f32", "sqrtf as one PTX instruction"),
+        (r"div\.approx\.f32", "__fdividef as div.approx"),
+        (r"popc\.b32", "__popc"),
+        (r"^\.version 6\.4", "PTX ISA 6.4 (the *_sync warp functions)"),
+    ]:
+        check(re.search(needle, ptx, re.M), f"PTX lacks {what} ({needle})")
+    # outside strata the program names the command that runs it
+    r = run([prog])
+    one_line_exit2(r, "the program started outside strata", "strata cuda run")
+    check(r.stdout == "", f"the program printed before failing: {r.stdout!r}")
+
+
+def case_multi(strata, progs, work):
+    prog = os.path.join(work, "multi")
+    r = run([strata, "cuda", "build", os.path.join(progs, "multi.cu"), os.path.join(progs, "host_helpers.c"),
+             os.path.join(progs, "host_check.cpp"), "-O", "1", "-D", "UNUSED_FLAG=1", "-I", progs, "-o", prog])
+    check(r.returncode == 0, f"build failed: {r.stderr}")
+    nm = run(["nm", prog]).stdout
+    for sym in ("make_input", "cudaLaunchKernel", "__cudaRegisterFatBinary", "_Z13report_devicev"):
+        check(re.search(rf"\s{re.escape(sym)}$", nm, re.M), f"the program lacks {sym}")
+
+
+def case_bad(strata, progs, work):
+    cu = os.path.join(progs, "features.cu")
+    out = os.path.join(work, "p")
+    one_line_exit2(run([strata, "cuda", "build", os.path.join(progs, "nope.cu"), "-o", out]), "a missing source",
+                   "nope.cu: expected a source file")
+    one_line_exit2(run([strata, "cuda", "build", os.path.join(progs, "host_helpers.c"), "-o", out]), "no .cu file",
+                   "expected at least one .cu file")
+    one_line_exit2(run([strata, "cuda", "build", os.path.abspath(__file__), "-o", out]),
+                   "a source that is not .cu/.c/.cpp", "expected a .cu, .c or .cpp file")
+    one_line_exit2(run([strata, "cuda", "build", cu, "-D", "=1", "-o", out]), "a bad -D", "expected NAME or NAME=VALUE")
+    one_line_exit2(run([strata, "cuda", "build", cu, "-o", "/proc/x"]), "an unwritable -o", "-o /proc/x")
+    one_line_exit2(run([strata, "cuda", "build", cu]), "no -o", "-o")
+    one_line_exit2(run([strata, "cuda"]), "no subcommand", "expected a subcommand (build)")
+    one_line_exit2(run([strata, "cuda", "biuld"]), "a misspelt subcommand", "did you mean 'build'")
+    r = run([strata, "cuda", "build", os.path.join(progs, "broken.cu"), "-o", out])
+    check(r.returncode == 1, f"a compiler error: exit {r.returncode}, expected 1")
+    check("undeclared_name" in r.stderr, f"clang's message is not shown: {r.stderr!r}")
+    check("broken.cu: device pass failed" in r.stderr, f"the failing step is not named: {r.stderr!r}")
+    check(not os.path.exists(out), "a program was written despite the error")
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__)
+        return 2
+    case, strata, progs, work = sys.argv[1:]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    {"features": case_features, "multi": case_multi, "bad": case_bad}[case](strata, progs, work)
+    print(f"cuda_build {case}: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
