@@ -176,12 +176,18 @@ def standins(d, root, texts):
     with open(os.path.join(d, "my.trace"), "w") as f:
         f.write("".join(f"0x{(i * 4160) % (1 << 26):x} {'WRITE' if i % 4 == 3 else 'READ'} {i * 4}\n"
                         for i in range(2000)))
+    # vecadd.cu: docs/cuda.md's example CUDA program (its first ```cuda block).
+    cu = [l for lang, lines in fences(texts["docs/cuda.md"]) if lang == "cuda" for l in [lines]]
+    if not cu:
+        fail("docs/cuda.md: expected the example program (vecadd.cu) as its first cuda block")
+    with open(os.path.join(d, "vecadd.cu"), "w") as f:
+        f.write("\n".join(l for _, l in cu[0]) + "\n")
     # traces/kernelslist.g: an Accel-Sim trace folder (the one the project ships).
     shutil.copytree(os.path.join(root, "tests/data/external/accelsim-vectoradd-sm61"), os.path.join(d, "traces"))
 
 
 def kind(argv):
-    if argv[:1] in (["memtrace"], ["sweep"], ["plot"], ["report"]):
+    if argv[:1] in (["memtrace"], ["sweep"], ["plot"], ["report"], ["cuda"]):
         return argv[0]
     if any(a in ("-h", "--help") or a.startswith("--list-") for a in argv):
         return "info"
