@@ -1,0 +1,1170 @@
+/* Functional SIMT executor of the PTX front end (docs/ptx.md "Executor").
+ *
+ * A warp runs 32 lanes in lock step under an active mask. Divergence uses a reconvergence
+ * stack (PDOM, Fung et al. MICRO 2007 Sec. 3; GPGPU-Sim's simt_stack): the top entry runs; a
+ * divergent branch turns the top entry into the reconvergence entry at the branch's immediate
+ * post-dominator and pushes one entry per side; an entry pops when its pc reaches its
+ * reconvergence pc or its mask empties. A call pushes a call-frame entry; ret removes the
+ * returning lanes from the entries down to it; exit removes lanes from every entry.
+ *
+ * Registers are [register][lane] arrays of 64-bit words (a register window per function in
+ * the kernel's layout), predicates are 32-bit lane masks. Every source is a register
+ * (immediates are constant registers filled at CTA init), so the lane loops are plain array
+ * loops the compiler vectorises when the whole warp is active. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ptx_impl.h"
+
+#define FULL 0xffffffffu
+#define MAX_STACK 64
+#define MAX_CALLS 32
+#define QUANTUM 256
+
+enum { W_RUN, W_BAR, W_DONE };
+
+typedef struct stk_ent {
+  uint32_t pc, rpc, mask, call; /* call: 1 for the entry a call pushed */
+} stk_ent;
+
+typedef struct call_rec {
+  uint32_t caller_fn, caller_frame, stk_index;
+  const ptx_call_info *ci;
+} call_rec;
+
+typedef struct warp {
+  uint64_t *regs; /* kernel register file: nregs x 32 */
+  uint32_t *preds;
+  uint64_t *R;    /* current window */
+  uint32_t *PR;
+  uint32_t fn, frame;
+  uint32_t sp, csp;
+  uint32_t exist, state, bar_id;
+  stk_ent stk[MAX_STACK];
+  call_rec calls[MAX_CALLS];
+} warp;
+
+struct ptx_cta {
+  ptx_launch l;
+  const ptx_kernel *k;
+  const ptx_module *m;
+  const ptx_inst *code;
+  uint32_t id[3];
+  uint32_t nthreads, nwarps;
+  uint8_t *params;
+  uint32_t param_bytes;
+  uint8_t *shared;
+  uint32_t shared_bytes;
+  uint8_t *local;
+  uint32_t lpt; /* local bytes per thread */
+  uint64_t *regs;
+  uint32_t *preds;
+  warp *w;
+  uint32_t live_warps;
+  uint32_t bar_count[16], bar_expect[16];
+  uint64_t clock;
+  char err[320];
+};
+
+static const uint64_t kZero[PTX_WARP];
+static int g_have_fma = -1;
+
+const char *ptx_iclass_name(ptx_iclass c) {
+  static const char *n[] = {"alu", "sfu", "intdiv", "fp64", "load", "store", "atomic", "shared",
+                            "local", "const", "barrier", "membar", "warp", "branch", "exit"};
+  return (unsigned)c < PTX_IC_COUNT ? n[c] : "?";
+}
+
+/* ------------------------------------------------------------------ errors */
+
+static ptx_step_status fault(ptx_cta *c, const ptx_inst *in, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static ptx_step_status fault(ptx_cta *c, const ptx_inst *in, const char *fmt, ...) {
+  char msg[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  ptx_errf(c->err, sizeof c->err, c->m->name, in ? in->line : 0, "kernel %s, CTA (%u,%u,%u): %s", c->m->funcs[c->k->fn].name,
+           c->id[0], c->id[1], c->id[2], msg);
+  return PTX_STEP_ERROR;
+}
+
+const char *ptx_cta_error(const ptx_cta *c) { return c->err; }
+
+/* ------------------------------------------------------------------ CTA setup */
+
+static void fill_consts(ptx_cta *c, warp *w) {
+  const ptx_kernel *k = c->k;
+  for (uint32_t r = 0; r < k->nreach; ++r) {
+    const ptx_func *f = &c->m->funcs[k->reach[r]];
+    uint64_t *R = w->regs + (size_t)k->reg_base[k->reach[r]] * PTX_WARP;
+    for (uint32_t i = 0; i < f->nconsts; ++i) {
+      uint64_t *dst = R + (size_t)f->const_reg[i] * PTX_WARP;
+      for (unsigned l = 0; l < PTX_WARP; ++l) dst[l] = f->const_val[i];
+    }
+    uint32_t *PR = w->preds + k->pred_base[k->reach[r]];
+    PR[0] = 0;
+    PR[1] = FULL;
+  }
+}
+
+void ptx_cta_reset(ptx_cta *c, const uint32_t id[3]) {
+  const ptx_kernel *k = c->k;
+  const ptx_func *entry = &c->m->funcs[k->fn];
+  memcpy(c->id, id, sizeof c->id);
+  memset(c->shared, 0, c->shared_bytes);
+  if (c->local) memset(c->local, 0, (size_t)c->lpt * c->nwarps * PTX_WARP);
+  memset(c->regs, 0, (size_t)k->nregs * PTX_WARP * c->nwarps * sizeof *c->regs);
+  memset(c->preds, 0, (size_t)k->npreds * c->nwarps * sizeof *c->preds);
+  memset(c->bar_count, 0, sizeof c->bar_count);
+  c->live_warps = c->nwarps;
+  c->clock = 0;
+  c->err[0] = 0;
+  for (uint32_t i = 0; i < c->nwarps; ++i) {
+    warp *w = &c->w[i];
+    w->regs = c->regs + (size_t)k->nregs * PTX_WARP * i;
+    w->preds = c->preds + (size_t)k->npreds * i;
+    fill_consts(c, w);
+    w->fn = k->fn;
+    w->R = w->regs + (size_t)k->reg_base[k->fn] * PTX_WARP;
+    w->PR = w->preds + k->pred_base[k->fn];
+    w->frame = 0;
+    uint32_t first = i * PTX_WARP;
+    uint32_t n = c->nthreads - first < PTX_WARP ? c->nthreads - first : PTX_WARP;
+    w->exist = n == PTX_WARP ? FULL : (1u << n) - 1;
+    w->sp = 1;
+    w->csp = 0;
+    w->stk[0].pc = entry->first_pc;
+    w->stk[0].rpc = PTX_PC_NONE;
+    w->stk[0].mask = w->exist;
+    w->stk[0].call = 0;
+    w->state = W_RUN;
+  }
+}
+
+int ptx_cta_init(ptx_cta **out, const ptx_launch *l, const uint32_t id[3], char *err, size_t errlen) {
+  *out = NULL;
+  const ptx_kernel *k = l->kernel;
+  if (!k) {
+    ptx_errf(err, errlen, "<ptx>", 0, "no kernel");
+    return -1;
+  }
+  const ptx_module *m = k->mod;
+  const ptx_func *entry = &m->funcs[k->fn];
+  if (k->error) {
+    snprintf(err, errlen, "%s", k->error);
+    return -1;
+  }
+  uint64_t nt = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+  if (nt == 0 || nt > 1024 || l->grid[0] == 0 || l->grid[1] == 0 || l->grid[2] == 0 || l->grid[1] > 65535 || l->grid[2] > 65535) {
+    ptx_errf(err, errlen, m->name, entry->line, "kernel %s: launch dimensions grid (%u,%u,%u) block (%u,%u,%u): expected 1..1024 threads per block",
+             entry->name, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
+    return -1;
+  }
+  ptx_kernel_info ki = ptx_kernel_get_info(k);
+  if (l->params_size != ki.param_bytes || (ki.param_bytes && !l->params)) {
+    ptx_errf(err, errlen, m->name, entry->line, "kernel %s: parameter buffer of %zu bytes, expected %u", entry->name, l->params_size, ki.param_bytes);
+    return -1;
+  }
+  if ((uint64_t)k->dyn_base + l->dyn_shared > (1u << 30)) {
+    ptx_errf(err, errlen, m->name, entry->line, "kernel %s: shared memory exceeds 1 GiB", entry->name);
+    return -1;
+  }
+  if (g_have_fma < 0) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    g_have_fma = __builtin_cpu_supports("fma") ? 1 : 0;
+#else
+    g_have_fma = 0;
+#endif
+  }
+  ptx_cta *c = calloc(1, sizeof *c);
+  if (!c) goto oom;
+  c->l = *l;
+  c->k = k;
+  c->m = m;
+  c->code = m->code;
+  c->nthreads = (uint32_t)nt;
+  c->nwarps = (uint32_t)((nt + PTX_WARP - 1) / PTX_WARP);
+  c->param_bytes = ki.param_bytes;
+  c->params = malloc(ki.param_bytes ? ki.param_bytes : 1);
+  c->shared_bytes = k->dyn_base + l->dyn_shared;
+  c->shared = malloc(c->shared_bytes ? c->shared_bytes : 1);
+  c->lpt = k->local_bytes;
+  c->local = c->lpt ? malloc((size_t)c->lpt * c->nwarps * PTX_WARP) : NULL;
+  c->regs = malloc((size_t)k->nregs * PTX_WARP * c->nwarps * sizeof *c->regs);
+  c->preds = malloc((size_t)(k->npreds ? k->npreds : 1) * c->nwarps * sizeof *c->preds);
+  c->w = calloc(c->nwarps, sizeof *c->w);
+  if (!c->params || !c->shared || (c->lpt && !c->local) || !c->regs || !c->preds || !c->w) goto oom;
+  if (ki.param_bytes) memcpy(c->params, l->params, ki.param_bytes);
+  ptx_cta_reset(c, id);
+  *out = c;
+  return 0;
+oom:
+  ptx_cta_free(c);
+  ptx_errf(err, errlen, m->name, entry->line, "kernel %s: out of memory for a CTA", entry->name);
+  return -1;
+}
+
+void ptx_cta_free(ptx_cta *c) {
+  if (!c) return;
+  free(c->params);
+  free(c->shared);
+  free(c->local);
+  free(c->regs);
+  free(c->preds);
+  free(c->w);
+  free(c);
+}
+
+unsigned ptx_cta_warps(const ptx_cta *c) { return c->nwarps; }
+uint8_t *ptx_cta_shared(ptx_cta *c, uint32_t *bytes) {
+  if (bytes) *bytes = c->shared_bytes;
+  return c->shared;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+#define LANES(stmt)                                                     \
+  do {                                                                  \
+    if (m == FULL) {                                                    \
+      for (unsigned l = 0; l < PTX_WARP; ++l) {                         \
+        stmt;                                                           \
+      }                                                                 \
+    } else {                                                            \
+      for (uint32_t mm_ = m; mm_; mm_ &= mm_ - 1) {                     \
+        unsigned l = (unsigned)__builtin_ctz(mm_);                      \
+        stmt;                                                           \
+      }                                                                 \
+    }                                                                   \
+  } while (0)
+
+static inline uint64_t *reg(warp *w, uint16_t r) { return w->R + (size_t)r * PTX_WARP; }
+static inline const uint64_t *sreg_or_zero(warp *w, uint16_t r) { return r == PTX_R_NONE ? kZero : w->R + (size_t)r * PTX_WARP; }
+
+static uint64_t sym_value(const ptx_cta *c, const warp *w, const ptx_inst *in) {
+  const ptx_kernel *k = c->k;
+  uint64_t off = (uint64_t)in->imm;
+  switch (in->sym) {
+    case SYM_GLOBAL: return c->m->seg_base[0] + off;
+    case SYM_CONST: return c->m->seg_base[1] + off;
+    case SYM_SHARED_MOD: return off;
+    case SYM_SHARED_FN: return k->shared_base[in->fn] + off;
+    case SYM_SHARED_DYN: return k->dyn_base + off;
+    case SYM_FRAME: return w->frame + off;
+    case SYM_KPARAM: return off;
+    default: return off;
+  }
+}
+
+static uint64_t sreg_value(const ptx_cta *c, unsigned wi, unsigned l, uint8_t sr) {
+  uint32_t t = wi * PTX_WARP + l;
+  const uint32_t *b = c->l.block;
+  switch (sr) {
+    case SR_TID_X: return t % b[0];
+    case SR_TID_Y: return (t / b[0]) % b[1];
+    case SR_TID_Z: return t / (b[0] * b[1]);
+    case SR_NTID_X: return b[0];
+    case SR_NTID_Y: return b[1];
+    case SR_NTID_Z: return b[2];
+    case SR_CTAID_X: return c->id[0];
+    case SR_CTAID_Y: return c->id[1];
+    case SR_CTAID_Z: return c->id[2];
+    case SR_NCTAID_X: return c->l.grid[0];
+    case SR_NCTAID_Y: return c->l.grid[1];
+    case SR_NCTAID_Z: return c->l.grid[2];
+    case SR_LANEID: return l;
+    case SR_WARPID: return wi;
+    case SR_NWARPID: return c->nwarps;
+    case SR_SMID: return 0;
+    case SR_NSMID: return 1;
+    case SR_GRIDID: return 0;
+    case SR_LANEMASK_EQ: return 1u << l;
+    case SR_LANEMASK_LT: return (1u << l) - 1;
+    case SR_LANEMASK_LE: return l == 31 ? FULL : (2u << l) - 1;
+    case SR_LANEMASK_GT: return l == 31 ? 0 : ~((2u << l) - 1);
+    case SR_LANEMASK_GE: return ~((1u << l) - 1);
+    case SR_CLOCK: return (uint32_t)c->clock;
+    default: return c->clock; /* clock64, globaltimer: instructions executed by the CTA */
+  }
+}
+
+static uint64_t ld_bytes(const uint8_t *p, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; ++i) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+static void st_bytes(uint8_t *p, uint64_t v, unsigned n) {
+  for (unsigned i = 0; i < n; ++i) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* register value of a loaded element: sign- or zero-extended to the register */
+static uint64_t extend(uint64_t v, ptx_ty ty, bool wide) {
+  unsigned n = ptx_ty_bytes(ty);
+  if (n < 8 && ptx_ty_signed(ty)) {
+    int64_t s = (int64_t)(v << (64 - 8 * n)) >> (64 - 8 * n);
+    return wide ? (uint64_t)s : (uint32_t)s;
+  }
+  return v;
+}
+
+/* Resolve the address of lane l for space sp: returns the space actually used (generic
+ * resolves by window) and the address within it. */
+static ptx_space resolve(ptx_space sp, uint64_t a, uint64_t *out) {
+  if (sp != PTX_SPACE_GENERIC) {
+    *out = a;
+    return sp;
+  }
+  if (a >= PTX_WINDOW_SHARED) {
+    *out = a - PTX_WINDOW_SHARED;
+    return PTX_SPACE_SHARED;
+  }
+  if (a >= PTX_WINDOW_LOCAL) {
+    *out = a - PTX_WINDOW_LOCAL;
+    return PTX_SPACE_LOCAL;
+  }
+  if (a >= PTX_WINDOW_CONST) {
+    *out = a - PTX_WINDOW_CONST;
+    return PTX_SPACE_CONST;
+  }
+  *out = a;
+  return PTX_SPACE_GLOBAL;
+}
+
+/* Pointer to n bytes of CTA-owned memory (shared, local of thread t, kernel params), or NULL. */
+static uint8_t *cta_mem(ptx_cta *c, ptx_space sp, uint64_t a, unsigned n, uint32_t t) {
+  switch (sp) {
+    case PTX_SPACE_SHARED: return a + n <= c->shared_bytes && a + n >= a ? c->shared + a : NULL;
+    case PTX_SPACE_LOCAL: return a + n <= c->lpt && a + n >= a ? c->local + (size_t)t * c->lpt + a : NULL;
+    case PTX_SPACE_PARAM: return a + n <= c->param_bytes && a + n >= a ? c->params + a : NULL;
+    default: return NULL;
+  }
+}
+
+static const char *space_name(ptx_space sp) {
+  static const char *n[] = {"generic", "global", "shared", "local", "param", "const"};
+  return n[sp];
+}
+
+/* ------------------------------------------------------------------ fused multiply-add */
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("fma"))) static void ffma32_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t m) {
+  LANES(D[l] = ptx_bits32(__builtin_fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]))));
+}
+__attribute__((target("fma"))) static void ffma64_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t m) {
+  LANES(D[l] = ptx_bits64(__builtin_fma(ptx_f64(A[l]), ptx_f64(B[l]), ptx_f64(C[l]))));
+}
+#define HAVE_FMA_HW 1
+#endif
+
+static void ffma32(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t m) {
+#ifdef HAVE_FMA_HW
+  if (g_have_fma == 1) {
+    ffma32_hw(D, A, B, C, m);
+    return;
+  }
+#endif
+  LANES(D[l] = ptx_bits32(fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]))));
+}
+static void ffma64(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t m) {
+#ifdef HAVE_FMA_HW
+  if (g_have_fma == 1) {
+    ffma64_hw(D, A, B, C, m);
+    return;
+  }
+#endif
+  LANES(D[l] = ptx_bits64(fma(ptx_f64(A[l]), ptx_f64(B[l]), ptx_f64(C[l]))));
+}
+
+/* ------------------------------------------------------------------ control flow */
+
+static void remove_lanes(warp *w, uint32_t lanes, uint32_t down_to) {
+  for (uint32_t i = w->sp; i-- > down_to;) w->stk[i].mask &= ~lanes;
+}
+
+static void set_window(ptx_cta *c, warp *w, uint32_t fn) {
+  w->fn = fn;
+  w->R = w->regs + (size_t)c->k->reg_base[fn] * PTX_WARP;
+  w->PR = w->preds + c->k->pred_base[fn];
+}
+
+/* Pop finished entries; returns false when the warp has no entries left (it has exited). */
+static bool settle(ptx_cta *c, warp *w) {
+  while (w->sp) {
+    stk_ent *e = &w->stk[w->sp - 1];
+    if (e->mask != 0 && e->pc != e->rpc) return true;
+    if (e->call && w->csp) {
+      call_rec *r = &w->calls[--w->csp];
+      w->frame = r->caller_frame;
+      set_window(c, w, r->caller_fn);
+    }
+    w->sp--;
+  }
+  return false;
+}
+
+static void barrier_check(ptx_cta *c) {
+  for (unsigned b = 0; b < 16; ++b) {
+    if (!c->bar_count[b]) continue;
+    uint32_t expect = c->bar_expect[b] ? c->bar_expect[b] : c->live_warps;
+    if (expect > c->live_warps) expect = c->live_warps;
+    if (c->bar_count[b] < expect) continue;
+    for (uint32_t i = 0; i < c->nwarps; ++i)
+      if (c->w[i].state == W_BAR && c->w[i].bar_id == b) c->w[i].state = W_RUN;
+    c->bar_count[b] = 0;
+    c->bar_expect[b] = 0;
+  }
+}
+
+static void warp_done(ptx_cta *c, warp *w) {
+  w->state = W_DONE;
+  c->live_warps--;
+  barrier_check(c);
+}
+
+/* ------------------------------------------------------------------ memory */
+
+static ptx_step_status do_mem(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *in, uint32_t m, ptx_winst *out) {
+  unsigned eb = ptx_ty_bytes((ptx_ty)in->ty), n = eb * in->vec;
+  bool store = in->kind == K_ST;
+  const uint64_t *B = sreg_or_zero(w, in->base);
+  uint64_t sv = sym_value(c, w, in);
+  ptx_space first_sp = PTX_SPACE_GENERIC;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    uint64_t a;
+    ptx_space sp = resolve((ptx_space)in->space, B[l] + sv, &a);
+    if (first_sp == PTX_SPACE_GENERIC) first_sp = sp;
+    if (a % n) return fault(c, in, "misaligned %s %s of %u bytes at %s address 0x%llx (lane %u)", space_name(sp), store ? "store" : "load", n,
+                            space_name(sp), (unsigned long long)a, l);
+    uint8_t buf[32];
+    uint8_t *p;
+    if (sp == PTX_SPACE_GLOBAL || sp == PTX_SPACE_CONST) {
+      p = buf;
+      if (store) {
+        if (sp == PTX_SPACE_CONST) return fault(c, in, "store to const memory at 0x%llx", (unsigned long long)a);
+        for (unsigned v = 0; v < in->vec; ++v) st_bytes(buf + v * eb, reg(w, in->s[v])[l], eb);
+        if (!c->l.mem.store || c->l.mem.store(c->l.mem.ctx, a, buf, n) != 0)
+          return fault(c, in, "global store of %u bytes at 0x%llx faulted (lane %u)", n, (unsigned long long)a, l);
+      } else if (!c->l.mem.load || c->l.mem.load(c->l.mem.ctx, sp, a, buf, n) != 0) {
+        return fault(c, in, "%s load of %u bytes at 0x%llx faulted (lane %u)", space_name(sp), n, (unsigned long long)a, l);
+      }
+    } else {
+      p = cta_mem(c, sp, a, n, wi * PTX_WARP + l);
+      if (!p) return fault(c, in, "%s %s of %u bytes at %s address 0x%llx is out of bounds (lane %u)", space_name(sp), store ? "store" : "load", n,
+                           space_name(sp), (unsigned long long)a, l);
+      if (store)
+        for (unsigned v = 0; v < in->vec; ++v) st_bytes(p + v * eb, reg(w, in->s[v])[l], eb);
+    }
+    if (!store)
+      for (unsigned v = 0; v < in->vec; ++v) reg(w, in->d[v])[l] = extend(ld_bytes(p + v * eb, eb), (ptx_ty)in->ty, in->ty2);
+    if (out) {
+      out->addr[l] = a;
+      if (store && in->vec == 1) out->data[l] = reg(w, in->s[0])[l];
+    }
+  }
+  if (out) {
+    out->bytes = (uint8_t)n;
+    out->is_store = store;
+    out->space = (uint8_t)(first_sp == PTX_SPACE_GENERIC ? in->space : first_sp);
+    if (in->space == PTX_SPACE_GENERIC && first_sp != PTX_SPACE_GENERIC) {
+      out->cls = first_sp == PTX_SPACE_SHARED  ? PTX_IC_SHARED
+                 : first_sp == PTX_SPACE_LOCAL ? PTX_IC_LOCAL
+                 : first_sp == PTX_SPACE_CONST ? PTX_IC_CONST
+                 : store                       ? PTX_IC_STORE
+                                               : PTX_IC_LOAD;
+    }
+  }
+  return PTX_STEP_OK;
+}
+
+static ptx_atom_type atom_type(ptx_ty t) {
+  switch (t) {
+    case TY_S32: return PTX_ATY_S32;
+    case TY_U64: case TY_B64: return PTX_ATY_U64;
+    case TY_S64: return PTX_ATY_S64;
+    case TY_F32: return PTX_ATY_F32;
+    case TY_F64: return PTX_ATY_F64;
+    default: return PTX_ATY_U32;
+  }
+}
+
+static ptx_atom_op atom_op(uint8_t op) {
+  switch (op) {
+    case G_ADD: return PTX_ATOM_ADD;
+    case G_MIN: return PTX_ATOM_MIN;
+    case G_MAX: return PTX_ATOM_MAX;
+    case G_EXCH: return PTX_ATOM_EXCH;
+    case G_CAS: return PTX_ATOM_CAS;
+    case G_INC: return PTX_ATOM_INC;
+    case G_DEC: return PTX_ATOM_DEC;
+    case G_AND: return PTX_ATOM_AND;
+    case G_OR: return PTX_ATOM_OR;
+    default: return PTX_ATOM_XOR;
+  }
+}
+
+uint64_t ptx_atom_apply(ptx_atom_op op, ptx_atom_type ty, uint64_t old, uint64_t a, uint64_t b) {
+  bool w64 = ty == PTX_ATY_U64 || ty == PTX_ATY_S64 || ty == PTX_ATY_F64;
+  uint64_t mask = w64 ? ~0ull : 0xffffffffull;
+  old &= mask;
+  a &= mask;
+  b &= mask;
+  uint64_t r;
+  switch (op) {
+    case PTX_ATOM_ADD:
+      if (ty == PTX_ATY_F32) r = ptx_bits32(ptx_f32(old) + ptx_f32(a));
+      else if (ty == PTX_ATY_F64) r = ptx_bits64(ptx_f64(old) + ptx_f64(a));
+      else r = old + a;
+      break;
+    case PTX_ATOM_MIN:
+    case PTX_ATOM_MAX: {
+      bool less;
+      if (ty == PTX_ATY_S32) less = (int32_t)(uint32_t)a < (int32_t)(uint32_t)old;
+      else if (ty == PTX_ATY_S64) less = (int64_t)a < (int64_t)old;
+      else if (ty == PTX_ATY_F32) less = ptx_f32(a) < ptx_f32(old);
+      else if (ty == PTX_ATY_F64) less = ptx_f64(a) < ptx_f64(old);
+      else less = a < old;
+      bool greater;
+      if (ty == PTX_ATY_S32) greater = (int32_t)(uint32_t)a > (int32_t)(uint32_t)old;
+      else if (ty == PTX_ATY_S64) greater = (int64_t)a > (int64_t)old;
+      else if (ty == PTX_ATY_F32) greater = ptx_f32(a) > ptx_f32(old);
+      else if (ty == PTX_ATY_F64) greater = ptx_f64(a) > ptx_f64(old);
+      else greater = a > old;
+      r = (op == PTX_ATOM_MIN ? less : greater) ? a : old;
+      break;
+    }
+    case PTX_ATOM_EXCH: r = a; break;
+    case PTX_ATOM_CAS: r = old == a ? b : old; break;
+    case PTX_ATOM_INC: r = old >= a ? 0 : old + 1; break;
+    case PTX_ATOM_DEC: r = (old == 0 || old > a) ? a : old - 1; break;
+    case PTX_ATOM_AND: r = old & a; break;
+    case PTX_ATOM_OR: r = old | a; break;
+    default: r = old ^ a; break;
+  }
+  return r & mask;
+}
+
+static ptx_step_status do_atom(ptx_cta *c, warp *w, const ptx_inst *in, uint32_t m, ptx_winst *out) {
+  unsigned n = ptx_ty_bytes((ptx_ty)in->ty);
+  const uint64_t *B = sreg_or_zero(w, in->base);
+  const uint64_t *S0 = reg(w, in->s[0]);
+  const uint64_t *S1 = sreg_or_zero(w, in->s[1]);
+  uint64_t *D = reg(w, in->d[0]);
+  uint64_t sv = sym_value(c, w, in);
+  ptx_atom_op op = atom_op(in->op);
+  ptx_atom_type ty = atom_type((ptx_ty)in->ty);
+  ptx_space first_sp = PTX_SPACE_GENERIC;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    uint64_t a, old;
+    ptx_space sp = resolve((ptx_space)in->space, B[l] + sv, &a);
+    if (first_sp == PTX_SPACE_GENERIC) first_sp = sp;
+    if (a % n) return fault(c, in, "misaligned atomic at %s address 0x%llx (lane %u)", space_name(sp), (unsigned long long)a, l);
+    if (sp == PTX_SPACE_GLOBAL) {
+      if (c->l.mem.atomic) {
+        if (c->l.mem.atomic(c->l.mem.ctx, a, op, ty, S0[l], S1[l], &old) != 0)
+          return fault(c, in, "global atomic at 0x%llx faulted (lane %u)", (unsigned long long)a, l);
+      } else {
+        uint8_t buf[8];
+        if (!c->l.mem.load || c->l.mem.load(c->l.mem.ctx, PTX_SPACE_GLOBAL, a, buf, n) != 0)
+          return fault(c, in, "global atomic at 0x%llx faulted (lane %u)", (unsigned long long)a, l);
+        old = ld_bytes(buf, n);
+        st_bytes(buf, ptx_atom_apply(op, ty, old, S0[l], S1[l]), n);
+        if (!c->l.mem.store || c->l.mem.store(c->l.mem.ctx, a, buf, n) != 0)
+          return fault(c, in, "global atomic at 0x%llx faulted (lane %u)", (unsigned long long)a, l);
+      }
+    } else if (sp == PTX_SPACE_SHARED) {
+      uint8_t *p = cta_mem(c, sp, a, n, 0);
+      if (!p) return fault(c, in, "shared atomic at 0x%llx is out of bounds (lane %u)", (unsigned long long)a, l);
+      old = ld_bytes(p, n);
+      st_bytes(p, ptx_atom_apply(op, ty, old, S0[l], S1[l]), n);
+    } else {
+      return fault(c, in, "atomic on %s memory (address 0x%llx, lane %u)", space_name(sp), (unsigned long long)a, l);
+    }
+    D[l] = old;
+    if (out) out->addr[l] = a;
+  }
+  if (out) {
+    out->bytes = (uint8_t)n;
+    out->is_store = 2;
+    out->space = (uint8_t)(first_sp == PTX_SPACE_GENERIC ? PTX_SPACE_GLOBAL : first_sp);
+    out->cls = first_sp == PTX_SPACE_SHARED ? PTX_IC_SHARED : PTX_IC_ATOMIC;
+  }
+  return PTX_STEP_OK;
+}
+
+/* ------------------------------------------------------------------ warp-wide */
+
+static void do_shfl(warp *w, const ptx_inst *in, uint32_t m) {
+  const uint64_t *A = reg(w, in->s[0]), *Bv = reg(w, in->s[1]), *Cv = reg(w, in->s[2]);
+  uint64_t *D = reg(w, in->d[0]);
+  uint64_t src[PTX_WARP];
+  memcpy(src, A, sizeof src);
+  uint32_t pv = 0;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm);
+    uint32_t b = (uint32_t)Bv[l] & 31, cc = (uint32_t)Cv[l];
+    uint32_t cval = cc & 31, seg = (cc >> 8) & 31;
+    uint32_t maxl = (l & seg) | (cval & ~seg), minl = l & seg;
+    int32_t j;
+    bool ok;
+    switch (in->op) {
+      case G_UP: j = (int32_t)l - (int32_t)b; ok = j >= (int32_t)maxl; break;
+      case G_DOWN: j = (int32_t)l + (int32_t)b; ok = j <= (int32_t)maxl; break;
+      case G_BFLY: j = (int32_t)(l ^ b); ok = j <= (int32_t)maxl; break;
+      default: j = (int32_t)(minl | (b & ~seg)); ok = j <= (int32_t)maxl; break;
+    }
+    if (!ok) j = (int32_t)l;
+    D[l] = (uint32_t)src[j];
+    if (ok) pv |= 1u << l;
+  }
+  if (in->mod & MOD_HAS_Q) w->PR[in->d[1]] = (w->PR[in->d[1]] & ~m) | (pv & m);
+}
+
+/* ------------------------------------------------------------------ one instruction */
+
+static inline uint32_t bop(uint8_t op, uint32_t a, uint32_t b) {
+  return op == BOP_AND ? (a & b) : op == BOP_OR ? (a | b) : (a ^ b);
+}
+
+#define SETP_LOOP(T, cond)                                   \
+  for (unsigned l = 0; l < PTX_WARP; ++l) {                  \
+    T a = (T)A[l], b = (T)Bv[l];                             \
+    t |= (uint32_t)(cond) << l;                              \
+  }
+
+static ptx_step_status step(ptx_cta *c, unsigned wi, ptx_winst *out) {
+  warp *w = &c->w[wi];
+  if (w->state == W_DONE) return PTX_STEP_EXITED;
+  if (w->state == W_BAR) return PTX_STEP_WAITING;
+  if (!settle(c, w)) {
+    warp_done(c, w);
+    return PTX_STEP_EXITED;
+  }
+  stk_ent *e = &w->stk[w->sp - 1];
+  const ptx_inst *in = &c->code[e->pc];
+  uint32_t act = e->mask, m = act;
+  if (in->guard != PTX_R_NONE) {
+    uint32_t g = w->PR[in->guard];
+    m &= in->guard_neg ? ~g : g;
+  }
+  c->clock++;
+  if (out) {
+    out->cls = (ptx_iclass)in->cls;
+    out->active = m;
+    out->pc = e->pc;
+    out->line = in->line;
+    uint32_t rb = c->k->reg_base[w->fn];
+    out->dst = in->d[0] == PTX_R_NONE || in->kind == K_SETP_I32 || in->kind == K_SETP_I64 || in->kind == K_SETP_F32 ||
+                       in->kind == K_SETP_F64 || in->kind == K_SETP_GEN || in->kind == K_PRED_LOGIC || in->kind == K_MOV_PRED ||
+                       (in->kind == K_VOTE && in->op != G_BALLOT)
+                   ? PTX_NOREG
+                   : rb + in->d[0];
+    for (int i = 0; i < 3; ++i) out->src[i] = in->s[i] == PTX_R_NONE ? PTX_NOREG : rb + in->s[i];
+    if (in->base != PTX_R_NONE) out->src[2] = rb + in->base;
+    out->bytes = 0;
+    out->is_store = 0;
+    out->space = 0;
+  }
+  ptx_step_status st = PTX_STEP_OK;
+  uint32_t next = e->pc + 1;
+  if (m == 0) goto advance;
+  switch ((ptx_kind)in->kind) {
+    case K_NOP:
+    case K_MEMBAR: break;
+    case K_MOV: {
+      unsigned wb = ptx_ty_bytes((ptx_ty)in->ty);
+      uint64_t wm = wb >= 8 ? ~0ull : (1ull << (8 * wb)) - 1;
+      if (in->vec == 1) {
+        uint64_t *D = reg(w, in->d[0]);
+        const uint64_t *A = reg(w, in->s[0]);
+        LANES(D[l] = A[l] & wm);
+      } else {
+        unsigned eb = wb / in->vec;
+        uint64_t em = eb >= 8 ? ~0ull : (1ull << (8 * eb)) - 1;
+        if (in->ty2 == 1) {
+          uint64_t *D = reg(w, in->d[0]);
+          LANES({
+            uint64_t v = 0;
+            for (unsigned i = 0; i < in->vec; ++i) v |= (reg(w, in->s[i])[l] & em) << (8 * eb * i);
+            D[l] = v;
+          });
+        } else {
+          const uint64_t *A = reg(w, in->s[0]);
+          LANES({
+            uint64_t v = A[l];
+            for (unsigned i = 0; i < in->vec; ++i) reg(w, in->d[i])[l] = (v >> (8 * eb * i)) & em;
+          });
+        }
+      }
+      break;
+    }
+    case K_MOV_PRED: {
+      uint32_t v = w->PR[in->pa];
+      if (in->mod & MOD_NEG_C) v = ~v;
+      w->PR[in->d[0]] = (w->PR[in->d[0]] & ~m) | (v & m);
+      break;
+    }
+    case K_SREG: {
+      uint64_t *D = reg(w, in->d[0]);
+      bool w64 = ptx_ty_bytes((ptx_ty)in->ty) == 8;
+      LANES({
+        uint64_t v = sreg_value(c, wi, l, in->op);
+        D[l] = w64 ? v : (uint32_t)v;
+      });
+      break;
+    }
+    case K_SYMADDR: {
+      uint64_t *D = reg(w, in->d[0]);
+      uint64_t v = sym_value(c, w, in);
+      if (ptx_ty_bytes((ptx_ty)in->ty) < 8) v = (uint32_t)v;
+      LANES(D[l] = v);
+      break;
+    }
+#define BIN(K, expr)                                                       \
+  case K: {                                                                \
+    uint64_t *D = reg(w, in->d[0]);                                        \
+    const uint64_t *A = reg(w, in->s[0]), *Bv = reg(w, in->s[1]);          \
+    LANES(D[l] = (expr));                                                  \
+    break;                                                                 \
+  }
+      BIN(K_ADD32, (uint32_t)(A[l] + Bv[l]))
+      BIN(K_ADD64, A[l] + Bv[l])
+      BIN(K_SUB32, (uint32_t)(A[l] - Bv[l]))
+      BIN(K_SUB64, A[l] - Bv[l])
+      BIN(K_MULLO32, (uint32_t)((uint32_t)A[l] * (uint32_t)Bv[l]))
+      BIN(K_MULLO64, A[l] * Bv[l])
+      BIN(K_MULWIDE_S32, (uint64_t)((int64_t)(int32_t)(uint32_t)A[l] * (int64_t)(int32_t)(uint32_t)Bv[l]))
+      BIN(K_MULWIDE_U32, (uint64_t)(uint32_t)A[l] * (uint32_t)Bv[l])
+      BIN(K_AND32, (uint32_t)(A[l] & Bv[l]))
+      BIN(K_AND64, A[l] & Bv[l])
+      BIN(K_OR32, (uint32_t)(A[l] | Bv[l]))
+      BIN(K_OR64, A[l] | Bv[l])
+      BIN(K_XOR32, (uint32_t)(A[l] ^ Bv[l]))
+      BIN(K_XOR64, A[l] ^ Bv[l])
+      BIN(K_SHL32, (uint32_t)Bv[l] > 31 ? 0 : (uint32_t)((uint32_t)A[l] << (uint32_t)Bv[l]))
+      BIN(K_SHL64, (uint32_t)Bv[l] > 63 ? 0 : A[l] << (uint32_t)Bv[l])
+      BIN(K_SHRU32, (uint32_t)Bv[l] > 31 ? 0 : (uint32_t)A[l] >> (uint32_t)Bv[l])
+      BIN(K_SHRU64, (uint32_t)Bv[l] > 63 ? 0 : A[l] >> (uint32_t)Bv[l])
+      BIN(K_SHRS32, (uint32_t)((int32_t)(uint32_t)A[l] >> ((uint32_t)Bv[l] > 31 ? 31 : (uint32_t)Bv[l])))
+      BIN(K_SHRS64, (uint64_t)((int64_t)A[l] >> ((uint32_t)Bv[l] > 63 ? 63 : (uint32_t)Bv[l])))
+      BIN(K_FADD32, ptx_bits32(ptx_f32(A[l]) + ptx_f32(Bv[l])))
+      BIN(K_FSUB32, ptx_bits32(ptx_f32(A[l]) - ptx_f32(Bv[l])))
+      BIN(K_FMUL32, ptx_bits32(ptx_f32(A[l]) * ptx_f32(Bv[l])))
+      BIN(K_FADD64, ptx_bits64(ptx_f64(A[l]) + ptx_f64(Bv[l])))
+      BIN(K_FSUB64, ptx_bits64(ptx_f64(A[l]) - ptx_f64(Bv[l])))
+      BIN(K_FMUL64, ptx_bits64(ptx_f64(A[l]) * ptx_f64(Bv[l])))
+#undef BIN
+#define UN(K, expr)                                                        \
+  case K: {                                                                \
+    uint64_t *D = reg(w, in->d[0]);                                        \
+    const uint64_t *A = reg(w, in->s[0]);                                  \
+    LANES(D[l] = (expr));                                                  \
+    break;                                                                 \
+  }
+      UN(K_CVT_ZX32_64, (uint32_t)A[l])
+      UN(K_CVT_SX32_64, (uint64_t)(int64_t)(int32_t)(uint32_t)A[l])
+      UN(K_CVT_TRUNC64_32, (uint32_t)A[l])
+#undef UN
+    case K_MAD32: {
+      uint64_t *D = reg(w, in->d[0]);
+      const uint64_t *A = reg(w, in->s[0]), *Bv = reg(w, in->s[1]), *Cv = reg(w, in->s[2]);
+      LANES(D[l] = (uint32_t)((uint32_t)A[l] * (uint32_t)Bv[l] + (uint32_t)Cv[l]));
+      break;
+    }
+    case K_MAD64: {
+      uint64_t *D = reg(w, in->d[0]);
+      const uint64_t *A = reg(w, in->s[0]), *Bv = reg(w, in->s[1]), *Cv = reg(w, in->s[2]);
+      LANES(D[l] = A[l] * Bv[l] + Cv[l]);
+      break;
+    }
+    case K_FFMA32: ffma32(reg(w, in->d[0]), reg(w, in->s[0]), reg(w, in->s[1]), reg(w, in->s[2]), m); break;
+    case K_FFMA64: ffma64(reg(w, in->d[0]), reg(w, in->s[0]), reg(w, in->s[1]), reg(w, in->s[2]), m); break;
+    case K_IGEN: {
+      uint64_t *D = reg(w, in->d[0]);
+      const uint64_t *A = sreg_or_zero(w, in->s[0]), *Bv = sreg_or_zero(w, in->s[1]), *Cv = sreg_or_zero(w, in->s[2]),
+                     *Ev = sreg_or_zero(w, in->s[3]);
+      LANES(D[l] = ptx_igen(in, A[l], Bv[l], Cv[l], Ev[l]));
+      break;
+    }
+    case K_FGEN32: {
+      uint64_t *D = reg(w, in->d[0]);
+      const uint64_t *A = sreg_or_zero(w, in->s[0]), *Bv = sreg_or_zero(w, in->s[1]), *Cv = sreg_or_zero(w, in->s[2]);
+      LANES(D[l] = ptx_fgen32(in, A[l], Bv[l], Cv[l]));
+      break;
+    }
+    case K_FGEN64: {
+      uint64_t *D = reg(w, in->d[0]);
+      const uint64_t *A = sreg_or_zero(w, in->s[0]), *Bv = sreg_or_zero(w, in->s[1]), *Cv = sreg_or_zero(w, in->s[2]);
+      LANES(D[l] = ptx_fgen64(in, A[l], Bv[l], Cv[l]));
+      break;
+    }
+    case K_CVT_GEN: {
+      uint64_t *D = reg(w, in->d[0]);
+      const uint64_t *A = reg(w, in->s[0]);
+      LANES(D[l] = ptx_cvt(in, A[l]));
+      break;
+    }
+    case K_CVTA: {
+      uint64_t *D = reg(w, in->d[0]);
+      const uint64_t *A = reg(w, in->s[0]);
+      uint64_t win = in->space == PTX_SPACE_SHARED ? PTX_WINDOW_SHARED
+                     : in->space == PTX_SPACE_LOCAL ? PTX_WINDOW_LOCAL
+                     : in->space == PTX_SPACE_CONST ? PTX_WINDOW_CONST
+                                                    : 0;
+      bool w32 = ptx_ty_bytes((ptx_ty)in->ty) == 4;
+      if (in->vec) { /* .to: generic -> space */
+        LANES({
+          uint64_t v = A[l] >= win ? A[l] - win : A[l];
+          D[l] = w32 ? (uint32_t)v : v;
+        });
+      } else {
+        LANES({
+          uint64_t v = A[l] + win;
+          D[l] = w32 ? (uint32_t)v : v;
+        });
+      }
+      break;
+    }
+    case K_SETP_I32:
+    case K_SETP_I64:
+    case K_SETP_F32:
+    case K_SETP_F64:
+    case K_SETP_GEN: {
+      const uint64_t *A = reg(w, in->s[0]), *Bv = reg(w, in->s[1]);
+      uint32_t t = 0;
+      bool sg = ptx_ty_signed((ptx_ty)in->ty);
+      if (in->kind == K_SETP_I32 && sg) {
+        switch (in->op) {
+          case CMP_EQ: SETP_LOOP(int32_t, a == b); break;
+          case CMP_NE: SETP_LOOP(int32_t, a != b); break;
+          case CMP_LT: SETP_LOOP(int32_t, a < b); break;
+          case CMP_LE: SETP_LOOP(int32_t, a <= b); break;
+          case CMP_GT: SETP_LOOP(int32_t, a > b); break;
+          case CMP_GE: SETP_LOOP(int32_t, a >= b); break;
+          default: for (unsigned l = 0; l < PTX_WARP; ++l) t |= (uint32_t)ptx_icmp((ptx_cmp)in->op, (ptx_ty)in->ty, A[l], Bv[l]) << l;
+        }
+      } else if (in->kind == K_SETP_I32) {
+        switch (in->op) {
+          case CMP_EQ: SETP_LOOP(uint32_t, a == b); break;
+          case CMP_NE: SETP_LOOP(uint32_t, a != b); break;
+          case CMP_LT: case CMP_LO: SETP_LOOP(uint32_t, a < b); break;
+          case CMP_LE: case CMP_LS: SETP_LOOP(uint32_t, a <= b); break;
+          case CMP_GT: case CMP_HI: SETP_LOOP(uint32_t, a > b); break;
+          default: SETP_LOOP(uint32_t, a >= b); break;
+        }
+      } else if (in->kind == K_SETP_I64 && sg) {
+        switch (in->op) {
+          case CMP_EQ: SETP_LOOP(int64_t, a == b); break;
+          case CMP_NE: SETP_LOOP(int64_t, a != b); break;
+          case CMP_LT: SETP_LOOP(int64_t, a < b); break;
+          case CMP_LE: SETP_LOOP(int64_t, a <= b); break;
+          case CMP_GT: SETP_LOOP(int64_t, a > b); break;
+          case CMP_GE: SETP_LOOP(int64_t, a >= b); break;
+          default: for (unsigned l = 0; l < PTX_WARP; ++l) t |= (uint32_t)ptx_icmp((ptx_cmp)in->op, (ptx_ty)in->ty, A[l], Bv[l]) << l;
+        }
+      } else if (in->kind == K_SETP_I64) {
+        switch (in->op) {
+          case CMP_EQ: SETP_LOOP(uint64_t, a == b); break;
+          case CMP_NE: SETP_LOOP(uint64_t, a != b); break;
+          case CMP_LT: case CMP_LO: SETP_LOOP(uint64_t, a < b); break;
+          case CMP_LE: case CMP_LS: SETP_LOOP(uint64_t, a <= b); break;
+          case CMP_GT: case CMP_HI: SETP_LOOP(uint64_t, a > b); break;
+          default: SETP_LOOP(uint64_t, a >= b); break;
+        }
+      } else if (in->kind == K_SETP_F32) {
+        switch (in->op) {
+          case CMP_LT: for (unsigned l = 0; l < PTX_WARP; ++l) t |= (uint32_t)(ptx_f32(A[l]) < ptx_f32(Bv[l])) << l; break;
+          case CMP_GT: for (unsigned l = 0; l < PTX_WARP; ++l) t |= (uint32_t)(ptx_f32(A[l]) > ptx_f32(Bv[l])) << l; break;
+          case CMP_LE: for (unsigned l = 0; l < PTX_WARP; ++l) t |= (uint32_t)(ptx_f32(A[l]) <= ptx_f32(Bv[l])) << l; break;
+          case CMP_GE: for (unsigned l = 0; l < PTX_WARP; ++l) t |= (uint32_t)(ptx_f32(A[l]) >= ptx_f32(Bv[l])) << l; break;
+          default:
+            for (unsigned l = 0; l < PTX_WARP; ++l) t |= (uint32_t)ptx_fcmp((ptx_cmp)in->op, ptx_f32(A[l]), ptx_f32(Bv[l])) << l;
+        }
+      } else if (in->kind == K_SETP_F64) {
+        for (unsigned l = 0; l < PTX_WARP; ++l) t |= (uint32_t)ptx_fcmp((ptx_cmp)in->op, ptx_f64(A[l]), ptx_f64(Bv[l])) << l;
+      } else if (in->op & 0x80) { /* testp */
+        for (unsigned l = 0; l < PTX_WARP; ++l) {
+          double v = in->ty == TY_F32 ? (double)ptx_f32(A[l]) : ptx_f64(A[l]);
+          int cl = in->ty == TY_F32 ? fpclassify(ptx_f32(A[l])) : fpclassify(v);
+          bool r;
+          switch (in->op & 7) {
+            case 0: r = isfinite(v); break;
+            case 1: r = isinf(v); break;
+            case 2: r = !isnan(v); break;
+            case 3: r = isnan(v); break;
+            case 4: r = cl == FP_NORMAL; break;
+            default: r = cl == FP_SUBNORMAL; break;
+          }
+          t |= (uint32_t)r << l;
+        }
+      } else {
+        for (unsigned l = 0; l < PTX_WARP; ++l) {
+          bool r;
+          if (in->ty == TY_F32) {
+            float a = ptx_f32(A[l]), b = ptx_f32(Bv[l]);
+            if (in->mod & MOD_FTZ) {
+              if (fpclassify(a) == FP_SUBNORMAL) a = copysignf(0.0f, a);
+              if (fpclassify(b) == FP_SUBNORMAL) b = copysignf(0.0f, b);
+            }
+            r = ptx_fcmp((ptx_cmp)in->op, a, b);
+          } else {
+            r = ptx_icmp((ptx_cmp)in->op, (ptx_ty)in->ty, A[l], Bv[l]);
+          }
+          t |= (uint32_t)r << l;
+        }
+      }
+      uint32_t r = t, q = ~t;
+      if (in->mod & MOD_HAS_C) {
+        uint32_t cm = w->PR[in->pa];
+        if (in->mod & MOD_NEG_C) cm = ~cm;
+        r = bop(in->space, t, cm);
+        q = bop(in->space, ~t, cm);
+      }
+      w->PR[in->d[0]] = (w->PR[in->d[0]] & ~m) | (r & m);
+      if (in->mod & MOD_HAS_Q) w->PR[in->d[1]] = (w->PR[in->d[1]] & ~m) | (q & m);
+      break;
+    }
+    case K_SELP: {
+      uint64_t *D = reg(w, in->d[0]);
+      const uint64_t *A = reg(w, in->s[0]), *Bv = reg(w, in->s[1]);
+      uint32_t cm = w->PR[in->pa];
+      if (in->mod & MOD_NEG_C) cm = ~cm;
+      LANES(D[l] = (cm >> l) & 1 ? A[l] : Bv[l]);
+      break;
+    }
+    case K_SLCT: {
+      uint64_t *D = reg(w, in->d[0]);
+      const uint64_t *A = reg(w, in->s[0]), *Bv = reg(w, in->s[1]), *Cv = reg(w, in->s[2]);
+      if (in->ty2 == TY_F32) {
+        LANES(D[l] = ptx_f32(Cv[l]) >= 0.0f ? A[l] : Bv[l]);
+      } else {
+        LANES(D[l] = (int32_t)(uint32_t)Cv[l] >= 0 ? A[l] : Bv[l]);
+      }
+      break;
+    }
+    case K_PRED_LOGIC: {
+      uint32_t a = w->PR[in->pa], r;
+      if (in->mod & MOD_NEG_C) a = ~a;
+      uint32_t b = in->pb == PTX_R_NONE ? 0 : w->PR[in->pb];
+      if (in->mod & MOD_HAS_C) b = ~b;
+      switch (in->op) {
+        case G_AND: r = a & b; break;
+        case G_OR: r = a | b; break;
+        case G_XOR: r = a ^ b; break;
+        default: r = ~a; break;
+      }
+      w->PR[in->d[0]] = (w->PR[in->d[0]] & ~m) | (r & m);
+      break;
+    }
+    case K_LD:
+    case K_ST:
+      st = do_mem(c, w, wi, in, m, out);
+      if (st != PTX_STEP_OK) return st;
+      break;
+    case K_ATOM:
+      st = do_atom(c, w, in, m, out);
+      if (st != PTX_STEP_OK) return st;
+      break;
+    case K_VOTE: {
+      uint32_t member = in->s[0] == PTX_R_NONE ? FULL : (uint32_t)reg(w, in->s[0])[__builtin_ctz(m)];
+      uint32_t part = m & member;
+      uint32_t pv = w->PR[in->pa];
+      if (in->mod & MOD_NEG_C) pv = ~pv;
+      pv &= part;
+      if (in->op == G_BALLOT) {
+        uint64_t *D = reg(w, in->d[0]);
+        LANES(D[l] = pv);
+      } else {
+        bool r = in->op == G_ALL ? pv == part : in->op == G_ANY ? pv != 0 : (pv == 0 || pv == part);
+        w->PR[in->d[0]] = (w->PR[in->d[0]] & ~m) | (r ? m : 0);
+      }
+      break;
+    }
+    case K_SHFL: do_shfl(w, in, m); break;
+    case K_ACTIVEMASK: {
+      uint64_t *D = reg(w, in->d[0]);
+      LANES(D[l] = act);
+      break;
+    }
+    case K_BRA: {
+      uint32_t taken = m, fall = act & ~m;
+      if (!taken) break;
+      if (!fall) {
+        next = in->target;
+        break;
+      }
+      /* divergence: the top entry waits at the reconvergence point; one entry per side */
+      uint32_t R = in->reconv, fpc = e->pc + 1;
+      if (w->sp + 2 > MAX_STACK) return fault(c, in, "reconvergence stack overflow (more than %d nested divergent branches)", MAX_STACK / 2);
+      if (R == e->rpc && !e->call) {
+        /* the top entry already waits for R below: it carries the fall-through lanes */
+        e->pc = fpc;
+        e->mask = fpc == R ? 0 : fall;
+      } else {
+        e->pc = R;
+        if (fpc != R) {
+          stk_ent *f = &w->stk[w->sp++];
+          f->pc = fpc;
+          f->rpc = R;
+          f->mask = fall;
+          f->call = 0;
+        }
+      }
+      if (in->target != R) {
+        stk_ent *t = &w->stk[w->sp++];
+        t->pc = in->target;
+        t->rpc = R;
+        t->mask = taken;
+        t->call = 0;
+      }
+      goto done;
+    }
+    case K_CALL: {
+      const ptx_call_info *ci = &c->m->calls[in->imm];
+      const ptx_func *callee = &c->m->funcs[in->target];
+      const ptx_func *caller = &c->m->funcs[w->fn];
+      if (w->csp == MAX_CALLS || w->sp + 1 > MAX_STACK) return fault(c, in, "call depth exceeds %d", MAX_CALLS);
+      uint32_t frame = w->frame + ((caller->frame_bytes + 15u) & ~15u);
+      for (uint32_t mm = ci->nargs ? m : 0; mm; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        uint8_t *lm = c->local + (size_t)(wi * PTX_WARP + l) * c->lpt;
+        for (uint32_t i = 0; i < ci->nargs && i < callee->nparams; ++i) {
+          const ptx_call_arg *a = &c->m->call_args[ci->first_arg + i];
+          uint32_t n = a->size < callee->params[i].size ? a->size : callee->params[i].size;
+          memmove(lm + frame + callee->params[i].offset, lm + w->frame + a->off, n);
+        }
+      }
+      e->pc = next;
+      call_rec *r = &w->calls[w->csp++];
+      r->caller_fn = w->fn;
+      r->caller_frame = w->frame;
+      r->stk_index = w->sp;
+      r->ci = ci;
+      stk_ent *f = &w->stk[w->sp++];
+      f->pc = callee->first_pc;
+      f->rpc = PTX_PC_NONE;
+      f->mask = m;
+      f->call = 1;
+      w->frame = frame;
+      set_window(c, w, in->target);
+      goto done;
+    }
+    case K_RET:
+      if (w->csp) {
+        call_rec *r = &w->calls[w->csp - 1];
+        const ptx_func *callee = &c->m->funcs[w->fn];
+        uint32_t n = r->ci->ret_size < callee->ret.size ? r->ci->ret_size : callee->ret.size;
+        if (n)
+          for (uint32_t mm = m; mm; mm &= mm - 1) {
+            unsigned l = (unsigned)__builtin_ctz(mm);
+            uint8_t *lm = c->local + (size_t)(wi * PTX_WARP + l) * c->lpt;
+            memmove(lm + r->caller_frame + r->ci->ret_off, lm + w->frame + callee->ret.offset, n);
+          }
+        e->pc = next;
+        remove_lanes(w, m, r->stk_index);
+        goto done;
+      }
+      goto exit_lanes; /* ret of the kernel is exit */
+    case K_EXIT:
+    exit_lanes:
+      if (out) out->cls = PTX_IC_EXIT;
+      e->pc = next;
+      remove_lanes(w, m, 0);
+      if (!settle(c, w)) {
+        warp_done(c, w);
+        return PTX_STEP_EXITED;
+      }
+      goto done;
+    case K_BAR: {
+      const uint64_t *A = reg(w, in->s[0]);
+      unsigned first = act ? (unsigned)__builtin_ctz(act) : 0;
+      uint32_t id = (uint32_t)A[first];
+      if (id >= 16) return fault(c, in, "barrier id %u (expected 0..15)", id);
+      if (in->s[1] != PTX_R_NONE) {
+        uint32_t cnt = (uint32_t)reg(w, in->s[1])[first];
+        if (cnt == 0 || cnt % PTX_WARP) return fault(c, in, "barrier thread count %u (expected a multiple of 32)", cnt);
+        c->bar_expect[id] = cnt / PTX_WARP;
+      }
+      e->pc = next;
+      w->state = W_BAR;
+      w->bar_id = id;
+      c->bar_count[id]++;
+      barrier_check(c);
+      return PTX_STEP_BARRIER;
+    }
+    case K_COUNT: break;
+  }
+advance:
+  e->pc = next;
+done:
+  return st;
+}
+
+ptx_step_status ptx_warp_step(ptx_cta *c, unsigned warp_i, ptx_winst *out) {
+  if (warp_i >= c->nwarps) return fault(c, NULL, "no warp %u (the CTA has %u)", warp_i, c->nwarps);
+  if (c->err[0]) return PTX_STEP_ERROR;
+  return step(c, warp_i, out);
+}
+
+int ptx_cta_run(ptx_cta *c, uint64_t *insts) {
+  uint64_t n = 0;
+  int rc = 0;
+  for (;;) {
+    bool progress = false, live = false;
+    for (unsigned i = 0; i < c->nwarps; ++i) {
+      if (c->w[i].state == W_DONE) continue;
+      live = true;
+      for (unsigned q = 0; q < QUANTUM; ++q) {
+        ptx_step_status s = step(c, i, NULL);
+        if (s == PTX_STEP_ERROR) {
+          rc = -1;
+          goto out;
+        }
+        if (s == PTX_STEP_WAITING) break;
+        progress = true;
+        if (s == PTX_STEP_EXITED) break;
+        ++n;
+        if (s == PTX_STEP_BARRIER) break;
+      }
+    }
+    if (!live) break;
+    if (!progress) {
+      fault(c, NULL, "deadlock: every live warp waits at a barrier that cannot complete");
+      rc = -1;
+      break;
+    }
+  }
+out:
+  if (insts) *insts = n;
+  return rc;
+}
+
+int ptx_grid_run(const ptx_launch *l, uint64_t *insts, char *err, size_t errlen) {
+  ptx_cta *c;
+  uint32_t id[3] = {0, 0, 0};
+  uint64_t total = 0;
+  if (insts) *insts = 0;
+  if (ptx_cta_init(&c, l, id, err, errlen) != 0) return -1;
+  for (id[2] = 0; id[2] < l->grid[2]; ++id[2])
+    for (id[1] = 0; id[1] < l->grid[1]; ++id[1])
+      for (id[0] = 0; id[0] < l->grid[0]; ++id[0]) {
+        ptx_cta_reset(c, id);
+        uint64_t n;
+        int rc = ptx_cta_run(c, &n);
+        total += n;
+        if (rc != 0) {
+          snprintf(err, errlen, "%s", c->err);
+          ptx_cta_free(c);
+          if (insts) *insts = total;
+          return -1;
+        }
+      }
+  ptx_cta_free(c);
+  if (insts) *insts = total;
+  return 0;
+}
