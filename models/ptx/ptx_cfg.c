@@ -5,8 +5,10 @@
  *
  * Post-dominators: the dominator algorithm of Cooper, Harvey and Kennedy ("A Simple, Fast
  * Dominance Algorithm", 2001) run on the reversed CFG from a virtual exit node that every ret /
- * exit block reaches. Blocks that cannot reach an exit (endless loops) get no reconvergence
- * point: their lanes reconverge only when the others exit. */
+ * exit block reaches. A guarded ret / exit is not an edge to the exit: its lanes leave the warp,
+ * so the lanes that go on reconverge where they would without it. Blocks that cannot reach an
+ * exit (endless loops) get no reconvergence point: their lanes reconverge only when the others
+ * exit. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -52,8 +54,9 @@ int ptx_cfg_reconv(ptx_module *m, uint32_t fi) {
       s0 = blk[in->target - b0];
       if (guarded) s1 = last + 1 < n ? blk[last + 1] : X;
     } else if (in->kind == K_RET || in->kind == K_EXIT) {
-      s0 = X;
-      if (guarded) s1 = last + 1 < n ? blk[last + 1] : X;
+      /* a guarded ret/exit leaves the warp for its lanes (they leave every stack entry), so
+       * for reconvergence only the lanes that go on matter: its one successor is the next block */
+      s0 = guarded && last + 1 < n ? blk[last + 1] : X;
     } else {
       s0 = last + 1 < n ? blk[last + 1] : X;
     }

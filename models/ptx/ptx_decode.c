@@ -7,7 +7,7 @@
 
 #include "ptx_parse_int.h"
 
-typedef enum { O_NONE, O_REG, O_PRED, O_IMM, O_SYM, O_ADDR, O_VEC, O_SREG, O_SINK, O_NAME, O_LIST } okind;
+typedef enum { O_NONE, O_REG, O_PRED, O_IMM, O_SYM, O_ADDR, O_VEC, O_SREG, O_SINK, O_NAME, O_LIST, O_COMPLEX } okind;
 
 typedef struct opnd {
   uint8_t k;
@@ -266,6 +266,19 @@ static bool operand(P *p, opnd *o) {
       pp_next(p);
     } else {
       return pp_fail(p, p->t.line, "expected an address, found %s", pp_tokstr(p, &p->t));
+    }
+    if (pp_is(p, ',')) {
+      /* texture / surface operand [tex, {coords}]: kept only so the statement parses; the
+       * instructions that take it are not implemented */
+      unsigned depth = 1;
+      while (p->t.k != TK_EOF && !pp_is(p, ';') && depth) {
+        if (pp_is(p, '[')) depth++;
+        if (pp_is(p, ']')) depth--;
+        pp_next(p);
+      }
+      if (depth) return pp_fail(p, p->t.line, "expected ']' closing the operand");
+      o->k = O_COMPLEX;
+      return true;
     }
     if (pp_is(p, '+') || pp_is(p, '-')) {
       bool neg = pp_is(p, '-');
@@ -905,7 +918,7 @@ static ptx_space natural_space(uint8_t symk) {
     case SYM_GLOBAL: return PTX_SPACE_GLOBAL;
     case SYM_CONST: return PTX_SPACE_CONST;
     case SYM_SHARED_MOD: case SYM_SHARED_FN: case SYM_SHARED_DYN: return PTX_SPACE_SHARED;
-    case SYM_FRAME: return PTX_SPACE_LOCAL;
+    case SYM_FRAME: case SYM_FRAME_PARAM: return PTX_SPACE_LOCAL;
     case SYM_KPARAM: return PTX_SPACE_PARAM;
     default: return PTX_SPACE_GENERIC;
   }
@@ -919,13 +932,11 @@ static bool address(ctx *c, const opnd *o, ptx_inst *in, ptx_space sp) {
   in->imm = o->off;
   if (o->has_sym) {
     ptx_space nat = natural_space(o->var.symk);
-    in->sym = o->var.symk;
+    in->sym = o->var.symk == SYM_FRAME_PARAM ? SYM_FRAME : o->var.symk;
     in->imm += o->var.off;
     if (sp == PTX_SPACE_PARAM && nat == PTX_SPACE_LOCAL) sp = PTX_SPACE_LOCAL; /* device-function params live in the frame */
     if (sp == PTX_SPACE_GENERIC) sp = nat;
     if (sp != nat) return pp_fail(p, c->line, "variable %s is not in the instruction's state space", pp_tokstr(p, &o->name));
-  } else if (sp == PTX_SPACE_PARAM && !p->fn->is_entry) {
-    return unsup(c, "ld/st.param through a register in a device function");
   }
   in->space = (uint8_t)sp;
   return true;
@@ -1070,7 +1081,7 @@ static bool d_branch(ctx *c) {
 static bool frame_param(ctx *c, const tok *t, uint32_t *off, uint32_t *size) {
   P *p = c->p;
   decl *d = pp_lookup(p, t->s, t->n);
-  if (!d || d->what != D_VAR || d->symk != SYM_FRAME) return pp_fail(p, c->line, "expected a .param variable, found %s", pp_tokstr(p, t));
+  if (!d || d->what != D_VAR || d->symk != SYM_FRAME_PARAM) return pp_fail(p, c->line, "expected a .param variable, found %s", pp_tokstr(p, t));
   *off = (uint32_t)d->off;
   *size = (uint32_t)d->size;
   return true;

@@ -254,6 +254,7 @@ static uint64_t sym_value(const ptx_cta *c, const warp *w, const ptx_inst *in) {
     case SYM_SHARED_FN: return k->shared_base[in->fn] + off;
     case SYM_SHARED_DYN: return k->dyn_base + off;
     case SYM_FRAME: return w->frame + off;
+    case SYM_FRAME_PARAM: return (w->frame + off) | PTX_PARAM_FRAME_TAG;
     case SYM_KPARAM: return off;
     default: return off;
   }
@@ -313,6 +314,10 @@ static uint64_t extend(uint64_t v, ptx_ty ty, bool wide) {
 /* Resolve the address of lane l for space sp: returns the space actually used (generic
  * resolves by window) and the address within it. */
 static ptx_space resolve(ptx_space sp, uint64_t a, uint64_t *out) {
+  if (sp == PTX_SPACE_PARAM && (a & PTX_PARAM_FRAME_TAG)) {
+    *out = a & ~PTX_PARAM_FRAME_TAG;
+    return PTX_SPACE_LOCAL;
+  }
   if (sp != PTX_SPACE_GENERIC) {
     *out = a;
     return sp;
@@ -438,8 +443,9 @@ static ptx_step_status do_mem(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *
     uint64_t a;
     ptx_space sp = resolve((ptx_space)in->space, B[l] + sv, &a);
     if (first_sp == PTX_SPACE_GENERIC) first_sp = sp;
-    if (a % n) return fault(c, in, "misaligned %s %s of %u bytes at %s address 0x%llx (lane %u)", space_name(sp), store ? "store" : "load", n,
-                            space_name(sp), (unsigned long long)a, l);
+    unsigned th = wi * PTX_WARP + l;
+    if (a % n) return fault(c, in, "misaligned %s %s of %u bytes at %s address 0x%llx (thread %u)", space_name(sp), store ? "store" : "load", n,
+                            space_name(sp), (unsigned long long)a, th);
     uint8_t buf[32];
     uint8_t *p;
     if (sp == PTX_SPACE_GLOBAL || sp == PTX_SPACE_CONST) {
@@ -448,14 +454,14 @@ static ptx_step_status do_mem(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *
         if (sp == PTX_SPACE_CONST) return fault(c, in, "store to const memory at 0x%llx", (unsigned long long)a);
         for (unsigned v = 0; v < in->vec; ++v) st_bytes(buf + v * eb, reg(w, in->s[v])[l], eb);
         if (!c->l.mem.store || c->l.mem.store(c->l.mem.ctx, a, buf, n) != 0)
-          return fault(c, in, "global store of %u bytes at 0x%llx faulted (lane %u)", n, (unsigned long long)a, l);
+          return fault(c, in, "global store of %u bytes at 0x%llx faulted (thread %u)", n, (unsigned long long)a, th);
       } else if (!c->l.mem.load || c->l.mem.load(c->l.mem.ctx, sp, a, buf, n) != 0) {
-        return fault(c, in, "%s load of %u bytes at 0x%llx faulted (lane %u)", space_name(sp), n, (unsigned long long)a, l);
+        return fault(c, in, "%s load of %u bytes at 0x%llx faulted (thread %u)", space_name(sp), n, (unsigned long long)a, th);
       }
     } else {
       p = cta_mem(c, sp, a, n, wi * PTX_WARP + l);
-      if (!p) return fault(c, in, "%s %s of %u bytes at %s address 0x%llx is out of bounds (lane %u)", space_name(sp), store ? "store" : "load", n,
-                           space_name(sp), (unsigned long long)a, l);
+      if (!p) return fault(c, in, "%s %s of %u bytes at %s address 0x%llx is out of bounds (thread %u)", space_name(sp), store ? "store" : "load", n,
+                           space_name(sp), (unsigned long long)a, th);
       if (store)
         for (unsigned v = 0; v < in->vec; ++v) st_bytes(p + v * eb, reg(w, in->s[v])[l], eb);
     }
@@ -470,7 +476,7 @@ static ptx_step_status do_mem(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *
     out->bytes = (uint8_t)n;
     out->is_store = store;
     out->space = (uint8_t)(first_sp == PTX_SPACE_GENERIC ? in->space : first_sp);
-    if (in->space == PTX_SPACE_GENERIC && first_sp != PTX_SPACE_GENERIC) {
+    if (first_sp != PTX_SPACE_GENERIC && first_sp != in->space) {
       out->cls = first_sp == PTX_SPACE_SHARED  ? PTX_IC_SHARED
                  : first_sp == PTX_SPACE_LOCAL ? PTX_IC_LOCAL
                  : first_sp == PTX_SPACE_CONST ? PTX_IC_CONST
@@ -548,7 +554,7 @@ uint64_t ptx_atom_apply(ptx_atom_op op, ptx_atom_type ty, uint64_t old, uint64_t
   return r & mask;
 }
 
-static ptx_step_status do_atom(ptx_cta *c, warp *w, const ptx_inst *in, uint32_t m, ptx_winst *out) {
+static ptx_step_status do_atom(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *in, uint32_t m, ptx_winst *out) {
   unsigned n = ptx_ty_bytes((ptx_ty)in->ty);
   const uint64_t *B = sreg_or_zero(w, in->base);
   const uint64_t *S0 = reg(w, in->s[0]);
@@ -563,27 +569,27 @@ static ptx_step_status do_atom(ptx_cta *c, warp *w, const ptx_inst *in, uint32_t
     uint64_t a, old;
     ptx_space sp = resolve((ptx_space)in->space, B[l] + sv, &a);
     if (first_sp == PTX_SPACE_GENERIC) first_sp = sp;
-    if (a % n) return fault(c, in, "misaligned atomic at %s address 0x%llx (lane %u)", space_name(sp), (unsigned long long)a, l);
+    if (a % n) return fault(c, in, "misaligned atomic at %s address 0x%llx (thread %u)", space_name(sp), (unsigned long long)a, wi * PTX_WARP + l);
     if (sp == PTX_SPACE_GLOBAL) {
       if (c->l.mem.atomic) {
         if (c->l.mem.atomic(c->l.mem.ctx, a, op, ty, S0[l], S1[l], &old) != 0)
-          return fault(c, in, "global atomic at 0x%llx faulted (lane %u)", (unsigned long long)a, l);
+          return fault(c, in, "global atomic at 0x%llx faulted (thread %u)", (unsigned long long)a, wi * PTX_WARP + l);
       } else {
         uint8_t buf[8];
         if (!c->l.mem.load || c->l.mem.load(c->l.mem.ctx, PTX_SPACE_GLOBAL, a, buf, n) != 0)
-          return fault(c, in, "global atomic at 0x%llx faulted (lane %u)", (unsigned long long)a, l);
+          return fault(c, in, "global atomic at 0x%llx faulted (thread %u)", (unsigned long long)a, wi * PTX_WARP + l);
         old = ld_bytes(buf, n);
         st_bytes(buf, ptx_atom_apply(op, ty, old, S0[l], S1[l]), n);
         if (!c->l.mem.store || c->l.mem.store(c->l.mem.ctx, a, buf, n) != 0)
-          return fault(c, in, "global atomic at 0x%llx faulted (lane %u)", (unsigned long long)a, l);
+          return fault(c, in, "global atomic at 0x%llx faulted (thread %u)", (unsigned long long)a, wi * PTX_WARP + l);
       }
     } else if (sp == PTX_SPACE_SHARED) {
       uint8_t *p = cta_mem(c, sp, a, n, 0);
-      if (!p) return fault(c, in, "shared atomic at 0x%llx is out of bounds (lane %u)", (unsigned long long)a, l);
+      if (!p) return fault(c, in, "shared atomic at 0x%llx is out of bounds (thread %u)", (unsigned long long)a, wi * PTX_WARP + l);
       old = ld_bytes(p, n);
       st_bytes(p, ptx_atom_apply(op, ty, old, S0[l], S1[l]), n);
     } else {
-      return fault(c, in, "atomic on %s memory (address 0x%llx, lane %u)", space_name(sp), (unsigned long long)a, l);
+      return fault(c, in, "atomic on %s memory (address 0x%llx, thread %u)", space_name(sp), (unsigned long long)a, wi * PTX_WARP + l);
     }
     D[l] = old;
     if (out) out->addr[l] = a;
@@ -967,7 +973,7 @@ static ptx_step_status step(ptx_cta *c, unsigned wi, ptx_winst *out) {
       if (st != PTX_STEP_OK) return st;
       break;
     case K_ATOM:
-      st = do_atom(c, w, in, m, out);
+      st = do_atom(c, w, wi, in, m, out);
       if (st != PTX_STEP_OK) return st;
       break;
     case K_VOTE: {

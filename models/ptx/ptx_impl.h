@@ -87,8 +87,13 @@ typedef enum ptx_symk {
   SYM_SHARED_FN,  /* function-scope shared: kernel's base for the function + off */
   SYM_SHARED_DYN, /* extern shared: kernel's dynamic base + off */
   SYM_FRAME,      /* local memory of the current frame (locals, device-function params): frame + off */
-  SYM_KPARAM      /* kernel parameter buffer: off */
+  SYM_KPARAM,     /* kernel parameter buffer: off */
+  SYM_FRAME_PARAM /* mov of a device-function .param: frame + off | PTX_PARAM_FRAME_TAG */
 } ptx_symk;
+
+/* A param-space address with this bit is a device-function parameter in the thread's frame
+ * (local memory); without it, an offset in the kernel's parameter buffer. */
+#define PTX_PARAM_FRAME_TAG (1ull << 40)
 
 /* Special registers. */
 typedef enum ptx_sreg {

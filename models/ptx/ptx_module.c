@@ -473,7 +473,7 @@ static bool function(P *p, bool is_entry, uint32_t line) {
   if (has_ret) {
     decl d = {0};
     d.what = D_VAR;
-    d.symk = SYM_FRAME;
+    d.symk = SYM_FRAME_PARAM;
     d.off = 0;
     d.size = ret.size;
     if (!declare(p, ret.name.s, ret.name.n, d, line)) return false;
@@ -481,7 +481,7 @@ static bool function(P *p, bool is_entry, uint32_t line) {
   for (unsigned i = 0; i < np; ++i) {
     decl d = {0};
     d.what = D_VAR;
-    d.symk = is_entry ? SYM_KPARAM : SYM_FRAME;
+    d.symk = is_entry ? SYM_KPARAM : SYM_FRAME_PARAM;
     d.off = f->params[i].offset;
     d.size = f->params[i].size;
     if (!declare(p, params[i].name.s, params[i].name.n, d, line)) return false;
@@ -491,7 +491,7 @@ static bool function(P *p, bool is_entry, uint32_t line) {
   return ok;
 }
 
-static bool body_var(P *p, ptx_space space, uint32_t line) {
+static bool body_var(P *p, ptx_space space, bool is_param, uint32_t line) {
   vartype vt;
   if (!parse_vartype(p, &vt, false)) return false;
   tok name;
@@ -517,7 +517,7 @@ static bool body_var(P *p, ptx_space space, uint32_t line) {
   } else {
     uint64_t o = align_up(p->frame, vt.align);
     if (o + size > (1u << 24)) return pp_fail(p, line, "local/param variables of a function exceed 16 MiB");
-    d.symk = SYM_FRAME;
+    d.symk = is_param ? SYM_FRAME_PARAM : SYM_FRAME;
     d.off = (int64_t)o;
     p->frame = (uint32_t)(o + size);
   }
@@ -601,8 +601,9 @@ static bool body(P *p) {
         if (!body_reg(p, line)) return false;
       } else if (pp_word(p, ".local") || pp_word(p, ".param") || pp_word(p, ".shared")) {
         ptx_space sp = pp_word(p, ".shared") ? PTX_SPACE_SHARED : PTX_SPACE_LOCAL;
+        bool is_param = pp_word(p, ".param");
         pp_next(p);
-        if (!body_var(p, sp, line)) return false;
+        if (!body_var(p, sp, is_param, line)) return false;
       } else if (pp_word(p, ".loc") || pp_word(p, ".file")) {
         skip_line(p, line);
       } else if (pp_word(p, ".pragma")) {

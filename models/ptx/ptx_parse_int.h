@@ -40,7 +40,7 @@ typedef struct decl {
   uint32_t n;
   uint8_t what;  /* dkind */
   uint8_t ty;    /* D_REG: declared type */
-  uint8_t symk;  /* D_VAR: ptx_symk */
+  uint8_t symk;  /* D_VAR: ptx_symk (SYM_FRAME_PARAM for .param variables of the frame) */
   uint32_t idx;  /* register / predicate index */
   uint32_t count; /* D_REG/D_PRED: range %name<count> (0: a single register) */
   int64_t off;   /* D_VAR: offset */
