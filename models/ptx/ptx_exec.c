@@ -1133,9 +1133,8 @@ int ptx_cta_run(ptx_cta *c, uint64_t *insts) {
         }
         if (s == PTX_STEP_WAITING) break;
         progress = true;
-        if (s == PTX_STEP_EXITED) break;
         ++n;
-        if (s == PTX_STEP_BARRIER) break;
+        if (s == PTX_STEP_EXITED || s == PTX_STEP_BARRIER) break;
       }
     }
     if (!live) break;
