@@ -1060,6 +1060,18 @@ static ptx_step_status step(ptx_cta *c, unsigned wi, ptx_winst *out) {
       set_window(c, w, in->target);
       goto done;
     }
+    case K_CALL_NATIVE: {
+      const ptx_call_info *ci = &c->m->calls[in->imm];
+      const ptx_call_arg *args = &c->m->call_args[ci->first_arg];
+      for (uint32_t mm = m; mm; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        uint8_t *fr = c->local + (size_t)(wi * PTX_WARP + l) * c->lpt + w->frame;
+        uint64_t a = ld_bytes(fr + args[0].off, args[0].size);
+        uint64_t b = ci->nargs > 1 ? ld_bytes(fr + args[1].off, args[1].size) : 0;
+        st_bytes(fr + ci->ret_off, ptx_native_eval(in->op, a, b), ci->ret_size);
+      }
+      break;
+    }
     case K_RET:
       if (w->csp) {
         call_rec *r = &w->calls[w->csp - 1];

@@ -60,7 +60,7 @@ typedef enum ptx_kind {
   K_SELP, K_SLCT, K_PRED_LOGIC,
   K_CVT_ZX32_64, K_CVT_SX32_64, K_CVT_TRUNC64_32, K_CVT_GEN, K_CVTA,
   K_LD, K_ST, K_ATOM,
-  K_BRA, K_CALL, K_RET, K_EXIT, K_BAR, K_MEMBAR,
+  K_BRA, K_CALL, K_CALL_NATIVE, K_RET, K_EXIT, K_BAR, K_MEMBAR,
   K_VOTE, K_SHFL, K_ACTIVEMASK,
   K_COUNT
 } ptx_kind;
@@ -217,6 +217,12 @@ void ptx_errf(char *err, size_t errlen, const char *name, uint32_t line, const c
 int ptx_cfg_reconv(ptx_module *m, uint32_t f);
 /* Per-kernel layout (ptx_cfg.c): reachable functions, register windows, frames, recursion. */
 int ptx_kernel_layout(ptx_module *m, ptx_kernel *k, char *err, size_t errlen);
+
+/* Device math functions computed natively (ptx_native.c): id by libdevice name or -1, the
+ * sizes of return value and arguments, and the value for one lane (bit patterns). */
+int ptx_native_find(const char *name);
+void ptx_native_sig(int id, unsigned *ret_bytes, unsigned *nargs, unsigned arg_bytes[2]);
+uint64_t ptx_native_eval(int id, uint64_t a, uint64_t b);
 
 /* Float helpers (ptx_fp.c): the generic per-lane evaluators. */
 uint64_t ptx_fgen32(const ptx_inst *in, uint64_t a, uint64_t b, uint64_t c);

@@ -796,6 +796,24 @@ int ptx_parse(const char *text, size_t len, const char *name, ptx_module **out, 
     }
     ptx_inst *in = &m->code[p.callfix[i].pc];
     in->target = (uint32_t)f;
+    const ptx_func *cf0 = &m->funcs[f];
+    int nat = cf0->has_body ? -1 : ptx_native_find(cf0->name);
+    if (nat >= 0) {
+      /* a libdevice math function: one instruction evaluated per lane (ptx_native.c) */
+      const ptx_call_info *ci = &m->calls[in->imm];
+      unsigned rb, na, ab[2];
+      ptx_native_sig(nat, &rb, &na, ab);
+      bool ok = ci->ret_size == rb && ci->nargs == na;
+      for (unsigned j = 0; ok && j < na; ++j) ok = m->call_args[ci->first_arg + j].size == ab[j];
+      if (!ok) {
+        pp_fail(&p, in->line, "call of '%s' with arguments of the wrong number or size", cf0->name);
+        break;
+      }
+      in->kind = K_CALL_NATIVE;
+      in->op = (uint8_t)nat;
+      in->cls = rb == 8 ? PTX_IC_FP64 : PTX_IC_SFU;
+      continue;
+    }
     ptx_func *caller = &m->funcs[in->fn];
     uint32_t *nc = realloc(caller->callees, (caller->ncallees + 1) * sizeof *nc);
     if (!nc) {

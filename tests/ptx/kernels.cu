@@ -224,6 +224,23 @@ __global__ void matmul(float *c, const float *a, const float *b, int n) {
   c[row * n + col] = acc;
 }
 
+// Math functions without a PTX instruction: calls of libdevice-named external functions, as
+// Strata's CUDA headers emit them, computed natively by the executor.
+__device__ float __nv_expf(float);
+__device__ float __nv_powf(float, float);
+__device__ float __nv_ldexpf(float, int);
+__device__ double __nv_atan2(double, double);
+__device__ double __nv_log(double);
+__global__ void mathfn(float *fo, double *dout, const float *in) {
+  int i = gid();
+  float x = in[i];
+  fo[3 * i + 0] = __nv_expf(x);
+  fo[3 * i + 1] = __nv_powf(x < 0 ? -x : x, 1.5f);
+  fo[3 * i + 2] = __nv_ldexpf(x, i % 7 - 3);
+  dout[2 * i + 0] = __nv_atan2((double)x, 0.5 + i);
+  if (x > 0) dout[2 * i + 1] = __nv_log((double)x);  // a divergent call
+}
+
 // Compute-bound kernel for the speed benchmark (bench_ptx): a long dependent float chain.
 __global__ void compute(float *out, int iters) {
   int i = gid();

@@ -503,6 +503,27 @@ static void arith_clang(void **st) {
   }
 }
 
+static void math_functions(void **st) {
+  (void)st;
+  NEED_KERNELS();
+  hm_reset();
+  const int n = 64;
+  uint64_t fo = hm_alloc(n * 3 * 4), dout = hm_alloc(n * 2 * 8), in = hm_alloc(n * 4);
+  float *iv = hm_ptr(in), *F = hm_ptr(fo);
+  double *D = hm_ptr(dout);
+  for (int i = 0; i < n; ++i) iv[i] = (float)(i - 20) * 0.21f;
+  uint64_t args[] = {fo, dout, in};
+  run1("mathfn", 2, 32, 0, 3, args);
+  for (int i = 0; i < n; ++i) {
+    float x = iv[i];
+    assert_true(F[3 * i + 0] == expf(x));
+    assert_true(F[3 * i + 1] == powf(fabsf(x), 1.5f));
+    assert_true(F[3 * i + 2] == ldexpf(x, i % 7 - 3));
+    assert_true(D[2 * i + 0] == atan2((double)x, 0.5 + i));
+    assert_true(D[2 * i + 1] == (x > 0 ? log((double)x) : 0.0));
+  }
+}
+
 /* hand-written: instructions clang 14 rarely emits, each result at out[tid*32 + k] (8 bytes) */
 static const char *kSnip =
     ".version 7.0\n.target sm_70\n.address_size 64\n"
@@ -803,6 +824,14 @@ static void unsupported_instruction(void **st) {
   assert_null(ptx_kernel_find(m, "missing", err, sizeof err));
   assert_non_null(strstr(err, "no kernel (.entry) named 'missing'"));
   ptx_free(m);
+  /* an external function that is not one of the native math functions */
+  m = parse_ok(".extern .func (.param .b32 func_retval0) vprintf(.param .b64 a, .param .b64 b);\n"
+               ".entry k()\n{\n  .reg .b32 %r<2>;\n  {\n  .param .b64 param0;\n  st.param.b64 [param0+0], 0;\n"
+               "  .param .b64 param1;\n  st.param.b64 [param1+0], 0;\n  .param .b32 retval0;\n"
+               "  call.uni (retval0), vprintf, (param0, param1);\n  }\n  ret;\n}\n");
+  assert_null(ptx_kernel_find(m, "k", err, sizeof err));
+  assert_non_null(strstr(err, "kernel k: calls 'vprintf', which has no body"));
+  ptx_free(m);
   /* an unknown modifier is not silently ignored */
   m = parse_ok(".entry k()\n{\n  .reg .b32 %r<3>;\n  add.cc.u32 %r1, %r1, %r2;\n  ret;\n}\n");
   assert_null(ptx_kernel_find(m, "k", err, sizeof err));
@@ -926,7 +955,7 @@ int main(void) {
       cmocka_unit_test(matmul_2d), cmocka_unit_test(atomics_contention),
       cmocka_unit_test(atomics_shared_histogram), cmocka_unit_test(shuffles_votes),
       cmocka_unit_test(warp_hand), cmocka_unit_test(device_calls),
-      cmocka_unit_test(local_memory), cmocka_unit_test(arith_clang),
+      cmocka_unit_test(local_memory), cmocka_unit_test(arith_clang), cmocka_unit_test(math_functions),
       cmocka_unit_test(instructions_hand), cmocka_unit_test(state_spaces),
       cmocka_unit_test(bad_ptx), cmocka_unit_test(unsupported_instruction),
       cmocka_unit_test(warp_step_describes), cmocka_unit_test(determinism),
