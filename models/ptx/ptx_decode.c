@@ -535,7 +535,7 @@ static const arith kArith[] = {
     {"neg", G_NEG, 1},   {"and", G_AND, 2},     {"or", G_OR, 2},      {"xor", G_XOR, 2},     {"not", G_NOT, 1},
     {"cnot", G_CNOT, 1}, {"shl", G_SHL, 2},     {"shr", G_SHR, 2},    {"popc", G_POPC, 1},   {"clz", G_CLZ, 1},
     {"brev", G_BREV, 1}, {"bfe", G_BFE, 3},     {"bfi", G_BFI, 4},    {"bfind", G_BFIND, 1}, {"sad", G_SAD, 3},
-    {"mul24", G_MUL24LO, 2}, {"mad24", G_MAD24LO, 3}, {"prmt", G_PRMT, 3}, {"rcp", G_RCP, 1}, {"sqrt", G_SQRT, 1},
+    {"mul24", G_MUL24LO, 2}, {"mad24", G_MAD24LO, 3}, {"prmt", G_PRMT, 3}, {"shf", G_SHF_L, 3}, {"rcp", G_RCP, 1}, {"sqrt", G_SQRT, 1},
     {"rsqrt", G_RSQRT, 1}, {"sin", G_SIN, 1},  {"cos", G_COS, 1},    {"lg2", G_LG2, 1},     {"ex2", G_EX2, 1},
     {"tanh", G_TANH, 1}, {"copysign", G_COPYSIGN, 2}};
 
@@ -546,6 +546,14 @@ static bool d_arith(ctx *c, const arith *a) {
   bool ftz = has(md, "ftz"), sat = has(md, "sat"), approx = has(md, "approx"), full = has(md, "full");
   bool lo = has(md, "lo"), hi = has(md, "hi"), wide = has(md, "wide");
   if (has(md, "cc")) return unsup(c, "carry (.cc)");
+  bool shf_r = false, shf_clamp = false;
+  if (a->op == G_SHF_L) {
+    bool l = has(md, "l");
+    shf_r = has(md, "r");
+    shf_clamp = has(md, "clamp");
+    bool wrap = has(md, "wrap");
+    if (l == shf_r || shf_clamp == wrap || one_type(c) != TY_B32) return pp_fail(p, c->line, "expected shf.{l,r}.{wrap,clamp}.b32");
+  }
   if (has(md, "shiftamt")) return unsup(c, ".shiftamt");
   ptx_ty ty = one_type(c);
   if (md->nty != 1) {
@@ -563,6 +571,7 @@ static bool d_arith(ctx *c, const arith *a) {
   if (op == G_MULLO && wide) op = G_MULWIDE;
   if (op == G_MADLO && hi) op = G_MADHI;
   if (op == G_MADLO && wide) op = G_MADWIDE;
+  if (op == G_SHF_L && shf_r) op = G_SHF_R;
   if (op == G_MUL24LO && hi) return unsup(c, "mul24.hi");
   if (op == G_MAD24LO && hi) return unsup(c, "mad24.hi");
   (void)lo;
@@ -584,7 +593,7 @@ static bool d_arith(ctx *c, const arith *a) {
   bool isf = ptx_ty_float(ty);
   if (isf && (op == G_REM || op == G_AND || op == G_OR || op == G_XOR || op == G_NOT || op == G_CNOT || op == G_SHL ||
               op == G_SHR || op == G_POPC || op == G_CLZ || op == G_BREV || op == G_BFE || op == G_BFI || op == G_BFIND ||
-              op == G_SAD || op == G_MUL24LO || op == G_MAD24LO || op == G_PRMT || op == G_MULHI || op == G_MADHI ||
+              op == G_SAD || op == G_MUL24LO || op == G_MAD24LO || op == G_PRMT || op == G_SHF_L || op == G_SHF_R || op == G_MULHI || op == G_MADHI ||
               op == G_MULWIDE || op == G_MADWIDE))
     return pp_fail(p, c->line, "'%.*s' does not take a float type", (int)(c->opc.n > 40 ? 40 : c->opc.n), c->opc.s);
   if (!isf && (op == G_FMA || op == G_RCP || op == G_SQRT || op == G_RSQRT || op == G_SIN || op == G_COS || op == G_LG2 ||
@@ -601,6 +610,7 @@ static bool d_arith(ctx *c, const arith *a) {
     if (op == G_BFE && i >= 1) sty = TY_U32;
     if (op == G_BFI && i >= 2) sty = TY_U32;
     if (op == G_MADWIDE && i == 2) sty = w == 4 ? TY_U64 : TY_U32;
+    if ((op == G_SHF_L || op == G_SHF_R) && i == 2) sty = TY_U32;
     if (!src(c, &c->o[1 + i], sty, &s[i])) return false;
   }
   ptx_inst *in = emit(c);
@@ -610,7 +620,8 @@ static bool d_arith(ctx *c, const arith *a) {
   in->ty = (uint8_t)ty;
   in->op = op;
   in->rnd = (uint8_t)rnd;
-  in->mod = (uint8_t)((ftz ? MOD_FTZ : 0) | (sat ? MOD_SAT : 0) | (approx ? MOD_APPROX : 0) | (full ? MOD_FULL : 0));
+  in->mod = (uint8_t)((ftz ? MOD_FTZ : 0) | (sat ? MOD_SAT : 0) | (approx ? MOD_APPROX : 0) | (full ? MOD_FULL : 0) |
+                       (shf_clamp ? MOD_CLAMP : 0));
   in->cls = PTX_IC_ALU;
   if (isf) {
     bool plain = !ftz && !sat && (rnd == RND_NONE || rnd == RND_RN);
@@ -1146,7 +1157,29 @@ static bool d_bar(ctx *c, bool barrier_kw) {
     return true;
   }
   if (has(md, "arrive")) return unsup(c, "bar.arrive");
-  if (has(md, "red")) return unsup(c, "bar.red");
+  if (has(md, "red")) {
+    /* bar.red.popc.u32 d, a{, b}, {!}c   bar.red.{and,or}.pred p, a{, b}, {!}c */
+    int op = has(md, "popc") ? G_POPC : has(md, "and") ? G_AND : has(md, "or") ? G_OR : -1;
+    if (op < 0) return pp_fail(p, c->line, "expected bar.red.{popc,and,or}");
+    if (one_type(c) != (op == G_POPC ? TY_U32 : TY_PRED)) return pp_fail(p, c->line, "expected bar.red.popc.u32 or bar.red.{and,or}.pred");
+    if (!nops(c, 3, 4)) return false;
+    uint16_t a, b = PTX_R_NONE, pc = 0;
+    bool neg = false;
+    if (!src(c, &c->o[1], TY_U32, &a)) return false;
+    if (c->no == 4 && !src(c, &c->o[2], TY_U32, &b)) return false;
+    if (!psrc(c, &c->o[c->no - 1], &pc, &neg)) return false;
+    ptx_inst *in = emit(c);
+    if (!in) return false;
+    if (op == G_POPC ? !dst(c, &c->o[0], &in->d[0]) : !pdst(c, &c->o[0], &in->d[0])) return false;
+    in->kind = K_BAR;
+    in->op = (uint8_t)op;
+    in->s[0] = a;
+    in->s[1] = b;
+    in->pa = pc;
+    in->mod = neg ? MOD_NEG_C : 0;
+    in->cls = PTX_IC_BARRIER;
+    return true;
+  }
   if (!has(md, "sync") && barrier_kw) return unsup(c, "barrier without .sync");
   if (!nops(c, 1, 2)) return false;
   uint16_t a, b = PTX_R_NONE;

@@ -42,6 +42,7 @@ typedef struct warp {
   uint32_t fn, frame;
   uint32_t sp, csp;
   uint32_t exist, state, bar_id;
+  uint32_t red_op, red_dst, red_mask; /* bar.red waiting for its result */
   stk_ent stk[MAX_STACK];
   call_rec calls[MAX_CALLS];
 } warp;
@@ -64,6 +65,7 @@ struct ptx_cta {
   warp *w;
   uint32_t live_warps;
   uint32_t bar_count[16], bar_expect[16];
+  uint32_t red_sum[16], red_and[16], red_or[16]; /* bar.red accumulators (and: 1 until a false lane) */
   uint64_t clock;
   char err[320];
 };
@@ -119,6 +121,10 @@ void ptx_cta_reset(ptx_cta *c, const uint32_t id[3]) {
   memset(c->regs, 0, (size_t)k->nregs * PTX_WARP * c->nwarps * sizeof *c->regs);
   memset(c->preds, 0, (size_t)k->npreds * c->nwarps * sizeof *c->preds);
   memset(c->bar_count, 0, sizeof c->bar_count);
+  memset(c->bar_expect, 0, sizeof c->bar_expect);
+  memset(c->red_sum, 0, sizeof c->red_sum);
+  memset(c->red_or, 0, sizeof c->red_or);
+  for (unsigned b = 0; b < 16; ++b) c->red_and[b] = 1;
   c->live_warps = c->nwarps;
   c->clock = 0;
   c->err[0] = 0;
@@ -141,6 +147,7 @@ void ptx_cta_reset(ptx_cta *c, const uint32_t id[3]) {
     w->stk[0].mask = w->exist;
     w->stk[0].call = 0;
     w->state = W_RUN;
+    w->red_op = 0;
   }
 }
 
@@ -417,10 +424,24 @@ static void barrier_check(ptx_cta *c) {
     uint32_t expect = c->bar_expect[b] ? c->bar_expect[b] : c->live_warps;
     if (expect > c->live_warps) expect = c->live_warps;
     if (c->bar_count[b] < expect) continue;
-    for (uint32_t i = 0; i < c->nwarps; ++i)
-      if (c->w[i].state == W_BAR && c->w[i].bar_id == b) c->w[i].state = W_RUN;
+    for (uint32_t i = 0; i < c->nwarps; ++i) {
+      warp *w = &c->w[i];
+      if (w->state != W_BAR || w->bar_id != b) continue;
+      w->state = W_RUN;
+      if (w->red_op == G_POPC) {
+        uint64_t *D = w->R + (size_t)w->red_dst * PTX_WARP;
+        for (uint32_t mm = w->red_mask; mm; mm &= mm - 1) D[__builtin_ctz(mm)] = c->red_sum[b];
+      } else if (w->red_op == G_AND || w->red_op == G_OR) {
+        bool r = w->red_op == G_AND ? c->red_and[b] != 0 : c->red_or[b] != 0;
+        w->PR[w->red_dst] = (w->PR[w->red_dst] & ~w->red_mask) | (r ? w->red_mask : 0);
+      }
+      w->red_op = 0;
+    }
     c->bar_count[b] = 0;
     c->bar_expect[b] = 0;
+    c->red_sum[b] = 0;
+    c->red_and[b] = 1;
+    c->red_or[b] = 0;
   }
 }
 
@@ -1107,6 +1128,18 @@ static ptx_step_status step(ptx_cta *c, unsigned wi, ptx_winst *out) {
         uint32_t cnt = (uint32_t)reg(w, in->s[1])[first];
         if (cnt == 0 || cnt % PTX_WARP) return fault(c, in, "barrier thread count %u (expected a multiple of 32)", cnt);
         c->bar_expect[id] = cnt / PTX_WARP;
+      }
+      if (in->op) {
+        /* bar.red: this warp's lanes join the CTA-wide reduction; results arrive at release */
+        uint32_t pv = w->PR[in->pa];
+        if (in->mod & MOD_NEG_C) pv = ~pv;
+        pv &= m;
+        c->red_sum[id] += (uint32_t)__builtin_popcount(pv);
+        if (pv != m) c->red_and[id] = 0;
+        if (pv) c->red_or[id] = 1;
+        w->red_op = in->op;
+        w->red_dst = in->d[0];
+        w->red_mask = m;
       }
       e->pc = next;
       w->state = W_BAR;

@@ -146,6 +146,13 @@ uint64_t ptx_igen(const ptx_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64
       if (in->op == G_MAD24LO) p += c;
       return (uint32_t)p;
     }
+    case G_SHF_L:
+    case G_SHF_R: {
+      /* funnel shift of the 64-bit b:a by c (wrap: c mod 32; clamp: at most 32) */
+      uint32_t n = (in->mod & MOD_CLAMP) ? ((uint32_t)c > 32 ? 32 : (uint32_t)c) : (uint32_t)c & 31;
+      uint64_t all = ((b & 0xffffffffu) << 32) | (a & 0xffffffffu);
+      return in->op == G_SHF_L ? (uint32_t)((all << n) >> 32) : (uint32_t)(all >> n);
+    }
     case G_PRMT: {
       uint64_t all = ((b & 0xffffffffu) << 32) | (a & 0xffffffffu), r = 0;
       for (unsigned i = 0; i < 4; ++i) {

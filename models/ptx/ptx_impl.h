@@ -36,7 +36,7 @@ enum {
   MOD_NEG_C = 1u << 4,   /* setp/selp predicate operand c is negated */
   MOD_HAS_C = 1u << 5,   /* setp: combine with predicate c */
   MOD_HAS_Q = 1u << 6,   /* setp / shfl: second destination predicate */
-  MOD_SRC_SHARED = 1u << 7 /* cvta: which window (with .space) */
+  MOD_CLAMP = 1u << 7 /* shf: .clamp (else .wrap) */
 };
 
 /* Rounding (ptx_inst.rnd). */
@@ -69,7 +69,7 @@ typedef enum ptx_kind {
 typedef enum ptx_gop {
   G_ADD, G_SUB, G_MULLO, G_MULHI, G_MULWIDE, G_MADLO, G_MADHI, G_MADWIDE, G_DIV, G_REM,
   G_MIN, G_MAX, G_ABS, G_NEG, G_AND, G_OR, G_XOR, G_NOT, G_CNOT, G_SHL, G_SHR, G_POPC,
-  G_CLZ, G_BREV, G_BFE, G_BFI, G_BFIND, G_SAD, G_MUL24LO, G_MAD24LO, G_PRMT,
+  G_CLZ, G_BREV, G_BFE, G_BFI, G_BFIND, G_SAD, G_MUL24LO, G_MAD24LO, G_PRMT, G_SHF_L, G_SHF_R,
   /* float only */
   G_MUL, G_FMA, G_RCP, G_SQRT, G_RSQRT, G_SIN, G_COS, G_LG2, G_EX2, G_TANH, G_TESTP, G_COPYSIGN,
   /* vote / shfl modes */

@@ -254,6 +254,46 @@ static void matmul_2d(void **st) {
     }
 }
 
+/* hand-written: bar.red (as __syncthreads_count/and/or compile) and the funnel shift */
+static const char *kRed =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".visible .entry red(.param .u64 out)\n{\n"
+    "  .reg .pred %p<4>;\n  .reg .b32 %r<12>;\n  .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, %tid.x;\n"
+    "  mul.wide.u32 %rd2, %r1, 32;\n  add.s64 %rd3, %rd1, %rd2;\n"
+    "  and.b32 %r2, %r1, 3;\n  setp.eq.s32 %p1, %r2, 0;\n"
+    "  bar.red.popc.u32 %r3, 0, %p1;\n"
+    "  setp.lt.u32 %p2, %r1, 40;\n"
+    "  bar.red.and.pred %p3, 0, %p2;\n  selp.u32 %r4, 1, 0, %p3;\n"
+    "  bar.red.or.pred %p3, 0, !%p1;\n  selp.u32 %r5, 1, 0, %p3;\n"
+    "  shf.l.wrap.b32 %r6, %r1, 0x80000001, %r1;\n"
+    "  shf.r.clamp.b32 %r7, 0xdeadbeef, %r1, %r1;\n"
+    "  st.global.v4.u32 [%rd3], {%r3, %r4, %r5, %r6};\n"
+    "  st.global.u32 [%rd3+16], %r7;\n"
+    "  ret;\n}\n";
+
+static void barrier_reduction(void **st) {
+  (void)st;
+  hm_reset();
+  ptx_module *m = parse_ok(kRed);
+  uint64_t out = hm_alloc(96 * 32);
+  const uint32_t *o = hm_ptr(out);
+  uint64_t args[] = {out};
+  uint32_t block[3] = {96, 1, 1};
+  char err[400];
+  if (hm_launch(m, "red", kOne, block, 0, 1, args, NULL, err, sizeof err) != 0) fail_msg("%s", err);
+  for (uint32_t t = 0; t < 96; ++t) {
+    assert_int_equal(o[8 * t + 0], 24); /* threads with tid % 4 == 0 */
+    assert_int_equal(o[8 * t + 1], 0);  /* not every tid < 40 */
+    assert_int_equal(o[8 * t + 2], 1);
+    uint64_t all = (0x80000001ull << 32) | t;
+    assert_int_equal(o[8 * t + 3], (uint32_t)((all << (t & 31)) >> 32));
+    uint64_t all2 = ((uint64_t)t << 32) | 0xdeadbeefu;
+    assert_int_equal(o[8 * t + 4], (uint32_t)(all2 >> (t > 32 ? 32 : t)));
+  }
+  ptx_free(m);
+}
+
 /* ------------------------------------------------------------------ atomics */
 
 static void atomics_contention(void **st) {
@@ -952,7 +992,7 @@ int main(void) {
       cmocka_unit_test(divergence_nested_if), cmocka_unit_test(divergence_loops),
       cmocka_unit_test(divergence_early_return), cmocka_unit_test(divergence_exit),
       cmocka_unit_test(barrier_reduce), cmocka_unit_test(dynamic_shared),
-      cmocka_unit_test(matmul_2d), cmocka_unit_test(atomics_contention),
+      cmocka_unit_test(matmul_2d), cmocka_unit_test(barrier_reduction), cmocka_unit_test(atomics_contention),
       cmocka_unit_test(atomics_shared_histogram), cmocka_unit_test(shuffles_votes),
       cmocka_unit_test(warp_hand), cmocka_unit_test(device_calls),
       cmocka_unit_test(local_memory), cmocka_unit_test(arith_clang), cmocka_unit_test(math_functions),
