@@ -258,6 +258,7 @@ struct Platform::Impl {
   void build_scm_throttle();
   void build_l2(unsigned nbanks, const L2Cfg& l2c);
   void load_initial_data();
+  HostHooks host_hooks();
 
   // Platform::run in steps, in the order run() calls them.
   bool prepare_outputs();  // true when the output directory was created now
@@ -284,6 +285,19 @@ std::unique_ptr<Program> make_workload_program(const Config& C) {
   knobs[kFootprintKnob] = static_cast<int64_t>(C.size("workload.footprint"));
   knobs[kMaxFootprintKnob] = static_cast<int64_t>(C.size("sim.max_footprint"));
   return wi->make(knobs, static_cast<uint64_t>(C.i("sim.seed")));
+}
+
+CudaDevice cuda_device(const Config& C) {
+  CudaDevice d;
+  d.sms = static_cast<unsigned>(C.i("gpu.num_sms"));
+  d.core_mhz = C.f("gpu.core_clock_mhz");
+  d.l2_bytes = C.size("l2.size");
+  d.mem_bytes = C.size("sim.max_footprint");
+  d.max_warps_per_sm = static_cast<unsigned>(C.i("sm.max_warps"));
+  const MemDevices md = mem_devices(C);
+  d.mem_mhz = md.iface->clk_mhz;
+  d.bus_bits = md.channels * md.iface->bus_bits;
+  return d;
 }
 
 static std::string bytes_text(uint64_t b) {
@@ -504,6 +518,23 @@ void Platform::Impl::build_l2(unsigned nbanks, const L2Cfg& l2c) {
   }
 }
 
+// A running program's hooks: bytes it copied into the golden memory reach the
+// devices line by line, where each partition's memory side places them; the
+// clock is SystemC's.
+HostHooks Platform::Impl::host_hooks() {
+  HostHooks h;
+  h.write_device = [this](uint64_t addr, uint64_t len) {
+    unsigned char line[kLineBytes];
+    for (uint64_t a = addr & ~uint64_t(kLineBytes - 1); a < addr + len; a += kLineBytes) {
+      bstore_read(&golden, a, line, kLineBytes);
+      const uint32_t part = amap_channel(&map, a) / map.part_channels;
+      sides[part]->write_functional(a, line, kLineBytes);
+    }
+  };
+  h.now_ps = [] { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e12 + 0.5); };
+  return h;
+}
+
 // The program's initial data (in the golden memory after Program::init) into
 // the devices, each line where its partition's memory side places it.
 void Platform::Impl::load_initial_data() {
@@ -531,8 +562,12 @@ void Platform::build() {
   // program's initial data into the golden memory.
   MemDevices md = mem_devices(C);
   const unsigned nbanks = static_cast<unsigned>(C.i("l2.banks"));
-  P.program = make_workload_program(C);
-  check_footprint(C, *P.program);
+  if (P.opt.make_program) {
+    P.program = P.opt.make_program(C);
+  } else {
+    P.program = make_workload_program(C);
+    check_footprint(C, *P.program);
+  }
   if (P.resolve_dcache_mode(md)) md = mem_devices(C);
   init_address_map(C, md, &P.map);
   P.program->init(&P.golden, nullptr);
@@ -557,6 +592,7 @@ void Platform::build() {
                         std::to_string(P.map.part[0].bytes));
   }
   P.load_initial_data();
+  P.program->set_host_hooks(P.host_hooks());
   P.build_scm_throttle();
 
   // L2 banks between the crossbar and the memory side.
@@ -795,6 +831,11 @@ StopReason Platform::Impl::classify_stop(int* status) {
     *status = kExitFailure;
     return StopReason::Stalled;
   }
+  if (!program->run_error().empty()) {  // bad input only the run could find (the program's PTX)
+    std::fprintf(stderr, "strata: %s\n", program->run_error().c_str());
+    *status = kExitBadInput;
+    return StopReason::Completed;
+  }
   if (!program->verify(&golden, &why)) {
     std::fprintf(stderr, "strata: workload result check failed: %s\n", why.c_str());
     *status = kExitFailure;
@@ -836,8 +877,9 @@ void Platform::Impl::print_summary(StopReason reason, int status) {
                     : reason == StopReason::Interrupted      ? "INTERRUPTED"
                     : status == kExitOk                      ? "finished"
                                                              : "STOPPED";
-  std::printf("strata %s on %s, workload %s%s\n", how,
-              C.files().empty() ? "built-in defaults" : C.files().front().c_str(), C.s("workload.name").c_str(),
+  const std::string workload = opt.make_program ? "program " + program->name() : "workload " + C.s("workload.name");
+  std::printf("strata %s on %s, %s%s\n", how, C.files().empty() ? "built-in defaults" : C.files().front().c_str(),
+              workload.c_str(),
               C.b("sim.check") ? " (golden-memory check on)" : "");
   if (reason == StopReason::InstructionLimit)
     std::printf("  WINDOW      an instruction window, not a completed program: the stats cover %.0f warp "

@@ -15,6 +15,7 @@
 
 #include "platform/config.h"
 #include "platform/memsys.h"  // mem_devices, init_address_map (shared with memtrace)
+#include "workloads/cuda_program.h"
 #include "workloads/program.h"
 
 namespace strata {
@@ -25,12 +26,18 @@ struct RunOptions {
   bool quiet = false;    // no progress line, no summary
   bool progress = true;  // progress on stderr: a line on a terminal, else a heartbeat line
   double heartbeat_s = 30;  // host seconds between heartbeat lines when stderr is not a terminal (0: none)
+  // The program to run instead of the config's workload (`strata cuda run`: a CUDA program), not yet init()ed.
+  std::function<std::unique_ptr<Program>(const Config&)> make_program;
 };
 
 // The workload program of a validated config (workload.name, its knobs
 // workload.<name>.<knob>, workload.footprint, sim.seed); not yet init()ed.
 // Shared by the platform and `strata --describe-workload`.
 std::unique_ptr<Program> make_workload_program(const Config& C);
+
+// The simulated GPU as a CUDA program sees it (cudaGetDeviceProperties): SMs,
+// clocks, L2, bus width, and sim.max_footprint as its device memory.
+CudaDevice cuda_device(const Config& C);
 
 // Reject a workload whose arrays would need more host memory than
 // sim.max_footprint (before its data is written): ConfigError naming the key

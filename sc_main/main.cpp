@@ -23,6 +23,7 @@
 #include "platform/version.h"
 #include "sc_main/build_id.h"
 #include "workloads/accelsim.h"
+#include "workloads/cuda_program.h"
 #include "workloads/describe.h"
 #include "workloads/registry.h"
 
@@ -202,6 +203,10 @@ static int describe_main(const std::string& what, const std::string& config, con
   return status;
 }
 
+static int cuda_run_main(const std::string& prog, const std::vector<std::string>& args, const std::string& config,
+                         std::vector<std::string> sets, int64_t seed, bool check, const std::string& out, bool force,
+                         const std::string& vcd, bool quiet, double heartbeat);
+
 static int cli_main(int argc, char** argv) {
   CLI::App app{"strata " + std::string(version()) +
                ": SystemC/TLM-2.0 virtual platform for GPU memory systems.\n"
@@ -271,6 +276,18 @@ static int cli_main(int argc, char** argv) {
   std::string mt_format = "auto";
   unsigned mt_bytes = 64;
   double mt_clock = 0;
+  // `strata cuda run PROG -- ARGS`: a CUDA program built by `strata cuda build` (docs/cuda.md). Options
+  // of a platform run may come before or after PROG.
+  CLI::App* cuda = app.add_subcommand("cuda", "CUDA programs: strata cuda build SRC.cu -o PROG, strata cuda run PROG");
+  cuda->fallthrough();
+  cuda->require_subcommand(1);
+  CLI::App* cuda_run = cuda->add_subcommand(
+      "run", "run a program built by `strata cuda build` on the simulated GPU (its arguments after --)");
+  cuda_run->fallthrough();
+  std::string cuda_prog;
+  std::vector<std::string> cuda_args;
+  cuda_run->add_option("program", cuda_prog, "the program (strata cuda build ... -o PROG)")->required();
+  cuda_run->add_option("args", cuda_args, "the program's own arguments (after --)");
   memtrace->add_option("--format", mt_format, "trace format: stl (DRAMSys), rstl (DRAMSys, relative times), addr "
                                               "(Ramulator '0xADDR R|W', Ramulator 2 'LD|ST|R|W 0xADDR'), dramsim3 "
                                               "('0xADDR READ|WRITE CYCLE'), auto (from the first line and .rstl)")
@@ -296,7 +313,7 @@ static int cli_main(int argc, char** argv) {
       "Experiments: strata sweep SPEC (configs x workloads x seeds from configs/experiments/*.toml), strata plot "
       "RUN_DIR, strata report (each: --help; docs/experiments.md).\n"
       "CUDA programs: strata cuda build SRC.cu [...] -o PROG (Debian's clang, Strata's own CUDA headers and "
-      "runtime; docs/cuda.md).\n"
+      "runtime), strata cuda run PROG [options] -- ARGS (docs/cuda.md).\n"
       "Exit status: 0 ok (also a run stopped by sim.max_time_us or sim.max_instructions: sim.partial = 1), 1 simulation failed, 2 bad "
       "input, 3 golden-memory check failed, 4 interrupted by SIGINT/SIGTERM (partial stats written; a second "
       "Ctrl-C exits at once).\n"
@@ -387,6 +404,19 @@ static int cli_main(int argc, char** argv) {
       return kExitBadInput;
     }
   }
+  if (cuda_run->parsed()) {
+    if (!workload.empty() || !trace.empty()) {
+      std::fprintf(stderr, "strata cuda run: %s: expected no workload (the program is the workload), got %s\n",
+                   !workload.empty() ? "--workload" : "--trace", !workload.empty() ? workload.c_str() : trace.c_str());
+      return kExitBadInput;
+    }
+    if (access(cuda_prog.c_str(), X_OK) != 0 || fs::is_directory(cuda_prog)) {
+      std::fprintf(stderr, "strata cuda run: %s: expected a program built by strata cuda build, got %s\n",
+                   cuda_prog.c_str(), fs::exists(cuda_prog) ? "a file that is not executable" : "no such file");
+      return kExitBadInput;
+    }
+    return cuda_run_main(cuda_prog, cuda_args, config, sets, seed, check, out, force, vcd, quiet, heartbeat);
+  }
   if (!trace.empty()) {  // GPU trace: the `accelsim` workload reads it (workloads/accelsim.cpp)
     if (!workload.empty() && workload != "accelsim") {
       std::fprintf(stderr, "strata: --trace %s: expected either --trace or --workload, got both (--workload %s)\n",
@@ -426,6 +456,42 @@ static int cli_main(int argc, char** argv) {
   }
 }
 
+// `strata cuda run PROG -- ARGS`: the program is the workload (workloads/cuda_program.h). Its output is its
+// own; a program that exits non-zero (its own result check failed) makes strata exit with that status.
+static int cuda_run_main(const std::string& prog, const std::vector<std::string>& args, const std::string& config,
+                         std::vector<std::string> sets, int64_t seed, bool check, const std::string& out, bool force,
+                         const std::string& vcd, bool quiet, double heartbeat) {
+  if (seed >= 0) sets.push_back("sim.seed=" + std::to_string(seed));
+  if (check) sets.push_back("sim.check=true");
+  try {
+    const std::string path = Config::resolve(config.empty() ? "baseline_hbm2" : config);
+    Config cfg;
+    cfg.load(path, sets);
+    RunOptions opt;
+    const std::string name = fs::path(prog).filename().string();
+    opt.out_dir = out.empty() ? default_out_dir(path, name) : out;
+    if (refuse_existing_out(out, force)) return kExitBadInput;
+    if (refuse_unwritable("--out", opt.out_dir, opt.out_dir, "strata cuda run")) return kExitBadInput;
+    if (!vcd.empty() && (opt.vcd = vcd_file(vcd)).empty()) return kExitBadInput;
+    opt.quiet = quiet;
+    opt.heartbeat_s = heartbeat;
+    CudaProgram* cp = nullptr;
+    opt.make_program = [&](const Config& C) {
+      auto p = std::make_unique<CudaProgram>(prog, args, cuda_device(C));
+      cp = p.get();
+      return std::unique_ptr<Program>(std::move(p));
+    };
+    Platform platform(cfg, opt);
+    platform.build();
+    const int rc = platform.run();
+    if (cp && rc == kExitFailure && cp->exit_status() > 0) return cp->exit_status();  // the program's own failure
+    return rc;
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "strata: %s\n", e.what());
+    return kExitBadInput;
+  }
+}
+
 // `strata sweep|plot|report ...`: the experiment tools are Python programs in tools/ (docs/experiments.md);
 // exec them with the rest of the command line, telling them which strata to run (STRATA_EXE).
 // The interpreter is Debian's /usr/bin/python3 (it has python3-matplotlib), or $STRATA_PYTHON.
@@ -452,10 +518,13 @@ int sc_main(int argc, char** argv) {
     // `strata cuda build ...`: tools/cuda_build.py (docs/cuda.md).
     if (std::strcmp(argv[1], "cuda") == 0) {
       if (argc >= 3 && std::strcmp(argv[2], "build") == 0) return exec_tool("cuda_build", argc, argv, 3);
-      const std::string got = argc >= 3 ? "'" + std::string(argv[2]) + "'" : "nothing";
-      std::fprintf(stderr, "strata cuda: expected a subcommand (build), got %s%s (see docs/cuda.md)\n", got.c_str(),
-                   argc >= 3 ? did_you_mean(argv[2], {"build"}).c_str() : "");
-      return kExitBadInput;
+      if (argc < 3 || (std::strcmp(argv[2], "run") != 0 && std::strcmp(argv[2], "--help") != 0 &&
+                       std::strcmp(argv[2], "-h") != 0)) {
+        const std::string got = argc >= 3 ? "'" + std::string(argv[2]) + "'" : "nothing";
+        std::fprintf(stderr, "strata cuda: expected a subcommand (build, run), got %s%s (see docs/cuda.md)\n",
+                     got.c_str(), argc >= 3 ? did_you_mean(argv[2], {"build", "run"}).c_str() : "");
+        return kExitBadInput;
+      }
     }
     // strata takes no positional argument: a first word that is not an option is a subcommand.
     const std::vector<std::string> subs{"memtrace", "sweep", "plot", "report", "cuda"};

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -45,6 +46,15 @@ class Kernel : public KernelIf {
  public:
   std::vector<unsigned> reads, writes;  // indices into Program::arrays()
   bstore* golden = nullptr;    // functional memory (set by the program); warp_next reads/writes it
+};
+
+// What a program whose host code runs during the simulation (a CUDA program,
+// workloads/cuda_program.h) needs from the platform: its copies into device
+// memory reach the devices (the bytes are already in the golden memory), and
+// its events read the simulated clock.
+struct HostHooks {
+  std::function<void(uint64_t addr, uint64_t len)> write_device;
+  std::function<uint64_t()> now_ps;
 };
 
 class Program : public ProgramIf {
@@ -99,10 +109,18 @@ class Program : public ProgramIf {
   virtual bool verify(bstore* golden, std::string* why) const = 0;
   // Expected number of kernel launches (for progress reports; may be an estimate).
   unsigned kernels_estimate() const override = 0;
+  // Programs whose host code runs during the simulation take the platform's hooks (HostHooks).
+  virtual void set_host_hooks(const HostHooks& h) { (void)h; }
+  // An error that stopped the program during the run (bad input only the run could find: a CUDA
+  // program's PTX that does not parse, an instruction the executor does not implement), one line;
+  // empty if none. The platform reports it and exits 2.
+  virtual std::string run_error() const { return {}; }
 
  protected:
   // Write the initial contents (use write_init()).
   virtual void init_data() = 0;
+  // Declare an array at `base` while the program runs (a CUDA program's cudaMalloc); after init().
+  void add_allocation(const std::string& n, uint64_t base, uint64_t bytes) { arrays_.push_back({n, base, bytes}); }
   // Declare an array; bases are assigned consecutively, 4 KiB aligned, from 0.
   unsigned add_array(const std::string& n, uint64_t bytes) {
     uint64_t base = 0;

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""`strata cuda build` (docs/cuda.md): CUDA sources to programs with Debian's clang and Strata's own
-headers and runtime, no NVIDIA software.
+"""`strata cuda build` and `strata cuda run` (docs/cuda.md): CUDA sources to programs with Debian's clang
+and Strata's own headers and runtime, no NVIDIA software, run on the simulated GPU.
 
-usage: cuda_build_test.py CASE STRATA PROGS_DIR WORK_DIR
+usage: cuda_test.py CASE STRATA PROGS_DIR WORK_DIR
   features  features.cu builds; its PTX holds each feature the source uses (kernels by their mangled
             names, shared memory static and dynamic, bar.sync, atomics, vote, shuffle, constant memory,
             the libdevice-named math calls the executor computes natively), and the program, started
@@ -10,6 +10,13 @@ usage: cuda_build_test.py CASE STRATA PROGS_DIR WORK_DIR
   multi     a program of a .cu, a .c and a .cpp file links into one program
   bad       input errors: one line, exit 2 (missing source, no .cu, a bad -D, an unwritable -o, a missing
             or misspelt subcommand); a compiler error: clang's message and exit 1
+  run       selfcheck.cu (vector add, shared-memory reduction with atomics, a host loop relaunching a
+            kernel until nothing changes) passes its own check on the simulated GPU; its output is its
+            own; the stats name each kernel by its source name; two runs give identical stats
+  check     vecadd (docs/cuda.md's example) under --check: every load agrees with the golden memory
+  status    a program that fails its own check (exit 3 on purpose) makes strata exit 3
+  run-bad   one line and exit 2: a missing program, a file that is not executable, --workload with a
+            program, an instruction the PTX executor does not implement (naming it)
 """
 import os
 import re
@@ -90,13 +97,79 @@ def case_bad(strata, progs, work):
     one_line_exit2(run([strata, "cuda", "build", cu, "-D", "=1", "-o", out]), "a bad -D", "expected NAME or NAME=VALUE")
     one_line_exit2(run([strata, "cuda", "build", cu, "-o", "/proc/x"]), "an unwritable -o", "-o /proc/x")
     one_line_exit2(run([strata, "cuda", "build", cu]), "no -o", "-o")
-    one_line_exit2(run([strata, "cuda"]), "no subcommand", "expected a subcommand (build)")
+    one_line_exit2(run([strata, "cuda"]), "no subcommand", "expected a subcommand (build, run)")
     one_line_exit2(run([strata, "cuda", "biuld"]), "a misspelt subcommand", "did you mean 'build'")
     r = run([strata, "cuda", "build", os.path.join(progs, "broken.cu"), "-o", out])
     check(r.returncode == 1, f"a compiler error: exit {r.returncode}, expected 1")
     check("undeclared_name" in r.stderr, f"clang's message is not shown: {r.stderr!r}")
     check("broken.cu: device pass failed" in r.stderr, f"the failing step is not named: {r.stderr!r}")
     check(not os.path.exists(out), "a program was written despite the error")
+
+
+def build(strata, progs, work, src, name):
+    prog = os.path.join(work, name)
+    r = run([strata, "cuda", "build", os.path.join(progs, src), "-o", prog])
+    check(r.returncode == 0, f"build of {src} failed: {r.stderr}")
+    return prog
+
+
+def stats_of(out):
+    import json
+    with open(os.path.join(out, "stats.json")) as f:
+        return {k: v for k, v in json.load(f).items() if not k.startswith("host.")}
+
+
+def case_run(strata, progs, work):
+    prog = build(strata, progs, work, "selfcheck.cu", "selfcheck")
+    outs = []
+    for i in range(2):
+        out = os.path.join(work, f"out{i}")
+        r = run([strata, "cuda", "run", prog, "--quiet", "--out", out, "--", "2048"])
+        check(r.returncode == 0, f"run {i}: exit {r.returncode}: {r.stderr}")
+        check("selfcheck: n 2048, 54 propagation launches, 0 wrong" in r.stdout,
+              f"run {i}: the program's output is missing or wrong: {r.stdout!r}")
+        outs.append(stats_of(out))
+    check(outs[0] == outs[1], "two runs of the same program gave different stats")
+    s = outs[0]
+    names = {k.split(".")[2] for k in s if k.startswith("kernel.")}
+    for k in ("vecadd", "block_sum", "propagate"):
+        check(k in names, f"no kernel.<n>.{k}.* stats (got {sorted(names)})")
+    launches = {k.split(".")[1] for k in s if k.startswith("kernel.")}
+    prop = {k.split(".")[1] for k in s if k.startswith("kernel.") and k.split(".")[2] == "propagate"}
+    check(len(launches) == 56 and len(prop) == 54,
+          f"expected 56 launches, 54 of propagate; got {len(launches)} and {len(prop)}")
+
+
+def case_check(strata, progs, work):
+    src = os.path.join(work, "vecadd.cu")
+    doc = open(os.path.join(os.path.dirname(os.path.dirname(progs)), "..", "docs", "cuda.md")).read()
+    code = doc.split("```cuda\n", 1)[1].split("```", 1)[0]
+    with open(src, "w") as f:
+        f.write(code)
+    prog = os.path.join(work, "vecadd")
+    r = run([strata, "cuda", "build", src, "-o", prog])
+    check(r.returncode == 0, f"build failed: {r.stderr}")
+    r = run([strata, "cuda", "run", prog, "--check", "--quiet", "--out", os.path.join(work, "out")])
+    check(r.returncode == 0, f"--check run: exit {r.returncode}: {r.stderr}")
+    check(r.stdout.strip() == "ok", f"the program's output: {r.stdout!r}")
+
+
+def case_status(strata, progs, work):
+    prog = build(strata, progs, work, "selfcheck.cu", "selfcheck")
+    r = run([strata, "cuda", "run", prog, "--quiet", "--out", os.path.join(work, "out"), "--", "256", "1"])
+    check(r.returncode == 3, f"a program exiting 3: strata exited {r.returncode}, expected 3 ({r.stderr})")
+    check("0 wrong" in r.stdout, f"the program's output is missing: {r.stdout!r}")
+
+
+def case_run_bad(strata, progs, work):
+    one_line_exit2(run([strata, "cuda", "run", os.path.join(work, "nope")]), "a missing program", "no such file")
+    one_line_exit2(run([strata, "cuda", "run", os.path.join(progs, "selfcheck.cu")]), "a file that is not executable",
+                   "not executable")
+    prog = build(strata, progs, work, "unsupported.cu", "unsupported")
+    one_line_exit2(run([strata, "cuda", "run", prog, "--workload", "stream"]), "--workload with a program",
+                   "expected no workload")
+    r = run([strata, "cuda", "run", prog, "--quiet", "--out", os.path.join(work, "out")])
+    one_line_exit2(r, "an unsupported instruction", "brkpt")
 
 
 def main():
@@ -106,8 +179,9 @@ def main():
     case, strata, progs, work = sys.argv[1:]
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    {"features": case_features, "multi": case_multi, "bad": case_bad}[case](strata, progs, work)
-    print(f"cuda_build {case}: ok")
+    {"features": case_features, "multi": case_multi, "bad": case_bad, "run": case_run, "check": case_check,
+     "status": case_status, "run-bad": case_run_bad}[case](strata, progs, work)
+    print(f"cuda {case}: ok")
     return 0
 
 

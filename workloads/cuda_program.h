@@ -1,0 +1,145 @@
+// A CUDA program as a Strata workload (docs/cuda.md "How a program runs").
+//
+// The program is a host process built by `strata cuda build`; CudaProgram
+// starts it with one end of a socket pair (cuda/runtime/strata_cuda_wire.h)
+// and serves its runtime's calls whenever the GPU asks for the next kernel:
+// modules are parsed by the PTX front end (models/ptx), device memory is a
+// heap in the simulated address space (golden memory, mirrored into the
+// devices through HostHooks::write_device), and a LAUNCH becomes the next
+// kernel. The launch is answered when the GPU asks for the kernel after it,
+// i.e. when it has finished, so host code between kernels sees the results.
+//
+// Kernels execute functionally at fetch (PtxKernel::warp_next runs one warp
+// instruction of the PTX executor on the golden memory and describes it to
+// the SM as a WarpInst with its real active mask, addresses and data), the
+// way the built-in workloads generate from the golden memory.
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "program.h"
+
+extern "C" {
+#include "ptx.h"
+}
+
+namespace strata {
+
+// The simulated GPU as cudaGetDeviceProperties describes it.
+struct CudaDevice {
+  std::string name = "Strata simulated GPU";
+  unsigned sms = 0;
+  double core_mhz = 0;
+  double mem_mhz = 0;
+  unsigned bus_bits = 0;
+  uint64_t l2_bytes = 0;
+  uint64_t mem_bytes = 0;
+  unsigned max_warps_per_sm = 0;
+};
+
+class PtxKernel;
+
+class CudaProgram : public Program {
+ public:
+  CudaProgram(std::string path, std::vector<std::string> args, CudaDevice dev);
+  ~CudaProgram() override;
+
+  Kernel* next_kernel() override;
+  unsigned kernels_estimate() const override { return launches_ + 1; }
+  // The program checks its own results: a non-zero exit status fails the run.
+  bool verify(bstore* golden, std::string* why) const override;
+  void set_host_hooks(const HostHooks& h) override { hooks_ = h; }
+
+  // After the run: the program's exit status (-1 if it was still running or
+  // was killed), and the first error that stopped it (a PTX parse error, an
+  // unsupported instruction, a fault: one line; empty if none).
+  int exit_status() const { return exit_status_; }
+  const std::string& error() const { return error_; }
+  std::string run_error() const override { return error_; }
+  // A kernel's warp stopped with an error: end the program (the GPU drains).
+  void fail(const std::string& why);
+  bool failed() const { return !error_.empty(); }
+  uint64_t launches() const { return launches_; }
+
+ protected:
+  void init_data() override;
+
+ private:
+  struct Module {
+    ptx_module* m = nullptr;
+    uint64_t global_base = 0, const_base = 0;
+  };
+  struct KernelRef {
+    unsigned module = 0;
+    const ptx_kernel* k = nullptr;
+    std::string name;  // the source name (demangled, without parameters)
+  };
+
+  void start();
+  void finish();  // waits for the process (after EOF or an error)
+  bool serve_until_launch();
+  void reply(int status, const void* p = nullptr, size_t n = 0, const std::string& msg = "");
+  bool recv_exact(void* p, size_t n);
+  void send_exact(const void* p, size_t n);
+  uint64_t alloc(uint64_t bytes, uint64_t align);
+  bool release(uint64_t addr);
+  void write_mem(uint64_t addr, const void* src, size_t n);
+  bool valid_range(uint64_t addr, uint64_t n) const;
+  // request handlers; false = the request was bad input (the run stops)
+  bool on_module(const std::vector<unsigned char>& body);
+  bool on_function(const std::vector<unsigned char>& body);
+  bool on_var(const std::vector<unsigned char>& body);
+  bool on_launch(const std::vector<unsigned char>& body);
+
+  std::string path_;
+  std::vector<std::string> args_;
+  CudaDevice dev_;
+  HostHooks hooks_;
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  int exit_status_ = -1;
+  std::string error_;
+  bool awaiting_launch_reply_ = false;
+  uint64_t launches_ = 0;
+  std::vector<Module> modules_;
+  std::vector<KernelRef> kernels_;
+  std::map<uint64_t, uint64_t> allocs_;  // device heap: address -> bytes
+  uint64_t heap_top_ = 0;
+  std::unique_ptr<PtxKernel> current_;
+};
+
+// One launch of a PTX kernel on the simulated GPU.
+class PtxKernel : public Kernel {
+ public:
+  PtxKernel(CudaProgram* prog, const ptx_kernel* k, const std::string& name, const uint32_t grid[3],
+            const uint32_t block[3], const void* params, size_t params_size, uint32_t dyn_shared);
+  ~PtxKernel() override;
+  void warp_begin(WarpCtx& w) const override;
+  void warp_next(WarpCtx& w, WarpInst& out) const override;
+
+ private:
+  struct CtaState {
+    ptx_cta* cta = nullptr;
+    unsigned warps_left = 0;
+  };
+  ptx_cta* cta_for(uint32_t cta) const;
+  void warp_done(const WarpCtx& w) const;
+  static int load(void* ctx, ptx_space space, uint64_t addr, void* dst, unsigned size);
+  static int store(void* ctx, uint64_t addr, const void* src, unsigned size);
+
+  CudaProgram* prog_;
+  ptx_launch launch_{};
+  std::vector<unsigned char> params_;
+  uint32_t threads_per_cta_ = 0;
+  // CTAs in flight, by grid index; their executor objects come from a pool
+  // (allocated once per concurrently resident CTA, reused with ptx_cta_reset).
+  mutable std::map<uint32_t, CtaState> live_;
+  mutable std::vector<ptx_cta*> pool_;
+};
+
+}  // namespace strata
