@@ -588,6 +588,7 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
       warp_done(w);
       return;
     case PTX_STEP_BARRIER:
+      count(wi);
       out.barrier(w.mask);
       return;
     case PTX_STEP_WAITING:  // the SM releases a barrier only when the executor would: a model bug
@@ -599,6 +600,7 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
     case PTX_STEP_OK:
       break;
   }
+  count(wi);
   switch (wi.cls) {
     case PTX_IC_SFU:
     case PTX_IC_INTDIV:
@@ -638,6 +640,63 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
       out.alu(reg(wi.dst), wi.active, reg(wi.src[0]), reg(wi.src[1]), reg(wi.src[2]));
       return;
   }
+}
+
+// Shared memory has 32 banks of 4 bytes: lanes reaching different words of one
+// bank take one pass each (the same word is a broadcast). Counted by the first
+// word a lane touches.
+void PtxKernel::count(const ptx_winst& wi) const {
+  ++insts_;
+  ++by_class_[wi.cls];
+  lanes_ += static_cast<uint64_t>(__builtin_popcount(wi.active));
+  if (wi.cls == PTX_IC_ATOMIC) atomic_lanes_ += static_cast<uint64_t>(__builtin_popcount(wi.active));
+  if (wi.cls != PTX_IC_SHARED || !wi.active) return;
+  ++shared_;
+  uint32_t seen = 0;
+  bool distinct = true;
+  for (unsigned l = 0; l < kWarpSize && distinct; ++l)
+    if ((wi.active >> l) & 1u) {
+      const uint32_t bank = 1u << ((wi.addr[l] >> 2) & 31u);
+      distinct = !(seen & bank);
+      seen |= bank;
+    }
+  if (distinct) return;
+  unsigned worst = 1;  // the most distinct words in one bank
+  for (unsigned l = 0; l < kWarpSize; ++l) {
+    if (!((wi.active >> l) & 1u)) continue;
+    const uint64_t word = wi.addr[l] >> 2;
+    bool first = true;  // the first lane with this word
+    unsigned words = 1;
+    for (unsigned j = 0; j < l && first; ++j)
+      if (((wi.active >> j) & 1u) && (wi.addr[j] >> 2) == word) first = false;
+    if (!first) continue;
+    for (unsigned j = l + 1; j < kWarpSize; ++j) {
+      if (!((wi.active >> j) & 1u)) continue;
+      const uint64_t wj = wi.addr[j] >> 2;
+      if ((wj & 31u) != (word & 31u) || wj == word) continue;
+      bool new_word = true;  // count each other word of the bank once
+      for (unsigned k = l + 1; k < j && new_word; ++k)
+        if (((wi.active >> k) & 1u) && (wi.addr[k] >> 2) == wj) new_word = false;
+      words += new_word;
+    }
+    worst = std::max(worst, words);
+  }
+  conflicts_ += worst - 1;
+}
+
+void PtxKernel::counters(std::vector<KernelCounter>* out) const {
+  for (unsigned c = 0; c < PTX_IC_COUNT; ++c)
+    if (by_class_[c])
+      out->push_back({std::string("insts.") + ptx_iclass_name(static_cast<ptx_iclass>(c)),
+                      std::string("warp instructions of PTX class ") + ptx_iclass_name(static_cast<ptx_iclass>(c)),
+                      static_cast<double>(by_class_[c]), false});
+  out->push_back({"active_lanes", "active lanes per warp instruction (32 = no divergence)",
+                  insts_ ? static_cast<double>(lanes_) / static_cast<double>(insts_) : 0.0, true});
+  out->push_back({"shared_accesses", "shared-memory warp instructions", static_cast<double>(shared_), false});
+  out->push_back({"shared_bank_conflicts", "extra shared-memory passes from bank conflicts (32 banks of 4 bytes)",
+                  static_cast<double>(conflicts_), false});
+  out->push_back({"atomic_lanes", "atomic operations (lanes of atom/red instructions)",
+                  static_cast<double>(atomic_lanes_), false});
 }
 
 }  // namespace strata

@@ -121,6 +121,9 @@ class PtxKernel : public Kernel {
   ~PtxKernel() override;
   void warp_begin(WarpCtx& w) const override;
   void warp_next(WarpCtx& w, WarpInst& out) const override;
+  // insts.<class> (PTX instruction classes), active_lanes (average per warp instruction: divergence),
+  // shared_accesses and shared_bank_conflicts (extra passes of 32 four-byte banks), atomic_lanes.
+  void counters(std::vector<KernelCounter>* out) const override;
 
  private:
   struct CtaState {
@@ -140,6 +143,10 @@ class PtxKernel : public Kernel {
   // (allocated once per concurrently resident CTA, reused with ptx_cta_reset).
   mutable std::map<uint32_t, CtaState> live_;
   mutable std::vector<ptx_cta*> pool_;
+  // per-launch counters (counters())
+  void count(const ptx_winst& wi) const;
+  mutable uint64_t by_class_[PTX_IC_COUNT] = {};
+  mutable uint64_t lanes_ = 0, insts_ = 0, shared_ = 0, conflicts_ = 0, atomic_lanes_ = 0;
 };
 
 }  // namespace strata

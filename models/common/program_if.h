@@ -150,6 +150,15 @@ inline const char* trip_kind_name(TripKind k) {
   }
 }
 
+// A per-launch counter a kernel keeps itself (a CUDA kernel's instruction mix,
+// active lanes, shared-memory bank conflicts), reported by the GPU as
+// kernel.<n>.<name>.<counter> once the launch has finished.
+struct KernelCounter {
+  std::string name, desc;
+  double value = 0;
+  bool ratio = false;  // an average or share, not a count
+};
+
 // A kernel as the SM runs it: grid and CTA size, its offload-candidate
 // blocks, and the per-warp instruction generator.
 class KernelIf {
@@ -165,6 +174,9 @@ class KernelIf {
   // Generate the warp's next instruction into `out`. The last instruction of
   // every warp is Exit; not called again after it.
   virtual void warp_next(WarpCtx& w, WarpInst& out) const = 0;
+
+  // The counters this launch kept (read when it has finished; default: none).
+  virtual void counters(std::vector<KernelCounter>* out) const { (void)out; }
 
   uint64_t warps() const { return static_cast<uint64_t>(ctas) * warps_per_cta; }
 };

@@ -165,6 +165,7 @@ void Gpu::close_kernel_record(uint64_t end_cycle) {
   r.mem_requests = now.mem_requests - at_launch_.mem_requests;
   r.l1_accesses = now.l1_accesses - at_launch_.l1_accesses;
   r.l1_misses = now.l1_misses - at_launch_.l1_misses;
+  if (kernel_) kernel_->counters(&r.counters);
   kernel_records_.push_back(std::move(r));
 }
 
@@ -191,6 +192,8 @@ void Gpu::register_kernel_stats(StatsRegistry& stats) {
     stats.level(p + "mem_requests", "L1 -> L2 requests" + of, Unit::Count, v(&KernelRecord::mem_requests));
     stats.level(p + "l1_accesses", "L1 line requests" + of, Unit::Count, v(&KernelRecord::l1_accesses));
     stats.level(p + "l1_misses", "L1 misses" + of, Unit::Count, v(&KernelRecord::l1_misses));
+    for (const KernelCounter& c : r.counters)
+      stats.level(p + c.name, c.desc + of, c.ratio ? Unit::Ratio : Unit::Count, [&c] { return c.value; });
   }
 }
 

@@ -113,6 +113,7 @@ class Gpu : public sc_core::sc_module, public SmHost {
     std::string name;
     uint64_t ctas = 0, start_cycle = 0, cycles = 0, thread_insts = 0, warp_insts = 0, mem_requests = 0,
              l1_accesses = 0, l1_misses = 0;
+    std::vector<KernelCounter> counters;  // the kernel's own (KernelIf::counters)
   };
   void open_kernel_record(const KernelIf& k);
   void close_kernel_record(uint64_t end_cycle);  // end_cycle: the first cycle after the kernel

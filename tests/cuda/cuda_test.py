@@ -11,8 +11,10 @@ usage: cuda_test.py CASE STRATA PROGS_DIR WORK_DIR
   bad       input errors: one line, exit 2 (missing source, no .cu, a bad -D, an unwritable -o, a missing
             or misspelt subcommand); a compiler error: clang's message and exit 1
   run       selfcheck.cu (vector add, shared-memory reduction with atomics, a host loop relaunching a
-            kernel until nothing changes) passes its own check on the simulated GPU; its output is its
-            own; the stats name each kernel by its source name; two runs give identical stats
+            kernel until nothing changes, a bank conflict) passes its own check on the simulated GPU; its
+            output is its own; the stats name each kernel by its source name and hold the executor's
+            counters (instruction classes, atomics, bank conflicts, active lanes); two runs give
+            identical stats
   check     vecadd (docs/cuda.md's example) under --check: every load agrees with the golden memory
   status    a program that fails its own check (exit 3 on purpose) makes strata exit 3
   run-bad   one line and exit 2: a missing program, a file that is not executable, --workload with a
@@ -136,8 +138,16 @@ def case_run(strata, progs, work):
         check(k in names, f"no kernel.<n>.{k}.* stats (got {sorted(names)})")
     launches = {k.split(".")[1] for k in s if k.startswith("kernel.")}
     prop = {k.split(".")[1] for k in s if k.startswith("kernel.") and k.split(".")[2] == "propagate"}
-    check(len(launches) == 56 and len(prop) == 54,
-          f"expected 56 launches, 54 of propagate; got {len(launches)} and {len(prop)}")
+    check(len(launches) == 57 and len(prop) == 54,
+          f"expected 57 launches, 54 of propagate; got {len(launches)} and {len(prop)}")
+    # per-kernel counters of the PTX executor: 16 CTAs of block_sum make one atomic each; the reduction's
+    # shared-memory accesses are conflict-free, strided's two are two-way conflicts; vecadd's warps are full
+    # except the branch no lane takes
+    for key, want in [("kernel.2.block_sum.insts.atomic", 16), ("kernel.2.block_sum.atomic_lanes", 16),
+                      ("kernel.2.block_sum.shared_bank_conflicts", 0), ("kernel.57.strided.shared_accesses", 2),
+                      ("kernel.57.strided.shared_bank_conflicts", 2), ("kernel.1.vecadd.insts.load", 128)]:
+        check(s.get(key) == want, f"{key} = {s.get(key)}, expected {want}")
+    check(30 < s["kernel.1.vecadd.active_lanes"] < 32, f"vecadd active lanes {s['kernel.1.vecadd.active_lanes']}")
 
 
 def case_check(strata, progs, work):

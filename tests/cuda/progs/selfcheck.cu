@@ -1,6 +1,6 @@
 // Self-checking CUDA program for `strata cuda run` tests: a vector add, a shared-memory block
-// reduction with atomics into one total, and a host loop that relaunches a kernel until nothing
-// changes (a label propagation, as bfs-style programs do). Each result is checked on the host
+// reduction with atomics into one total, a host loop that relaunches a kernel until nothing changes
+// (a label propagation, as bfs-style programs do) and a shared-memory access with a bank conflict. Each result is checked on the host
 // against a CPU reference; the exit status says whether all agree. Usage: selfcheck [N] [FAIL]
 // (FAIL = 1 makes the program report a failure on purpose: the run must pass its status through).
 #include <stdio.h>
@@ -37,6 +37,15 @@ __global__ void propagate(const int* in, int* out, int n, int* changed) {
     }
     out[i] = l;
   }
+}
+
+// Shared memory with a stride of two words: lanes l and l + 16 reach different words of one bank (a
+// two-way bank conflict on each of the two shared-memory instructions).
+__global__ void strided(int* out) {
+  __shared__ int s[64];
+  s[threadIdx.x * 2] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = s[((threadIdx.x + 1) % 32) * 2] + 1;  // the next lane's value
 }
 
 int main(int argc, char** argv) {
@@ -85,6 +94,12 @@ int main(int argc, char** argv) {
   cudaMemcpy(label, dl[launches & 1], m * sizeof(int), cudaMemcpyDeviceToHost);
   for (int i = 0; i < m; ++i) bad += label[i] != (i < 10 ? 1000 : -1);  // the prefix minimum
   if (launches != m - 10) printf("propagation: %d launches, expected %d\n", launches, m - 10), ++bad;
+  int* dout, out[32];
+  cudaMalloc(&dout, sizeof out);
+  strided<<<1, 32>>>(dout);
+  cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost);
+  for (int i = 0; i < 32; ++i) bad += out[i] != (i + 1) % 32 + 1;
+  cudaFree(dout);
   if (cudaGetLastError() != cudaSuccess) ++bad;
   printf("selfcheck: n %d, %d propagation launches, %d wrong\n", n, launches, bad);
   cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dx), cudaFree(dtotal), cudaFree(dl[0]), cudaFree(dl[1]), cudaFree(dchanged);
