@@ -148,12 +148,25 @@ def load_spec(path):
     for i, w in enumerate(wls):
         p = f"workloads[{i}]"
         _expect(isinstance(w, dict), where, p, "a table", w)
-        _only(w, {"name", "trace", "label", "row", "set", "axes", "paper"}, where, p + ".")
-        _expect(("name" in w) != ("trace" in w), where, p, "exactly one of name (built-in) or trace (path)",
-                sorted(w))
-        src = w.get("name", w.get("trace"))
-        _expect(isinstance(src, str) and src, where, p + (".name" if "name" in w else ".trace"), "a string", src)
-        w.setdefault("label", w.get("name") or os.path.basename(os.path.normpath(w["trace"])))
+        _only(w, {"name", "trace", "cuda", "args", "label", "row", "set", "axes", "paper"}, where, p + ".")
+        kinds = [k for k in ("name", "trace", "cuda") if k in w]
+        _expect(len(kinds) == 1, where, p,
+                "exactly one of name (built-in), trace (path) or cuda (CUDA sources)", sorted(w))
+        if "cuda" in w:  # a CUDA program: its sources, built by the sweep (strata cuda build), and its arguments
+            if isinstance(w["cuda"], str):
+                w["cuda"] = [w["cuda"]]
+            _expect(isinstance(w["cuda"], list) and w["cuda"] and all(isinstance(x, str) and x for x in w["cuda"]),
+                    where, p + ".cuda", "a .cu path or a list of source paths", w["cuda"])
+            w["args"] = w.get("args", [])
+            _expect(isinstance(w["args"], list) and all(isinstance(x, str) and "\0" not in x for x in w["args"]),
+                    where, p + ".args", "a list of strings (the program's arguments)", w["args"])
+            w.setdefault("label", os.path.splitext(os.path.basename(w["cuda"][0]))[0])
+        else:
+            _expect("args" not in w, where, p + ".args", "program arguments only with cuda", w.get("args"))
+            src = w.get("name", w.get("trace"))
+            _expect(isinstance(src, str) and src, where, p + (".name" if "name" in w else ".trace"), "a string",
+                    src)
+            w.setdefault("label", w.get("name") or os.path.basename(os.path.normpath(w["trace"])))
         _expect(isinstance(w["label"], str), where, p + ".label", "a string", w["label"])
         w.setdefault("row", w["label"])
         _expect(isinstance(w["row"], str), where, p + ".row", "a string (the row label in tables)", w["row"])
@@ -296,7 +309,10 @@ def expand(spec):
                     params.update((k, v) for k, v in pt)
                     params.update((k, v) for k, v in rep)
                     args = ["--config", d["config"]]
-                    args += ["--workload", w["name"]] if "name" in w else ["--trace", w["trace"]]
+                    if "cuda" in w:
+                        args = ["cuda", "run", program_path(spec, w)] + args
+                    else:
+                        args += ["--workload", w["name"]] if "name" in w else ["--trace", w["trace"]]
                     sets = spec["set"] + d["set"] + w["set"] + [f"{k}={_fmt_val(v)}" for k, v in pt]
                     sets += [f"{k}={_fmt_val(v)}" for k, v in rep if k != "seed"]
                     for kv in sets:
@@ -304,6 +320,8 @@ def expand(spec):
                     seed = dict(rep).get("seed")
                     if seed is not None:
                         args += ["--seed", str(seed)]
+                    if "cuda" in w:
+                        args += ["--"] + w["args"]
                     row = ",".join([w["row"]] + [f"{k.split('.')[-1]}={_fmt_val(v)}" for k, v in pt])
                     runs.append({"name": run_name(params), "params": params, "row": row, "design": d["name"],
                                  "repeat": tuple(rep), "args": args, "paper": w["paper"]})
@@ -414,6 +432,7 @@ class Identity:
         return self._build
 
     def _resolve(self, args):
+        args = config_args(args)
         try:
             p = subprocess.run([strata_exe(), "--print-config"] + list(args), capture_output=True, text=True,
                                errors="replace", timeout=120)
@@ -439,6 +458,8 @@ class Identity:
         trace = _arg(run["args"], "--trace")
         if trace is not None:
             ident["trace"] = trace_fingerprint(trace)
+        if list(run["args"][:2]) == ["cuda", "run"]:
+            ident["program"] = program_fingerprint(run["args"])
         ident["build"] = self.build()
         return ident
 
@@ -460,6 +481,55 @@ def _arg(args, opt):
         if a == opt:
             return args[i + 1]
     return None
+
+
+def program_path(spec, w):
+    """Where the sweep builds a CUDA workload's program: DIR/programs/LABEL."""
+    d = spec.get("programs_dir") or os.path.abspath(os.path.join("runs", "experiments", spec["name"], "programs"))
+    return os.path.join(d, w["label"])
+
+
+def config_args(args):
+    """A run's arguments as `strata --print-config` takes them: a CUDA run's `cuda run PROG` and its
+    program arguments (after --) left out."""
+    args = list(args)
+    if args[:2] != ["cuda", "run"]:
+        return args
+    rest = args[3:]
+    return rest[:rest.index("--")] if "--" in rest else rest
+
+
+def program_fingerprint(args):
+    """A CUDA run's program: the SHA-256 of the built binary (a change of its sources, of Strata's CUDA headers
+    or runtime, or of clang rebuilds a different program) and its arguments."""
+    import hashlib
+    prog = args[2]
+    tail = args[args.index("--") + 1:] if "--" in args else []
+    try:
+        with open(prog, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        digest = "not built"
+    return {"sha256": digest, "args": tail}
+
+
+def build_programs(spec):
+    """Builds every CUDA workload's program (strata cuda build) into DIR/programs/. A program that does not
+    build is an input error (SpecError, after clang's messages)."""
+    for i, w in enumerate(spec["workloads"]):
+        if "cuda" not in w:
+            continue
+        os.makedirs(os.path.dirname(program_path(spec, w)), exist_ok=True)
+        for src in w["cuda"]:
+            if not os.path.isfile(src):
+                raise SpecError(f"spec {spec['path']}: key 'workloads[{i}].cuda': expected a source file, got "
+                                f"{_printable(src)} (no such file)")
+        p = subprocess.run([strata_exe(), "cuda", "build"] + w["cuda"] + ["-o", program_path(spec, w)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
+        if p.returncode != 0:
+            sys.stderr.write(p.stderr)
+            raise SpecError(f"spec {spec['path']}: key 'workloads[{i}].cuda': the program "
+                            f"{_printable(w['label'])} does not build (strata cuda build exit {p.returncode})")
 
 
 def trace_fingerprint(path):
@@ -516,6 +586,8 @@ def why_changed(old, new):
         return "configuration changed"
     if old.get("trace") != new.get("trace"):
         return "trace files changed"
+    if old.get("program") != new.get("program"):
+        return "CUDA program changed"
     if old.get("build") != new.get("build"):
         return f"made by another build ({build_text(old.get('build'))})"
     return "inputs changed"
@@ -821,15 +893,17 @@ def main(argv=None):
         if a.jobs < 1:
             raise SpecError(f"--jobs {a.jobs}: expected at least 1")
         spec = load_spec(a.spec)
+        if a.out is not None and not a.out.strip():
+            raise SpecError("--out '': expected a folder")
+        out = a.out or os.path.join("runs", "experiments", spec["name"])
+        spec["programs_dir"] = os.path.abspath(os.path.join(out, "programs"))
         all_runs = expand(spec)
         runs = select(all_runs, parse_filters(a.filter, all_runs))
+        if not a.dry_run:
+            build_programs(spec)
     except SpecError as e:
         print(f"strata sweep: {e}", file=sys.stderr)
         return 2
-    if a.out is not None and not a.out.strip():
-        print("strata sweep: --out '': expected a folder", file=sys.stderr)
-        return 2
-    out = a.out or os.path.join("runs", "experiments", spec["name"])
     ident = Identity(a.jobs)
     states = run_states(out, all_runs, ident, a.keep_other_builds)
     selected = {r["name"] for r in runs}

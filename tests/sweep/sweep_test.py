@@ -688,13 +688,71 @@ def t_slurm(strata, work):
             subprocess.run(["bash", os.path.join(ROOT, "scripts", "slurm_local.sh"), "stop", own])
 
 
+CUDA_SPEC = """name = "cudaprog"
+stats = ["gpu.cycles", "gpu.warp_instructions", "kernel.1.vecadd.warp_instructions"]
+[[designs]]
+name = "hbm2"
+config = "baseline_hbm2"
+[[designs]]
+name = "gddr5"
+config = "baseline_gddr5"
+[[workloads]]
+cuda = "{src}"
+args = [{args}]
+"""
+
+
+def t_cuda(strata, work):
+    """A CUDA program as a sweep workload: built once into DIR/programs/, run under each design with its
+    arguments; new arguments or a changed source make the runs stale ("CUDA program changed")."""
+    out = fresh(os.path.join(work, "out"))
+    src = os.path.join(work, "selfcheck.cu")
+    shutil.copy(os.path.join(ROOT, "tests", "cuda", "progs", "selfcheck.cu"), src)
+    spec = os.path.join(work, "cuda.toml")
+
+    def write(args):
+        with open(spec, "w") as f:
+            f.write(CUDA_SPEC.format(src=src, args=args))
+
+    def run():
+        p = sweep(strata, spec, "--jobs", "2", "--out", out)
+        check(p.returncode == 0, f"sweep: exit {p.returncode}: {p.stderr}")
+        return p.stderr
+
+    write('"512"')
+    run()
+    check(os.access(os.path.join(out, "programs", "selfcheck"), os.X_OK), "the program was not built into programs/")
+    _, first = results_by_run(out)
+    check(set(first) == {"hbm2_selfcheck", "gddr5_selfcheck"}, f"runs: {sorted(first)}")
+    # vecadd at n = 512: 4 CTAs of 128 threads = 16 warps of 22 PTX instructions each
+    check(first["hbm2_selfcheck"]["kernel.1.vecadd.warp_instructions"] == 16 * 22,
+          f"vecadd at n = 512: {first['hbm2_selfcheck']}")
+    err = run()
+    check("2 runs, 2 done, 0 to run" in err, f"unchanged rerun: {err}")
+    write('"1024"')
+    err = run()
+    check("0 done, 2 to run" in err and "2 CUDA program changed" in err, f"new arguments: {err}")
+    _, now = results_by_run(out)
+    check(now["hbm2_selfcheck"]["gpu.warp_instructions"] > first["hbm2_selfcheck"]["gpu.warp_instructions"],
+          "the larger input kept the old numbers")
+    with open(src, "a") as f:
+        f.write("\n__global__ void unused_kernel(int* x) { x[0] = 1; }\n")
+    err = run()
+    check("2 CUDA program changed" in err, f"changed source: {err}")
+    with open(src, "a") as f:
+        f.write("\nthis does not compile\n")
+    p = sweep(strata, spec, "--out", out)
+    check(p.returncode == 2 and "key 'workloads[0].cuda': the program selfcheck does not build" in p.stderr,
+          f"a source that does not compile: exit {p.returncode}: {p.stderr}")
+
+
 def main():
     if len(sys.argv) != 4:
         fail(__doc__)
     what, strata, work = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
     os.makedirs(work, exist_ok=True)
     {"expand": t_expand, "badspec": t_badspec, "tables": t_tables, "kill": t_kill, "failed": t_failed,
-     "plot": t_plot, "report": t_report, "stale": t_stale, "filter": t_filter,
+     "plot": t_plot, "report": t_report, "stale": t_stale, "filter": t_filter, "cuda": t_cuda,
      "slurm": t_slurm}[what](strata, work)
     print(f"PASS {what}")
 
