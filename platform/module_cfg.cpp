@@ -11,6 +11,7 @@ SmCfg sm_cfg(const Config& C) {
   sm.sched = C.s("sm.scheduler") == "lrr" ? WarpSched::LooseRoundRobin : WarpSched::GreedyThenOldest;
   sm.alu_latency = static_cast<unsigned>(C.i("sm.alu_latency"));
   sm.sfu_latency = static_cast<unsigned>(C.i("sm.sfu_latency"));
+  sm.shared_latency = static_cast<unsigned>(C.i("sm.shared_latency"));
   sm.ldst_per_cycle = static_cast<unsigned>(C.i("sm.ldst_per_cycle"));
   return sm;
 }

@@ -50,6 +50,10 @@ static std::vector<KeySpec> build_schema() {
       {"sm.scheduler", T::Enum, "gto", 1, 0, {"gto", "lrr"}, "warp scheduler: greedy-then-oldest or loose round-robin"},
       {"sm.alu_latency", T::Int, "4", 1, 1000, {}, "ALU dependent-issue latency, core cycles"},
       {"sm.sfu_latency", T::Int, "20", 1, 1000, {}, "SFU latency, core cycles"},
+      // Volta's shared-memory load latency measured by Jia et al., "Dissecting the NVIDIA Volta GPU
+      // Architecture via Microbenchmarking" (2018): 19 cycles.
+      {"sm.shared_latency", T::Int, "19", 1, 1000, {},
+       "shared-memory access latency without bank conflict, core cycles (each extra pass adds one)"},
       {"sm.ldst_per_cycle", T::Int, "1", 1, 8, {}, "memory instructions accepted by the LD/ST unit per cycle"},
       {"l1.enabled", T::Bool, "true", 1, 0, {}, "L1 data cache present"},
       {"l1.size", T::Size, "128KiB", 1024, 16777216, {}, "L1 data cache capacity per SM, bytes"},

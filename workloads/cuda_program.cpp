@@ -600,7 +600,7 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
     case PTX_STEP_OK:
       break;
   }
-  count(wi);
+  const unsigned passes = count(wi);
   switch (wi.cls) {
     case PTX_IC_SFU:
     case PTX_IC_INTDIV:
@@ -636,7 +636,13 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
       }
       return;
     }
-    default:  // integer and f32 arithmetic, moves, branches, shared/local/param/const accesses, warp functions
+    case PTX_IC_SHARED:  // the SM's shared memory, bank conflicts included
+      out.shared(reg(wi.dst), wi.active, passes, reg(wi.src[0]), reg(wi.src[1]));
+      return;
+    case PTX_IC_LOCAL:  // a thread's local memory: taken as an L1-resident access, a shared-memory latency
+      out.shared(reg(wi.dst), wi.active, 1, reg(wi.src[0]), reg(wi.src[1]));
+      return;
+    default:  // integer and f32 arithmetic, moves, branches, param/const accesses, warp functions
       out.alu(reg(wi.dst), wi.active, reg(wi.src[0]), reg(wi.src[1]), reg(wi.src[2]));
       return;
   }
@@ -645,12 +651,12 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
 // Shared memory has 32 banks of 4 bytes: lanes reaching different words of one
 // bank take one pass each (the same word is a broadcast). Counted by the first
 // word a lane touches.
-void PtxKernel::count(const ptx_winst& wi) const {
+unsigned PtxKernel::count(const ptx_winst& wi) const {
   ++insts_;
   ++by_class_[wi.cls];
   lanes_ += static_cast<uint64_t>(__builtin_popcount(wi.active));
   if (wi.cls == PTX_IC_ATOMIC) atomic_lanes_ += static_cast<uint64_t>(__builtin_popcount(wi.active));
-  if (wi.cls != PTX_IC_SHARED || !wi.active) return;
+  if (wi.cls != PTX_IC_SHARED || !wi.active) return 1;
   ++shared_;
   uint32_t seen = 0;
   bool distinct = true;
@@ -660,7 +666,7 @@ void PtxKernel::count(const ptx_winst& wi) const {
       distinct = !(seen & bank);
       seen |= bank;
     }
-  if (distinct) return;
+  if (distinct) return 1;
   unsigned worst = 1;  // the most distinct words in one bank
   for (unsigned l = 0; l < kWarpSize; ++l) {
     if (!((wi.active >> l) & 1u)) continue;
@@ -682,6 +688,7 @@ void PtxKernel::count(const ptx_winst& wi) const {
     worst = std::max(worst, words);
   }
   conflicts_ += worst - 1;
+  return worst;
 }
 
 void PtxKernel::counters(std::vector<KernelCounter>* out) const {

@@ -144,7 +144,7 @@ class PtxKernel : public Kernel {
   mutable std::map<uint32_t, CtaState> live_;
   mutable std::vector<ptx_cta*> pool_;
   // per-launch counters (counters())
-  void count(const ptx_winst& wi) const;
+  unsigned count(const ptx_winst& wi) const;  // returns a shared access's passes over the banks
   mutable uint64_t by_class_[PTX_IC_COUNT] = {};
   mutable uint64_t lanes_ = 0, insts_ = 0, shared_ = 0, conflicts_ = 0, atomic_lanes_ = 0;
 };

@@ -35,6 +35,7 @@ struct SmCfg {                   // gpu.core_clock_mhz, sm.*
   WarpSched sched = WarpSched::GreedyThenOldest;
   unsigned alu_latency = 0;      // cycles (dependent-issue latency of ALU ops)
   unsigned sfu_latency = 0;      // cycles
+  unsigned shared_latency = 0;   // cycles (a shared-memory access without bank conflict)
   unsigned ldst_per_cycle = 0;   // memory instructions accepted by the LD/ST unit per cycle
 };
 

@@ -27,14 +27,17 @@ constexpr uint16_t kNoBlock = 0xffff;  // WarpInst::block of an instruction outs
 
 // Warp instruction classes. Alu/Sfu are latency classes (SmCfg::alu_latency,
 // sfu_latency); Load/Store are global-memory accesses through the coalescer
-// and L1; Barrier is CTA-wide (__syncthreads); Exit ends the warp.
-enum class Op : uint8_t { Alu, Sfu, Load, Store, Barrier, Exit };
+// and L1; Barrier is CTA-wide (__syncthreads); Exit ends the warp; Shared is
+// an access to the SM's shared memory, a latency class too (shared_latency,
+// plus a cycle for each extra pass a bank conflict costs: WarpInst::passes).
+enum class Op : uint8_t { Alu, Sfu, Load, Store, Barrier, Exit, Shared };
 
 struct WarpInst {
   Op op = Op::Exit;
   uint8_t dst = kNoReg;                       // written register (Alu/Sfu/Load)
   uint8_t src[3] = {kNoReg, kNoReg, kNoReg};  // read registers
   uint8_t bytes = 4;                          // per thread, Load/Store: 4 or 8
+  uint8_t passes = 1;                         // Shared: passes over the banks (1 = no bank conflict)
   uint32_t active = 0;                        // active lanes (bit i = lane i)
   uint64_t addr[kWarpSize];                   // Load/Store: byte address per lane (naturally aligned)
   uint64_t data[kWarpSize];                   // Store: value per lane (low `bytes` bytes, little endian);
@@ -58,6 +61,12 @@ struct WarpInst {
   void sfu(uint8_t d, uint32_t mask, uint8_t s0 = kNoReg, uint8_t s1 = kNoReg) {
     op = Op::Sfu;
     set(d, mask, s0, s1, kNoReg);
+  }
+  // A shared-memory access taking `npasses` passes over the banks.
+  void shared(uint8_t d, uint32_t mask, unsigned npasses, uint8_t s0 = kNoReg, uint8_t s1 = kNoReg) {
+    op = Op::Shared;
+    set(d, mask, s0, s1, kNoReg);
+    passes = static_cast<uint8_t>(npasses < 1 ? 1 : npasses > 32 ? 32 : npasses);
   }
   // Addresses are filled by the caller (addr[lane] for active lanes).
   void load(uint8_t d, uint32_t mask, unsigned nbytes, uint8_t addr_reg = kNoReg) {
@@ -91,6 +100,7 @@ struct WarpInst {
   void set(uint8_t d, uint32_t mask, uint8_t s0, uint8_t s1, uint8_t s2) {
     dst = d;
     active = mask;
+    passes = 1;
     src[0] = s0;
     src[1] = s1;
     src[2] = s2;

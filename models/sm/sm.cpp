@@ -178,7 +178,7 @@ void Sm::kernel_boundary() {
 }
 
 std::string Sm::debug_state() const {
-  static const char* const kOp[] = {"alu", "sfu", "load", "store", "barrier", "exit"};
+  static const char* const kOp[] = {"alu", "sfu", "load", "store", "barrier", "exit", "shared"};
   std::string s = std::string(name()) + ": cycle " + std::to_string(last_cycle_) + ", ctas " +
                   std::to_string(ctas_live_) + ", memq " + std::to_string(memq_count_) +
                   (l1_blocked_ ? " (L1 blocked)" : "") + ", outq " + std::to_string(outq_count_) +
@@ -592,9 +592,12 @@ void Sm::issue(unsigned slot, uint64_t c) {
   unclassify(slot);
   switch (in.op) {
     case Op::Alu:
-    case Op::Sfu: {
+    case Op::Sfu:
+    case Op::Shared: {
       if (in.dst != kNoReg) {
-        const uint64_t r = c + (in.op == Op::Alu ? cfg_.alu_latency : cfg_.sfu_latency);
+        const uint64_t r = c + (in.op == Op::Alu   ? cfg_.alu_latency
+                                : in.op == Op::Sfu ? cfg_.sfu_latency
+                                                   : cfg_.shared_latency + in.passes - 1u);
         w.reg_ready[in.dst] = r;
         w.max_ready = std::max(w.max_ready, r);
       }
