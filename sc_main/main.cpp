@@ -206,6 +206,8 @@ static int describe_main(const std::string& what, const std::string& config, con
 static int cuda_run_main(const std::string& prog, const std::vector<std::string>& args, const std::string& config,
                          std::vector<std::string> sets, int64_t seed, bool check, const std::string& out, bool force,
                          const std::string& vcd, bool quiet, double heartbeat);
+static int cuda_functional_main(const std::string& prog, const std::vector<std::string>& args,
+                                const std::string& config, const std::vector<std::string>& sets, bool quiet);
 
 static int cli_main(int argc, char** argv) {
   CLI::App app{"strata " + std::string(version()) +
@@ -288,6 +290,10 @@ static int cli_main(int argc, char** argv) {
   std::vector<std::string> cuda_args;
   cuda_run->add_option("program", cuda_prog, "the program (strata cuda build ... -o PROG)")->required();
   cuda_run->add_option("args", cuda_args, "the program's own arguments (after --)");
+  bool cuda_functional = false;
+  cuda_run->add_flag("--functional", cuda_functional,
+                     "no timing model: the kernels run on the PTX executor alone (a quick check of a program; "
+                     "reports warp instructions per host second)");
   memtrace->add_option("--format", mt_format, "trace format: stl (DRAMSys), rstl (DRAMSys, relative times), addr "
                                               "(Ramulator '0xADDR R|W', Ramulator 2 'LD|ST|R|W 0xADDR'), dramsim3 "
                                               "('0xADDR READ|WRITE CYCLE'), auto (from the first line and .rstl)")
@@ -415,6 +421,7 @@ static int cli_main(int argc, char** argv) {
                    cuda_prog.c_str(), fs::exists(cuda_prog) ? "a file that is not executable" : "no such file");
       return kExitBadInput;
     }
+    if (cuda_functional) return cuda_functional_main(cuda_prog, cuda_args, config, sets, quiet);
     return cuda_run_main(cuda_prog, cuda_args, config, sets, seed, check, out, force, vcd, quiet, heartbeat);
   }
   if (!trace.empty()) {  // GPU trace: the `accelsim` workload reads it (workloads/accelsim.cpp)
@@ -486,6 +493,37 @@ static int cuda_run_main(const std::string& prog, const std::vector<std::string>
     const int rc = platform.run();
     if (cp && rc == kExitFailure && cp->exit_status() > 0) return cp->exit_status();  // the program's own failure
     return rc;
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "strata: %s\n", e.what());
+    return kExitBadInput;
+  }
+}
+
+// `strata cuda run --functional PROG -- ARGS`: the program on the PTX executor alone (no platform, no
+// stats files); the config gives what cudaGetDeviceProperties reports. The exit status is the program's,
+// or 2 for a PTX error.
+static int cuda_functional_main(const std::string& prog, const std::vector<std::string>& args,
+                                const std::string& config, const std::vector<std::string>& sets, bool quiet) {
+  try {
+    Config cfg;
+    cfg.load(Config::resolve(config.empty() ? "baseline_hbm2" : config), sets);
+    CudaProgram p(prog, args, cuda_device(cfg));
+    bstore golden;
+    if (bstore_init(&golden) != 0) throw std::bad_alloc();
+    const auto t0 = std::chrono::steady_clock::now();
+    const uint64_t insts = p.run_functional(&golden);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    bstore_free(&golden);
+    if (!p.error().empty()) {
+      std::fprintf(stderr, "strata: %s\n", p.error().c_str());
+      return kExitBadInput;
+    }
+    if (!quiet)
+      std::printf("strata cuda run --functional: %s: %llu launches, %llu warp instructions in %.3f s host "
+                  "(%.3g warp instructions/s), exit status %d\n", prog.c_str(),
+                  static_cast<unsigned long long>(p.launches()), static_cast<unsigned long long>(insts), s,
+                  s > 0 ? static_cast<double>(insts) / s : 0.0, p.exit_status());
+    return p.exit_status() < 0 ? kExitFailure : p.exit_status();
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());
     return kExitBadInput;

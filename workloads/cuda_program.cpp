@@ -477,7 +477,46 @@ bool CudaProgram::on_launch(const std::vector<unsigned char>& body) {
   return true;
 }
 
+uint64_t CudaProgram::run_functional(bstore* golden) {
+  init(golden, nullptr);
+  uint64_t insts = 0;
+  while (next_kernel()) {
+    const int64_t n = current_->run_functional();
+    if (n < 0) continue;  // failed: the next call ends the program
+    insts += static_cast<uint64_t>(n);
+  }
+  return insts;
+}
+
 // ---------------------------------------------------------------- PtxKernel
+
+int64_t PtxKernel::run_functional() {
+  uint64_t total = 0;
+  ptx_cta* c = nullptr;
+  char err[512];
+  for (uint32_t i = 0; i < ctas; ++i) {
+    const uint32_t id[3] = {i % launch_.grid[0], (i / launch_.grid[0]) % launch_.grid[1],
+                            i / (launch_.grid[0] * launch_.grid[1])};
+    if (!c) {
+      if (ptx_cta_init(&c, &launch_, id, err, sizeof err) != 0) {
+        prog_->fail(err);
+        return -1;
+      }
+    } else {
+      ptx_cta_reset(c, id);
+    }
+    uint64_t n = 0;
+    const int rc = ptx_cta_run(c, &n);
+    total += n;
+    if (rc != 0) {
+      prog_->fail(ptx_cta_error(c));
+      ptx_cta_free(c);
+      return -1;
+    }
+  }
+  if (c) ptx_cta_free(c);
+  return static_cast<int64_t>(total);
+}
 
 PtxKernel::PtxKernel(CudaProgram* prog, const ptx_kernel* k, const std::string& name, const uint32_t grid[3],
                      const uint32_t block[3], const void* params, size_t params_size, uint32_t dyn_shared)
@@ -583,7 +622,7 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
       out.exit(w.mask);
       warp_done(w);
       return;
-    case PTX_STEP_EXITED:
+    case PTX_STEP_EXITED:  // its exit (or the kernel's ret) ended the warp: the SM's Exit
       out.exit(w.mask);
       warp_done(w);
       return;

@@ -65,6 +65,10 @@ class CudaProgram : public Program {
   void fail(const std::string& why);
   bool failed() const { return !error_.empty(); }
   uint64_t launches() const { return launches_; }
+  // The program without the timing model (`strata cuda run --functional`): every launch runs CTA by CTA
+  // on the PTX executor over `golden`. Returns the warp instructions executed; exit_status() and error()
+  // tell how it ended.
+  uint64_t run_functional(bstore* golden);
 
  protected:
   void init_data() override;
@@ -121,6 +125,9 @@ class PtxKernel : public Kernel {
   ~PtxKernel() override;
   void warp_begin(WarpCtx& w) const override;
   void warp_next(WarpCtx& w, WarpInst& out) const override;
+  // All CTAs in order on the executor (no timing): the warp instructions, or -1 with the error reported
+  // to the program.
+  int64_t run_functional();
   // insts.<class> (PTX instruction classes), active_lanes (average per warp instruction: divergence),
   // shared_accesses and shared_bank_conflicts (extra passes of 32 four-byte banks), atomic_lanes.
   void counters(std::vector<KernelCounter>* out) const override;

@@ -17,6 +17,8 @@ usage: cuda_test.py CASE STRATA PROGS_DIR WORK_DIR
             identical stats
   check     vecadd (docs/cuda.md's example) under --check: every load agrees with the golden memory
   status    a program that fails its own check (exit 3 on purpose) makes strata exit 3
+  functional  --functional (the PTX executor without the timing model): the program passes its check,
+            executes as many warp instructions as the timed run, passes its status; a PTX error exits 2
   run-bad   one line and exit 2: a missing program, a file that is not executable, --workload with a
             program, an instruction the PTX executor does not implement (naming it)
 """
@@ -171,6 +173,25 @@ def case_status(strata, progs, work):
     check("0 wrong" in r.stdout, f"the program's output is missing: {r.stdout!r}")
 
 
+def case_functional(strata, progs, work):
+    prog = build(strata, progs, work, "selfcheck.cu", "selfcheck")
+    r = run([strata, "cuda", "run", "--functional", prog, "--", "2048"])
+    check(r.returncode == 0, f"--functional: exit {r.returncode}: {r.stderr}")
+    check("selfcheck: n 2048, 54 propagation launches, 0 wrong" in r.stdout, f"the program's output: {r.stdout!r}")
+    m = re.search(r"--functional: \S+: (\d+) launches, (\d+) warp instructions", r.stdout)
+    check(m and m.group(1) == "57", f"the functional summary: {r.stdout!r}")
+    # the same warp instructions as the timed run executes (the executor is the same)
+    out = os.path.join(work, "out")
+    t = run([strata, "cuda", "run", prog, "--quiet", "--out", out, "--", "2048"])
+    check(t.returncode == 0, f"timed run: {t.stderr}")
+    check(stats_of(out)["gpu.warp_instructions"] == int(m.group(2)),
+          f"timed {stats_of(out)['gpu.warp_instructions']} vs functional {m.group(2)} warp instructions")
+    r = run([strata, "cuda", "run", "--functional", prog, "--", "256", "1"])
+    check(r.returncode == 3, f"--functional passes the program's status: {r.returncode}")
+    un = build(strata, progs, work, "unsupported.cu", "unsupported")
+    one_line_exit2(run([strata, "cuda", "run", "--functional", un]), "--functional, unsupported instruction", "brkpt")
+
+
 def case_run_bad(strata, progs, work):
     one_line_exit2(run([strata, "cuda", "run", os.path.join(work, "nope")]), "a missing program", "no such file")
     one_line_exit2(run([strata, "cuda", "run", os.path.join(progs, "selfcheck.cu")]), "a file that is not executable",
@@ -190,7 +211,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     {"features": case_features, "multi": case_multi, "bad": case_bad, "run": case_run, "check": case_check,
-     "status": case_status, "run-bad": case_run_bad}[case](strata, progs, work)
+     "status": case_status, "run-bad": case_run_bad, "functional": case_functional}[case](strata, progs, work)
     print(f"cuda {case}: ok")
     return 0
 
