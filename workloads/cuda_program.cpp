@@ -201,6 +201,13 @@ void CudaProgram::write_mem(uint64_t addr, const void* src, size_t n) {
 Kernel* CudaProgram::next_kernel() {
   if (awaiting_launch_reply_) {  // the previous launch has finished
     awaiting_launch_reply_ = false;
+    // Atomics are performed at fetch on the golden memory and reach the memory system as stores of
+    // their result, in the order the timing model delivers them, which need not be the order they were
+    // performed in: the lines they updated are rewritten from the golden memory (zero time) once the
+    // launch has ended, so that later launches and --check see the performed order's values. (An atomic
+    // request type performed at the L2 will replace this: docs/cuda.md.)
+    if (current_ && hooks_.write_device)
+      for (uint64_t a : current_->atomic_lines()) hooks_.write_device(a, 8);  // the line holding word a
     if (!failed()) reply(0);
   }
   current_.reset();
@@ -657,6 +664,10 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
         out.addr[l] = wi.addr[l];
         if (!store || !((wi.active >> l) & 1u)) continue;
         // the bytes the instruction left in memory (an atomic's result; a vector's halves)
+        if (wi.cls == PTX_IC_ATOMIC) {
+          const uint64_t word = wi.addr[l] & ~uint64_t(7);
+          if (word != last_atomic_line_) atomic_lines_.insert(last_atomic_line_ = word);
+        }
         if (wi.cls == PTX_IC_STORE && wi.bytes <= 8) out.data[l] = wi.data[l];
         else {
           out.data[l] = 0;

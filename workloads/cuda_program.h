@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <unordered_set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -128,6 +129,9 @@ class PtxKernel : public Kernel {
   // All CTAs in order on the executor (no timing): the warp instructions, or -1 with the error reported
   // to the program.
   int64_t run_functional();
+  // 8-byte words an atomic of this launch updated (CudaProgram rewrites their lines into the devices
+  // when it ends).
+  const std::unordered_set<uint64_t>& atomic_lines() const { return atomic_lines_; }
   // insts.<class> (PTX instruction classes), active_lanes (average per warp instruction: divergence),
   // shared_accesses and shared_bank_conflicts (extra passes of 32 four-byte banks), atomic_lanes.
   void counters(std::vector<KernelCounter>* out) const override;
@@ -154,6 +158,8 @@ class PtxKernel : public Kernel {
   unsigned count(const ptx_winst& wi) const;  // returns a shared access's passes over the banks
   mutable uint64_t by_class_[PTX_IC_COUNT] = {};
   mutable uint64_t lanes_ = 0, insts_ = 0, shared_ = 0, conflicts_ = 0, atomic_lanes_ = 0;
+  mutable std::unordered_set<uint64_t> atomic_lines_;
+  mutable uint64_t last_atomic_line_ = ~0ull;
 };
 
 }  // namespace strata

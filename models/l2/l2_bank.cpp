@@ -747,4 +747,11 @@ void L2Bank::mem_response(tlm_generic_payload& gp) {
   }
 }
 
+void L2Bank::write_functional(uint64_t line, const unsigned char* bytes) {
+  const int way = cache_find(&c_, line);
+  if (way < 0) return;
+  unsigned char* d = cache_data_at(&c_, cache_set_of(&c_, line), static_cast<uint32_t>(way));
+  if (d) std::memcpy(d, bytes, kLineBytes);
+}
+
 }  // namespace strata

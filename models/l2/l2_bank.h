@@ -156,6 +156,11 @@ class L2Bank : public sc_core::sc_module {
   void queue_response(tlm::tlm_generic_payload& gp, const sc_core::sc_time& lookup, uint8_t sectors);
   void issue_fill(int m, uint64_t line, uint8_t sectors, uint8_t mem_type);
   void writeback(uint64_t line, const cache_line& l, const unsigned char* data);
+ public:
+  // A host's write between kernels (a CUDA program's cudaMemcpy, zero simulated time): the bank's copy of
+  // `line`, if it holds one, takes the new bytes (kLineBytes), so that later hits return them.
+  void write_functional(uint64_t line, const unsigned char* bytes);
+ private:
   void push_down(tlm::tlm_generic_payload* gp);
   void send_down();
   void send_up();

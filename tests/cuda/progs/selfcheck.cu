@@ -48,6 +48,19 @@ __global__ void strided(int* out) {
   out[threadIdx.x] = s[((threadIdx.x + 1) % 32) * 2] + 1;  // the next lane's value
 }
 
+// Host data that changes between launches of a kernel that reads it (iterative programs copy new
+// coefficients each round): the second launch must see the new values, also where the L2 kept a copy.
+__global__ void twice(const int* coef, int* out) { out[threadIdx.x] = coef[threadIdx.x] * 2; }
+
+// Contended atomics from every SM on four words, read by the next launch: it must see the final counts.
+__global__ void count4(unsigned* bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&bins[i % 4], 1u);
+}
+__global__ void copy4(const unsigned* bins, unsigned* out) {
+  if (threadIdx.x < 4) out[threadIdx.x] = bins[threadIdx.x];
+}
+
 int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 4096;
   int fail_on_purpose = argc > 2 ? atoi(argv[2]) : 0;
@@ -100,6 +113,26 @@ int main(int argc, char** argv) {
   cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost);
   for (int i = 0; i < 32; ++i) bad += out[i] != (i + 1) % 32 + 1;
   cudaFree(dout);
+  int coef[32], *dcoef, *dres;
+  cudaMalloc(&dcoef, sizeof coef);
+  cudaMalloc(&dres, sizeof out);
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 32; ++i) coef[i] = i + 100 * round;
+    cudaMemcpy(dcoef, coef, sizeof coef, cudaMemcpyHostToDevice);
+    twice<<<1, 32>>>(dcoef, dres);
+    cudaMemcpy(out, dres, sizeof out, cudaMemcpyDeviceToHost);
+    for (int i = 0; i < 32; ++i) bad += out[i] != 2 * (i + 100 * round);
+  }
+  cudaFree(dcoef), cudaFree(dres);
+  unsigned* dbins, *dcopy, copy[4];
+  cudaMalloc(&dbins, sizeof copy);
+  cudaMalloc(&dcopy, sizeof copy);
+  cudaMemset(dbins, 0, sizeof copy);
+  count4<<<blocks, BLOCK>>>(dbins, n);
+  copy4<<<1, 32>>>(dbins, dcopy);
+  cudaMemcpy(copy, dcopy, sizeof copy, cudaMemcpyDeviceToHost);
+  for (int i = 0; i < 4; ++i) bad += copy[i] != (unsigned)(n / 4 + (i < n % 4));
+  cudaFree(dbins), cudaFree(dcopy);
   if (cudaGetLastError() != cudaSuccess) ++bad;
   printf("selfcheck: n %d, %d propagation launches, %d wrong\n", n, launches, bad);
   cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dx), cudaFree(dtotal), cudaFree(dl[0]), cudaFree(dl[1]), cudaFree(dchanged);
