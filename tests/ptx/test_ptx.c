@@ -25,13 +25,21 @@ static ptx_module *parse_ok(const char *text) {
 }
 
 static ptx_module *g_k; /* kernels.ptx */
+#ifdef PTX_KERNELS
+static const char *g_kernels_path = PTX_KERNELS;
+#else
+static const char *g_kernels_path = NULL;
+#endif
 
 static int setup_kernels(void **st) {
   (void)st;
-#ifdef PTX_KERNELS
+  if (g_kernels_path) {
   size_t n;
-  char *t = read_file(PTX_KERNELS, &n);
-  if (!t) return -1;
+  char *t = read_file(g_kernels_path, &n);
+  if (!t) {
+    fprintf(stderr, "cannot read %s\n", g_kernels_path);
+    return -1;
+  }
   char err[400];
   int rc = ptx_parse(t, n, "kernels.ptx", &g_k, err, sizeof err);
   free(t);
@@ -43,7 +51,7 @@ static int setup_kernels(void **st) {
     fprintf(stderr, "%s\n", err);
     return -1;
   }
-#endif
+  }
   return 0;
 }
 static int teardown_kernels(void **st) {
@@ -987,7 +995,9 @@ static void determinism(void **st) {
   free(snap);
 }
 
-int main(void) {
+/* argv[1]: the kernels' PTX (default: the build's kernels.ptx, clang -O2) */
+int main(int argc, char **argv) {
+  if (argc > 1) g_kernels_path = argv[1];
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(divergence_nested_if), cmocka_unit_test(divergence_loops),
       cmocka_unit_test(divergence_early_return), cmocka_unit_test(divergence_exit),
