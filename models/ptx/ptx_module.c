@@ -141,8 +141,14 @@ static bool parse_vartype(P *p, vartype *vt, bool allow_ptr) {
       vt->vec = p->t.s[2] == '2' ? 2 : 4;
       pp_next(p);
     } else if (allow_ptr && pp_word(p, ".ptr")) {
+      /* .ptr [.space] [.align N]: attributes of the pointee, not of the parameter */
       pp_next(p);
       if (pp_word(p, ".global") || pp_word(p, ".shared") || pp_word(p, ".const") || pp_word(p, ".local")) pp_next(p);
+      if (pp_word(p, ".align")) {
+        pp_next(p);
+        uint64_t a = 0;
+        if (!expect_uint(p, "an alignment", &a)) return false;
+      }
     } else if (p->t.k == TK_WORD && p->t.n > 1 && p->t.s[0] == '.' && pp_type_of(p->t.s + 1, p->t.n - 1) != TY_NONE &&
                vt->ty == TY_NONE) {
       vt->ty = pp_type_of(p->t.s + 1, p->t.n - 1);
