@@ -491,6 +491,12 @@ static int cuda_run_main(const std::string& prog, const std::vector<std::string>
     Platform platform(cfg, opt);
     platform.build();
     const int rc = platform.run();
+    // program.txt: which program ran, with which arguments, and how it ended (config.txt's workload.* keys
+    // do not apply to a CUDA run).
+    std::ofstream pt(opt.out_dir + "/program.txt");
+    pt << "# the CUDA program of this run (strata cuda run)\nprogram = " << fs::absolute(prog).string() << "\nargs =";
+    for (const std::string& a : args) pt << " " << a;
+    pt << "\nlaunches = " << (cp ? cp->launches() : 0) << "\nexit_status = " << (cp ? cp->exit_status() : -1) << "\n";
     if (cp && rc == kExitFailure && cp->exit_status() > 0) return cp->exit_status();  // the program's own failure
     return rc;
   } catch (const ConfigError& e) {

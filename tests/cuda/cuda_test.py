@@ -133,6 +133,9 @@ def case_run(strata, progs, work):
         check("selfcheck: n 2048, 54 propagation launches, 0 wrong" in r.stdout,
               f"run {i}: the program's output is missing or wrong: {r.stdout!r}")
         outs.append(stats_of(out))
+        with open(os.path.join(out, "program.txt")) as f:
+            pt = f.read()
+        check(f"program = {prog}\nargs = 2048\nlaunches = 61\nexit_status = 0\n" in pt, f"program.txt: {pt!r}")
     check(outs[0] == outs[1], "two runs of the same program gave different stats")
     s = outs[0]
     names = {k.split(".")[2] for k in s if k.startswith("kernel.")}
