@@ -39,3 +39,35 @@ function(strata_add_module_test name)
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES LABELS module)
 endfunction()
+
+# strata_add_cuda_program(NAME SOURCES src... [DEPENDS file...] [OPTIONS opt...]): builds the CUDA
+# program NAME (into bin/ of the current binary folder) from its .cu/.c/.cpp sources with `strata cuda build`
+# (docs/cuda.md), rebuilt when a source, a listed dependency (headers), strata or Strata's CUDA runtime
+# changes. The target NAME is built by default; its property STRATA_CUDA_PROGRAM holds the program's
+# path (for add_test: $<TARGET_PROPERTY:NAME,STRATA_CUDA_PROGRAM>). OPTIONS go to `strata cuda build`
+# (-I DIR, -D NAME=VAL, -O LEVEL).
+function(strata_add_cuda_program name)
+  cmake_parse_arguments(_cp "" "" "SOURCES;DEPENDS;OPTIONS" ${ARGN})
+  if(NOT _cp_SOURCES)
+    message(FATAL_ERROR "strata_add_cuda_program(${name}): no SOURCES")
+  endif()
+  set(_srcs "")
+  foreach(_s ${_cp_SOURCES})
+    get_filename_component(_abs ${_s} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    list(APPEND _srcs ${_abs})
+  endforeach()
+  set(_deps "")
+  foreach(_s ${_cp_DEPENDS})
+    get_filename_component(_abs ${_s} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    list(APPEND _deps ${_abs})
+  endforeach()
+  set(_out ${CMAKE_CURRENT_BINARY_DIR}/bin/${name})
+  file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/bin)
+  add_custom_command(OUTPUT ${_out}
+    COMMAND $<TARGET_FILE:strata> cuda build ${_srcs} ${_cp_OPTIONS} -o ${_out}
+    DEPENDS ${_srcs} ${_deps} strata strata_cudart
+    COMMENT "strata cuda build ${name}"
+    VERBATIM)
+  add_custom_target(${name} ALL DEPENDS ${_out})
+  set_target_properties(${name} PROPERTIES STRATA_CUDA_PROGRAM ${_out})
+endfunction()
