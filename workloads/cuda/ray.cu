@@ -26,15 +26,6 @@ struct box {
   float lo[3], hi[3];
 };
 
-// a * b + c rounded twice on the GPU as on the host (no fused multiply-add), so both walk alike
-__host__ __device__ static inline float madd(float a, float b, float c) {
-#ifdef __CUDA_ARCH__
-  return __fadd_rn(__fmul_rn(a, b), c);
-#else
-  return a * b + c;
-#endif
-}
-
 // slab test: the entry distance of the ray into the box, or a negative value for a miss
 __host__ __device__ static inline float slab(const float* lo, const float* hi, const float* o, const float* inv,
                                              float tmax) {
@@ -82,31 +73,34 @@ __host__ __device__ static int walk(const struct node* nodes, const struct box* 
   return hit;
 }
 
+// the pixel's primary hit (box index + 1, 0 for none); *second gets the reflected ray's hit the same way
 __host__ __device__ static int shade(const struct node* nodes, const struct box* boxes, int px, int py, int w,
-                                     int h, int* visits) {
+                                     int h, int* visits, int* second) {
   float o[3] = {0.5f, 0.5f, -1.0f}, d[3] = {((float)px + 0.5f) / w - 0.5f, ((float)py + 0.5f) / h - 0.5f, 1.0f};
   float t;
   int first = walk(nodes, boxes, o, d, &t, visits);
+  *second = 0;
   if (first == NOHIT) return 0;
   // reflect off the face that was hit: the axis whose slab gave the entry distance
   float p[3], r[3];
   int axis = 0;
   float bestgap = 1e30f;
   for (int a = 0; a < 3; ++a) {
-    p[a] = madd(t, d[a], o[a]);
+    p[a] = fmaf(t, d[a], o[a]);  // fused on both sides, so host and GPU reflect alike
     float gap = fminf(fabsf(p[a] - boxes[first].lo[a]), fabsf(p[a] - boxes[first].hi[a]));
     if (gap < bestgap) bestgap = gap, axis = a;
   }
   for (int a = 0; a < 3; ++a) r[a] = a == axis ? -d[a] : d[a];
-  int second = walk(nodes, boxes, p, r, &t, visits);
-  return 1 + first + (second == NOHIT ? 0 : (second + 1) << 20);
+  *second = 1 + walk(nodes, boxes, p, r, &t, visits);
+  return 1 + first;
 }
 
 __global__ void ray_render(const struct node* nodes, const struct box* boxes, int* image, int* visits, int w, int h) {
   int x = blockIdx.x * TX + threadIdx.x, y = blockIdx.y * TY + threadIdx.y;
   if (x >= w || y >= h) return;
-  int v = 0;
-  image[y * w + x] = shade(nodes, boxes, x, y, w, h, &v);
+  int v = 0, second;
+  image[2 * (y * w + x)] = shade(nodes, boxes, x, y, w, h, &v, &second);
+  image[2 * (y * w + x) + 1] = second;
   visits[y * w + x] = v;
 }
 
@@ -168,33 +162,34 @@ int main(int argc, char** argv) {
   int *d_image, *d_visits;
   BENCH_CUDA(cudaMalloc(&d_nodes, used * sizeof(struct node)));
   BENCH_CUDA(cudaMalloc(&d_boxes, S * sizeof(struct box)));
-  BENCH_CUDA(cudaMalloc(&d_image, w * h * sizeof(int)));
+  BENCH_CUDA(cudaMalloc(&d_image, 2 * w * h * sizeof(int)));
   BENCH_CUDA(cudaMalloc(&d_visits, w * h * sizeof(int)));
   cudaMemcpy(d_nodes, nodes, used * sizeof(struct node), cudaMemcpyHostToDevice);
   cudaMemcpy(d_boxes, g_boxes, S * sizeof(struct box), cudaMemcpyHostToDevice);
   dim3 block(TX, TY), grid((w + TX - 1) / TX, (h + TY - 1) / TY);
   ray_render<<<grid, block>>>(d_nodes, d_boxes, d_image, d_visits, w, h);
   BENCH_CUDA(cudaGetLastError());
-  int* image = (int*)bench_alloc(w * h * sizeof(int));
+  int* image = (int*)bench_alloc(2 * w * h * sizeof(int));
   int* visits = (int*)bench_alloc(w * h * sizeof(int));
-  cudaMemcpy(image, d_image, w * h * sizeof(int), cudaMemcpyDeviceToHost);
+  cudaMemcpy(image, d_image, 2 * w * h * sizeof(int), cudaMemcpyDeviceToHost);
   cudaMemcpy(visits, d_visits, w * h * sizeof(int), cudaMemcpyDeviceToHost);
 
   // CPU reference: the same walk per pixel
   long long total = 0;
-  int hits = 0;
+  int hits = 0, reflected = 0;
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
-      int v = 0, want = shade(nodes, g_boxes, x, y, w, h, &v);
-      if (image[y * w + x] != want || visits[y * w + x] != v) {
-        printf("ray: pixel %d,%d shows %d after %d visits, expected %d after %d\n", x, y, image[y * w + x],
-               visits[y * w + x], want, v);
+      int v = 0, second, want = shade(nodes, g_boxes, x, y, w, h, &v, &second), at = y * w + x;
+      if (image[2 * at] != want || image[2 * at + 1] != second || visits[at] != v) {
+        printf("ray: pixel %d,%d shows boxes %d and %d after %d visits, expected %d and %d after %d\n", x, y,
+               image[2 * at] - 1, image[2 * at + 1] - 1, visits[at], want - 1, second - 1, v);
         return 1;
       }
       total += v;
       hits += want != 0;
+      reflected += second != 0;
     }
-  printf("ray: %d boxes, %d BVH nodes, %dx%d pixels, %d hit, %.1f node visits per pixel: ok\n", S, used, w, h, hits,
-         (double)total / (w * h));
+  printf("ray: %d boxes, %d BVH nodes, %dx%d pixels, %d hit, %d reflections hit, %.1f node visits per pixel: ok\n", S,
+         used, w, h, hits, reflected, (double)total / (w * h));
   return 0;
 }
