@@ -164,7 +164,7 @@ static void build_tree(struct tree* t, int n, const float* px, const float* py, 
 }
 
 int main(int argc, char** argv) {
-  int n = bench_arg(argc, argv, 1, 16384, "BODIES");
+  int n = bench_arg(argc, argv, 1, 4096, "BODIES");
   int steps = bench_arg(argc, argv, 2, 2, "STEPS");
   int seed = bench_arg(argc, argv, 3, 1, "SEED");
   uint64_t s = (uint64_t)seed;
