@@ -1287,6 +1287,7 @@ static bool decode(ctx *c) {
     return simple(c, K_RET, PTX_IC_BRANCH, 0);
   }
   if (IS("exit")) return simple(c, K_EXIT, PTX_IC_EXIT, 0);
+  if (IS("trap")) return simple(c, K_TRAP, PTX_IC_EXIT, 0);
   if (IS("bar")) return d_bar(c, false);
   if (IS("barrier")) return d_bar(c, true);
   if (IS("membar") || IS("fence")) {

@@ -1119,6 +1119,8 @@ static ptx_step_status step(ptx_cta *c, unsigned wi, ptx_winst *out) {
         return PTX_STEP_EXITED;
       }
       goto done;
+    case K_TRAP:
+      return fault(c, in, "trap executed (thread %u)", wi * PTX_WARP + (unsigned)__builtin_ctz(m));
     case K_BAR: {
       const uint64_t *A = reg(w, in->s[0]);
       unsigned first = act ? (unsigned)__builtin_ctz(act) : 0;

@@ -956,6 +956,13 @@ static void unsupported_instruction(void **st) {
   assert_int_equal(hm_launch(m, "k", kOne, block, 0, 1, args, NULL, err, sizeof err), -1);
   assert_non_null(strstr(err, "t.ptx:5: kernel k, CTA (0,0,0): global store of 4 bytes at 0x8 faulted"));
   ptx_free(m);
+  /* trap stops the run when a thread executes it, not at load */
+  m = parse_ok(".entry k()\n{\n  .reg .b32 %r<2>;\n  .reg .pred %p<2>;\n  mov.u32 %r1, %tid.x;\n"
+               "  setp.eq.u32 %p1, %r1, 37;\n  @%p1 trap;\n  ret;\n}\n");
+  block[0] = 64;
+  assert_int_equal(hm_launch(m, "k", kOne, block, 0, 0, NULL, NULL, err, sizeof err), -1);
+  assert_non_null(strstr(err, "t.ptx:7: kernel k, CTA (0,0,0): trap executed (thread 37)"));
+  ptx_free(m);
   /* a barrier that never completes */
   m = parse_ok(".entry k()\n{\n  .reg .b32 %r<2>;\n  .reg .pred %p<2>;\n  mov.u32 %r1, %tid.x;\n"
                "  setp.lt.u32 %p1, %r1, 32;\n  @%p1 bra A;\n  bar.sync 1, 64;\n  ret;\nA:\n  bar.sync 0;\n  ret;\n}\n");
