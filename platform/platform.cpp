@@ -437,6 +437,7 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
         throw ConfigError(std::string("mem.device: ") + err);
       for (unsigned r = 0; r < md.ranks; ++r) {
         m.rank_kind[d][r] = static_cast<uint8_t>(dram_mem_kind(md.at(c, r)));
+        m.rank_tech[d][r] = md.at(c, r)->tech_id;
         m.rank_trcd[d][r] = md.at(c, r)->t.RCD;
         m.rank_twr[d][r] = md.at(c, r)->t.WR;
       }

@@ -47,7 +47,7 @@ enum class ReqClass : uint8_t {
 // Memory technology that serves a line: the memory side tells (it sets
 // GpuExt::mem_type on every response; the L2 passes its line's kind up).
 // Numbering is shared with the C side (models/ref/addrmap.h AMAP_MEM_*).
-enum class MemType : uint8_t { DRAM = 0, NVM = 1, SCM = 2 };
+enum class MemType : uint8_t { DRAM = 0, NVM = 1, SCM = 2, Host = 3 };
 
 // GPU metadata carried by every payload (DRAMSys-style extension).
 struct GpuExt : tlm::tlm_extension<GpuExt> {

@@ -925,6 +925,42 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
               return v;
             }, 1e-3);
   }
+  if (mixed) register_tech_totals(S, mcs);
+}
+
+void MemCtrl::register_tech_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs) {
+  // Traffic and energy by device technology (dram.h tech_id: the DRAM families, PCM, STT-RAM, RRAM,
+  // SCM SLC/MLC/TLC), beside the kind stats: mem.<technology>.*, the ranks of each technology over all
+  // channels. Read from the per-rank counters when stats are written: nothing on the request path.
+  bool present[DRAM_TID_COUNT] = {};
+  for (MemCtrl* m : mcs)
+    for (unsigned r = 0; r < m->cfg_.ranks; ++r) present[m->rank_device(r).tech_id] = true;
+  for (unsigned t = 0; t < DRAM_TID_COUNT; ++t) {
+    if (!present[t]) continue;
+    const std::string tn = dram_tech_id_name(t), p = "mem." + tn;
+    auto per_rank = [mcs, t](auto f) {
+      double v = 0;
+      for (MemCtrl* m : mcs)
+        for (unsigned r = 0; r < m->cfg_.ranks; ++r)
+          if (m->rank_device(r).tech_id == t) v += f(m, r);
+      return v;
+    };
+    const auto energy = [per_rank] {
+      return per_rank([](MemCtrl* m, unsigned r) { return m->rank_energy(r).total; });
+    };
+    S.formula(join(p, "read_bytes"), "bytes read from the " + tn + " ranks", Unit::Byte, [per_rank] {
+      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].n_rd) * m->dev_->atom_bytes; });
+    });
+    S.formula(join(p, "write_bytes"), "bytes written to the " + tn + " ranks", Unit::Byte, [per_rank] {
+      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].n_wr) * m->dev_->atom_bytes; });
+    });
+    S.formula(join(p, "activations"), "ACT commands to the " + tn + " ranks", Unit::Count, [per_rank] {
+      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].n_act); });
+    });
+    S.formula(join(p, "energy_j"), "energy of the " + tn + " ranks", Unit::Joule, energy);
+    S.ratio(join(p, "power_w"), "average power of the " + tn + " ranks: energy_j / simulated time", Unit::Watt,
+            energy, [] { return sc_core::sc_time_stamp().to_seconds(); });
+  }
 }
 
 }  // namespace strata

@@ -247,6 +247,8 @@ class MemCtrl : public sc_core::sc_module, public DevLoadIf {
   void finish(uint32_t slot);
   uint32_t alloc_slot();
   void register_stats(StatsRegistry& stats);
+  // mem.<technology>.* of a mixed system (register_totals).
+  static void register_tech_totals(StatsRegistry& stats, const std::vector<MemCtrl*>& mcs);
   [[noreturn]] void fatal(const std::string& msg) const;
   static void on_done(void* ctx, uint64_t user, int is_write, uint64_t cycle);
   static void on_cmd(void* ctx, uint64_t cycle, mc_cmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row,

@@ -38,6 +38,7 @@ class Ring {
   T& front() { return buf_[head_]; }
   const T& front() const { return buf_[head_]; }
   T& at(size_t i) { return buf_[(head_ + i) % buf_.size()]; }
+  const T& at(size_t i) const { return buf_[(head_ + i) % buf_.size()]; }
   bool push(const T& v) {
     if (full()) return false;
     size_t t = head_ + n_;  // < 2 * capacity: one conditional subtraction instead of a division

@@ -37,7 +37,9 @@
 #include <stdint.h>
 
 enum amap_field { AMAP_OFF, AMAP_COL, AMAP_CH, AMAP_RA, AMAP_BG, AMAP_BA, AMAP_ROW, AMAP_ST, AMAP_VA };
-enum amap_mem { AMAP_MEM_DRAM = 0, AMAP_MEM_NVM = 1, AMAP_MEM_SCM = 2 };
+/* AMAP_MEM_HOST: host memory behind a link (hostmem.h, models/host); a memory
+ * side may place lines there, the GPU's static map has no host part. */
+enum amap_mem { AMAP_MEM_DRAM = 0, AMAP_MEM_NVM = 1, AMAP_MEM_SCM = 2, AMAP_MEM_HOST = 3 };
 
 #define AMAP_MAX_DIGITS 16
 #define AMAP_MAX_REGIONS 8

@@ -64,6 +64,7 @@ static const dram_preset k_presets[] = {
         .name = "hbm2",
         .desc = "HBM2 channel, 1 GHz, 128-bit BL2 DDR (HMS Table I)",
         .tech = DRAM_TECH_DRAM,
+        .tech_id = DRAM_TID_HBM2,
         .dual_cmd_bus = 1,      /* JESD235: separate row and column command interfaces */
         .clk_mhz = 1000.0,      /* HMS Table I: bus frequency 1 GHz */
         .data_rate = 2,         /* HMS Table I: DDR */
@@ -133,6 +134,7 @@ static const dram_preset k_presets[] = {
         .name = "gddr5_gtx480",
         .desc = "GDDR5 channel, 924 MHz command clock, 32-bit, BL8 (HAC Table I / GPGPU-Sim GTX480)",
         .tech = DRAM_TECH_DRAM,
+        .tech_id = DRAM_TID_GDDR5,
         .dual_cmd_bus = 0,      /* one command bus (GPGPU-Sim issues one command per cycle) */
         .clk_mhz = 924.0,       /* GPGPU-Sim GTX480 DRAM clock domain */
         .data_rate = 4,         /* GPGPU-Sim -dram_data_command_freq_ratio 4 */
@@ -225,6 +227,7 @@ static const dram_preset k_presets[] = {
         .name = "ddr3_800",
         .desc = "DDR3-800 channel, 400 MHz, 32-bit (4 x8) BL8 (hybrid DRAM+PCM Table II)",
         .tech = DRAM_TECH_DRAM,
+        .tech_id = DRAM_TID_DDR3,
         .dual_cmd_bus = 0,      /* DDR3: one command bus */
         .clk_mhz = 400.0,       /* Table II: DDR3-800 -> 400 MHz clock, DDR */
         .data_rate = 2,         /* DDR */
@@ -276,6 +279,7 @@ static const dram_preset k_presets[] = {
         .name = "ddr3_1600",
         .desc = "DDR3-1600 channel, 800 MHz, 32-bit BL8, 16 banks (TOM vault timing)",
         .tech = DRAM_TECH_DRAM,
+        .tech_id = DRAM_TID_DDR3,
         .dual_cmd_bus = 0,      /* DDR3: one command bus */
         .clk_mhz = 800.0,       /* DDR3-1600: 800 MHz clock */
         .data_rate = 2,         /* DDR */
@@ -329,6 +333,7 @@ static const dram_preset k_presets[] = {
         .name = "gddr5_1000",
         .desc = "GDDR5 channel, 1 GHz command clock, 32-bit, BL8 (hybrid graphics memory Table 1 baseline)",
         .tech = DRAM_TECH_DRAM,
+        .tech_id = DRAM_TID_GDDR5,
         .dual_cmd_bus = 0,      /* as gddr5_gtx480 */
         .clk_mhz = 1000.0,      /* Table 1: GDDR5, 1 GHz */
         .data_rate = 4,         /* GDDR5 WCK = 2 x CK, DDR */
@@ -367,6 +372,7 @@ static const dram_preset k_presets[] = {
         .name = "gddr5_1250",
         .desc = "GDDR5 channel, 1.25 GHz command clock, 32-bit, BL8 (hybrid graphics memory Table 1 DRAM part)",
         .tech = DRAM_TECH_DRAM,
+        .tech_id = DRAM_TID_GDDR5,
         .dual_cmd_bus = 0,
         .clk_mhz = 1250.0,      /* Table 1: hybrid's GDDR5 at 1.25 GHz */
         .data_rate = 4,
@@ -416,6 +422,7 @@ static const dram_preset k_presets[] = {
         .name = "pcm_flrb",
         .desc = "PCM on a DDR3-800 channel, 400 MHz, 32-bit BL8 (hybrid DRAM+PCM Table II)",
         .tech = DRAM_TECH_NVM,
+        .tech_id = DRAM_TID_PCM,
         .dual_cmd_bus = 0,
         .clk_mhz = 400.0,       /* as ddr3_800 */
         .data_rate = 2,
@@ -466,6 +473,7 @@ static const dram_preset k_presets[] = {
         .name = "pcm_hac",
         .desc = "PCM on a GTX480 GDDR5 channel, 924 MHz, 32-bit BL8 (HAC Table I)",
         .tech = DRAM_TECH_NVM,
+        .tech_id = DRAM_TID_PCM,
         .dual_cmd_bus = 0,
         .clk_mhz = 924.0,       /* as gddr5_gtx480 */
         .data_rate = 4,
@@ -535,6 +543,7 @@ static const dram_preset k_presets[] = {
         .name = "sttram",
         .desc = "STT-RAM on a 1 GHz GDDR5 channel, 32-bit BL8 (hybrid graphics memory Sec. 3.1, relative)",
         .tech = DRAM_TECH_NVM,
+        .tech_id = DRAM_TID_STTRAM,
         .dual_cmd_bus = 0,
         .clk_mhz = 1000.0,      /* as gddr5_1000 */
         .data_rate = 4,
@@ -575,6 +584,7 @@ static const dram_preset k_presets[] = {
         .name = "rram",
         .desc = "RRAM on a 1 GHz GDDR5 channel, 32-bit BL8 (hybrid graphics memory Sec. 3.1, relative)",
         .tech = DRAM_TECH_NVM,
+        .tech_id = DRAM_TID_RRAM,
         .dual_cmd_bus = 0,
         .clk_mhz = 1000.0,      /* as gddr5_1000 */
         .data_rate = 4,
@@ -626,9 +636,10 @@ static const dram_preset k_presets[] = {
      * tFAW, tWTR, tRTP, tCCD, tRTW): as hbm2 (same interface). Energies are
      * Table I's for every mode (the paper gives one set).
      * ------------------------------------------------------------------ */
-#define SCM_ROW(NAME, DESC, RCDV, WRV)                                                          \
+#define SCM_ROW(NAME, DESC, TID, RCDV, WRV)                                                     \
     {                                                                                           \
-        .name = NAME, .desc = DESC, .tech = DRAM_TECH_NVM, .scm = 1, .dual_cmd_bus = 1,         \
+        .name = NAME, .desc = DESC, .tech = DRAM_TECH_NVM, .tech_id = TID, .scm = 1,            \
+        .dual_cmd_bus = 1,                                                                      \
         .clk_mhz = 1000.0, .data_rate = 2, .bus_bits = 128, .burst_len = 2, .atom_bytes = 32,   \
         .bankgroups = 4, .banks_per_group = 4, .row_bytes = 2048, /* HMS Table I, as hbm2 */    \
         .t = {                                                                                  \
@@ -651,11 +662,11 @@ static const dram_preset k_presets[] = {
         },                                                                                      \
     }
     /* HMS footnote 4: SLC RCD = RAS = 60, WR = 150 */
-    SCM_ROW("scm_slc", "SCM (SLC) channel, HBM2-like 1 GHz 128-bit (HMS Table I, footnote 4)", 60, 150),
+    SCM_ROW("scm_slc", "SCM (SLC) channel, HBM2-like 1 GHz 128-bit (HMS Table I, footnote 4)", DRAM_TID_SCM_SLC, 60, 150),
     /* HMS Table I: MLC CL 14, RCD 120, RAS 120, WR 1000, RP 14 */
-    SCM_ROW("scm_mlc", "SCM (MLC) channel, HBM2-like 1 GHz 128-bit (HMS Table I)", 120, 1000),
+    SCM_ROW("scm_mlc", "SCM (MLC) channel, HBM2-like 1 GHz 128-bit (HMS Table I)", DRAM_TID_SCM_MLC, 120, 1000),
     /* HMS footnote 4: TLC RCD = RAS = 250, WR = 2350 */
-    SCM_ROW("scm_tlc", "SCM (TLC) channel, HBM2-like 1 GHz 128-bit (HMS Table I, footnote 4)", 250, 2350),
+    SCM_ROW("scm_tlc", "SCM (TLC) channel, HBM2-like 1 GHz 128-bit (HMS Table I, footnote 4)", DRAM_TID_SCM_TLC, 250, 2350),
 #undef SCM_ROW
     {
         /* HBM2 in pseudo-channel mode (JESD235A): each 128-bit channel runs as
@@ -669,6 +680,7 @@ static const dram_preset k_presets[] = {
         .name = "hbm2_pc",
         .desc = "HBM2 pseudo-channel, 1 GHz, 64-bit BL4 DDR (HMS Table I core timings, Ramulator 2.0 tRRD/tFAW)",
         .tech = DRAM_TECH_DRAM,
+        .tech_id = DRAM_TID_HBM2,
         .dual_cmd_bus = 1,      /* JESD235: separate row and column command interfaces */
         .clk_mhz = 1000.0,      /* HMS Table I: 1 GHz */
         .data_rate = 2,         /* DDR */
@@ -843,6 +855,34 @@ int dram_field_set(dram_preset *p, const dram_field *f, double v) {
   return 0;
 }
 
+/* Names and memory kinds of the technology ids (enum dram_tech_id order). */
+static const struct {
+  const char *name;
+  unsigned kind;
+} k_tids[DRAM_TID_COUNT] = {
+    [DRAM_TID_NONE] = {"?", AMAP_MEM_DRAM},
+    [DRAM_TID_DDR3] = {"ddr3", AMAP_MEM_DRAM},
+    [DRAM_TID_GDDR5] = {"gddr5", AMAP_MEM_DRAM},
+    [DRAM_TID_HBM2] = {"hbm2", AMAP_MEM_DRAM},
+    [DRAM_TID_PCM] = {"pcm", AMAP_MEM_NVM},
+    [DRAM_TID_STTRAM] = {"sttram", AMAP_MEM_NVM},
+    [DRAM_TID_RRAM] = {"rram", AMAP_MEM_NVM},
+    [DRAM_TID_SCM_SLC] = {"scm_slc", AMAP_MEM_SCM},
+    [DRAM_TID_SCM_MLC] = {"scm_mlc", AMAP_MEM_SCM},
+    [DRAM_TID_SCM_TLC] = {"scm_tlc", AMAP_MEM_SCM},
+};
+
+static unsigned tid_kind(unsigned id) { return id < DRAM_TID_COUNT ? k_tids[id].kind : AMAP_MEM_DRAM; }
+
+const char *dram_tech_id_name(unsigned id) { return id > DRAM_TID_NONE && id < DRAM_TID_COUNT ? k_tids[id].name : "?"; }
+
+unsigned dram_tech_id_find(const char *name) {
+  if (!name) return DRAM_TID_NONE;
+  for (unsigned i = DRAM_TID_NONE + 1; i < DRAM_TID_COUNT; ++i)
+    if (strcmp(k_tids[i].name, name) == 0) return i;
+  return DRAM_TID_NONE;
+}
+
 int dram_validate(const dram_preset *p, char *err, size_t errlen) {
 #define FAIL(...)                                   \
   do {                                              \
@@ -868,6 +908,11 @@ int dram_validate(const dram_preset *p, char *err, size_t errlen) {
   if (p->t.REFI && p->t.REFI <= p->t.RFC) FAIL("%s: tREFI must exceed tRFC", p->name);
   if (p->tech != DRAM_TECH_DRAM && p->tech != DRAM_TECH_NVM) FAIL("%s: unknown technology %u", p->name, p->tech);
   if (p->tech == DRAM_TECH_NVM && p->t.REFI) FAIL("%s: NVM rows do not refresh (tREFI must be 0)", p->name);
+  if (p->tech_id == DRAM_TID_NONE || p->tech_id >= DRAM_TID_COUNT)
+    FAIL("%s: no device technology (tech_id %u)", p->name, p->tech_id);
+  if (tid_kind(p->tech_id) != dram_mem_kind(p))
+    FAIL("%s: technology %s is not a %s technology", p->name, dram_tech_id_name(p->tech_id),
+         dram_kind_name(dram_mem_kind(p)));
   if (p->t.RP_DIRTY && p->t.RP_DIRTY < p->t.RP) FAIL("%s: tRP_DIRTY %u < tRP %u", p->name, p->t.RP_DIRTY, p->t.RP);
   if (p->e.act_pj < 0 || p->e.pre_pj < 0 || p->e.rd_pj < 0 || p->e.wr_pj < 0 || p->e.ref_pj < 0 || p->e.bg_mw < 0 ||
       p->e.pre_dirty_pj < 0)
@@ -894,6 +939,7 @@ const char *dram_kind_name(unsigned kind) {
     case AMAP_MEM_DRAM: return "dram";
     case AMAP_MEM_NVM: return "nvm";
     case AMAP_MEM_SCM: return "scm";
+    case AMAP_MEM_HOST: return "host";
     default: return "?";
   }
 }

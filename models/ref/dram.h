@@ -41,7 +41,8 @@
  *    cycles without a command and pay WAKE before the first command.
  *
  * Adding a technology (DDR3, PCM, STT-RAM, RRAM, SCM SLC/MLC/TLC) is adding a
- * row in dram.c: NVM rows set tech = DRAM_TECH_NVM, tREFI = tRFC = 0 and use
+ * row in dram.c (with its tech_id; a new family also a dram_tech_id value and
+ * its name in dram.c): NVM rows set tech = DRAM_TECH_NVM, tREFI = tRFC = 0 and use
  * e_pre_dirty_pj for the array write that happens when a dirty row buffer is
  * closed (HMS Table I "PRE (WR)").
  */
@@ -55,6 +56,25 @@ extern "C" {
 #endif
 
 enum dram_tech { DRAM_TECH_DRAM = 0, DRAM_TECH_NVM = 1 };
+
+/* Device technology of a preset (dram_preset.tech_id): what policies and the
+ * mem.<technology>.* stats tell apart within a memory kind (dram_mem_kind:
+ * DRAM, NVM, SCM) -- the DRAM families, PCM, STT-RAM and RRAM (all NVM), the
+ * SCM cell modes. Every preset has one; dram_validate checks that it belongs
+ * to the preset's kind. */
+enum dram_tech_id {
+  DRAM_TID_NONE = 0, /* unset: rejected by dram_validate */
+  DRAM_TID_DDR3,
+  DRAM_TID_GDDR5,
+  DRAM_TID_HBM2,
+  DRAM_TID_PCM,
+  DRAM_TID_STTRAM,
+  DRAM_TID_RRAM,
+  DRAM_TID_SCM_SLC,
+  DRAM_TID_SCM_MLC,
+  DRAM_TID_SCM_TLC,
+  DRAM_TID_COUNT
+};
 
 typedef struct dram_timing {
   uint32_t CL, CWL;           /* read / write latency (column command -> first data beat) */
@@ -101,6 +121,7 @@ typedef struct dram_preset {
   const char *name;       /* lookup key, e.g. "hbm2" */
   const char *desc;       /* one line for --help and docs */
   uint8_t tech;           /* enum dram_tech */
+  uint8_t tech_id;        /* enum dram_tech_id: the device technology (DDR3, HBM2, PCM, STT-RAM, SCM MLC, ...) */
   uint8_t scm;            /* NVM row of storage-class memory (HMS SCM dies): the address map reports
                              its addresses as AMAP_MEM_SCM rather than AMAP_MEM_NVM (dram_mem_kind) */
   uint8_t dual_cmd_bus;   /* separate row and column command buses (HBM): one ACT/PRE/REF and one RD/WR per cycle */
@@ -169,8 +190,15 @@ double dram_peak_bytes_per_s(const dram_preset *p);
  * amap_mem): AMAP_MEM_DRAM for DRAM rows, AMAP_MEM_SCM for NVM rows with
  * `scm` set, AMAP_MEM_NVM for the other NVM rows. */
 unsigned dram_mem_kind(const dram_preset *p);
-/* Name of a memory kind ("dram", "nvm", "scm"; "?" when out of range). */
+/* Name of a memory kind ("dram", "nvm", "scm", "host"; "?" when out of range). */
 const char *dram_kind_name(unsigned kind);
+
+/* Name of a technology id ("ddr3", "gddr5", "hbm2", "pcm", "sttram", "rram",
+ * "scm_slc", "scm_mlc", "scm_tlc"; "?" for DRAM_TID_NONE or out of range), the
+ * <technology> of the mem.<technology>.* stats; and the id of a name
+ * (DRAM_TID_NONE when unknown). */
+const char *dram_tech_id_name(unsigned id);
+unsigned dram_tech_id_find(const char *name);
 
 /* 1 when two presets can share one channel (as ranks) or one address map
  * (as channels): the same command clock, data rate, bus width, burst length

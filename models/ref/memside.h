@@ -143,6 +143,7 @@ typedef struct memside_cfg {
   uint32_t dev_channel[MEMSIDE_MAX_DEVS];    /* global channel index of each */
   devaddr_geom geom[MEMSIDE_MAX_DEVS];       /* device-address geometry of each */
   uint8_t rank_kind[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS]; /* AMAP_MEM_* of each rank of each */
+  uint8_t rank_tech[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS]; /* its technology (dram.h DRAM_TID_*: PCM, STT-RAM, SCM MLC, ...) */
   /* tRCD and tWR of each rank of each, device cycles, as the run starts (its
    * preset's); memside_ops.timing_changed reports later changes. */
   uint32_t rank_trcd[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS];

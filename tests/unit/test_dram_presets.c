@@ -494,6 +494,53 @@ static void event_driven_matches_every_cycle(void **state) {
   }
 }
 
+/* Technology ids (dram.h tech_id): every preset names its technology, the one its source describes,
+ * inside its memory kind; names round-trip; a preset without one, or with one of another kind, is
+ * refused. */
+static void technology_ids(void **state) {
+  (void)state;
+  static const struct {
+    const char *preset, *tech;
+  } want[] = {
+      {"hbm2", "hbm2"},           {"hbm2_pc", "hbm2"},         {"gddr5_gtx480", "gddr5"},
+      {"gddr5_1000", "gddr5"},    {"gddr5_1250", "gddr5"},     {"ddr3_800", "ddr3"},
+      {"ddr3_1600", "ddr3"},      {"pcm_flrb", "pcm"},         {"pcm_hac", "pcm"},
+      {"sttram", "sttram"},       {"rram", "rram"},            {"scm_slc", "scm_slc"},
+      {"scm_mlc", "scm_mlc"},     {"scm_tlc", "scm_tlc"},
+  };
+  const size_t n = sizeof want / sizeof want[0];
+  assert_int_equal(dram_count(), n); /* a new preset is added here with its technology */
+  for (size_t i = 0; i < n; ++i) {
+    const dram_preset *p = dram_find(want[i].preset);
+    assert_non_null(p);
+    if (strcmp(dram_tech_id_name(p->tech_id), want[i].tech) != 0)
+      fail_msg("%s: technology %s, expected %s", p->name, dram_tech_id_name(p->tech_id), want[i].tech);
+    assert_int_equal(dram_tech_id_find(want[i].tech), p->tech_id);
+  }
+  /* STT-RAM and RRAM are both NVM but two technologies; the SCM modes three */
+  assert_int_equal(dram_mem_kind(dram_find("sttram")), dram_mem_kind(dram_find("rram")));
+  assert_int_not_equal(dram_find("sttram")->tech_id, dram_find("rram")->tech_id);
+  assert_int_not_equal(dram_find("scm_slc")->tech_id, dram_find("scm_tlc")->tech_id);
+  assert_int_equal(dram_tech_id_find("nvm"), DRAM_TID_NONE);
+  assert_string_equal(dram_tech_id_name(DRAM_TID_NONE), "?");
+  assert_string_equal(dram_tech_id_name(DRAM_TID_COUNT), "?");
+  char err[160];
+  dram_preset bad = *dram_find("hbm2");
+  bad.tech_id = DRAM_TID_NONE;
+  assert_int_equal(dram_validate(&bad, err, sizeof err), -1);
+  assert_non_null(strstr(err, "technology"));
+  bad.tech_id = DRAM_TID_PCM; /* a DRAM row cannot be PCM */
+  assert_int_equal(dram_validate(&bad, err, sizeof err), -1);
+  bad = *dram_find("pcm_flrb");
+  bad.tech_id = DRAM_TID_SCM_MLC; /* an NVM row without the scm flag is not SCM */
+  assert_int_equal(dram_validate(&bad, err, sizeof err), -1);
+  bad = *dram_find("scm_mlc");
+  bad.tech_id = DRAM_TID_RRAM;
+  assert_int_equal(dram_validate(&bad, err, sizeof err), -1);
+  bad.tech_id = DRAM_TID_SCM_TLC;
+  assert_int_equal(dram_validate(&bad, err, sizeof err), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(table_matches_presets),
@@ -505,6 +552,7 @@ int main(void) {
       cmocka_unit_test(refresh_dram_only),
       cmocka_unit_test(throttling),
       cmocka_unit_test(event_driven_matches_every_cycle),
+      cmocka_unit_test(technology_ids),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
