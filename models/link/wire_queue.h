@@ -76,9 +76,9 @@ class WireQueue {
   bool full() const { return q_.full(); }
   bool empty() const { return q_.empty(); }
   size_t size() const { return q_.size(); }
-  // Accept a transfer; it goes on the wire now when its turn has come.
+  // Accept a transfer (the owner checked full()); it goes on the wire now when its turn has come.
   void push(const Entry& e, uint64_t now) {
-    q_.push(e);
+    if (!q_.push(e)) throw std::logic_error("WireQueue: push on a full queue");
     if (sent_ + 1 == q_.size() && e.arrival <= now) send(q_.at(sent_), now);
   }
   // Put the transfers whose arrival has come on the wire, in order.
