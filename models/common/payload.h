@@ -75,8 +75,15 @@ struct GpuExt : tlm::tlm_extension<GpuExt> {
   // names the hop (its module's name()) for the error: a push onto a full
   // stack (kMaxHops), a port above 65535 or a pop of an empty stack is a
   // model bug and ends the run with SC_REPORT_FATAL, never a wrap.
-  static constexpr unsigned kMaxHops = 4;
-  uint16_t hop[kMaxHops] = {0, 0, 0, 0};
+  // 8 ports: the deepest route Strata builds is an SM's request through the
+  // crossbar (1), a GPU-to-stack link (2), the stack's memory side (3), a
+  // stack-to-stack link (4), that stack's memory side (5) and a link to host
+  // memory (6) (TOM's NDP offload over stacks, tom-ndp-offload-and-mapping.txt
+  // Sec. 3.1, plus the HMS host path); a fill from an L2 starts its own route
+  // (link, memory side, link: 3). 8 leaves two spare and keeps the route in
+  // 16 bytes.
+  static constexpr unsigned kMaxHops = 8;
+  uint16_t hop[kMaxHops] = {};
   uint8_t nhops = 0;
   uint8_t row = 0;           // device feedback: mc_row (see dev_latency_ps)
   // A memory-side policy's own transfer (set by the memory side): the device
@@ -97,10 +104,12 @@ struct GpuExt : tlm::tlm_extension<GpuExt> {
       m = "response route: pop of an empty hop stack (a response that no hop routed; SM " + std::to_string(sm_id) + ")";
     else if (port > 0xffffu)
       m = "response route: port " + std::to_string(port) + " does not fit a hop entry (at most 65535)";
-    else
-      m = "response route: hop stack full (" + std::to_string(kMaxHops) + " hops: " + std::to_string(hop[0]) + ", " +
-          std::to_string(hop[1]) + ", " + std::to_string(hop[2]) + ", " + std::to_string(hop[3]) + "), push of port " +
-          std::to_string(port) + " (SM " + std::to_string(sm_id) + "; a topology deeper than GpuExt::kMaxHops)";
+    else {
+      m = "response route: hop stack full (" + std::to_string(kMaxHops) + " hops:";
+      for (unsigned i = 0; i < kMaxHops; ++i) m += (i ? ", " : " ") + std::to_string(hop[i]);
+      m += "), push of port " + std::to_string(port) + " (SM " + std::to_string(sm_id) +
+           "; a topology deeper than GpuExt::kMaxHops)";
+    }
     SC_REPORT_FATAL(who, m.c_str());
     std::abort();
   }

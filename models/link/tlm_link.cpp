@@ -112,8 +112,7 @@ tlm_sync_enum Link::fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& 
     if (route_) {
       GpuExt* e = GpuExt::find(gp);
       if (!e) fatal("request without a GpuExt on a link with several initiators (no route back)");
-      if (e->nhops >= GpuExt::kMaxHops) fatal("request route deeper than GpuExt::kMaxHops hops");
-      e->push_hop(port);
+      e->push_hop(port, name());  // fatal on a full route (GpuExt::kMaxHops)
     }
     if (offer(kReq, port, gp, sim_now().value() + d.value())) {
       ph = tlm::END_REQ;
@@ -150,8 +149,7 @@ tlm_sync_enum Link::bw(tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
     uint32_t port = 0;
     if (route_) {
       GpuExt& e = GpuExt::get(gp);
-      if (e.nhops == 0) fatal("response without a route back");
-      port = e.pop_hop();
+      port = e.pop_hop(name());  // fatal on an empty route
       if (port >= tsock.size()) fatal("response for an unknown port");
     }
     return offer(kResp, port, gp, sim_now().value() + d.value()) ? tlm::TLM_COMPLETED : tlm::TLM_ACCEPTED;

@@ -65,7 +65,8 @@ static void hop_stack() {
       &err));
   EXPECT(err.find("top.memside0") != std::string::npos);
   EXPECT(err.find("hop stack full") != std::string::npos);
-  EXPECT(err.find("push of port 4") != std::string::npos);
+  EXPECT(err.find("push of port " + std::to_string(GpuExt::kMaxHops)) != std::string::npos);  // the one too many
+  EXPECT(err.find("hops: 0, 1, ") != std::string::npos);  // the route so far
   EXPECT(err.find("SM 7") != std::string::npos);
 
   err.clear();
