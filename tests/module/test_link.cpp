@@ -2,7 +2,10 @@
 // both directions, N transfers taking N x wire time (bandwidth), in-order delivery of mixed sizes,
 // back-pressure from a slow target (END_REQ withheld upstream, nothing lost) and from a slow
 // initiator (END_RESP withheld downstream), two initiators on one link (routes back by port), the
-// busy monitor while saturated and after, and the stats.
+// busy monitor while saturated and after, and the stats. Also: the response direction's own
+// bandwidth on an asymmetric link (TOM's TX/RX), bulk transfers split into packets, senders
+// waiting for room taken in arrival order across initiators, and two links in a chain (a route
+// of two link hops, as GPU -> link -> stack -> link -> host).
 //
 // Link of every case (both directions alike unless said): 16 GB/s = 16 B per ns, latency 10 ns,
 // 16 B header, 16 B flits, 128 B per packet. On the wire: a read request 16 B = 1 ns, a 128 B write
@@ -53,10 +56,11 @@ struct Init : TestInitiator<Init> {
   unsigned bad_data = 0, bad_route = 0;
 
   Init(sc_module_name n, unsigned i, PayloadPool& p) : TestInitiator(n, p), id(i) {}
-  // addr: line address; sectors: read sectors / written sectors.
-  void send(uint64_t addr, bool write, uint8_t sectors, uint32_t tag) {
+  // addr: line address; sectors: read sectors / written sectors; bytes > 128: a bulk transfer of
+  // that many bytes (sector mask 0, data not checked).
+  void send(uint64_t addr, bool write, uint8_t sectors, uint32_t tag, unsigned bytes = kLineBytes) {
     wait_end_req();
-    tlm_generic_payload* gp = pool.alloc();
+    tlm_generic_payload* gp = pool.alloc(PayloadPool::Data::Zero, bytes);
     gp->set_address(addr);
     gp->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     GpuExt& e = GpuExt::get(*gp);
@@ -91,6 +95,7 @@ struct Mem : TestTarget<Mem> {
   std::vector<uint8_t> mem;
   std::vector<MemReq> log;  // at acceptance
   std::vector<double> begin_times;
+  std::vector<unsigned> hops;  // route depth of each request at acceptance
   unsigned lat_ns = 0, jitter_ns = 0;
   double hold_ns = -1;  // >= 0: every BEGIN_REQ gets its END_REQ this much later
   std::mt19937 rng{7};
@@ -106,6 +111,7 @@ struct Mem : TestTarget<Mem> {
     const uint64_t a = gp.get_address();
     log.push_back(MemReq{a, gp.is_write(), e.sector_mask, {e.byte_mask[0], e.byte_mask[1]}, e.cls, now_ns(),
                          e.mem_type});
+    hops.push_back(e.nhops);
     for (unsigned b = 0; b < kLineBytes; ++b) {
       if (gp.is_write() && e.byte_set(b)) mem[a + b] = gp.get_data_ptr()[b];
       if (gp.is_read() && ((e.sector_mask >> (b / 32)) & 1u)) gp.get_data_ptr()[b] = mem[a + b];
@@ -121,8 +127,9 @@ struct Rig {
   std::unique_ptr<Link> link;
   std::unique_ptr<Mem> mem;
   std::string name;
-  Rig(const std::string& n, unsigned ninit, unsigned queue, unsigned lat_ns) : name(n) {
-    link = std::make_unique<Link>(n.c_str(), cfg16(queue), stats);
+  Rig(const std::string& n, unsigned ninit, unsigned queue, unsigned lat_ns) : Rig(n, ninit, cfg16(queue), lat_ns) {}
+  Rig(const std::string& n, unsigned ninit, const LinkCfg& cfg, unsigned lat_ns) : name(n) {
+    link = std::make_unique<Link>(n.c_str(), cfg, stats);
     mem = std::make_unique<Mem>((n + "_mem").c_str(), 1 << 20);
     mem->lat_ns = lat_ns;
     for (unsigned i = 0; i < ninit; ++i) {
@@ -225,6 +232,81 @@ int sc_main(int, char*[]) {
   for (unsigned i = 0; i < 2; ++i)
     two.inits[i]->script = [i, addr](Init& s) {
       for (uint32_t k = 0; k < 20; ++k) s.send(addr(i, k), (k % 3) == 2, 0xf, k);
+    };
+
+  // 7. Bandwidth of the response direction on an asymmetric link: requests at 16 GB/s, responses at
+  //    8 GB/s (TOM Sec. 3.1.1: TX and RX are separate channels); queue 16; 16 four-sector reads at
+  //    0. Request k is on the wire k..k+1 ns, at the target at 11 + k; its response (144 B = 18 ns
+  //    at 8 B/ns) starts when the response wire is free: 11 + 18k, at the initiator 39 + 18k. The
+  //    16 responses take 16 x 18 ns, 144 B / 8 GB/s each. Queue delay: request k waited k ns for
+  //    the request wire (mean 7.5 ns), response k 17k ns beyond its unloaded 28 ns (mean 127.5 ns).
+  LinkCfg asym_cfg = cfg16(16);
+  asym_cfg.resp.bytes_per_s = 8000000000ull;
+  Rig asym("asym", 1, asym_cfg, 0);
+  asym.inits[0]->script = [](Init& s) {
+    for (uint32_t k = 0; k < 16; ++k) s.send(0x5000 + 0x80 * k, false, 0xf, k);
+  };
+
+  // 8. Bulk transfers split into packets: a 4 KiB write at 0 is 32 packets of 128 B data + 16 B
+  //    header = 4608 B = 288 ns, at the target at 298, its acknowledgement (16 B, 1 ns) back at
+  //    309; a 4 KiB read at 1000: request 1 ns -> target 1011, its data 288 ns -> initiator 1309.
+  Rig bulk("bulk", 1, 4, 0);
+  bulk.inits[0]->script = [](Init& s) {
+    s.send(0x8000, true, 0, 0, 4096);
+    s.wait_until_ns(1000);
+    s.send(0x9000, false, 0, 1, 4096);
+  };
+
+  // 9. Senders waiting for room are taken in arrival order, across initiators: queue 1, the target
+  //    holds every END_REQ 50 ns. Initiator 0 sends a read at 0 (room: END_REQ at once, at the
+  //    target at 11, taken at 61) and another at 10; initiator 1 sends one at 5. Both wait; at 61
+  //    initiator 1's (arrived first) enters: END_REQ at 61, on the wire at 61, at the target at 72,
+  //    taken at 122; then initiator 0's second: END_REQ at 122, target at 133, taken at 183.
+  Rig fair("fair", 2, 1, 0);
+  fair.mem->hold_ns = 50;
+  fair.inits[0]->script = [](Init& s) {
+    s.send(0xa000, false, 0xf, 0);
+    s.wait_until_ns(10);
+    s.send(0xa080, false, 0xf, 1);
+  };
+  fair.inits[1]->script = [](Init& s) {
+    s.wait_until_ns(5);
+    s.send(0xb000, false, 0xf, 0);
+  };
+
+  // 10. Two links in a chain: initiators 0 and 1 on link A, link A and initiator 2 on link B,
+  //     link B to the memory (each link has two ports, so each pushes a hop). Requests of 0 and 1
+  //     reach the memory with a route of 2 hops, those of 2 with 1; every response finds its way
+  //     back (route empty again at the initiator), each initiator's requests arrive in its order,
+  //     and the unloaded latency is the sum of the links': a read from initiator 0 alone at 0
+  //     crosses A (1 + 10) and B (1 + 10): at the memory at 22, answered 20 ns later, back through
+  //     B and A (9 + 10 each) at 80. From 200 ns all three send and the memory answers with
+  //     jitter (out of order).
+  PayloadPool chain_pool;
+  StatsRegistry chain_stats;
+  Link chain_a("chain_a", cfg16(4), chain_stats), chain_b("chain_b", cfg16(4), chain_stats);
+  Mem chain_mem("chain_mem", 1 << 20);
+  chain_mem.lat_ns = 20;
+  Init chain_i0("chain_init0", 0, chain_pool), chain_i1("chain_init1", 1, chain_pool),
+      chain_i2("chain_init2", 2, chain_pool);
+  chain_i0.isock.bind(chain_a.tsock);
+  chain_i1.isock.bind(chain_a.tsock);
+  chain_a.isock.bind(chain_b.tsock);
+  chain_i2.isock.bind(chain_b.tsock);
+  chain_b.isock.bind(chain_mem.tsock);
+  auto chain_addr = [](unsigned i, uint32_t k) -> uint64_t {
+    return 0x20000 * (i + 1) + ((k % 3) == 2 ? 0x10000 + 0x80 * k : 0x80 * (k % 5));
+  };
+  chain_i0.script = [chain_addr, &chain_mem](Init& s) {
+    s.send(chain_addr(0, 0), false, 0xf, 0);  // alone on both links
+    s.wait_until_ns(200);
+    chain_mem.jitter_ns = 30;  // before any later request reaches the memory (at 211 or later)
+    for (uint32_t k = 1; k < 15; ++k) s.send(chain_addr(0, k), (k % 3) == 2, 0xf, k);
+  };
+  for (Init* in : {&chain_i1, &chain_i2})
+    in->script = [chain_addr](Init& s) {
+      s.wait_until_ns(200);
+      for (uint32_t k = 0; k < 15; ++k) s.send(chain_addr(s.id, k), (k % 3) == 2, 0xf, k);
     };
 
   sc_start(5, SC_US);
@@ -359,6 +441,83 @@ int sc_main(int, char*[]) {
       CHECK(ok, "two: initiator %u's writes did not land", i);
     }
     CHECK(two.link->idle(), "two: link not idle at the end");
+  }
+  // 7.
+  {
+    auto& m = asym.log();
+    bool ok = m.size() == 16;
+    for (size_t k = 0; ok && k < 16; ++k) ok &= near(m[k].t_ns, 11.0 + k);
+    CHECK(ok, "asym: requests not at the target at 11 + k ns (%zu)", m.size());
+    auto& r = asym.inits[0]->resp;
+    ok = r.size() == 16;
+    for (size_t k = 0; ok && k < 16; ++k) {
+      ok &= r[k].tag == k && near(r[k].t, 39 + 18.0 * k);
+      if (!ok) std::printf("asym: response %zu (tag %u) at %g ns, expected %g\n", k, r[k].tag, r[k].t, 39 + 18.0 * k);
+    }
+    CHECK(ok, "asym: responses not 18 ns apart (144 B at 8 GB/s) from 39 ns");
+    CHECK(r.size() == 16 && near(r[15].t - r[0].t, 15 * 18.0), "asym: 16 responses did not take 16 x 18 ns");
+    CHECK(asym.inits[0]->bad_data == 0, "asym: wrong read data");
+    CHECK(near(asym.stat("resp.avg_queue_delay_ns"), 127.5) && near(asym.stat("req.avg_queue_delay_ns"), 7.5),
+          "asym: queue delay req %g resp %g, expected 7.5 and 127.5", asym.stat("req.avg_queue_delay_ns"),
+          asym.stat("resp.avg_queue_delay_ns"));
+    CHECK(near(asym.stat("req.busy_fraction"), 16.0 / 5000.0) && near(asym.stat("resp.busy_fraction"), 288.0 / 5000.0),
+          "asym: busy fractions req %g resp %g", asym.stat("req.busy_fraction"), asym.stat("resp.busy_fraction"));
+  }
+  // 8.
+  {
+    auto& m = bulk.log();
+    CHECK(m.size() == 2 && near(m[0].t_ns, 298) && near(m[1].t_ns, 1011),
+          "bulk: target saw %zu requests (at %g, %g), expected 298 and 1011", m.size(), m.empty() ? -1.0 : m[0].t_ns,
+          m.size() < 2 ? -1.0 : m[1].t_ns);
+    auto& r = bulk.inits[0]->resp;
+    CHECK(r.size() == 2 && near(r[0].t, 309) && near(r[1].t, 1309), "bulk: %zu responses (at %g, %g), expected 309, 1309",
+          r.size(), r.empty() ? -1.0 : r[0].t, r.size() < 2 ? -1.0 : r[1].t);
+    CHECK(bulk.stat("req.packets") == 32 + 1 && bulk.stat("resp.packets") == 1 + 32, "bulk: packets req %g resp %g",
+          bulk.stat("req.packets"), bulk.stat("resp.packets"));
+    CHECK(bulk.stat("req.data_bytes") == 4096 && bulk.stat("resp.data_bytes") == 4096, "bulk: data bytes %g %g",
+          bulk.stat("req.data_bytes"), bulk.stat("resp.data_bytes"));
+    CHECK(bulk.stat("req.bytes") == 4608 + 16 && bulk.stat("resp.bytes") == 16 + 4608, "bulk: wire bytes %g %g",
+          bulk.stat("req.bytes"), bulk.stat("resp.bytes"));
+  }
+  // 9.
+  {
+    auto& m = fair.log();
+    const uint64_t want_a[3] = {0xa000, 0xb000, 0xa080};
+    const double want_t[3] = {61, 122, 183};
+    bool ok = m.size() == 3 && fair.mem->begin_times.size() == 3;
+    for (size_t k = 0; ok && k < 3; ++k)
+      ok &= m[k].addr == want_a[k] && near(m[k].t_ns, want_t[k]) && near(fair.mem->begin_times[k], want_t[k] - 50);
+    CHECK(ok, "fair: target did not take 0xa000, 0xb000, 0xa080 at 61, 122, 183 ns (%zu)", m.size());
+    auto& e0 = fair.inits[0]->end_req;
+    auto& e1 = fair.inits[1]->end_req;
+    CHECK(e0.size() == 2 && near(e0[0], 0) && near(e0[1], 122), "fair: initiator 0's END_REQs (%zu)", e0.size());
+    CHECK(e1.size() == 1 && near(e1[0], 61), "fair: initiator 1's END_REQ (%zu)", e1.size());
+    CHECK(fair.inits[0]->resp.size() == 2 && fair.inits[1]->resp.size() == 1 && fair.inits[0]->bad_route == 0 &&
+              fair.inits[1]->bad_route == 0,
+          "fair: responses %zu / %zu", fair.inits[0]->resp.size(), fair.inits[1]->resp.size());
+  }
+  // 10.
+  {
+    CHECK(!chain_mem.log.empty() && chain_mem.log[0].addr == chain_addr(0, 0) && near(chain_mem.log[0].t_ns, 22),
+          "chain: first read not at the memory at 22 ns");
+    CHECK(!chain_i0.resp.empty() && chain_i0.resp[0].tag == 0 && near(chain_i0.resp[0].t, 22 + 20 + 2 * 19.0),
+          "chain: first read not back at 80 ns");
+    bool hops_ok = chain_mem.hops.size() == chain_mem.log.size();
+    for (size_t k = 0; hops_ok && k < chain_mem.log.size(); ++k)
+      hops_ok &= chain_mem.hops[k] == (chain_mem.log[k].addr / 0x20000 == 3 ? 1u : 2u);
+    CHECK(hops_ok, "chain: routes at the memory not 2 hops (initiators 0, 1) and 1 hop (initiator 2)");
+    for (Init* in : {&chain_i0, &chain_i1, &chain_i2}) {
+      const unsigned i = in->id;
+      CHECK(in->resp.size() == 15 && in->bad_route == 0 && in->bad_data == 0,
+            "chain: initiator %u: %zu responses, %u misrouted, %u wrong bytes", i, in->resp.size(), in->bad_route,
+            in->bad_data);
+      uint32_t k = 0;
+      bool ok = true;
+      for (const MemReq& q : chain_mem.log)
+        if (q.addr / 0x20000 == i + 1) ok &= q.addr == chain_addr(i, k++);
+      CHECK(ok && k == 15, "chain: initiator %u's requests out of order at the memory (%u)", i, k);
+    }
+    CHECK(chain_a.idle() && chain_b.idle(), "chain: links not idle at the end");
   }
   return report();
 }
