@@ -96,8 +96,18 @@ STRATA_DEV float __fdividef(float a, float b) { return __nvvm_div_approx_f(a, b)
 STRATA_DEV float __frcp_rn(float x) { return __nvvm_rcp_rn_f(x); }
 STRATA_DEV float __fsqrt_rn(float x) { return __nvvm_sqrt_rn_f(x); }
 STRATA_DEV float __frsqrt_rn(float x) { return __nvvm_rsqrt_approx_f(x); }
-STRATA_DEV float __fadd_rn(float a, float b) { return __nvvm_add_rn_f(a, b); }
-STRATA_DEV float __fmul_rn(float a, float b) { return __nvvm_mul_rn_f(a, b); }
+/* __fadd_rn and __fmul_rn are never merged into an fma (CUDA Math API): clang 14 contracts its own
+ * add.rn/mul.rn builtins, so they are written as the PTX instructions themselves. */
+STRATA_DEV float __fadd_rn(float a, float b) {
+  float r;
+  asm("add.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+STRATA_DEV float __fmul_rn(float a, float b) {
+  float r;
+  asm("mul.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
 STRATA_DEV float __fmaf_rn(float a, float b, float c) { return __nvvm_fma_rn_f(a, b, c); }
 STRATA_DEV float __saturatef(float x) { return __nvvm_saturate_f(x); }
 STRATA_DEV float __exp2f(float x) { return __nvvm_ex2_approx_f(x); }

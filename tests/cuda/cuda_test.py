@@ -198,6 +198,9 @@ def case_functional(strata, progs, work):
     check(r.returncode == 3, f"--functional passes the program's status: {r.returncode}")
     un = build(strata, progs, work, "unsupported.cu", "unsupported")
     one_line_exit2(run([strata, "cuda", "run", "--functional", un]), "--functional, unsupported instruction", "brkpt")
+    rn = build(strata, progs, work, "rounding.cu", "rounding")
+    r = run([strata, "cuda", "run", "--functional", rn])
+    check(r.returncode == 0, f"__fmul_rn/__fadd_rn against fmaf: {r.stdout}")
 
 
 def case_run_bad(strata, progs, work):
