@@ -299,23 +299,30 @@ static uint64_t sreg_value(const ptx_cta *c, unsigned wi, unsigned l, uint8_t sr
   }
 }
 
-static uint64_t ld_bytes(const uint8_t *p, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; ++i) v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
-static void st_bytes(uint8_t *p, uint64_t v, unsigned n) {
-  for (unsigned i = 0; i < n; ++i) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* register value of a loaded element: sign- or zero-extended to the register */
-static uint64_t extend(uint64_t v, ptx_ty ty, bool wide) {
-  unsigned n = ptx_ty_bytes(ty);
-  if (n < 8 && ptx_ty_signed(ty)) {
-    int64_t s = (int64_t)(v << (64 - 8 * n)) >> (64 - 8 * n);
-    return wide ? (uint64_t)s : (uint32_t)s;
+/* little-endian values of n <= 8 bytes (PTX memory is little-endian, as is the host) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the PTX executor assumes a little-endian host"
+#endif
+static inline uint64_t ld_bytes(const uint8_t *p, unsigned n) {
+  uint16_t h;
+  uint32_t w;
+  uint64_t d;
+  switch (n) {
+    case 1: return p[0];
+    case 2: memcpy(&h, p, 2); return h;
+    case 4: memcpy(&w, p, 4); return w;
+    default: memcpy(&d, p, 8); return d;
   }
-  return v;
+}
+static inline void st_bytes(uint8_t *p, uint64_t v, unsigned n) {
+  uint16_t h = (uint16_t)v;
+  uint32_t w = (uint32_t)v;
+  switch (n) {
+    case 1: p[0] = (uint8_t)v; break;
+    case 2: memcpy(p, &h, 2); break;
+    case 4: memcpy(p, &w, 4); break;
+    default: memcpy(p, &v, 8); break;
+  }
 }
 
 /* Resolve the address of lane l for space sp: returns the space actually used (generic
@@ -454,50 +461,64 @@ static void warp_done(ptx_cta *c, warp *w) {
 /* ------------------------------------------------------------------ memory */
 
 static ptx_step_status do_mem(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *in, uint32_t m, ptx_winst *out) {
-  unsigned eb = ptx_ty_bytes((ptx_ty)in->ty), n = eb * in->vec;
-  bool store = in->kind == K_ST;
+  const unsigned eb = ptx_ty_bytes((ptx_ty)in->ty), vec = in->vec, n = eb * vec;
+  const bool store = in->kind == K_ST;
   const uint64_t *B = sreg_or_zero(w, in->base);
-  uint64_t sv = sym_value(c, w, in);
+  const uint64_t sv = sym_value(c, w, in);
+  const ptx_space isp = (ptx_space)in->space;
+  /* per instruction: the element registers and the extension of loaded elements */
+  uint64_t *V[4];
+  for (unsigned v = 0; v < vec; ++v) V[v] = reg(w, store ? in->s[v] : in->d[v]);
+  const unsigned sh = 64 - 8 * eb;
+  const bool sx = ptx_ty_signed((ptx_ty)in->ty) && eb < 8, wide = in->ty2;
   ptx_space first_sp = PTX_SPACE_GENERIC;
   for (uint32_t mm = m; mm; mm &= mm - 1) {
     unsigned l = (unsigned)__builtin_ctz(mm);
-    uint64_t a;
-    ptx_space sp = resolve((ptx_space)in->space, B[l] + sv, &a);
+    uint64_t a = B[l] + sv;
+    ptx_space sp = isp;
+    if (isp == PTX_SPACE_GENERIC || isp == PTX_SPACE_PARAM) sp = resolve(isp, a, &a);
     if (first_sp == PTX_SPACE_GENERIC) first_sp = sp;
     unsigned th = wi * PTX_WARP + l;
-    if (a % n) return fault(c, in, "misaligned %s %s of %u bytes at %s address 0x%llx (thread %u)", space_name(sp), store ? "store" : "load", n,
-                            space_name(sp), (unsigned long long)a, th);
+    if (a & (n - 1)) return fault(c, in, "misaligned %s %s of %u bytes at %s address 0x%llx (thread %u)", space_name(sp), store ? "store" : "load", n,
+                                  space_name(sp), (unsigned long long)a, th);
     uint8_t buf[32];
     uint8_t *p;
     if (sp == PTX_SPACE_GLOBAL || sp == PTX_SPACE_CONST) {
       p = buf;
       if (store) {
         if (sp == PTX_SPACE_CONST) return fault(c, in, "store to const memory at 0x%llx", (unsigned long long)a);
-        for (unsigned v = 0; v < in->vec; ++v) st_bytes(buf + v * eb, reg(w, in->s[v])[l], eb);
+        for (unsigned v = 0; v < vec; ++v) st_bytes(buf + v * eb, V[v][l], eb);
         if (!c->l.mem.store || c->l.mem.store(c->l.mem.ctx, a, buf, n) != 0)
           return fault(c, in, "global store of %u bytes at 0x%llx faulted (thread %u)", n, (unsigned long long)a, th);
       } else if (!c->l.mem.load || c->l.mem.load(c->l.mem.ctx, sp, a, buf, n) != 0) {
         return fault(c, in, "%s load of %u bytes at 0x%llx faulted (thread %u)", space_name(sp), n, (unsigned long long)a, th);
       }
     } else {
-      p = cta_mem(c, sp, a, n, wi * PTX_WARP + l);
+      p = cta_mem(c, sp, a, n, th);
       if (!p) return fault(c, in, "%s %s of %u bytes at %s address 0x%llx is out of bounds (thread %u)", space_name(sp), store ? "store" : "load", n,
                            space_name(sp), (unsigned long long)a, th);
       if (store)
-        for (unsigned v = 0; v < in->vec; ++v) st_bytes(p + v * eb, reg(w, in->s[v])[l], eb);
+        for (unsigned v = 0; v < vec; ++v) st_bytes(p + v * eb, V[v][l], eb);
     }
     if (!store)
-      for (unsigned v = 0; v < in->vec; ++v) reg(w, in->d[v])[l] = extend(ld_bytes(p + v * eb, eb), (ptx_ty)in->ty, in->ty2);
+      for (unsigned v = 0; v < vec; ++v) {
+        uint64_t x = ld_bytes(p + v * eb, eb);
+        if (sx) {
+          int64_t sxv = (int64_t)(x << sh) >> sh;
+          x = wide ? (uint64_t)sxv : (uint32_t)sxv;
+        }
+        V[v][l] = x;
+      }
     if (out) {
       out->addr[l] = a;
-      if (store && in->vec == 1) out->data[l] = reg(w, in->s[0])[l];
+      if (store && vec == 1) out->data[l] = V[0][l];
     }
   }
   if (out) {
     out->bytes = (uint8_t)n;
     out->is_store = store;
-    out->space = (uint8_t)(first_sp == PTX_SPACE_GENERIC ? in->space : first_sp);
-    if (first_sp != PTX_SPACE_GENERIC && first_sp != in->space) {
+    out->space = (uint8_t)(first_sp == PTX_SPACE_GENERIC ? isp : first_sp);
+    if (first_sp != PTX_SPACE_GENERIC && first_sp != isp) {
       out->cls = first_sp == PTX_SPACE_SHARED  ? PTX_IC_SHARED
                  : first_sp == PTX_SPACE_LOCAL ? PTX_IC_LOCAL
                  : first_sp == PTX_SPACE_CONST ? PTX_IC_CONST
@@ -590,7 +611,7 @@ static ptx_step_status do_atom(ptx_cta *c, warp *w, unsigned wi, const ptx_inst 
     uint64_t a, old;
     ptx_space sp = resolve((ptx_space)in->space, B[l] + sv, &a);
     if (first_sp == PTX_SPACE_GENERIC) first_sp = sp;
-    if (a % n) return fault(c, in, "misaligned atomic at %s address 0x%llx (thread %u)", space_name(sp), (unsigned long long)a, wi * PTX_WARP + l);
+    if (a & (n - 1)) return fault(c, in, "misaligned atomic at %s address 0x%llx (thread %u)", space_name(sp), (unsigned long long)a, wi * PTX_WARP + l);
     if (sp == PTX_SPACE_GLOBAL) {
       if (c->l.mem.atomic) {
         if (c->l.mem.atomic(c->l.mem.ctx, a, op, ty, S0[l], S1[l], &old) != 0)
