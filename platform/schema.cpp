@@ -169,10 +169,11 @@ static std::vector<KeySpec> build_schema() {
        "its channels"},
       {"memside.dcache.mshrs", T::Int, "128", 1, 128, {},
        "policy dcache: line fills in flight per channel (HMS Sec. III-F: a 128-entry MSHR)"},
-      {"memside.dcache.line_bytes", T::Size, "256", 128, 1024, {},
-       "policies dcache, beari, mccachei, redcachei: DRAM-cacheline bytes, a power of two from 128 to 1024 (HMS "
-       "Sec. III-A: 256 B; Sec. IV-C, Fig. 16b: 64 B to 1 KiB; 64 B is not modelled, docs/hms.md). AMIL reserves "
-       "one 32 B metadata column per 8 lines of a row (the last columns)"},
+      {"memside.dcache.line_bytes", T::Size, "256", 64, 1024, {},
+       "policies dcache, beari, mccachei, redcachei: DRAM-cacheline bytes, a power of two from 64 to 1024 (HMS "
+       "Sec. III-A: 256 B; Sec. IV-A: 64 B for the baselines; Sec. IV-C, Fig. 16b: 64 B to 1 KiB; with 64 B the "
+       "memory side routes each half of an L2 line on its own, docs/hms.md). AMIL reserves one 32 B metadata "
+       "column per 8 lines of a row (the last columns)"},
       {"memside.dcache.footprint_ratio", T::Float, "0", 0, 1e6, {},
        "policy dcache: DRAM-cache bytes of all channels as a fraction of the workload's footprint (HMS Sec. IV-A: "
        "0.375, a 37.5 MiB DRAM cache for a 100 MiB workload), rounded down to whole DRAM rows per channel (at least "
@@ -274,7 +275,7 @@ void Config::check_consistency() const {
                               std::to_string(i("l2.assoc")) + ")");
   }
   if (const uint64_t line = size("memside.dcache.line_bytes"); line & (line - 1))
-    fail("memside.dcache.line_bytes", "expected a power of two from 128 to 1024, got " + std::to_string(line));
+    fail("memside.dcache.line_bytes", "expected a power of two from 64 to 1024, got " + std::to_string(line));
   if (f("mem.scm_throttle.threshold_w") > 0) {
     if (i("mem.channels") % i("mem.scm_throttle.stack_channels") != 0)
       fail("mem.scm_throttle.stack_channels", "expected a divisor of mem.channels (" + std::to_string(i("mem.channels")) +

@@ -40,6 +40,12 @@ MemSide::MemSide(sc_core::sc_module_name name, const memside_ops* ops, const mem
   st_.assign(ops_->state_bytes(&cfg_), 0);
   char err[256] = "";
   if (ops_->init(st_.data(), &cfg_, &env_, err, sizeof err) != 0) throw std::invalid_argument(err);
+  if (const uint32_t g = ops_->granule ? ops_->granule(st_.data()) : 0; g && g != kLineBytes) {
+    if (g != kSectorBytes && g != 2 * kSectorBytes)
+      throw std::invalid_argument(std::string("memside: policy ") + ops_->name + " places " + std::to_string(g) +
+                                  " B pieces (expected 32, 64 or 128)");
+    granule_ = unit_ = g;
+  }
   held_node_.resize(kHeldMax);
   for (size_t i = 0; i < kHeldMax; ++i) held_node_[i].next = i + 1 < kHeldMax ? static_cast<int>(i + 1) : -1;
   ticket_.resize(4 * kHeldMax);  // a power of two, at most half full
@@ -96,6 +102,7 @@ bool MemSide::idle() const {
   for (unsigned d = 0; d < cfg_.ndevs; ++d)
     if (!rel_q_[d].empty() || rel_wait_[d]) return false;
   return !held_n_ && up_wait_order_.empty() && own_free_.size() == MEMSIDE_XFER_SLOTS &&
+         split_free_.size() == split_.size() &&
          mirror_free_.size() == mirror_.size() &&
          !(ops_->busy && ops_->busy(st_.data()));
 }
@@ -104,9 +111,7 @@ bool MemSide::idle() const {
 
 // Ask the policy where gp goes (ticket: what it attached when it held gp).
 int MemSide::ask(tlm_generic_payload& gp, memside_target* t, uint32_t* ticket) {
-  GpuExt& e = GpuExt::get(gp);
-  const memside_req rq = {gp.get_address(), static_cast<uint8_t>(gp.is_write()), static_cast<uint8_t>(e.cls),
-                          static_cast<uint8_t>(e.sector_mask ? e.sector_mask : 0xf)};
+  const memside_req rq = req_of(gp.get_address(), gp.is_write(), GpuExt::get(gp));
   const int r = ops_->route(st_.data(), &rq, ticket, t);
   if (r == MEMSIDE_GO) {
     if (t->dev >= cfg_.ndevs) fatal("policy routed to device " + std::to_string(t->dev));
@@ -117,13 +122,211 @@ int MemSide::ask(tlm_generic_payload& gp, memside_target* t, uint32_t* ticket) {
   return r;
 }
 
-// Below the memory side: the device address, the serving rank's kind, the
-// physical address kept for the response.
+// The policy's view of a request at physical address addr: its line, or
+// under a granule the piece its first sector lies in.
+memside_req MemSide::req_of(uint64_t addr, bool write, const GpuExt& e) const {
+  const uint8_t sec = static_cast<uint8_t>(e.sector_mask ? e.sector_mask : 0xf);
+  uint64_t pa = addr;
+  if (granule_)
+    pa = addr - addr % kLineBytes + static_cast<unsigned>(__builtin_ctz(sec)) * kSectorBytes / granule_ * granule_;
+  return {pa, static_cast<uint8_t>(write), static_cast<uint8_t>(e.cls), sec};
+}
+
+// Below the memory side: the device address (its line's, for a piece), the
+// serving rank's kind, the physical address kept for the response.
 void MemSide::to_device(tlm_generic_payload& gp, const memside_target& t) {
   GpuExt& e = GpuExt::get(gp);
   e.phys_addr = gp.get_address();
   e.mem_type = static_cast<MemType>(t.kind);
-  gp.set_address(t.addr);
+  gp.set_address(granule_ ? t.addr - t.addr % kLineBytes : t.addr);
+}
+
+// ------------------------------------------------------------------ pieces
+
+// The sectors a request touches: its sector mask, or for a write with a
+// byte mask, the sectors with a written byte (a piece of it without one
+// would write its whole sectors at the device controller).
+uint8_t MemSide::sectors_of(tlm_generic_payload& gp) const {
+  const GpuExt& e = GpuExt::get(gp);
+  uint8_t m = e.sector_mask & 0xf;
+  if (gp.is_write() && (e.byte_mask[0] || e.byte_mask[1])) {
+    m = 0;
+    for (unsigned s = 0; s < kSectorsPerLine; ++s)
+      if ((e.byte_mask[s >> 1] >> ((s & 1) * 32)) & 0xffffffffull) m = static_cast<uint8_t>(m | (1u << s));
+  }
+  return m ? m : 0xf;
+}
+
+// Bit k: the request touches piece k (granule_ bytes from k x granule_).
+uint8_t MemSide::pieces_of(uint8_t sectors) const {
+  const unsigned per = granule_ / kSectorBytes, all = (1u << per) - 1u;
+  uint8_t p = 0;
+  for (unsigned k = 0; k < kLineBytes / granule_; ++k)
+    if ((sectors >> (k * per)) & all) p = static_cast<uint8_t>(p | (1u << k));
+  return p;
+}
+
+// A piece routed to another offset of its device line than it has in its
+// physical line (its bytes must move: the request becomes a split of one).
+bool MemSide::moved_offset(tlm_generic_payload& gp, const memside_target& t) const {
+  return granule_ && t.addr % kLineBytes != req_of(gp.get_address(), gp.is_write(), GpuExt::get(gp)).pa % kLineBytes;
+}
+
+// Room in the held queue for every piece of gp (each may be held).
+bool MemSide::split_fits(tlm_generic_payload& gp) const {
+  return held_n_ + static_cast<size_t>(__builtin_popcount(pieces_of(sectors_of(gp)))) <= kHeldMax;
+}
+
+uint32_t MemSide::split_take(unsigned port, tlm_generic_payload& gp) {
+  if (split_free_.empty()) {  // a new high of splits in flight (bounded by the L2's requests)
+    if (up_ + split_.size() > 0xffffu) fatal("more split requests in flight than a hop entry can name");
+    split_free_.push_back(static_cast<uint32_t>(split_.size()));
+    split_.emplace_back();
+  }
+  const uint32_t r = split_free_.back();
+  split_free_.pop_back();
+  split_[r] = Split{};
+  split_[r].parent = &gp;
+  split_[r].port = port;
+  return r;
+}
+
+namespace {
+// Bits of byte_mask word w (bytes 64w .. 64w + 63) for bytes [lo, hi) of the line.
+uint64_t byte_range(unsigned w, unsigned lo, unsigned hi) {
+  uint64_t m = 0;
+  for (unsigned b = std::max(lo, 64 * w); b < std::min(hi, 64 * w + 64); ++b) m |= 1ull << (b - 64 * w);
+  return m;
+}
+}  // namespace
+
+// Piece k of split rec's request as a payload of the shell's own: the
+// parent's command, metadata and data, its sectors and written bytes in piece
+// k only, its address the piece's (physical) one; its route names the record.
+tlm_generic_payload* MemSide::piece_payload(Split& s, unsigned k, uint8_t sectors) {
+  tlm_generic_payload& p = *s.parent;
+  const GpuExt& pe = GpuExt::get(p);
+  tlm_generic_payload* gp = pool_.alloc();
+  gp->set_command(p.get_command());
+  const uint64_t pa = p.get_address() - p.get_address() % kLineBytes + k * granule_;
+  gp->set_address(pa);
+  GpuExt& e = GpuExt::get(*gp);
+  e = pe;
+  e.nhops = 0;
+  e.own = false;
+  e.sector_mask = sectors;
+  const unsigned lo = k * granule_, hi = lo + granule_;
+  e.byte_mask[0] = pe.byte_mask[0] & byte_range(0, lo, hi);
+  e.byte_mask[1] = pe.byte_mask[1] & byte_range(1, lo, hi);
+  if (p.is_write()) std::memcpy(gp->get_data_ptr() + lo, p.get_data_ptr() + lo, granule_);
+  e.push_hop(up_ + static_cast<unsigned>(&s - split_.data()), name());
+  s.piece[s.n++] = Piece{gp, pa, 0, sectors};
+  ++s.left;
+  return gp;
+}
+
+// A request with sectors in several pieces: one payload per piece, each asked
+// now and sent (the release queue) or held on its own.
+void MemSide::split(unsigned port, tlm_generic_payload& gp) {
+  const uint8_t sec = sectors_of(gp), pieces = pieces_of(sec);
+  const uint32_t r = split_take(port, gp);
+  ++st2_.split;
+  const unsigned per = granule_ / kSectorBytes;
+  for (unsigned k = 0; k < kLineBytes / granule_; ++k)
+    if ((pieces >> k) & 1u)
+      piece_payload(split_[r], k, static_cast<uint8_t>(sec & (((1u << per) - 1u) << (k * per))));
+  for (unsigned i = 0; i < split_[r].n; ++i) {
+    tlm_generic_payload* c = split_[r].piece[i].gp;
+    memside_target t{};
+    uint32_t ticket = 0;
+    if (ask(*c, &t, &ticket) == MEMSIDE_GO) {
+      piece_routed(*c, t);
+    } else {
+      park(c, ticket);
+      ++st2_.held;
+    }
+  }
+  send_released();
+}
+
+// A request of one piece that the policy routed to another offset of its
+// device line: it becomes a split of one piece (routed already).
+void MemSide::adopt(unsigned port, tlm_generic_payload& gp, const memside_target& t) {
+  const uint8_t sec = sectors_of(gp);
+  const uint32_t r = split_take(port, gp);
+  const uint64_t pa = req_of(gp.get_address(), gp.is_write(), GpuExt::get(gp)).pa;
+  tlm_generic_payload* c = piece_payload(split_[r], static_cast<unsigned>(pa % kLineBytes / granule_), sec);
+  piece_routed(*c, t);
+}
+
+// A piece to its device: the device line's address, its bytes, written-byte
+// and sector masks moved from its offset in the physical line to its offset
+// in the device line.
+void MemSide::piece_to_device(tlm_generic_payload& gp, const memside_target& t) {
+  GpuExt& e = GpuExt::get(gp);
+  const uint64_t pa = gp.get_address();
+  const unsigned from = static_cast<unsigned>(pa % kLineBytes), to = static_cast<unsigned>(t.addr % kLineBytes);
+  to_device(gp, t);
+  if (from == to) return;
+  unsigned char* d = gp.get_data_ptr();
+  std::memmove(d + to, d + from, granule_);
+  uint64_t bm[2] = {0, 0};
+  for (unsigned b = 0; b < granule_; ++b)
+    if (e.byte_set(from + b)) bm[(to + b) >> 6] |= 1ull << ((to + b) & 63);
+  e.byte_mask[0] = bm[0];
+  e.byte_mask[1] = bm[1];
+  e.sector_mask = static_cast<uint8_t>(((e.sector_mask >> (from / kSectorBytes)) << (to / kSectorBytes)) & 0xf);
+}
+
+// A piece the policy routed: its target kept (complete() gets it), then to
+// its device's release queue (the caller sends the queue).
+void MemSide::piece_routed(tlm_generic_payload& gp, const memside_target& t) {
+  GpuExt& e = GpuExt::get(gp);
+  Split& s = split_[e.hop[e.nhops - 1] - up_];
+  for (unsigned i = 0; i < s.n; ++i)
+    if (s.piece[i].gp == &gp) s.piece[i].addr = t.addr;
+  piece_to_device(gp, t);
+  if (t.delay_ps) {
+    delays_used_ = true;
+    arrival(t.dev, SC_ZERO_TIME, t.delay_ps);
+  }
+  rel_q_[t.dev].push_back(&gp);
+}
+
+// A piece's answer: its read bytes into the L2's payload at their physical
+// offset, the policy's complete() with the piece, and once every piece is
+// back, the L2's answer (the line's kind: its first piece's).
+tlm_sync_enum MemSide::piece_response(uint32_t rec, tlm_generic_payload& gp, unsigned dev, sc_time& d) {
+  Split& s = split_[rec];
+  unsigned k = 0;
+  while (k < s.n && s.piece[k].gp != &gp) ++k;
+  if (k == s.n) fatal("response for an unknown piece of a split request");
+  const Piece& p = s.piece[k];
+  GpuExt& e = GpuExt::get(gp);
+  if (!gp.is_write())
+    std::memcpy(s.parent->get_data_ptr() + p.pa % kLineBytes, gp.get_data_ptr() + p.addr % kLineBytes, granule_);
+  if (ops_->complete) {
+    const memside_req rq = {p.pa, static_cast<uint8_t>(gp.is_write()), static_cast<uint8_t>(e.cls), p.sectors};
+    memside_target t{};
+    t.dev = dev;
+    t.kind = static_cast<uint8_t>(e.mem_type);
+    t.addr = p.addr;
+    t.row = e.row;
+    t.latency_ps = e.dev_latency_ps;
+    ops_->complete(st_.data(), &rq, &t);
+  }
+  if (k == 0) s.kind = static_cast<uint8_t>(e.mem_type);
+  gp.release();
+  if (--s.left) return tlm::TLM_COMPLETED;
+  tlm_generic_payload& P = *s.parent;
+  const unsigned port = s.port;
+  GpuExt::get(P).mem_type = static_cast<MemType>(s.kind);
+  P.set_response_status(tlm::TLM_OK_RESPONSE);
+  split_free_.push_back(rec);
+  resp_port_[port] = kShellResp;
+  tlm_phase ph = tlm::BEGIN_RESP;
+  tsock[static_cast<int>(port)]->nb_transport_bw(P, ph, d);  // END_RESP, now or later, ends here
+  return tlm::TLM_COMPLETED;
 }
 
 // A request the policy holds waits in the shell's queue; its L2 port is free
@@ -177,9 +380,25 @@ void MemSide::park(tlm_generic_payload* gp, uint32_t ticket) {
 tlm_sync_enum MemSide::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phase& ph, sc_time& d) {
   const unsigned port = static_cast<unsigned>(id);
   if (ph == tlm::BEGIN_REQ) {
+    if (granule_ && (pieces_of(sectors_of(gp)) & (pieces_of(sectors_of(gp)) - 1u))) {  // several pieces
+      if (!split_fits(gp)) {
+        up_wait_[port] = Held{&gp, 0, true};  // the queue is full: END_REQ when it has room
+        up_wait_order_.push_back(port);
+        return tlm::TLM_ACCEPTED;
+      }
+      split(port, gp);
+      ph = tlm::END_REQ;
+      return tlm::TLM_UPDATED;
+    }
     memside_target t{};
     uint32_t ticket = 0;
     if (ask(gp, &t, &ticket) == MEMSIDE_GO) {  // straight through, the device's back-pressure is the L2's
+      if (moved_offset(gp, t)) {
+        adopt(port, gp, t);
+        send_released();
+        ph = tlm::END_REQ;
+        return tlm::TLM_UPDATED;
+      }
       to_device(gp, t);
       if (t.delay_ps) delays_used_ = true;
       if (!line_released(t.dev, gp.get_address())) {
@@ -202,8 +421,10 @@ tlm_sync_enum MemSide::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
     up_wait_order_.push_back(port);
     return tlm::TLM_ACCEPTED;
   }
-  if (ph == tlm::END_RESP)  // to the device port that sent the response
+  if (ph == tlm::END_RESP) {  // to the device port that sent the response
+    if (resp_port_[port] == kShellResp) return tlm::TLM_COMPLETED;  // a split's answer: the shell's own
     return isock[static_cast<int>(resp_port_[port])]->nb_transport_fw(gp, ph, d);
+  }
   fatal("unexpected phase from an L2 bank");
 }
 
@@ -234,14 +455,16 @@ tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phas
   }
   if (ph == tlm::BEGIN_RESP) {
     GpuExt& e = GpuExt::get(gp);
+    if (released && granule_ && e.nhops && e.hop[e.nhops - 1] >= up_)  // a piece of a split request
+      return piece_response(e.pop_hop(name()) - up_, gp, dev, d);
     memside_target t{};
     t.dev = dev;
     t.kind = static_cast<uint8_t>(e.mem_type);
     t.addr = gp.get_address();
     gp.set_address(e.phys_addr);
     if (ops_->complete) {
-      const memside_req rq = {e.phys_addr, static_cast<uint8_t>(gp.is_write()), static_cast<uint8_t>(e.cls),
-                              static_cast<uint8_t>(e.sector_mask ? e.sector_mask : 0xf)};
+      const memside_req rq = req_of(e.phys_addr, gp.is_write(), e);
+      if (granule_) t.addr += rq.pa % kLineBytes;  // the piece's place in its device line (kept: not moved)
       t.row = e.row;
       t.latency_ps = e.dev_latency_ps;
       ops_->complete(st_.data(), &rq, &t);
@@ -283,6 +506,15 @@ void MemSide::release_process() {
     --held_n_;
     memside_target t{};
     if (ask(*h.gp, &t, &h.ticket) == MEMSIDE_GO) {
+      GpuExt& e = GpuExt::get(*h.gp);
+      if (granule_ && e.hop[e.nhops - 1] >= up_) {  // a piece of a split request
+        piece_routed(*h.gp, t);
+        continue;
+      }
+      if (moved_offset(*h.gp, t)) {
+        adopt(e.pop_hop(name()), *h.gp, t);
+        continue;
+      }
       to_device(*h.gp, t);
       if (t.delay_ps) {
         delays_used_ = true;
@@ -296,15 +528,24 @@ void MemSide::release_process() {
   send_released();
   while (!up_wait_order_.empty() && held_n_ < kHeldMax) {
     const unsigned port = up_wait_order_.front();
+    if (up_wait_[port].split && !split_fits(*up_wait_[port].gp)) break;
     up_wait_order_.erase(up_wait_order_.begin());
     Held h = up_wait_[port];
     up_wait_[port] = Held{};
     memside_target t{};
     tlm_phase ph = tlm::END_REQ;
     sc_time d = SC_ZERO_TIME;
+    if (h.split) {
+      split(port, *h.gp);
+      tsock[static_cast<int>(port)]->nb_transport_bw(*h.gp, ph, d);  // END_REQ: the L2 may send its next request
+      continue;
+    }
     const bool go = ask(*h.gp, &t, &h.ticket) == MEMSIDE_GO;
     if (go && t.delay_ps) delays_used_ = true;
-    if (go && line_released(t.dev, t.addr - t.addr % kLineBytes)) {
+    if (go && moved_offset(*h.gp, t)) {
+      adopt(port, *h.gp, t);
+      send_released();
+    } else if (go && line_released(t.dev, t.addr - t.addr % kLineBytes)) {
       if (t.delay_ps) arrival(t.dev, SC_ZERO_TIME, t.delay_ps);
       to_device(*h.gp, t);  // behind a released request to its line: it goes out after it
       GpuExt::get(*h.gp).push_hop(port, name());
@@ -552,10 +793,10 @@ unsigned MemSide::transport_dbg(int, tlm_generic_payload& gp) {
   tlm_generic_payload g;
   for (unsigned done = 0; done < len;) {
     const uint64_t a = a0 + done;
-    const unsigned n = static_cast<unsigned>(std::min<uint64_t>(len - done, kLineBytes - a % kLineBytes));
-    const memside_target t = locate(a - a % kLineBytes);
+    const unsigned n = static_cast<unsigned>(std::min<uint64_t>(len - done, unit_ - a % unit_));
+    const memside_target t = locate(a - a % unit_);
     g.set_command(gp.get_command());
-    g.set_address(t.addr + a % kLineBytes);
+    g.set_address(t.addr + a % unit_);
     g.set_data_ptr(p + done);
     g.set_data_length(n);
     if (isock[static_cast<int>(dev_port(t.dev, up_))]->transport_dbg(g) != n) return done;
@@ -575,10 +816,10 @@ void MemSide::write_functional(uint64_t pa, const unsigned char* src, size_t len
   };
   for (size_t done = 0; done < len;) {
     const uint64_t a = pa + done;
-    const size_t n = std::min<uint64_t>(len - done, kLineBytes - a % kLineBytes);
-    memside_target t = locate(a - a % kLineBytes);
+    const size_t n = std::min<uint64_t>(len - done, unit_ - a % unit_);
+    memside_target t = locate(a - a % unit_);
     if (t.dev >= dev_mem_.size()) fatal("write_functional before connect()");
-    t.addr += a % kLineBytes;
+    t.addr += a % unit_;
     if (run_len && t.dev == run_t.dev && t.addr == run_t.addr + run_len) {
       run_len += n;
     } else {
@@ -613,6 +854,9 @@ void MemSide::register_stats(StatsRegistry& S) {
   S.counter(p + "own_reads", "reads issued by the memory-side policy itself (migration, fill, probe)", Unit::Count,
             &st2_.own_reads);
   S.counter(p + "own_writes", "writes issued by the memory-side policy itself", Unit::Count, &st2_.own_writes);
+  if (granule_)
+    S.counter(p + "split", "accesses of the L2 split into pieces of " + std::to_string(granule_) +
+              " B (memside_ops.granule), each routed on its own", Unit::Count, &st2_.split);
 }
 
 // The sum of the policy's counters in `mask` over partitions.
@@ -684,6 +928,9 @@ void MemSide::register_totals(StatsRegistry& S, const std::vector<MemSide*>& par
     };
   };
   S.formula("memside.held", "accesses held by the memory-side policy, all partitions", Unit::Count, own(&Stats::held));
+  if (!parts.empty() && parts[0]->granule_)
+    S.formula("memside.split", "accesses of the L2 split into pieces (memside_ops.granule), all partitions",
+              Unit::Count, own(&Stats::split));
   S.formula("memside.own_read_bytes", "bytes read by the memory-side policies' own transfers, all partitions",
             Unit::Byte, own(&Stats::own_read_bytes));
   S.formula("memside.own_write_bytes", "bytes written by the memory-side policies' own transfers, all partitions",

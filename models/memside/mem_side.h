@@ -33,6 +33,17 @@
 // it goes to the device's release port and its response back to its L2 port
 // (the route pushed on its GpuExt).
 //
+// Pieces (memside_ops.granule: a policy that places 64 B or 32 B pieces of a
+// line on their own, e.g. 64 B DRAM-cache lines): route() sees one piece at a
+// time. A request with sectors in one piece goes straight through as above
+// (addressed to the device line holding the piece) unless the policy puts the
+// piece at another offset of its device line; a request with sectors in
+// several pieces is split: one payload of the shell's own per piece (its
+// sectors, written bytes and data, moved to the piece's offset in its device
+// line), each routed, held and released on its own and sent on the release
+// port, complete() per piece, and the L2's payload answered (read bytes
+// merged) once every piece is back. Its END_RESP ends at the shell.
+//
 // Time (memside.h "Time"): env.now_ps is sc_time_stamp in ps; env.wake keeps
 // the policy's wake-ups in a fixed heap of MEMSIDE_WAKE_SLOTS (time, order
 // asked) served by one scheduler Event at the earliest (ScmThrottle's
@@ -135,7 +146,7 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
     uint64_t byte_mask[2];
     uint8_t sector_mask;
   };
-  void queue_mirror(tlm::tlm_generic_payload& gp, const memside_target& t);
+  void queue_mirror(tlm::tlm_generic_payload& gp, const memside_target& t);  // gp: bytes at their physical offsets
   bool line_released(unsigned dev, uint64_t line) const;
 
   tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d);
@@ -146,7 +157,40 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   struct Held {
     tlm::tlm_generic_payload* gp = nullptr;
     uint32_t ticket = 0;
+    bool split = false;  // to be split into pieces (not asked yet)
   };
+  // A request of the L2 split into pieces (memside_ops.granule below 128 B):
+  // each piece is a payload of the shell's own (its sectors, bytes and data,
+  // moved to the piece's offset in its device line), routed, held, released
+  // and completed on its own; the L2's payload is answered when every piece
+  // is back (read data merged). Records come from a free list that grows
+  // only while the number in flight reaches a new high.
+  struct Piece {
+    tlm::tlm_generic_payload* gp = nullptr;
+    uint64_t pa = 0;     // the piece's physical address (granule-aligned)
+    uint64_t addr = 0;   // where the policy routed it (device address of pa)
+    uint8_t sectors = 0; // its sectors of the 128 B line
+  };
+  struct Split {
+    tlm::tlm_generic_payload* parent = nullptr;
+    unsigned port = 0;          // the parent's upstream port
+    unsigned n = 0, left = 0;   // pieces, not answered yet
+    uint8_t kind = 0;           // memory kind of the first piece: what the L2 learns about the line
+    Piece piece[kSectorsPerLine];
+  };
+  static constexpr unsigned kShellResp = ~0u;  // resp_port_: a response the shell made (a split's)
+  uint8_t sectors_of(tlm::tlm_generic_payload& gp) const;          // its sectors (a write's written bytes too)
+  uint8_t pieces_of(uint8_t sectors) const;                        // bit k: granule piece k is touched
+  memside_req req_of(uint64_t addr, bool write, const GpuExt& e) const;
+  bool moved_offset(tlm::tlm_generic_payload& gp, const memside_target& t) const;
+  bool split_fits(tlm::tlm_generic_payload& gp) const;
+  uint32_t split_take(unsigned port, tlm::tlm_generic_payload& gp);
+  tlm::tlm_generic_payload* piece_payload(Split& s, unsigned k, uint8_t sectors);
+  void split(unsigned port, tlm::tlm_generic_payload& gp);
+  void adopt(unsigned port, tlm::tlm_generic_payload& gp, const memside_target& t);
+  void piece_to_device(tlm::tlm_generic_payload& gp, const memside_target& t);
+  void piece_routed(tlm::tlm_generic_payload& gp, const memside_target& t);
+  tlm::tlm_sync_enum piece_response(uint32_t rec, tlm::tlm_generic_payload& gp, unsigned dev, sc_core::sc_time& d);
   static constexpr size_t kHeldMax = 256;  // requests the shell queues while the policy holds them
 
   int ask(tlm::tlm_generic_payload& gp, memside_target* t, uint32_t* ticket);  // MEMSIDE_GO / HOLD
@@ -223,6 +267,11 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   bool release_all_ = false;                     // env.release(0) since then
   std::vector<unsigned> resp_port_;              // per upstream port: isock port of its last BEGIN_RESP
 
+  unsigned granule_ = 0;                 // memside_ops.granule: 32 or 64 (pieces), 0: whole lines
+  unsigned unit_ = kLineBytes;           // bytes the policy places as one (granule_ or a line)
+  std::vector<Split> split_;             // split records (grown only at a new high of splits in flight)
+  std::vector<uint32_t> split_free_;
+
   std::vector<Own> own_;                 // slots (MEMSIDE_XFER_SLOTS)
   std::vector<uint32_t> own_free_;
   std::vector<Mirror> mirror_;
@@ -234,6 +283,7 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   struct Stats {
     uint64_t routed = 0, held = 0, own_reads = 0, own_writes = 0, own_read_bytes = 0, own_write_bytes = 0;
     uint64_t demand_bytes = 0;  // bytes of the L2's accesses routed (their sectors)
+    uint64_t split = 0;         // L2 accesses split into pieces (memside_ops.granule)
   } st2_;
   mutable std::vector<uint64_t> pol_vals_;  // the policy's own counters (memside_ops.stat_values)
   uint64_t policy_value(size_t i) const;

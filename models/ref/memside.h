@@ -51,8 +51,11 @@ enum memside_class {
 };
 
 /* Where an access goes: device controller `dev` of the partition, device
- * address `addr` there (devaddr.h), and the memory kind (AMAP_MEM_*) of the
- * rank that serves it -- what the L2 learns about the line. */
+ * address `addr` there (devaddr.h: where the byte at memside_req.pa lives;
+ * 128 B-aligned for a whole line, granule-aligned for a piece, which may sit
+ * at another offset of its device line than of its physical line: the shell
+ * moves its bytes), and the memory kind (AMAP_MEM_*) of the rank that serves
+ * it -- what the L2 learns about the line. */
 typedef struct memside_target {
   uint32_t dev;
   uint8_t kind;
@@ -187,10 +190,12 @@ typedef struct memside_stats {
 
 /* An access of the L2 as a policy sees it. */
 typedef struct memside_req {
-  uint64_t pa;           /* 128 B-aligned physical line address */
+  uint64_t pa;           /* 128 B-aligned physical line address; under a policy with a granule below 128 B
+                          * (memside_ops.granule), the granule-aligned address of the piece it touches */
   uint8_t write;         /* 1: a write-back, 0: a fill (read) */
   uint8_t cls;           /* enum memside_class (demand fill or write-back) */
-  uint8_t sectors;       /* 32 B sectors of the line it reads or writes (bit i = sector i, never 0) */
+  uint8_t sectors;       /* 32 B sectors of the 128 B line it reads or writes (bit i = sector i, never 0; all in
+                          * pa's piece under a granule) */
 } memside_req;
 
 typedef struct memside_ops {
@@ -260,6 +265,13 @@ typedef struct memside_ops {
   /* 1: the program must lie in the map's first part only (a policy that turns the other parts' ranks into a
    * cache of it, e.g. the DRAM cache); the platform checks the workload's arrays against it. */
   uint8_t program_in_first_part;
+  /* The policy's placement unit when it is smaller than the L2's 128 B line (optional; NULL or 0: whole
+   * lines). 64 (or 32): the policy places each 64 B (32 B) piece of a line on its own, e.g. 64 B DRAM-cache
+   * lines (HMS Sec. IV-A's baselines). The shell then routes one piece at a time: a request whose sectors
+   * lie in two pieces is split into two requests of the shell's own, each routed, held, released and
+   * completed on its own (memside_req.pa: the piece's address), and the L2 is answered once all are back.
+   * Asked once, after init. */
+  uint32_t (*granule)(const void *st);
 } memside_ops;
 
 typedef struct memside_derived {

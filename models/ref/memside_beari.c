@@ -2,8 +2,8 @@
  * engine (memside_dcache_engine.c): the DRAM cache with BEAR's ideal DRAM Cache Presence (presence known
  * without an L2 lookup or a probe: no tag traffic at all), its Bandwidth-Aware Bypass (Chou, Jaleel,
  * Qureshi, ISCA 2015; the HMS paper's ref. [35]), the TAD organisation of the Alloy cache BEAR builds on,
- * and memside.dcache.line_bytes lines (256 B by default, the paper's Fig. 16b variant; its main results use
- * 64 B lines, which Strata does not model: docs/hms.md). No SCM awareness, no tag cache.
+ * and memside.dcache.line_bytes lines (configs/beari.toml: 64 B, as the paper's main results, Sec. IV-A; 256 B
+ * is its Fig. 16b variant). No SCM awareness, no tag cache.
  *
  * The bypass, as Strata models it: set dueling over DRAM-cache slots. Slots with slot % BAB_PERIOD == 0
  * always fill, == 1 fill with probability 1/10 (90 % bypass); every other slot follows the 90 % bypass while

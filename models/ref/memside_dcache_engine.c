@@ -5,8 +5,10 @@
  * each channel the DRAM rank caches the SCM rank of the same channel (both
  * ranks share the channel's command and data bus, HMS Fig. 6), direct-mapped,
  * DRAM cachelines of cfg.dcache.line_bytes (memside.dcache.line_bytes: 256 B
- * as Sec. III-A, 128 B to 1 KiB for the sensitivity study of Sec. IV-C, Fig.
- * 16b).
+ * as Sec. III-A, 64 B as the baselines of Sec. IV-A, 64 B to 1 KiB for the
+ * sensitivity study of Sec. IV-C, Fig. 16b). With 64 B lines an L2 line is
+ * two DRAM-cache lines: the engine asks the shell for 64 B pieces
+ * (memside_ops.granule), so every access it routes lies in one line.
  *
  * Organisation (Sec. III-B, Fig. 7c, AMIL): every DRAM row keeps the
  * metadata (tag, valid, dirty) of all its cachelines in its last column, so
@@ -91,6 +93,10 @@ static uint32_t lines_per_row(uint64_t row_bytes, uint32_t line, int tad, uint32
     if (tad || (lpr + DC_GROUP - 1) / DC_GROUP <= mc) break;
     ++mc; /* the row's metadata (4 B per line) does not fit its metadata columns: one more */
   }
+  /* Lines smaller than an L2 line (64 B): whole L2 lines per row, so that the k-th piece of an L2 line (block k
+   * mod 128 / line) lies at the k-th offset of a 128 B device line (slot and block agree modulo 128 / line) and
+   * the shell moves no bytes (AMIL 30 lines of a 2 KiB row, TAD 32). */
+  if (line < 128) lpr -= lpr % (128 / line);
   if (meta_cols) *meta_cols = mc;
   return lpr;
 }
@@ -218,7 +224,7 @@ static dc_infl *infl_find(dc_st *s, uint64_t block, int create) {
 /* Remove an unused entry, moving later entries of its probe run back
  * (linear-probing deletion without tombstones). */
 static void infl_release(dc_st *s, dc_infl *e) {
-  if (e->n || e->busy || e->byp || e->mir) return;
+  if (e->n || e->busy || e->byp || e->mir || e->mw) return;
   uint32_t i = (uint32_t)(e - s->infl);
   for (uint32_t j = (i + 1) & (DC_INFL - 1);; j = (j + 1) & (DC_INFL - 1)) {
     dc_infl *x = &s->infl[j];
@@ -405,9 +411,16 @@ int dcache_init(void *st, const dc_design *d, const memside_cfg *cfg, const mems
 
 /* ------------------------------------------------------ the back door */
 
+/* The static place of pa: its 128 B line's, plus pa's offset in it (a 64 B piece of the line under 64 B
+ * lines; the static map keeps a line in consecutive columns: memside_check_map). */
+static void static_locate(const dc_st *s, uint64_t pa, memside_target *out) {
+  memside_static_locate(&s->cfg, pa & ~(uint64_t)127, out);
+  out->addr += pa & 127;
+}
+
 void dcache_locate(const void *st, uint64_t pa, memside_target *out) {
   const dc_st *s = (const dc_st *)st;
-  memside_static_locate(&s->cfg, pa, out);
+  static_locate(s, pa, out);
   if (pa >= s->backing_limit) return; /* outside the SCM part: flat (the platform keeps programs out of it) */
   devaddr_loc l;
   devaddr_decode(&s->g, out->addr, &l);
@@ -444,6 +457,8 @@ static void issue(dc_st *s, uint32_t dev, uint64_t addr, uint32_t bytes, int wri
 #define TICKET_MIRROR 0x40000000u  /* a write waiting for a free write-through slot (counted) */
 #define TICKET_MIRWAIT 0x20000000u /* an access to SCM waiting for a write-through copy of its line (not counted) */
 #define TICKET_MSHRWAIT 0x10000000u /* a write miss waiting for a free MSHR (counted; its slot's tags known) */
+#define TICKET_WRWAIT 0x08000000u   /* an access waiting behind a write miss of its line held for an MSHR */
+#define TICKET_WRWAIT_C 0x04000000u /* the same, counted already as a hit or a miss */
 
 static uint32_t mshr_ticket(const dc_st *s, uint32_t f) {
   return TICKET_MSHR | ((s->fill[f].gen & MSHR_GEN_MASK) << 8) | f;
@@ -561,7 +576,9 @@ static void mshr_free(dc_st *s, uint32_t f) {
   s->env.release(s->env.ctx, mshr_ticket(s, f));
   if (!s->mshr_waiters) return;
   s->mshr_waiters = 0;
-  s->env.release(s->env.ctx, TICKET_MSHRWAIT);
+  s->env.release(s->env.ctx, TICKET_MSHRWAIT); /* first: the accesses behind them are routed after them */
+  s->env.release(s->env.ctx, TICKET_WRWAIT);
+  s->env.release(s->env.ctx, TICKET_WRWAIT_C);
 }
 
 /* Give up MSHR f before anything waits behind it (the in-flight table is full). */
@@ -740,6 +757,12 @@ typedef struct dc_access {
 
 #define ROUTE_ON (-1) /* a step did not settle the access: the next one */
 
+/* The 32 B columns of its block an access touches (its sectors at its offset in the line). */
+static uint32_t cols_of(const dc_access *a) {
+  const uint32_t first = (uint32_t)(a->off / DC_COL), lo = (uint32_t)((a->rq->pa & 127) / DC_COL);
+  return ((uint32_t)a->rq->sectors >> lo) << first;
+}
+
 /* 1. The line's block, slot, tag and offset, and the wait its ticket names. A write-through wait
  * (TICKET_MIRROR: counted already; TICKET_MIRWAIT: not yet) or a write's TICKET_MSHRWAIT (counted, its tags
  * known: the controller held it after its tag check, and any fill of its slot since went through the
@@ -757,6 +780,8 @@ static void decode_access(const dc_st *s, const memside_req *rq, const memside_t
   if (*ticket == TICKET_MIRROR) a->pre_counted = 1, *ticket = 0;
   else if (*ticket == TICKET_MIRWAIT) *ticket = 0;
   else if (*ticket == TICKET_MSHRWAIT) a->pre_counted = a->waited_mshr = 1, *ticket = 0;
+  else if (*ticket == TICKET_WRWAIT) *ticket = 0;
+  else if (*ticket == TICKET_WRWAIT_C) a->pre_counted = 1, *ticket = 0;
 }
 
 /* 2. SCM must not be read or written ahead of a write-through copy of the line. Returns 1 when held. */
@@ -829,6 +854,19 @@ static int route_mshr(dc_st *s, const dc_access *a, uint32_t *ticket) {
   return MEMSIDE_HOLD;
 }
 
+/* 3d. A write miss of the line waits for a free MSHR: a later read of its columns waits behind it (served by
+ * SCM meanwhile, it would miss the write's bytes), released after it. (A later write miss of the line waits
+ * for an MSHR behind it in the same queue.) Returns 1 when held. */
+static int wait_for_write(dc_st *s, const dc_access *a, uint32_t *ticket) {
+  if (a->rq->write) return 0;
+  dc_infl *w = infl_find(s, a->block, 0);
+  if (!w || !w->mw || !(w->mwcols & cols_of(a))) return 0;
+  if (*ticket && !(*ticket & TICKET_MSHR)) probe_put(s, *ticket); /* the probe it waited for */
+  s->mshr_waiters = 1;
+  *ticket = a->counted ? TICKET_WRWAIT_C : TICKET_WRWAIT;
+  return 1;
+}
+
 /* 4. The slot's tags. Returns 1 when the controller knows them; 0: the access waits for a probe (its ticket,
  * or 0 when every probe entry is busy: retried on any release). */
 static int tags_known(dc_st *s, const dc_access *a, uint32_t *ticket) {
@@ -863,7 +901,7 @@ static int start_mirror(dc_st *s, const dc_access *a, dc_infl *e, memside_target
   ++s->st[S_WRITE_THROUGHS];
   out->mirror = 1;
   out->mirror_dev = s->sdev;
-  out->mirror_addr = scm_addr_of(s, a->block) + (a->off & ~(uint64_t)127);
+  out->mirror_addr = (scm_addr_of(s, a->block) + a->off) & ~(uint64_t)127; /* the L2 line's 128 B there */
   out->mirror_tag = TAG_MIRROR | a->block;
   if (e) ++e->n, ++e->nw, ++e->mir; /* the copy on its way to SCM: fills and SCM accesses of the line wait */
   return 1;
@@ -904,9 +942,9 @@ static int go_without_fill(dc_st *s, dc_infl *e, const memside_req *rq, int why)
  * III-F's 128-entry MSHR) instead of going to SCM: a write to SCM holds its bank for tWR (Table I: 1000
  * cycles), and writes are what the DRAM cache is there to absorb. A read miss is served by SCM at once and
  * only its fill is dropped. Returns 1 when the access is held. */
-static int wait_for_mshr(dc_st *s, int is_write, dc_infl *e, uint32_t *ticket) {
-  if (!is_write || s->fills_busy < s->mshrs) return 0; /* (a fill refused for a full in-flight table: to SCM) */
-  if (e) infl_release(s, e);
+static int wait_for_mshr(dc_st *s, const dc_access *a, dc_infl *e, uint32_t *ticket) {
+  if (!a->rq->write || s->fills_busy < s->mshrs) return 0; /* (a fill refused for a full in-flight table: to SCM) */
+  if (e) ++e->mw, e->mwcols |= cols_of(a); /* later accesses of these columns wait behind it (wait_for_write) */
   s->mshr_waiters = 1;
   *ticket = TICKET_MSHRWAIT;
   return 1;
@@ -922,7 +960,7 @@ static int route_miss(dc_st *s, const dc_access *a, dc_infl *e, uint32_t *ticket
   const int f = how == DC_MISS_DECIDE ? mshr_pend(s, a->block, a->slot, rq) : mshr_fill(s, a->block, a->slot);
   if (f < 0) {
     e = infl_find(s, a->block, 1); /* (a fill given up for a full in-flight table may have released it) */
-    if (wait_for_mshr(s, rq->write, e, ticket)) return MEMSIDE_HOLD;
+    if (wait_for_mshr(s, a, e, ticket)) return MEMSIDE_HOLD;
     return go_without_fill(s, e, rq, S_BYPASS_BUSY); /* no MSHR free: served by SCM without a fill */
   }
   if (how == DC_MISS_DECIDE) {
@@ -959,12 +997,16 @@ static int route_miss(dc_st *s, const dc_access *a, dc_infl *e, uint32_t *ticket
 
 int dcache_route(void *st, const memside_req *rq, uint32_t *ticket, memside_target *out) {
   dc_st *s = (dc_st *)st;
-  memside_static_locate(&s->cfg, rq->pa, out);
+  static_locate(s, rq->pa, out);
   if (rq->pa >= s->backing_limit) return MEMSIDE_GO; /* outside the SCM part: flat */
   dc_access a;
   int r;
   /* 1. decode the line and the ticket */
   decode_access(s, rq, out, ticket, &a);
+  if (a.waited_mshr) { /* a write miss that waited for a free MSHR: no longer held (3d) */
+    dc_infl *w = infl_find(s, a.block, 0);
+    if (w && w->mw && !--w->mw) w->mwcols = 0, infl_release(s, w);
+  }
   /* 2. write-through copies of the line go first */
   if (s->d.write_through && wait_for_mirror(s, &a, ticket)) return MEMSIDE_HOLD;
   /* 3. an MSHR of the line or its slot: after a bypass to SCM, merged into a pending decision, or held */
@@ -972,6 +1014,8 @@ int dcache_route(void *st, const memside_req *rq, uint32_t *ticket, memside_targ
   /* Every access counts once as a hit or a miss: where it is first decided (a miss merged into an MSHR is a
    * miss; routed again after that MSHR it is not counted again). */
   a.counted = a.pre_counted || (*ticket & TICKET_MSHR) != 0;
+  /* 3d. a write miss of the line held for a free MSHR goes before a read of its bytes */
+  if (!a.waited_mshr && wait_for_write(s, &a, ticket)) return MEMSIDE_HOLD;
   /* 4. the slot's tags */
   if (!tags_known(s, &a, ticket)) return MEMSIDE_HOLD;
   /* 5. hit or miss */
@@ -1055,6 +1099,12 @@ void dcache_done(void *st, uint64_t tag) {
   case TAG_KIND_PROBE: probe_done(s, (uint32_t)(tag & 0xffffffffu)); break;
   default: fill_done(s, (uint32_t)(tag & 0xffffffffu)); break;
   }
+}
+
+/* Lines below 128 B: the shell routes each line-sized piece of an L2 line on its own (memside_ops.granule). */
+uint32_t dcache_granule(const void *st) {
+  const dc_st *s = (const dc_st *)st;
+  return s->line < 128 ? s->line : 0;
 }
 
 int dcache_busy(const void *st) {

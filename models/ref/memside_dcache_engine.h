@@ -35,7 +35,7 @@
 #include "bps_params.h"
 #include "memside.h"
 
-#define DC_LINE_MIN 128u  /* an L2 line (128 B) lies in one DRAM-cache line (docs/hms.md: why not 64 B) */
+#define DC_LINE_MIN 64u   /* a 64 B line holds half an L2 line: the shell routes each half (memside_ops.granule) */
 #define DC_LINE_MAX 1024u /* the MSHRs' line buffers are this big (<= MEMSIDE_XFER_MAX) */
 #define DC_COL 32u
 #define DC_GROUP 8u       /* lines whose 4 B metadata fill one 32 B column: a tag group, one tag-cache sector */
@@ -91,6 +91,8 @@ typedef struct dc_infl {
   uint32_t cols;        /* 32 B sectors of the routed accesses not answered yet */
   uint32_t byp;         /* requests held behind an MSHR that bypassed: they go to SCM when routed again */
   uint32_t mir;         /* write-through copies of the line on their way to SCM */
+  uint32_t mw;          /* write misses of the block held until an MSHR is free: later accesses of their columns */
+  uint32_t mwcols;      /*   wait behind them (wait_for_write); the 32 B columns of the block they write */
 } dc_infl;
 
 /* The engine's counters (the stat names in memside_dcache_engine.c). */
@@ -214,6 +216,7 @@ unsigned dcache_kind_of(const void *st, uint64_t pa);
 int dcache_route(void *st, const memside_req *rq, uint32_t *ticket, memside_target *out);
 void dcache_complete(void *st, const memside_req *rq, const memside_target *t);
 void dcache_done(void *st, uint64_t tag);
+uint32_t dcache_granule(const void *st);
 int dcache_busy(const void *st);
 void dcache_stats(const void *st, memside_stats *out);
 void dcache_timing_changed(void *st, uint32_t dev, uint32_t rank, uint32_t trcd, uint32_t twr);
@@ -229,6 +232,7 @@ extern const memside_derived dcache_stat_derived[];
   .kind_of = dcache_kind_of,                \
   .complete = dcache_complete,              \
   .done = dcache_done,                      \
+  .granule = dcache_granule,                \
   .busy = dcache_busy,                      \
   .timing_changed = dcache_timing_changed,  \
   .stats = dcache_stats,                    \

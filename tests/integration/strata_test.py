@@ -186,12 +186,22 @@ def main():
                  f"{s['dcache.read_hits']}")
         if s["dcache.writebacks"] < int(min_wb):
             fail(f"{outdir}: dcache.writebacks {s['dcache.writebacks']} < {min_wb}")
-        line = 256  # memside.dcache.line_bytes (its default, or the run's --set)
-        for a in args:
-            if a.startswith("memside.dcache.line_bytes="):
-                line = int(a.split("=", 1)[1])
+        line = None  # memside.dcache.line_bytes as the run resolved it (its config.txt)
+        with open(os.path.join(outdir, "config.txt")) as f:
+            for ln in f:
+                if ln.startswith("memside.dcache.line_bytes ="):
+                    line = int(ln.split("=", 1)[1].split("#")[0])
+        if line is None:
+            fail(f"{outdir}: no memside.dcache.line_bytes in config.txt")
         if s["memside.moved_bytes"] != line * (s["dcache.fills"] + s["dcache.writebacks"]):
             fail(f"{outdir}: memside.moved_bytes {s['memside.moved_bytes']} is not {line} B per fill and write-back")
+        # 64 B lines: an L2 access with sectors in both halves of its line is split into two pieces (the shell,
+        # memside_ops.granule); workloads that read and write whole lines split many
+        whole_lines = args[args.index("--workload") + 1] in ("bfs", "backprop", "stencil2d", "stream")
+        if line < 128 and whole_lines and not s.get("memside.split"):
+            fail(f"{outdir}: no access split into {line} B pieces (memside.split {s.get('memside.split')})")
+        if line >= 128 and "memside.split" in s:
+            fail(f"{outdir}: memside.split with {line} B lines (no pieces below a 128 B line)")
         print(f"ok: {s['dcache.fills']:.0f} fills, {s['dcache.writebacks']:.0f} write-backs, "
               f"{s['dcache.read_hits']:.0f} read hits, gpu.cycles {s['gpu.cycles']:.0f}")
     elif mode == "mixed":

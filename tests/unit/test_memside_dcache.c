@@ -918,10 +918,263 @@ static void line_1024(void **state) {
   free(r.st);
 }
 
+/* ---------------------------------------------------------------- 64 B lines (HMS Sec. IV-A's baselines)
+ * An L2 line is two DRAM-cache lines: the engine asks the shell for 64 B pieces (memside_ops.granule), and
+ * the shell routes each piece of a request on its own (models/memside/mem_side.cpp): rq.pa is the piece's
+ * address, rq.sectors its sectors of the L2 line. A row keeps an even number of lines (AMIL 30 with four
+ * metadata columns, TAD 32), so a piece lies at its own offset of a 128 B device line. */
+
+/* 64 B block b of partition 0 (pa[2 i], pa[2 i + 1]: the halves of 128 B block i). */
+static void block_pieces(uint64_t *pa, unsigned n) {
+  uint64_t *line = malloc((n / 2) * sizeof *line);
+  block_lines_of(line, n / 2, 128);
+  for (unsigned i = 0; i < n / 2; ++i) pa[2 * i] = line[i], pa[2 * i + 1] = line[i] + 64;
+  free(line);
+}
+
+/* Where piece pa lives on the SCM rank (its L2 line's static place + its offset). */
+static uint64_t scm_of(uint64_t pa) {
+  memside_target t;
+  memside_static_locate(&g_cfg, pa & ~(uint64_t)127, &t);
+  return t.addr + (pa & 127);
+}
+
+/* Route piece pa until it goes (each probe it waits for answered); returns the target. */
+static memside_target piece_go(rig *r, uint64_t pa, int w, unsigned sectors) {
+  uint32_t tk = 0;
+  memside_target t;
+  while (route_s(r, pa, w, sectors, &tk, &t) == MEMSIDE_HOLD) {
+    assert_true(tk != 0 && tk <= 64); /* a probe */
+    r->o->done(r->st, r->f.x[r->f.n - 1].tag);
+  }
+  return t;
+}
+
+static void complete_s(rig *r, uint64_t pa, int w, unsigned sectors, const memside_target *t) {
+  const memside_req rq = {pa, (uint8_t)w, w ? MEMSIDE_WRITEBACK : MEMSIDE_FILL, (uint8_t)sectors};
+  r->o->complete(r->st, &rq, t);
+}
+
+/* The last `n` transfers issued (their index in the fake shell's log: *first). */
+static const memside_xfer *last_xfers(rig *r, int n, int *first) {
+  assert_true(r->f.n >= n);
+  *first = r->f.n - n;
+  return &r->f.x[*first];
+}
+
+/* A request of both halves of an L2 line, split into two pieces by the shell: the lower half is a dirty
+ * hit in DRAM, the upper half a miss served by SCM and filled into the next slot (the upper 64 B of the
+ * same 128 B device line); a later miss of the lower half's slot evicts it, writing back 64 B to its SCM
+ * home, while the upper half stays cached. AMIL with 64 B lines: 30 lines a row, tags of lines 0-7 in
+ * column 60. */
+static void line_64_split_request(void **state) {
+  (void)state;
+  rig r;
+  rig_line(&r, 64, 0, 0, 0);
+  assert_non_null(r.o->granule);
+  assert_int_equal(r.o->granule(r.st), 64);
+  enum { NB = 482 }; /* 16 rows x 30 lines = 480 slots: block 480 shares slot 0 with block 0 */
+  uint64_t *pa = malloc(NB * sizeof *pa);
+  block_pieces(pa, NB);
+  int i0;
+  /* the lower half written: a write miss, its 64 B line filled (probe of column 60), then a dirty hit */
+  uint32_t tk = 0;
+  memside_target t;
+  assert_int_equal(route_s(&r, pa[0], 1, 0x3, &tk, &t), MEMSIDE_HOLD);
+  assert_int_equal(loc_of(r.f.x[0].addr).col, 60);
+  r.o->done(r.st, r.f.x[0].tag);
+  assert_int_equal(route_s(&r, pa[0], 1, 0x3, &tk, &t), MEMSIDE_HOLD); /* behind its fill */
+  assert_true(tk & 0x80000000u);
+  const memside_xfer *x = last_xfers(&r, 1, &i0);
+  assert_int_equal(x->bytes, 64);
+  assert_int_equal(x->addr, scm_of(pa[0]));
+  r.o->done(r.st, x->tag);
+  x = last_xfers(&r, 2, &i0); /* the line into slot 0 (column 0) and the metadata column */
+  assert_int_equal(x[0].bytes, 64);
+  assert_int_equal(loc_of(x[0].addr).col, 0);
+  assert_int_equal(loc_of(x[1].addr).col, 60);
+  r.o->done(r.st, x[0].tag);
+  r.o->done(r.st, x[1].tag);
+  assert_int_equal(route_s(&r, pa[0], 1, 0x3, &tk, &t), MEMSIDE_GO);
+  assert_int_equal(t.kind, AMAP_MEM_DRAM);
+  complete_s(&r, pa[0], 1, 0x3, &t);
+  const uint64_t slot0 = t.addr;
+  assert_int_equal(slot0 % 128, 0);
+  /* the L2 reads the whole line: two pieces. The lower one hits (a probe, then DRAM) ... */
+  memside_target lo = piece_go(&r, pa[0], 0, 0x3);
+  assert_int_equal(lo.kind, AMAP_MEM_DRAM);
+  assert_int_equal(lo.addr, slot0);
+  /* ... the upper one misses: SCM at the line's upper 64 B, and a fill of 64 B into slot 1 */
+  const int n0 = r.f.n;
+  memside_target hi = piece_go(&r, pa[1], 0, 0xc);
+  assert_int_equal(hi.kind, AMAP_MEM_SCM);
+  assert_int_equal(hi.addr, scm_of(pa[1]));
+  assert_int_equal(hi.addr % 128, 64);
+  x = last_xfers(&r, 1, &i0);
+  assert_true(i0 >= n0);
+  assert_int_equal(x->cls, MEMSIDE_FILL);
+  assert_int_equal(x->bytes, 64);
+  assert_int_equal(x->addr, scm_of(pa[1]));
+  complete_s(&r, pa[0], 0, 0x3, &lo);
+  complete_s(&r, pa[1], 0, 0xc, &hi);
+  memset(x->buf, 0x71, 64);
+  r.o->done(r.st, x->tag);
+  x = last_xfers(&r, 2, &i0);
+  assert_int_equal(x[0].write, 1);
+  assert_int_equal(x[0].addr, slot0 + 64); /* slot 1: the upper 64 B of the same 128 B device line */
+  assert_int_equal(x[0].buf[63], 0x71);
+  r.o->done(r.st, x[0].tag);
+  r.o->done(r.st, x[1].tag);
+  memside_target now;
+  r.o->locate(r.st, pa[1], &now);
+  assert_int_equal(now.kind, AMAP_MEM_DRAM);
+  assert_int_equal(now.addr, slot0 + 64);
+  /* block 480 (the lower half of another line) takes slot 0: the dirty lower half of L goes back to SCM */
+  t = piece_go(&r, pa[480], 0, 0x3);
+  assert_int_equal(t.kind, AMAP_MEM_SCM);
+  x = last_xfers(&r, 2, &i0); /* the new line from SCM, the dirty victim from DRAM */
+  assert_int_equal(x[0].addr, scm_of(pa[480]));
+  assert_int_equal(x[1].addr, slot0);
+  assert_int_equal(x[1].bytes, 64);
+  assert_int_equal(x[1].cls, MEMSIDE_WRITEBACK);
+  complete_s(&r, pa[480], 0, 0x3, &t);
+  memset(x[1].buf, 0x2e, 64);
+  r.o->done(r.st, x[0].tag);
+  r.o->done(r.st, x[1].tag);
+  x = last_xfers(&r, 3, &i0); /* into DRAM, the victim to SCM (64 B at its home), the metadata column */
+  assert_int_equal(x[1].write, 1);
+  assert_int_equal(x[1].addr, scm_of(pa[0]));
+  assert_int_equal(x[1].bytes, 64);
+  assert_int_equal(x[1].buf[0], 0x2e);
+  for (int k = 0; k < 3; ++k) r.o->done(r.st, x[k].tag);
+  r.o->locate(r.st, pa[0], &now);
+  assert_int_equal(now.kind, AMAP_MEM_SCM); /* evicted */
+  assert_int_equal(now.addr, scm_of(pa[0]));
+  assert_int_equal(r.o->kind_of(r.st, pa[0]), AMAP_MEM_SCM); /* the L2 line's kind: its lower half's */
+  r.o->locate(r.st, pa[1], &now);
+  assert_int_equal(now.kind, AMAP_MEM_DRAM); /* the upper half stays */
+  uint64_t vals[32];
+  r.o->stat_values(r.st, vals);
+  assert_int_equal(vals[0], 1); /* read hits: the lower piece */
+  assert_int_equal(vals[2], 2); /* read misses: the upper piece, block 480 */
+  assert_int_equal(vals[3], 1); /* write misses: the first write */
+  assert_int_equal(vals[1], 0); /* write hits: none (the write, routed again after its fill, counts once) */
+  assert_int_equal(vals[6], 3); /* fills */
+  assert_int_equal(vals[7], 1); /* write-backs */
+  memside_stats ms;
+  r.o->stats(r.st, &ms);
+  assert_int_equal(ms.moved_bytes, 4 * 64);
+  assert_false(r.o->busy(r.st));
+  free(pa);
+  free(r.st);
+}
+
+/* 64 B lines, TAD (HMST; RedCachei and BEARi are TAD too): 32 lines a row, four tag groups; a probe reads the
+ * first column of each of the 8 lines of the accessed line's group; block 32 is line 0 of the next row (the
+ * next bank). */
+static void line_64_tad(void **state) {
+  (void)state;
+  rig r;
+  rig_line(&r, 64, 1, 0, 0);
+  uint64_t pa[34];
+  block_pieces(pa, 34);
+  uint32_t tk = 0;
+  memside_target t;
+  assert_int_equal(route_s(&r, pa[9], 0, 0xc, &tk, &t), MEMSIDE_HOLD);
+  assert_int_equal(r.f.n, 8);
+  for (int k = 0; k < 8; ++k) assert_int_equal(loc_of(r.f.x[k].addr).col, 2 * (8 + k)); /* lines 8..15 */
+  for (int k = 0; k < 8; ++k) r.o->done(r.st, r.f.x[k].tag);
+  assert_int_equal(route_s(&r, pa[9], 0, 0xc, &tk, &t), MEMSIDE_GO);
+  assert_int_equal(t.addr, scm_of(pa[9]));
+  tk = 0;
+  assert_int_equal(route_s(&r, pa[32], 0, 0x3, &tk, &t), MEMSIDE_HOLD);
+  const int n0 = r.f.n - 8;
+  assert_int_equal(loc_of(r.f.x[n0].addr).bg, 1);
+  assert_int_equal(loc_of(r.f.x[n0].addr).col, 0);
+  free(r.st);
+}
+
+/* McCachei with 64 B lines: a write hit on a clean upper half goes to DRAM (the upper 64 B of its device
+ * line) and is copied to SCM: the copy goes to the 128 B line of its SCM home (the shell sends the piece's
+ * bytes only, at their offsets). */
+static void line_64_write_through_piece(void **state) {
+  (void)state;
+  const memside_ops *o = memside_find("mccachei");
+  assert_non_null(o);
+  memside_cfg c = g_cfg;
+  c.dcache.line_bytes = 64;
+  rig r;
+  memset(&r, 0, sizeof r);
+  r.o = o;
+  r.st = calloc(1, o->state_bytes(&c));
+  r.env = (memside_env){.ctx = &r.f, .issue = fake_issue, .release = fake_release};
+  char err[256];
+  assert_int_equal(o->init(r.st, &c, &r.env, err, sizeof err), 0);
+  assert_int_equal(o->granule(r.st), 64);
+  uint64_t pa[2];
+  block_pieces(pa, 2);
+  memside_target t = piece_go(&r, pa[1], 0, 0xc); /* a read miss (no probe): filled */
+  assert_int_equal(t.kind, AMAP_MEM_SCM);
+  complete_s(&r, pa[1], 0, 0xc, &t);
+  int from = 0;
+  finish_xfers(&r, &from);
+  finish_xfers(&r, &from);
+  t = piece_go(&r, pa[1], 1, 0x8);
+  assert_int_equal(t.kind, AMAP_MEM_DRAM);
+  assert_int_equal(t.addr % 128, 64);
+  assert_int_equal(t.mirror, 1);
+  assert_int_equal(t.mirror_addr, scm_of(pa[0])); /* the L2 line's 128 B at its SCM home */
+  assert_int_equal(t.mirror_addr % 128, 0);
+  complete_s(&r, pa[1], 1, 0x8, &t);
+  o->done(r.st, t.mirror_tag);
+  assert_false(o->busy(r.st));
+  free(r.st);
+}
+
+/* A read of bytes that a write miss is waiting to write (every MSHR busy: TICKET_MSHRWAIT) waits behind it
+ * (TICKET_WRWAIT, released after the write's ticket) instead of reading stale bytes from SCM; a read of
+ * the line's other sectors goes to SCM at once. 256 B lines, one MSHR. */
+static void read_waits_behind_a_waiting_write(void **state) {
+  (void)state;
+  memside_cfg c = g_cfg;
+  c.dcache.mshrs = 1;
+  rig r;
+  rig_init_cfg(&r, &c);
+  uint64_t pa[3];
+  block_lines(pa, 3);
+  memside_target t = access_line(&r, pa[0], 0); /* a read miss: its fill takes the only MSHR */
+  assert_int_equal(t.kind, AMAP_MEM_SCM);
+  uint32_t tw = 0, tr = 0, to = 0;
+  while (route_s(&r, pa[1], 1, 0x1, &tw, &t) == MEMSIDE_HOLD && tw != 0x10000000u)
+    r.o->done(r.st, r.f.x[r.f.n - 1].tag); /* its probe */
+  assert_int_equal(tw, 0x10000000u);
+  assert_int_equal(route_s(&r, pa[1], 0, 0x1, &tr, &t), MEMSIDE_HOLD); /* sector 0: behind the write */
+  assert_int_equal(tr, 0x08000000u);
+  while (route_s(&r, pa[1], 0, 0x4, &to, &t) == MEMSIDE_HOLD) /* sector 2: not written, served by SCM */
+    r.o->done(r.st, r.f.x[r.f.n - 1].tag);
+  assert_int_equal(t.kind, AMAP_MEM_SCM);
+  complete_s(&r, pa[1], 0, 0x4, &t);
+  const int nrel0 = r.f.nrel;
+  int from = 0;
+  finish_xfers(&r, &from); /* the first fill completes: the write, then the read behind it, are released */
+  finish_xfers(&r, &from);
+  int iw = -1, ir = -1;
+  for (int i = nrel0; i < r.f.nrel; ++i) {
+    if (r.f.released[i] == 0x10000000u && iw < 0) iw = i;
+    if (r.f.released[i] == 0x08000000u && ir < 0) ir = i;
+  }
+  assert_true(iw >= 0 && ir > iw);
+  assert_int_equal(route_s(&r, pa[1], 1, 0x1, &tw, &t), MEMSIDE_HOLD); /* the write: behind its own fill */
+  assert_true(tw & 0x80000000u);
+  assert_int_equal(route_s(&r, pa[1], 0, 0x1, &tr, &t), MEMSIDE_HOLD); /* the read: behind the same fill */
+  assert_int_equal(tr, tw);
+  free(r.st);
+}
+
 /* A line size the engine cannot use is refused with the key named. */
 static void line_size_rejected(void **state) {
   (void)state;
-  const uint32_t bad[] = {0, 64, 192, 2048};
+  const uint32_t bad[] = {0, 32, 192, 2048};
   for (unsigned i = 0; i < sizeof bad / sizeof *bad; ++i) {
     memside_cfg c = g_cfg;
     c.dcache.line_bytes = bad[i];
@@ -974,6 +1227,10 @@ int main(void) {
       cmocka_unit_test(line_128_tag_cache_sectors),
       cmocka_unit_test(line_128_tad),
       cmocka_unit_test(line_1024),
+      cmocka_unit_test(line_64_split_request),
+      cmocka_unit_test(line_64_tad),
+      cmocka_unit_test(line_64_write_through_piece),
+      cmocka_unit_test(read_waits_behind_a_waiting_write),
       cmocka_unit_test(line_size_rejected),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
