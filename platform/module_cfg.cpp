@@ -1,5 +1,13 @@
 #include "platform/module_cfg.h"
 
+#include <cstdint>
+#include <string>
+
+extern "C" {
+#include "hostmem.h"
+#include "link.h"
+}
+
 namespace strata {
 
 SmCfg sm_cfg(const Config& C) {
@@ -35,6 +43,30 @@ XbarCfg xbar_cfg(const Config& C) {
   xb.bytes_per_cycle = static_cast<unsigned>(C.i("noc.bytes_per_cycle"));
   xb.queue = static_cast<unsigned>(C.i("noc.queue"));
   return xb;
+}
+
+bool host_path_cfg(const Config& C, HostPathCfg* out) {
+  if (C.s("hostpath.link") == "none") return false;
+  const link_preset* lp = link_find(C.s("hostpath.link").c_str());         // the schema checked both names
+  const hostmem_preset* hp = hostmem_find(C.s("hostpath.device").c_str());
+  const unsigned q = static_cast<unsigned>(C.i("hostpath.queue"));
+  out->link = LinkCfg::from_preset(*lp, q);
+  out->mem = HostMemCfg::from_preset(*hp, C.size("hostpath.size"), q);
+  return true;
+}
+
+void add_host_device(const Config& C, memside_cfg* m) {
+  if (m->ndevs >= MEMSIDE_MAX_DEVS)
+    C.fail("hostpath.link", "expected memside.partition_channels below " + std::to_string(MEMSIDE_MAX_DEVS) +
+                            " (a partition's channels and the host device), got " + std::to_string(m->ndevs));
+  const uint32_t h = m->ndevs++;
+  m->dev_channel[h] = UINT32_MAX;
+  m->geom[h] = devaddr_geom{};
+  for (unsigned r = 0; r < AMAP_MAX_RANKS; ++r) {
+    m->rank_kind[h][r] = AMAP_MEM_HOST;
+    m->rank_tech[h][r] = 0;  // DRAM_TID_NONE: no DRAM technology
+    m->rank_trcd[h][r] = m->rank_twr[h][r] = 0;
+  }
 }
 
 L2Cfg l2_cfg(const Config& C) {

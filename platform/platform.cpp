@@ -232,6 +232,7 @@ struct Platform::Impl {
   std::vector<std::unique_ptr<MemSide>> sides;  // per memory partition
   std::unique_ptr<Sampler> sampler;
   std::unique_ptr<ScmThrottle> throttle;  // mem.scm_throttle (HMS Sec. III-E), when on
+  std::unique_ptr<HostPath> host;         // hostpath.link: host memory behind a link (every partition's last device)
   sc_core::sc_trace_file* tf = nullptr;
   double host_seconds = 0, sim_seconds = 0, mem_req_rate = 0, mem_access_rate = 0, peak_rss = 0, host_setup = 0;
   uint64_t program_footprint = 0;
@@ -422,6 +423,13 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
                                                " channels per partition, got " + std::to_string(pch));
   blocks = {blocks_bypass_scorer(cfg.s("blocks.bypass_scorer").c_str()), blocks_tag_cache(cfg.s("blocks.tag_cache").c_str()),
             blocks_flrb(cfg.s("blocks.flrb").c_str())};  // the schema's choices are the registered names
+  if (HostPathCfg hc; host_path_cfg(cfg, &hc)) {
+    try {
+      host.reset(new HostPath(hc, stats));
+    } catch (const std::invalid_argument& e) {
+      cfg.fail("hostpath.link", e.what());
+    }
+  }
   for (unsigned p = 0; p < nparts; ++p) {
     memside_cfg m{};
     m.blocks = &blocks;
@@ -442,6 +450,7 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
         m.rank_twr[d][r] = md.at(c, r)->t.WR;
       }
     }
+    if (host) add_host_device(cfg, &m);
     m.swap.a = cfg.size("memside.swap.a");
     m.swap.b = cfg.size("memside.swap.b");
     m.swap.after = static_cast<uint64_t>(cfg.i("memside.swap.after"));
@@ -478,6 +487,7 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
       throw ConfigError("key 'memside.policy' (" + cfg.s("memside.policy") + "): " + e.what());
     }
     for (unsigned d = 0; d < pch; ++d) sides.back()->connect(mcs[p * pch + d]->tsock, &device[p * pch + d], mcs[p * pch + d].get());
+    if (host) sides.back()->connect(host->tsock(), host->contents(), host.get());  // the last device
   }
 }
 

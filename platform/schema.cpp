@@ -15,6 +15,8 @@ extern "C" {
 #include "blocks.h"
 #include "ctc.h"
 #include "dram.h"
+#include "hostmem.h"
+#include "link.h"
 #include "memside.h"
 #include "repl.h"
 }
@@ -132,6 +134,15 @@ static std::vector<KeySpec> build_schema() {
       {"mem.scm_throttle.stack_channels", T::Int, "8", 1, 256, {},
        "SCM throttling: consecutive channels per memory stack, the unit throttled together (an HBM2 stack has 8 "
        "channels); a divisor of mem.channels"},
+      {"hostpath.link", T::String, "none", 1, 0, {},
+       "host path: a link preset (models/ref/link.c: pcie_hms, pcie_hms_64, nvlink_hms, ...; HMS Table I) to a "
+       "host-memory device that every memory partition's policy may target as its last device (kind host; "
+       "docs/architecture.md \"Links and host memory\"); none = no host path"},
+      {"hostpath.device", T::String, "hms_cpu", 1, 0, {},
+       "host path: host-memory preset (models/ref/hostmem.c: hms_cpu = 46.6 GB/s, 0.135 us, HMS Table I)"},
+      {"hostpath.size", T::Size, "16GiB", 4096, 1ull << 50, {}, "host path: host-memory capacity, bytes"},
+      {"hostpath.queue", T::Int, "64", 1, 65536, {},
+       "host path: transfers each link direction holds and requests the host memory holds (back-pressure beyond)"},
       {"addrmap.layout", T::String, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 1, 0, {},
        "address layout, least significant field first (models/ref/addrmap.h); \"auto\" derives one from the "
        "device geometry (one 128 B line per channel chunk, channel, bank group, columns, bank, rank, row)"},
@@ -325,6 +336,18 @@ void Config::check_consistency() const {
     fail("mem.wq_high", "expected <= mem.write_queue (" + std::to_string(i("mem.write_queue")) + ")");
   if (i("mem.wq_low") >= i("mem.wq_high"))
     fail("mem.wq_low", "expected < mem.wq_high (" + std::to_string(i("mem.wq_high")) + ")");
+  // The host path (models/host/host_path.h).
+  if (!hostmem_find(s("hostpath.device").c_str()))
+    fail("hostpath.device", std::string("expected one of ") + hostmem_names() + ", got '" + s("hostpath.device") + "'");
+  if (s("hostpath.link") != "none") {
+    if (!link_find(s("hostpath.link").c_str()))
+      fail("hostpath.link",
+           std::string("expected none or one of ") + link_preset_names() + ", got '" + s("hostpath.link") + "'");
+    if (i("memside.partition_channels") >= MEMSIDE_MAX_DEVS)
+      fail("hostpath.link", "expected memside.partition_channels below " + std::to_string(MEMSIDE_MAX_DEVS) +
+                            " (a partition's channels and the host device), got " +
+                            std::to_string(i("memside.partition_channels")));
+  }
 }
 
 }  // namespace strata

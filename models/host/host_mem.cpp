@@ -69,10 +69,10 @@ void HostMem::end_of_elaboration() {
 void HostMem::access(tlm_generic_payload& gp) {
   const uint64_t a = gp.get_address();
   const unsigned len = gp.get_data_length();
-  const bool bulk = len > kLineBytes;
+  const bool bulk = payload_is_span(gp);  // its data length whole, from its address
   if (!gp.is_read() && !gp.is_write()) fatal("only read and write commands are supported");
-  if (!bulk && a % kLineBytes) fatal("line request address not 128 B aligned");
-  if (a >= cap_ || cap_ - a < (bulk ? len : kLineBytes))
+  if (bulk && len == 0) fatal("a transfer of 0 bytes");
+  if (a >= cap_ || cap_ - a < len)
     fatal("access at host address " + std::to_string(a) + " beyond the capacity of " + std::to_string(cap_) + " B");
   unsigned char* p = gp.get_data_ptr();
   const unsigned bytes = payload_data_bytes(gp);
@@ -172,6 +172,11 @@ void HostMem::respond() {
   while (!held_ && wq_.head_due(sim_now().value())) {
     WireQueue::Entry& e = wq_.front();
     e.gp->set_response_status(tlm::TLM_OK_RESPONSE);
+    if (GpuExt* x = GpuExt::find(*e.gp)) {  // device feedback, as MemCtrl gives it: service time, no row buffer
+      const uint64_t lat = (sim_now().value() - e.arrival) / ps_;
+      x->dev_latency_ps = lat > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(lat);
+      x->row = 0;
+    }
     tlm_phase ph = tlm::BEGIN_RESP;
     sc_time t = sc_core::SC_ZERO_TIME;
     const tlm_sync_enum s = tsock[static_cast<int>(e.port)]->nb_transport_bw(*e.gp, ph, t);

@@ -10,12 +10,16 @@
 //
 // Protocol (the AT base protocol of every Strata link): BEGIN_REQ on tsock
 // port p (address = host byte address; a 128 B line with GpuExt sector and
-// byte masks, or a bulk buffer of up to 4 KiB moved whole) is accepted at once
+// byte masks, or a span -- another data length or an address not 128 B
+// aligned, MemCtrl's rule (payload_is_span): a memory side's own transfer of
+// up to 64 KiB -- moved whole) is accepted at once
 // (TLM_UPDATED + END_REQ) while fewer than `queue` requests are held, else
 // TLM_ACCEPTED and END_REQ when one leaves (waiting ports in arrival order).
 // Functional data are read or written at acceptance, so every request sees
 // the requests accepted before it. The response (BEGIN_RESP, TLM_OK_RESPONSE,
-// delay 0) goes back on the request's port, in arrival order; an initiator's
+// delay 0; GpuExt::dev_latency_ps = its time from arrival to response, row 0:
+// the device feedback a memory-side policy reads in complete()) goes back on
+// the request's port, in arrival order; an initiator's
 // TLM_ACCEPTED holds the responses behind it until END_RESP. An access beyond
 // the capacity is a model bug (SC_REPORT_FATAL). transport_dbg and
 // b_transport read and write the store untimed.

@@ -33,13 +33,18 @@ extern "C" {
 namespace strata {
 
 // Data bytes a payload moves, the unit links and the host device charge: a
-// buffer above 128 B (a bulk transfer, PayloadPool size classes) moves whole;
+// span -- a data length other than 128 B or an address not 128 B-aligned (a
+// bulk transfer, a memory side's own transfer across lines; MemCtrl's rule)
+// -- moves its data length whole;
 // a line moves 32 B per sector -- a write the sectors its byte mask touches
 // (its sector mask when the byte mask is empty), a read its sector mask --
 // and all four when the mask is empty. A request carries a write's data, a
 // response a read's (link_request_bytes / link_response_bytes).
+inline bool payload_is_span(const tlm::tlm_generic_payload& gp) {
+  return gp.get_data_length() != kLineBytes || gp.get_address() % kLineBytes;
+}
 inline unsigned payload_data_bytes(tlm::tlm_generic_payload& gp) {
-  if (gp.get_data_length() > kLineBytes) return gp.get_data_length();
+  if (payload_is_span(gp)) return gp.get_data_length();
   const GpuExt* e = GpuExt::find(gp);
   if (!e) return kLineBytes;
   unsigned m = e->sector_mask & ((1u << kSectorsPerLine) - 1u);
