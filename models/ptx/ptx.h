@@ -134,6 +134,13 @@ typedef struct ptx_mem_ops {
                 uint64_t *old);
 } ptx_mem_ops;
 
+/* Optional fast path for loads and stores (not atomics), called with ptx_mem_ops.ctx: host
+ * memory holding the bytes [*base, *base + *len) of `space` around addr, or NULL (then load /
+ * store are called). The executor keeps the last region per CTA and space and reads and writes
+ * it directly, so the region must stay valid and be the memory load/store would reach until
+ * the launch ends. */
+typedef uint8_t *(*ptx_map_fn)(void *ctx, ptx_space space, uint64_t addr, uint64_t *base, uint64_t *len);
+
 /* ------------------------------------------------------------------ CTA and warps */
 
 typedef struct ptx_launch {
@@ -144,6 +151,7 @@ typedef struct ptx_launch {
   size_t params_size;
   uint32_t dyn_shared; /* bytes of extern .shared */
   ptx_mem_ops mem;
+  ptx_map_fn map; /* may be NULL */
 } ptx_launch;
 
 /* Allocate a CTA for launches like `l` and set it to CTA `cta_id`. All allocation happens here;

@@ -67,6 +67,9 @@ struct ptx_cta {
   uint32_t bar_count[16], bar_expect[16];
   uint32_t red_sum[16], red_and[16], red_or[16]; /* bar.red accumulators (and: 1 until a false lane) */
   uint64_t clock;
+  /* the last region ptx_launch.map returned, per space (0 global, 1 const) */
+  uint8_t *map_ptr[2];
+  uint64_t map_base[2], map_len[2];
   char err[320];
 };
 
@@ -127,6 +130,7 @@ void ptx_cta_reset(ptx_cta *c, const uint32_t id[3]) {
   for (unsigned b = 0; b < 16; ++b) c->red_and[b] = 1;
   c->live_warps = c->nwarps;
   c->clock = 0;
+  memset(c->map_ptr, 0, sizeof c->map_ptr);
   c->err[0] = 0;
   for (uint32_t i = 0; i < c->nwarps; ++i) {
     warp *w = &c->w[i];
@@ -460,6 +464,21 @@ static void warp_done(ptx_cta *c, warp *w) {
 
 /* ------------------------------------------------------------------ memory */
 
+/* Host pointer to n bytes at a through ptx_launch.map (the last region cached), or NULL. */
+static inline uint8_t *mapped(ptx_cta *c, ptx_space sp, uint64_t a, unsigned n) {
+  if (!c->l.map) return NULL;
+  int s = sp == PTX_SPACE_CONST;
+  if (c->map_ptr[s] && a - c->map_base[s] < c->map_len[s] && c->map_len[s] - (a - c->map_base[s]) >= n)
+    return c->map_ptr[s] + (a - c->map_base[s]);
+  uint64_t base = 0, len = 0;
+  uint8_t *p = c->l.map(c->l.mem.ctx, sp, a, &base, &len);
+  if (!p || a < base || a - base >= len || len - (a - base) < n) return NULL;
+  c->map_ptr[s] = p;
+  c->map_base[s] = base;
+  c->map_len[s] = len;
+  return p + (a - base);
+}
+
 static ptx_step_status do_mem(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *in, uint32_t m, ptx_winst *out) {
   const unsigned eb = ptx_ty_bytes((ptx_ty)in->ty), vec = in->vec, n = eb * vec;
   const bool store = in->kind == K_ST;
@@ -483,7 +502,12 @@ static ptx_step_status do_mem(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *
                                   space_name(sp), (unsigned long long)a, th);
     uint8_t buf[32];
     uint8_t *p;
-    if (sp == PTX_SPACE_GLOBAL || sp == PTX_SPACE_CONST) {
+    if ((sp == PTX_SPACE_GLOBAL || sp == PTX_SPACE_CONST) && (p = mapped(c, sp, a, n)) != NULL) {
+      if (store) {
+        if (sp == PTX_SPACE_CONST) return fault(c, in, "store to const memory at 0x%llx", (unsigned long long)a);
+        for (unsigned v = 0; v < vec; ++v) st_bytes(p + v * eb, V[v][l], eb);
+      }
+    } else if (sp == PTX_SPACE_GLOBAL || sp == PTX_SPACE_CONST) {
       p = buf;
       if (store) {
         if (sp == PTX_SPACE_CONST) return fault(c, in, "store to const memory at 0x%llx", (unsigned long long)a);

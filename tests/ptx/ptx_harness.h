@@ -38,6 +38,19 @@ static int hm_store(void *ctx, uint64_t a, const void *src, unsigned n) {
   return 0;
 }
 
+/* ptx_launch.map: 4 KiB pages of the flat memory (when g_hm_map is set) */
+static int g_hm_map;
+static unsigned g_hm_maps;
+static uint8_t *hm_map(void *ctx, ptx_space sp, uint64_t a, uint64_t *base, uint64_t *len) {
+  hmem *h = ctx;
+  (void)sp;
+  if (a < HM_BASE || a >= HM_BASE + HM_SIZE) return NULL;
+  g_hm_maps++;
+  *base = a & ~(uint64_t)4095;
+  *len = 4096;
+  return h->mem + (*base - HM_BASE);
+}
+
 static void hm_reset(void) {
   if (!g_hm.mem) g_hm.mem = malloc(HM_SIZE);
   memset(g_hm.mem, 0, HM_SIZE);
@@ -117,6 +130,7 @@ static int hm_launch(const ptx_module *m, const char *kernel, const uint32_t gri
   l.params_size = ki.param_bytes;
   l.dyn_shared = dyn;
   l.mem = hm_ops();
+  if (g_hm_map) l.map = hm_map;
   return ptx_grid_run(&l, insts, err, errlen);
 }
 
