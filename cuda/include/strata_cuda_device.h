@@ -189,6 +189,11 @@ STRATA_DEV long long __shfl_sync(unsigned m, long long v, int src, int w = 32) {
 STRATA_DEV double __shfl_sync(unsigned m, double v, int src, int w = 32) {
   return __longlong_as_double(__shfl_sync(m, __double_as_longlong(v), src, w));
 }
+STRATA_DEV double __shfl_up_sync(unsigned m, double v, unsigned d, int w = 32) {
+  long long b = __double_as_longlong(v);
+  int lo = __shfl_up_sync(m, (int)(b & 0xffffffff), d, w), hi = __shfl_up_sync(m, (int)(b >> 32), d, w);
+  return __longlong_as_double(((long long)hi << 32) | (unsigned)lo);
+}
 STRATA_DEV double __shfl_down_sync(unsigned m, double v, unsigned d, int w = 32) {
   long long b = __double_as_longlong(v);
   int lo = __shfl_down_sync(m, (int)(b & 0xffffffff), d, w), hi = __shfl_down_sync(m, (int)(b >> 32), d, w);
