@@ -314,6 +314,7 @@ void Config::load(const std::string& path, const std::vector<std::string>& sets)
     set_value(key, text, is_str, origin);
   }
   check_consistency();
+  check_policy_keys();
 }
 
 void Config::derive(const std::vector<std::pair<std::string, std::string>>& values, const std::string& origin) {

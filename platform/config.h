@@ -53,8 +53,8 @@ class Config {
   // Throw a ConfigError about `key` naming its origin.
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
 
-  // Values the platform decides while it is built (e.g. the HMS DRAM-as-memory mode,
-  // memside.dcache.mode): each key set to its text as a file would set it, `origin` saying
+  // Values the platform decides while it is built (a memory-side policy's derivation,
+  // memside_ops.derive): each key set to its text as a file would set it, `origin` saying
   // why, then the consistency checks of load(). Throws ConfigError.
   void derive(const std::vector<std::pair<std::string, std::string>>& values, const std::string& origin);
 
@@ -80,6 +80,7 @@ class Config {
   void set_value(const std::string& key, const std::string& text, bool is_string, const std::string& origin);
   void load_file(const std::string& path, int depth, std::vector<std::string>& stack);
   void check_consistency() const;
+  void check_policy_keys() const;
   std::map<std::string, Val> values_;
   std::vector<std::string> files_;
 };

@@ -23,16 +23,15 @@
 #include "memside/mem_side.h"
 #include "noc/xbar.h"
 #include "platform/module_cfg.h"
+#include "platform/policy_keys.h"
 #include "sm/gpu.h"
 #include "workloads/registry.h"
 
 extern "C" {
 #include "addrmap.h"
 #include "blocks.h"
-#include "bps.h"
 #include "bstore.h"
 #include "cache.h"
-#include "ctc.h"
 #include "dram.h"
 #include "memside.h"
 }
@@ -44,6 +43,9 @@ using sc_core::SC_PS;
 namespace strata {
 
 namespace {
+
+// Memory kinds (AMAP_MEM_*) as the config keys name them (addrmap.<kind>_size).
+const char* const kKindName[] = {"dram", "nvm", "scm"};
 
 // SIGINT/SIGTERM during a run: the first asks the sampler to stop the run at
 // its next epoch (the stats of what was simulated are then written, marked
@@ -216,7 +218,7 @@ struct Sampler : sc_core::sc_module {
 }  // namespace
 
 struct Platform::Impl {
-  Config cfg;  // the caller's, with the values decided while building (Config::derive: memside.dcache.mode)
+  Config cfg;  // the caller's, with the values decided while building (Config::derive: memside_ops.derive)
   RunOptions opt;
   StatsRegistry stats;
   ProbeRegistry probes;  // time series (timeseries.csv, VCD)
@@ -240,8 +242,10 @@ struct Platform::Impl {
   // Measurement window (sim.warmup_instructions, sim.max_instructions): where it started.
   double window = 0, window_start_s = 0, warmup_insts = 0;
   uint64_t inst_base = 0;  // thread instructions at the window's start (the time series' gpu.instructions)
-  double dram_as_memory = -1;           // hms.dram_as_memory (memside.dcache.mode); -1: not an HMS run
   memside_blocks blocks{};  // blocks.* (models/ref/blocks.h): the block implementations the policies call
+  // The stat recording the memory-side policy's derivation (memside_ops.derive), when it names one.
+  std::pair<std::string, std::string> derived_stat;  // name, description
+  double derived_stat_value = 0;
 
   Impl(const Config& c, const RunOptions& o) : cfg(c), opt(o) { bstore_init(&golden); }
   ~Impl() {
@@ -254,7 +258,7 @@ struct Platform::Impl {
   // stacks with vaults, links, NDP SMs -- reuse them).
   void build_gpu(unsigned nsm, const SmCfg& sm, const L1Cfg& l1);
   void build_interconnect(unsigned nsm, unsigned nbanks, const XbarCfg& xb);
-  bool resolve_dcache_mode(const MemDevices& md);
+  bool derive_policy_config(const MemDevices& md);
   void build_memory_side(const MemDevices& md);
   void build_scm_throttle();
   void build_l2(unsigned nbanks, const L2Cfg& l2c);
@@ -334,56 +338,38 @@ bool write_file_atomic(const std::string& path, const std::function<bool(const s
   return !ec;
 }
 
-// DRAM-cache bytes per memory partition (each caches in one DRAM channel or rank) of policy dcache:
-// memside.dcache.size, or memside.dcache.footprint_ratio of the program's footprint (HMS Sec. IV-A) over the
-// nparts partitions in whole DRAM rows (at least one), or 0 (= the map's DRAM part per channel).
-static uint64_t dcache_bytes_per_partition(const Config& C, const Program& prog, unsigned nparts, uint64_t row) {
-  uint64_t b = C.size("memside.dcache.size");
-  if (const double ratio = C.f("memside.dcache.footprint_ratio"); ratio > 0) {
-    if (b) C.fail("memside.dcache.footprint_ratio", "expected either memside.dcache.size or a footprint ratio, got both");
-    b = std::max<uint64_t>(1, static_cast<uint64_t>(ratio * static_cast<double>(prog.footprint_bytes()) / nparts) / row) *
-        row;
-  }
-  return b;
-}
-
-// HMS modes (Sec. III-E: "when the memory footprint is small ... GPU's DRAM can be used as part of memory along
-// with SCM, rather than a cache. ... data can initially be placed in DRAM, with the remaining data mapped to
-// SCM"), memside.dcache.mode of policy dcache. DRAM-as-memory is not a policy of its own: it is the plain policy
-// over a map whose DRAM part comes first (contiguous), so the program's arrays, allocated from address 0, lie in
-// DRAM and what does not fit continues in SCM; no tags, the L2 keeps its tag-cache ways. The keys it changes are
-// set through Config::derive (config.txt shows them with the reason). auto: DRAM-as-memory when the program's
-// arrays end within the DRAM the cache would have (dcache_bytes_per_partition x the channels with DRAM, else
-// the map's DRAM part); the DRAM part is then that size. Returns true when it changed the configuration.
-bool Platform::Impl::resolve_dcache_mode(const MemDevices& md) {
-  const std::string mode = cfg.s("memside.dcache.mode");
-  if (cfg.s("memside.policy") != "dcache") {
-    if (mode != "cache")
-      cfg.fail("memside.dcache.mode", "expected cache unless memside.policy = dcache (DRAM-as-memory is an HMS mode), "
-                                      "got " + mode);
-    return false;
-  }
-  dram_as_memory = 0;
-  if (mode == "cache") return false;
-  unsigned dram_ch = 0;  // channels with a DRAM rank
+// The configured memory-side policy's changes to the configuration, decided once before the address map is
+// built (memside_ops.derive; e.g. a DRAM cache serving as memory when the program fits its DRAM): the keys are
+// set through Config::derive (config.txt shows them with the policy's reason), and the stat the policy names
+// records the decision. Returns true when the configuration changed.
+bool Platform::Impl::derive_policy_config(const MemDevices& md) {
+  const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
+  if (!ops->derive) return false;
+  const std::vector<memside_value> param = ops->params ? memside_values(cfg, *ops->params) : std::vector<memside_value>{};
+  memside_plan in{};
+  in.param = param.empty() ? nullptr : param.data();
+  in.sys = memside_sys_of(cfg);
+  in.footprint_bytes = program->footprint_bytes();
+  for (const auto& a : program->arrays()) in.program_end = std::max<uint64_t>(in.program_end, a.base + a.bytes);
+  in.row_bytes = md.iface->row_bytes;
   for (unsigned c = 0; c < md.channels; ++c) {
-    bool d = false;
-    for (unsigned r = 0; r < md.ranks; ++r) d |= dram_mem_kind(md.at(c, r)) == AMAP_MEM_DRAM;
-    dram_ch += d;
+    bool has[3] = {};
+    for (unsigned r = 0; r < md.ranks; ++r) has[dram_mem_kind(md.at(c, r))] = true;
+    for (unsigned k = 0; k < 3; ++k) in.kind_channels[k] += has[k];
   }
-  if (!dram_ch) cfg.fail("memside.dcache.mode", "expected a DRAM rank to use as memory (mem.rank_devices), got " + mode);
-  uint64_t dram = dcache_bytes_per_partition(cfg, *program, dram_ch, md.iface->row_bytes) * dram_ch / 4096 * 4096;
-  if (!dram) dram = cfg.size("addrmap.dram_size");  // (a map part is whole 4 KiB pages)
-  uint64_t end = 0;
-  for (const auto& a : program->arrays()) end = std::max<uint64_t>(end, a.base + a.bytes);
-  if (mode == "auto" && (!dram || end > dram)) return false;
-  std::vector<std::pair<std::string, std::string>> v = {
-      {"memside.policy", "plain"}, {"addrmap.part_order", "dram, scm"}, {"addrmap.part_interleave", "0"},
-      {"l2.ctc_ways", "0"}};
-  if (dram != cfg.size("addrmap.dram_size")) v.push_back({"addrmap.dram_size", std::to_string(dram)});
-  cfg.derive(v, "memside.dcache.mode = " + mode + ": DRAM-as-memory (the program's arrays end at " + bytes_text(end) +
-                    ", the DRAM holds " + bytes_text(dram) + ")");
-  dram_as_memory = 1;
+  for (unsigned k = 0; k < 3; ++k) in.part_bytes[k] = cfg.size(std::string("addrmap.") + kKindName[k] + "_size");
+  memside_derivation out{};
+  uint32_t bad = 0;
+  char err[256] = "";
+  if (ops->derive(&in, &out, &bad, err, sizeof err) != 0) cfg.fail(memside_key(*ops->params, ops->params->param[bad]), err);
+  if (out.stat_name) {
+    derived_stat = {out.stat_name, out.stat_desc};
+    derived_stat_value = out.stat_value;
+  }
+  if (!out.n) return false;
+  std::vector<std::pair<std::string, std::string>> v;
+  for (uint32_t k = 0; k < out.n; ++k) v.emplace_back(out.kv[k].key, out.kv[k].value);
+  cfg.derive(v, out.reason);
   return true;
 }
 
@@ -409,6 +395,7 @@ void Platform::Impl::build_interconnect(unsigned nsm, unsigned nbanks, const Xba
 // memside.policy over the partition's channels, device d = its d-th channel.
 void Platform::Impl::build_memory_side(const MemDevices& md) {
   const unsigned nch = md.channels, nbanks = static_cast<unsigned>(cfg.i("l2.banks"));
+  (void)nbanks;
   device.resize(nch);
   for (bstore& d : device) bstore_init(&d);
   for (unsigned c = 0; c < nch; ++c) {
@@ -430,6 +417,9 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
       cfg.fail("hostpath.link", e.what());
     }
   }
+  const memside_sys sys = memside_sys_of(cfg);
+  // The policy's parameters (declared in its own file), the same for every partition; init copies them.
+  const std::vector<memside_value> param = ops->params ? memside_values(cfg, *ops->params) : std::vector<memside_value>{};
   for (unsigned p = 0; p < nparts; ++p) {
     memside_cfg m{};
     m.blocks = &blocks;
@@ -451,36 +441,9 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
       }
     }
     if (host) add_host_device(cfg, &m);
-    m.swap.a = cfg.size("memside.swap.a");
-    m.swap.b = cfg.size("memside.swap.b");
-    m.swap.after = static_cast<uint64_t>(cfg.i("memside.swap.after"));
-    m.swap.seg_bytes = static_cast<uint32_t>(cfg.size("memside.swap.segment"));
-    m.dcache.cache_bytes = dcache_bytes_per_partition(cfg, *program, nparts, g->row_bytes);  // HMS Sec. IV-A
-    if (!m.dcache.cache_bytes)  // the DRAM part of the map, per channel serving it
-      for (unsigned k = 0; k < map.nparts; ++k)
-        if (map.part[k].mem == AMAP_MEM_DRAM && map.part[k].nch) m.dcache.cache_bytes = map.part[k].bytes / map.part[k].nch;
-    m.dcache.mshrs = static_cast<uint32_t>(cfg.i("memside.dcache.mshrs"));
-    m.dcache.line_bytes = static_cast<uint32_t>(cfg.size("memside.dcache.line_bytes"));
-    m.dcache.ctc_ways = static_cast<uint32_t>(cfg.i("l2.ctc_ways"));  // the tag cache of the partition's L2 banks
-    m.dcache.ctc_sets = static_cast<uint32_t>(cfg.size("l2.size") / nbanks / cfg.i("l2.assoc") / kLineBytes) *
-                        (nbanks / nparts);
-    m.dcache.tad = cfg.s("memside.dcache.org") == "tad";
-    m.dcache.bypass = cfg.b("memside.dcache.bypass");
-    m.dcache.act_counters = cfg.b("memside.dcache.act_counters");
-    m.dcache.no_second_level = !cfg.b("memside.dcache.bypass_second_level");
-    m.dcache.seed = static_cast<uint32_t>(cfg.i("sim.seed") * 2654435761u + p);
-    if (m.dcache.bypass && ops->program_in_first_part) {  // Eq. 1 numerators from the two ranks' timing
-      const dram_preset *dr = nullptr, *sc = nullptr;
-      for (unsigned d = 0; d < pch; ++d)
-        for (unsigned r = 0; r < md.ranks; ++r)
-          (m.rank_kind[d][r] == AMAP_MEM_DRAM ? dr : sc) = md.at(p * pch + d, r);
-      bps_cfg_t bc;
-      if (!dr || !sc || bps_cfg_timing(&bc, dr->t.RCD, sc->t.RCD, dr->t.WR, sc->t.WR) != 0)
-        throw ConfigError("memside.dcache.bypass: needs a DRAM and a slower SCM rank in every memory partition (tRCD "
-                          "and tWR of the SCM rank >= the DRAM rank's, difference < 65536 cycles)");
-      m.dcache.num_rd = bc.num_rd;
-      m.dcache.num_wr = bc.num_wr;
-    }
+    m.sys = sys;
+    m.footprint_bytes = program->footprint_bytes();
+    m.param = param.empty() ? nullptr : param.data();
     try {
       sides.emplace_back(new MemSide(("memside_p" + std::to_string(p)).c_str(), ops, m, nbanks / nparts, pool, stats));
     } catch (const std::invalid_argument& e) {
@@ -519,11 +482,18 @@ void Platform::Impl::build_scm_throttle() {
 // static map, addrmap.h) and asks that partition's memory side about lines.
 void Platform::Impl::build_l2(unsigned nbanks, const L2Cfg& l2c) {
   const unsigned per = nbanks / static_cast<unsigned>(sides.size());
+  const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
+  const uint32_t all_ways = l2c.assoc >= 32 ? 0xffffffffu : (1u << l2c.assoc) - 1u;
+  uint32_t reserved = 0;
+  if (ops->l2_reserved_ways) {
+    const std::vector<memside_value> param = ops->params ? memside_values(cfg, *ops->params) : std::vector<memside_value>{};
+    reserved = ops->l2_reserved_ways(param.empty() ? nullptr : param.data(), l2c.assoc) & all_ways;
+  }
   for (unsigned b = 0; b < nbanks; ++b) {
     MemSide* side = sides[b / per].get();
     l2.emplace_back(new L2Bank(("l2_bank" + std::to_string(b)).c_str(), b, nbanks, l2c, side, pool, stats));
-    if (const unsigned k = cfg.b("l2.ctc_ideal") ? 0u : static_cast<unsigned>(cfg.i("l2.ctc_ways")))  // ways carved out for the tag cache
-      cache_set_way_mask(l2.back()->tags(), ctc_l2_data_way_mask(l2c.assoc, k));
+    if (reserved)  // ways the memory-side policy takes for itself (e.g. a tag cache carved out of the L2)
+      cache_set_way_mask(l2.back()->tags(), all_ways & ~reserved);
     xbar->to_l2.bind(l2.back()->tsock);
     l2.back()->isock.bind(side->tsock);
   }
@@ -569,8 +539,8 @@ void Platform::build() {
   const double t0 = host_now();
   Scheduler::get();  // the models' event scheduler, a top-level module (common/sched.h)
 
-  // Memory devices (a preset per channel and rank), the workload program (arrays, kernels), the HMS mode
-  // (it may depend on the program's footprint and change the map's keys), the static address map, then the
+  // Memory devices (a preset per channel and rank), the workload program (arrays, kernels), the memory-side
+  // policy's derivation (it may depend on the program's footprint and change the map's keys), the static address map, then the
   // program's initial data into the golden memory.
   MemDevices md = mem_devices(C);
   const unsigned nbanks = static_cast<unsigned>(C.i("l2.banks"));
@@ -580,7 +550,7 @@ void Platform::build() {
     P.program = make_workload_program(C);
     check_footprint(C, *P.program);
   }
-  if (P.resolve_dcache_mode(md)) md = mem_devices(C);
+  if (P.derive_policy_config(md)) md = mem_devices(C);
   init_address_map(C, md, &P.map);
   P.program->init(&P.golden, nullptr);
 
@@ -595,13 +565,17 @@ void Platform::build() {
 
   // Memory side: device controllers and memory-side controllers.
   P.build_memory_side(md);
-  if (memside_find(C.s("memside.policy").c_str())->program_in_first_part) {  // e.g. the DRAM cache: the program sees the SCM part only
+  if (memside_find(C.s("memside.policy").c_str())->program_in_first_part) {  // a policy caching the first part in the others
     uint64_t end = 0;
     for (const auto& a : P.program->arrays()) end = std::max<uint64_t>(end, a.base + a.bytes);
-    if (P.map.nparts && P.map.part[0].bytes && end > P.map.part[0].bytes)
-      throw ConfigError("key 'addrmap.scm_size': expected the workload's arrays (up to " + std::to_string(end) +
-                        " bytes) inside the SCM part under memside.policy = " + C.s("memside.policy") + ", got " +
-                        std::to_string(P.map.part[0].bytes));
+    if (P.map.nparts && P.map.part[0].bytes && end > P.map.part[0].bytes) {
+      const std::string kind = kKindName[P.map.part[0].mem];
+      std::string upper = kind;
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      throw ConfigError("key 'addrmap." + kind + "_size': expected the workload's arrays (up to " + std::to_string(end) +
+                        " bytes) inside the " + upper + " part under memside.policy = " + C.s("memside.policy") +
+                        ", got " + std::to_string(P.map.part[0].bytes));
+    }
   }
   P.load_initial_data();
   P.program->set_host_hooks(P.host_hooks());
@@ -667,10 +641,8 @@ void Platform::build() {
   P.stats.value("host.peak_rss_bytes", "peak resident memory of the simulator process", Unit::Byte, &P.peak_rss);
   P.stats.level("host.process_runs", "model process activations by the event scheduler (common/sched.h)", Unit::Count,
                   [] { return static_cast<double>(Scheduler::get().activations()); });
-  if (P.dram_as_memory >= 0)
-    P.stats.value("hms.dram_as_memory",
-                  "1: the DRAM rank served as memory (memside.dcache.mode = memory, or auto on a footprint that fits "
-                  "it; HMS Sec. III-E), 0: as the DRAM cache", Unit::Count, &P.dram_as_memory);
+  if (!P.derived_stat.first.empty())  // the memory-side policy's derivation (memside_ops.derive)
+    P.stats.value(P.derived_stat.first, P.derived_stat.second, Unit::Count, &P.derived_stat_value);
   P.stats.level("workload.footprint_bytes", "bytes of all arrays of the workload", Unit::Byte,
                   [ip] { return static_cast<double>(ip->program->footprint_bytes()); });
   P.host_setup = host_now() - t0;

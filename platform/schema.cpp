@@ -1,6 +1,7 @@
 // The one schema of every Strata config key: type, default, range, meaning.
 // Defaults are the HBM2 baseline (configs/baseline_hbm2.toml cites the sources).
-// Workload knobs (workload.<name>.<knob>) come from the workload registry.
+// Workload knobs (workload.<name>.<knob>) come from the workload registry, memory-side policies'
+// parameters (memside.<family>.<name>) from the policy registry (platform/policy_keys.h).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -8,12 +9,12 @@
 
 #include "platform/config.h"
 #include "platform/memsys.h"
+#include "platform/policy_keys.h"
 #include "workloads/registry.h"
 
 extern "C" {
 #include "addrmap.h"
 #include "blocks.h"
-#include "ctc.h"
 #include "dram.h"
 #include "hostmem.h"
 #include "link.h"
@@ -22,6 +23,76 @@ extern "C" {
 }
 
 namespace strata {
+
+std::vector<const memside_params*> memside_families() {
+  std::vector<const memside_params*> out;
+  for (size_t i = 0; i < memside_count(); ++i)
+    if (const memside_params* f = memside_at(i)->params; f && std::find(out.begin(), out.end(), f) == out.end())
+      out.push_back(f);
+  return out;
+}
+
+std::string memside_key(const memside_params& f, const memside_param& p) {
+  return p.name[0] == '=' ? std::string(p.name + 1) : f.prefix + std::string(p.name);
+}
+
+static std::vector<std::string> split_choices(const char* c) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (; c && *c; ++c) {
+    if (*c == '|') out.push_back(cur), cur.clear();
+    else cur += *c;
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+std::vector<memside_value> memside_values(const Config& C, const memside_params& f) {
+  std::vector<memside_value> v(f.count);
+  for (uint32_t k = 0; k < f.count; ++k) {
+    const memside_param& p = f.param[k];
+    const std::string key = memside_key(f, p);
+    switch (p.type) {
+      case MEMSIDE_P_FLOAT: v[k].f = C.f(key); break;
+      case MEMSIDE_P_BOOL: v[k].i = C.b(key); break;
+      case MEMSIDE_P_ENUM: {
+        const std::vector<std::string> c = split_choices(p.choices);
+        v[k].i = std::find(c.begin(), c.end(), C.s(key)) - c.begin();
+        break;
+      }
+      default: v[k].i = C.i(key); break;  // INT, SIZE
+    }
+  }
+  return v;
+}
+
+memside_sys memside_sys_of(const Config& C) {
+  memside_sys y{};
+  y.channels = static_cast<uint32_t>(C.i("mem.channels"));
+  y.nparts = std::max<uint32_t>(1, y.channels / static_cast<uint32_t>(C.i("memside.partition_channels")));
+  y.l2_banks = std::max<uint32_t>(1, static_cast<uint32_t>(C.i("l2.banks")) / y.nparts);
+  y.l2_assoc = static_cast<uint32_t>(C.i("l2.assoc"));
+  y.l2_sets = static_cast<uint32_t>(C.size("l2.size") / static_cast<uint64_t>(C.i("l2.banks")) / y.l2_assoc / 128);
+  y.seed = static_cast<uint64_t>(C.i("sim.seed"));
+  return y;
+}
+
+// A policy parameter as a schema key.
+static KeySpec memside_key_spec(const memside_params& f, const memside_param& p) {
+  using T = KeyType;
+  static const T type[] = {T::Int, T::Size, T::Float, T::Bool, T::Enum};
+  const bool ranged = p.type == MEMSIDE_P_INT || p.type == MEMSIDE_P_SIZE || p.type == MEMSIDE_P_FLOAT;
+  return {memside_key(f, p), type[p.type], p.def, ranged ? p.min : 1, ranged ? p.max : 0,
+          p.type == MEMSIDE_P_ENUM ? split_choices(p.choices) : std::vector<std::string>{}, p.doc};
+}
+
+static std::string memside_policy_doc() {
+  std::string d = "memory-side controller policy of every memory partition, one of the registry's "
+                  "(models/ref/memside.c):";
+  for (size_t i = 0; i < memside_count(); ++i)
+    d += std::string(i ? ";" : "") + " " + memside_at(i)->name + " = " + memside_at(i)->desc;
+  return d;
+}
 
 static std::vector<KeySpec> build_schema() {
   using T = KeyType;
@@ -75,12 +146,6 @@ static std::vector<KeySpec> build_schema() {
       {"l2.latency", T::Int, "120", 1, 10000, {}, "L2 hit latency, L2 cycles"},
       {"l2.mshrs", T::Int, "64", 1, 4096, {}, "L2 MSHRs per bank"},
       {"l2.bytes_per_cycle", T::Int, "32", 1, 4096, {}, "L2 bank data-port bandwidth, bytes/cycle"},
-      {"l2.ctc_ways", T::Int, "0", 0, 4, {},
-       "L2 ways per bank given to the Configurable Tag Cache of the DRAM cache (memside.policy = dcache; HMS "
-       "Sec. III-D: up to 4 of 16); the L2 keeps the others"},
-      {"l2.ctc_ideal", T::Bool, "false", 1, 0, {},
-       "with l2.ctc_ways: the tag cache as a separate SRAM of the same size at no cost, the L2 keeping all its ways "
-       "(the HMS paper's \"ideal full L2 cache with zero-cost CTC\", Sec. IV-B: 0.9 % better than carving 4 ways)"},
       {"l2.policy", T::String, "lru", 1, 0, {}, "L2 replacement/insertion policy (see models/ref/repl_registry.c)"},
       {"mem.device", T::String, "hbm2", 1, 0, {}, "device preset (models/ref/dram.c); with mem.rank_devices or "
        "mem.channel_devices the channel interface and bank geometry every listed preset must share"},
@@ -158,56 +223,12 @@ static std::vector<KeySpec> build_schema() {
       {"addrmap.part_interleave", T::Size, "0", 0, 1ull << 40, {},
        "hybrid memory: 0 = parts one after the other (part_order, sizes); B = the parts alternate in blocks of B "
        "bytes (a multiple of 4 KiB) in the ratio of their sizes"},
-      {"memside.policy", T::String, "plain", 1, 0, {},
-       "memory-side controller policy of every memory partition (models/ref/memside.c registry): plain = flat "
-       "memory where the address map puts it"},
+      {"memside.policy", T::String, memside_at(0)->name, 1, 0, {}, memside_policy_doc()},
       {"memside.partition_channels", T::Int, "1", 1, 256, {},
        "channels per memory partition: one memory-side controller over k consecutive channels (a power of two "
        "dividing mem.channels), whose L2 banks serve all of them; 1 = a partition per channel. 2 with "
        "mem.channel_devices = \"hbm2, scm_mlc\" puts a DRAM channel and an SCM channel behind one controller (HMS "
        "Fig. 6b, the paper's Sep. DRAM&SCM)"},
-      {"memside.swap.a", T::Size, "0", 0, 1ull << 50, {},
-       "policies swap / swap_forget: a physical address in the first segment to exchange"},
-      {"memside.swap.b", T::Size, "4096", 0, 1ull << 50, {},
-       "policies swap / swap_forget: a physical address in the second segment (same memory partition as a)"},
-      {"memside.swap.after", T::Int, "1000", 1, 9.2e18, {},
-       "policies swap / swap_forget: the exchange starts after this many accesses routed by a's partition"},
-      {"memside.swap.segment", T::Size, "256", 128, 1024, {},
-       "policies swap / swap_forget: segment bytes (a power of two, aligned in device-address space)"},
-      {"memside.dcache.size", T::Size, "0", 0, 1ull << 44, {},
-       "policy dcache: DRAM-cache bytes per memory partition (the DRAM rank of its channel, or its DRAM channel "
-       "with memside.partition_channels = 2); 0 = the DRAM part of the address map (addrmap.dram_size) divided over "
-       "its channels"},
-      {"memside.dcache.mshrs", T::Int, "128", 1, 128, {},
-       "policy dcache: line fills in flight per channel (HMS Sec. III-F: a 128-entry MSHR)"},
-      {"memside.dcache.line_bytes", T::Size, "256", 64, 1024, {},
-       "policies dcache, beari, mccachei, redcachei: DRAM-cacheline bytes, a power of two from 64 to 1024 (HMS "
-       "Sec. III-A: 256 B; Sec. IV-A: 64 B for the baselines; Sec. IV-C, Fig. 16b: 64 B to 1 KiB; with 64 B the "
-       "memory side routes each half of an L2 line on its own, docs/hms.md). AMIL reserves one 32 B metadata "
-       "column per 8 lines of a row (the last columns)"},
-      {"memside.dcache.footprint_ratio", T::Float, "0", 0, 1e6, {},
-       "policy dcache: DRAM-cache bytes of all channels as a fraction of the workload's footprint (HMS Sec. IV-A: "
-       "0.375, a 37.5 MiB DRAM cache for a 100 MiB workload), rounded down to whole DRAM rows per channel (at least "
-       "one); 0 = memside.dcache.size"},
-      {"memside.dcache.mode", T::Enum, "cache", 1, 0, {"cache", "memory", "auto"},
-       "policy dcache (HMS Sec. III-E): cache = the DRAM rank caches the SCM rank; memory = DRAM-as-memory: the "
-       "plain policy over a map with the DRAM part first (addrmap.part_order = \"dram, scm\", contiguous, no tags, "
-       "no tag cache), the program in DRAM and what does not fit in SCM; auto = memory when the workload's footprint "
-       "fits the DRAM the cache would have (memside.dcache.size x channels, the footprint ratio, or "
-       "addrmap.dram_size), else cache"},
-      {"memside.dcache.org", T::Enum, "amil", 1, 0, {"amil", "tad"},
-       "policy dcache: where the tags live: amil = all of a row's metadata in its last column (HMS Sec. III-B, "
-       "Fig. 7c); tad = each line's tag with its data (Fig. 7b, the paper's HMST: 8 column reads per row probe)"},
-      {"memside.dcache.bypass", T::Bool, "false", 1, 0, {},
-       "policy dcache: the SCM-aware bypass policy (HMS Sec. III-C, Fig. 9) decides every fill; false = every miss "
-       "fills (HMS-B)"},
-      {"memside.dcache.bypass_second_level", T::Bool, "true", 1, 0, {},
-       "policy dcache with bypass: Fig. 9's second comparison (the new line's DRAM-affinity level against the "
-       "victim's); false = fill whenever the first comparison passes (the paper's check, Sec. IV-B: up to 49 % "
-       "slower on stencil, 4.8 % overall)"},
-      {"memside.dcache.act_counters", T::Bool, "false", 1, 0, {},
-       "policy dcache: per-2 MiB-page activation counters in the DRAM-affinity score (Sec. III-C2); false = a "
-       "constant 1, as the paper's evaluation (Sec. IV-A)"},
       {"workload.name", T::String, "stream", 1, 0, {}, "built-in workload (strata --list-workloads)"},
       {"workload.footprint", T::Size, "0", 0, 1ull << 40, {},
        "total array bytes of a kernel-library workload (docs/workload_library.md): its size knob is set to the "
@@ -247,6 +268,20 @@ static std::vector<KeySpec> build_schema() {
   s.push_back({"blocks.flrb", T::Enum, "c", 1, 0, choices(blocks_flrb_names()),
                "implementation of the FLRB descriptor engine (flrb_ops) a migration policy calls: c = models/ref/flrb.c" +
                    later});
+  // Memory-side policies' parameters, declared in their own files, after memside.partition_channels.
+  {
+    std::vector<KeySpec> pk;
+    std::set<std::string> seen;
+    for (const KeySpec& k : s) seen.insert(k.name);
+    for (const memside_params* f : memside_families())
+      for (uint32_t k = 0; k < f->count; ++k) {
+        pk.push_back(memside_key_spec(*f, f->param[k]));
+        if (!seen.insert(pk.back().name).second)
+          throw std::logic_error("memory-side parameter declared twice: " + pk.back().name);
+      }
+    auto at = std::find_if(s.begin(), s.end(), [](const KeySpec& k) { return k.name == "memside.partition_channels"; });
+    s.insert(at + 1, pk.begin(), pk.end());
+  }
   for (const WorkloadInfo& w : workload_registry())
     for (const KnobSpec& k : w.knobs)
       s.push_back({"workload." + w.name + "." + k.name, T::Int, std::to_string(k.def), static_cast<double>(k.min),
@@ -257,6 +292,32 @@ static std::vector<KeySpec> build_schema() {
 const std::vector<KeySpec>& Config::schema() {
   static const std::vector<KeySpec> s = build_schema();
   return s;
+}
+
+static std::vector<std::string> memside_policy_names() {
+  std::vector<std::string> n;
+  for (size_t i = 0; i < memside_count(); ++i) n.push_back(memside_at(i)->name);
+  return n;
+}
+
+// A policy parameter that only one policy reads, set away from its default under another policy
+// (memside_param.only). Checked on the loaded config, not after Config::derive (a derivation may
+// switch the policy, e.g. a DRAM cache that becomes plain memory).
+void Config::check_policy_keys() const {
+  for (const memside_params* fam : memside_families()) {
+    const std::vector<memside_value> v = memside_values(*this, *fam);
+    std::vector<memside_value> d(fam->count);
+    memside_param_defaults(fam, d.data());
+    for (uint32_t k = 0; k < fam->count; ++k) {
+      const memside_param& p = fam->param[k];
+      if (!p.only || s("memside.policy") == p.only) continue;
+      if (p.type == MEMSIDE_P_FLOAT ? v[k].f != d[k].f : v[k].i != d[k].i) {
+        const std::string key = memside_key(*fam, p);
+        fail(key, std::string("expected ") + p.def + " unless memside.policy = " + p.only +
+                      (p.only_why ? std::string(" (") + p.only_why + ")" : std::string()) + ", got " + s(key));
+      }
+    }
+  }
 }
 
 void Config::check_consistency() const {
@@ -271,22 +332,16 @@ void Config::check_consistency() const {
                               did_you_mean(s("workload.name"), list));
   }
   if (!memside_find(s("memside.policy").c_str()))
-    fail("memside.policy", std::string("expected one of ") + memside_names() + ", got '" + s("memside.policy") + "'");
-  if (b("l2.ctc_ideal") && !i("l2.ctc_ways"))
-    fail("l2.ctc_ideal", "expected l2.ctc_ways > 0 (the size of the ideal tag cache), got l2.ctc_ways = 0");
-  if (!b("memside.dcache.bypass_second_level") && !b("memside.dcache.bypass"))
-    fail("memside.dcache.bypass_second_level", "expected memside.dcache.bypass = true (the comparison belongs to the "
-                                               "bypass policy)");
-  if (i("l2.ctc_ways") > 0) {
-    if (s("memside.policy") != "dcache")  // the HMS DRAM cache (beari has ideal presence bits, no tag cache)
-      fail("l2.ctc_ways", "expected 0 unless memside.policy = dcache (the tag cache holds DRAM-cache tags), got " +
-                              std::to_string(i("l2.ctc_ways")));
-    if (!ctc_l2_data_way_mask(static_cast<uint32_t>(i("l2.assoc")), static_cast<uint32_t>(i("l2.ctc_ways"))))
-      fail("l2.ctc_ways", "expected an L2 of at least " + std::to_string(CTC_MAX_L2_WAYS) + " ways (l2.assoc = " +
-                              std::to_string(i("l2.assoc")) + ")");
-  }
-  if (const uint64_t line = size("memside.dcache.line_bytes"); line & (line - 1))
-    fail("memside.dcache.line_bytes", "expected a power of two from 64 to 1024, got " + std::to_string(line));
+    fail("memside.policy", std::string("expected one of ") + memside_names() + ", got '" + s("memside.policy") + "'" +
+                               did_you_mean(s("memside.policy"), memside_policy_names()));
+  for (const memside_params* fam : memside_families())  // checks across a policy family's keys
+    if (fam->validate) {
+      const std::vector<memside_value> v = memside_values(*this, *fam);
+      const memside_sys sys = memside_sys_of(*this);
+      uint32_t bad = 0;
+      char err[256] = "";
+      if (fam->validate(v.data(), &sys, &bad, err, sizeof err) != 0) fail(memside_key(*fam, fam->param[bad]), err);
+    }
   if (f("mem.scm_throttle.threshold_w") > 0) {
     if (i("mem.channels") % i("mem.scm_throttle.stack_channels") != 0)
       fail("mem.scm_throttle.stack_channels", "expected a divisor of mem.channels (" + std::to_string(i("mem.channels")) +

@@ -8,7 +8,9 @@
  */
 #include "memside.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MEMSIDE_POLICIES \
@@ -59,5 +61,67 @@ int memside_check_map(const memside_cfg *cfg, char *err, size_t errlen) {
            "the address map splits a 128 B line over several rows or banks (lowest column chunk %llu B, atom %llu B); "
            "expected a layout whose first col field times off covers a multiple of 128 B, e.g. \"off:32 col:4 ...\"",
            (unsigned long long)chunk, (unsigned long long)atom);
+  return -1;
+}
+
+int memside_param_index(const memside_params *p, const char *name) {
+  if (!p || !name) return -1;
+  for (uint32_t i = 0; i < p->count; ++i)
+    if (strcmp(p->param[i].name, name) == 0) return (int)i;
+  return -1;
+}
+
+/* Index of `text` among the '|'-separated choices, or -1. */
+static int choice_index(const char *choices, const char *text) {
+  const size_t n = strlen(text);
+  int k = 0;
+  for (const char *c = choices; c && *c; ++k) {
+    const char *e = strchr(c, '|');
+    const size_t len = e ? (size_t)(e - c) : strlen(c);
+    if (len == n && strncmp(c, text, n) == 0) return k;
+    if (!e) break;
+    c = e + 1;
+  }
+  return -1;
+}
+
+int memside_param_parse(const memside_param *p, const char *text, memside_value *out) {
+  char *end = NULL;
+  switch (p->type) {
+    case MEMSIDE_P_INT:
+    case MEMSIDE_P_SIZE: {
+      const long long v = strtoll(text, &end, 0);
+      if (end == text || v < 0) return -1;
+      long long mul = 1;
+      while (*end == ' ') ++end;
+      if (p->type == MEMSIDE_P_SIZE && *end) {
+        const char u = (char)tolower((unsigned char)*end);
+        mul = u == 'k' ? 1ll << 10 : u == 'm' ? 1ll << 20 : u == 'g' ? 1ll << 30 : u == 't' ? 1ll << 40 : 0;
+        if (!mul) return -1;
+        ++end;
+        if (tolower((unsigned char)*end) == 'i') ++end;
+        if (tolower((unsigned char)*end) == 'b') ++end;
+      }
+      if (*end || (double)v * (double)mul < p->min || (double)v * (double)mul > p->max) return -1;
+      out->i = v * mul;
+      return 0;
+    }
+    case MEMSIDE_P_FLOAT:
+      out->f = strtod(text, &end);
+      return end == text || *end || out->f < p->min || out->f > p->max ? -1 : 0;
+    case MEMSIDE_P_BOOL:
+      if (strcmp(text, "true") && strcmp(text, "false")) return -1;
+      out->i = strcmp(text, "true") == 0;
+      return 0;
+    case MEMSIDE_P_ENUM:
+      out->i = choice_index(p->choices, text);
+      return out->i < 0 ? -1 : 0;
+  }
+  return -1;
+}
+
+int memside_param_defaults(const memside_params *p, memside_value *out) {
+  for (uint32_t i = 0; p && i < p->count; ++i)
+    if (memside_param_parse(&p->param[i], p->param[i].def, &out[i]) != 0) return (int)i;
   return -1;
 }

@@ -138,6 +138,101 @@ typedef struct memside_env {
 #define MEMSIDE_XFER_SLOTS 1024
 #define MEMSIDE_MIRROR_SLOTS 256
 
+/* ---------------------------------------------------------- parameters
+ *
+ * A policy owns its config keys: it declares them in its own file as a table
+ * of memside_param (name, type, range, default, one-line doc) and points
+ * memside_ops.params at it; policies of one family share one table (the DRAM
+ * caches: memside.dcache.*). The platform puts every registered table's keys
+ * into the config schema (platform/schema.cpp: `strata --list-keys`, range
+ * and type checks, "did you mean", config.txt) and hands the running policy
+ * the values of its table in memside_cfg.param, in declaration order. The
+ * C way of Ramulator 2's parameters declared inside each implementation. */
+enum memside_ptype { MEMSIDE_P_INT, MEMSIDE_P_SIZE, MEMSIDE_P_FLOAT, MEMSIDE_P_BOOL, MEMSIDE_P_ENUM };
+
+typedef struct memside_param {
+  /* Key relative to the family's prefix ("a" with prefix "memside.swap." is
+   * memside.swap.a); a name starting with '=' is a whole key of its own
+   * ("=l2.ctc_ways"), for a parameter that belongs to another level's
+   * section but only this family reads. */
+  const char *name;
+  uint8_t type;          /* enum memside_ptype */
+  const char *def;       /* default as a config file would write it ("256", "4KiB", "true", "amil") */
+  double min, max;       /* inclusive range of INT/SIZE/FLOAT values */
+  const char *choices;   /* ENUM: the values separated by '|' ("amil|tad"); the policy gets the index */
+  const char *doc;       /* one line: meaning, unit, source */
+  /* Non-NULL: a value other than def is valid only with memside.policy =
+   * only (a config error otherwise, naming only_why). */
+  const char *only;
+  const char *only_why;
+} memside_param;
+
+/* One parameter's value: INT, SIZE (bytes), BOOL (0/1) and ENUM (index into
+ * choices) in i, FLOAT in f. */
+typedef union memside_value {
+  int64_t i;
+  double f;
+} memside_value;
+
+/* What the config says about the platform around the memory side (known
+ * before anything is built). */
+typedef struct memside_sys {
+  uint32_t channels;            /* memory channels in all */
+  uint32_t nparts;              /* memory partitions (one memory-side controller each) */
+  uint32_t l2_banks;            /* L2 banks of each partition */
+  uint32_t l2_sets, l2_assoc;   /* of each L2 bank (128 B lines) */
+  uint64_t seed;                /* sim.seed */
+} memside_sys;
+
+/* A family's parameters: the keys prefix + name of each param[i], checks
+ * across them (optional), shared by every policy pointing at it. */
+typedef struct memside_params {
+  const char *prefix;           /* "memside.<family>." */
+  const memside_param *param;
+  uint32_t count;
+  /* Checks that involve several keys, run on every config load whichever
+   * policy is chosen (as a key's range is): 0, or -1 with *bad = the index
+   * of the parameter at fault and a one-line "expected ..., got ..." in err. */
+  int (*validate)(const memside_value *v, const memside_sys *sys, uint32_t *bad, char *err, size_t errlen);
+} memside_params;
+
+/* Index of a family's parameter by name (as declared), or -1. */
+int memside_param_index(const memside_params *p, const char *name);
+/* Parse a value as the parameter's type ("4KiB", "0x7F0000", "true", an
+ * enum choice) within its range: 0, or -1 if malformed or out of range. The
+ * platform reads values through its config (platform/schema.cpp); this is
+ * for C callers (the unit tests, the defaults below). */
+int memside_param_parse(const memside_param *p, const char *text, memside_value *out);
+/* Every parameter's default into out[0..count): -1, or the index of a
+ * default that does not parse (a bad table). */
+int memside_param_defaults(const memside_params *p, memside_value *out);
+
+/* A policy's changes to the configuration, decided once before the platform
+ * is built (memside_ops.derive): keys set as a config file would set them,
+ * with the reason config.txt shows, and a stat recording the decision. */
+#define MEMSIDE_DERIVE_MAX 8
+typedef struct memside_derivation {
+  uint32_t n;
+  struct {
+    char key[64], value[64];
+  } kv[MEMSIDE_DERIVE_MAX];
+  char reason[200];
+  const char *stat_name, *stat_desc; /* NULL: no stat */
+  double stat_value;
+} memside_derivation;
+
+/* What a derive hook sees: the policy's parameters and the platform as the
+ * config and the workload set it up, before the address map is built. */
+typedef struct memside_plan {
+  const memside_value *param;
+  memside_sys sys;
+  uint64_t footprint_bytes;     /* bytes of all the program's arrays */
+  uint64_t program_end;         /* end of the program's highest array (they start at address 0) */
+  uint32_t row_bytes;           /* device row of the channel interface */
+  uint32_t kind_channels[3];    /* channels with at least one rank of each AMAP_MEM_* kind */
+  uint64_t part_bytes[3];       /* addrmap.<kind>_size of each AMAP_MEM_* kind (0: unbounded) */
+} memside_plan;
+
 /* The partition a policy serves and its parameters. */
 typedef struct memside_cfg {
   const amap *map;            /* the static physical map (plain decodes physical addresses with it) */
@@ -154,28 +249,12 @@ typedef struct memside_cfg {
   /* Implementations of the swappable blocks a policy calls (blocks.h: bypass scorer, tag cache, FLRB; config
    * blocks.*); NULL: the C reference of each (memside_blocks_c). */
   const struct memside_blocks *blocks;
-  /* policy "swap" / "swap_forget" (worked example, docs/architecture.md):
-   * after `after` routed accesses, exchange the segments of `seg_bytes`
-   * holding physical addresses a and b (both in this partition). */
-  struct {
-    uint64_t a, b, after;
-    uint32_t seg_bytes;
-  } swap;
-  /* policy "dcache" (HMS DRAM cache, memside_dcache.c): DRAM-cache bytes of
-   * the partition's DRAM rank, MSHRs (fills in flight). */
-  struct {
-    uint64_t cache_bytes;
-    uint32_t line_bytes;   /* DRAM-cacheline bytes: a power of two, 128..1024 (HMS Sec. III-A: 256; Fig. 16b) */
-    uint32_t mshrs;
-    uint32_t ctc_ways;     /* L2 ways per bank given to the Configurable Tag Cache (0: none) */
-    uint32_t ctc_sets;     /* tag-cache sets of the partition: L2 sets per bank x banks of the partition */
-    uint8_t tad;           /* tags with the data (TAD, HMS Fig. 7b; the paper's HMST) instead of AMIL's metadata column */
-    uint8_t bypass;        /* SCM-aware bypass (HMS Sec. III-C; bps.h) decides every fill; 0: every miss fills */
-    uint8_t act_counters;  /* per-2 MiB-page activation counters in the DRAM-affinity score; 0: constant 1 */
-    uint8_t no_second_level; /* bypass: skip Fig. 9's second comparison (fill once the first passes; Sec. IV-B) */
-    uint32_t num_rd, num_wr; /* Eq. 1 numerators in device cycles (bps_cfg_timing of the two ranks' timing) */
-    uint32_t seed;         /* bypass scorer's LFSR seed (0: its default) */
-  } dcache;
+  memside_sys sys;            /* the platform around it */
+  uint64_t footprint_bytes;   /* the program's array bytes (a policy sized relative to the footprint) */
+  /* The values of the policy's parameters (memside_ops.params), in
+   * declaration order; NULL when it declares none. Valid during init only:
+   * init copies what it keeps. */
+  const memside_value *param;
 } memside_cfg;
 
 /* Counters every policy keeps (zero where it does not apply). */
@@ -262,6 +341,19 @@ typedef struct memside_ops {
    * own (without the prefix), e.g. "=ctc.hit_rate": registered over all
    * partitions only. */
   const struct memside_derived *stat_derived;
+  /* The policy's parameters (NULL: none). */
+  const memside_params *params;
+  /* Changes to the configuration the policy decides before the platform is
+   * built (optional), e.g. a DRAM cache that serves as memory when the
+   * workload fits its DRAM: fill *out (out->n = 0: none) and return 0, or -1
+   * with *bad = the index of the parameter at fault and err. Called once,
+   * for the configured policy; the platform applies the keys (config.txt
+   * names the reason), registers the stat, then builds with the result. */
+  int (*derive)(const memside_plan *in, memside_derivation *out, uint32_t *bad, char *err, size_t errlen);
+  /* Ways of every L2 bank of its partitions the policy takes for itself
+   * (optional; a tag cache carved out of the L2): a mask of way numbers
+   * (bit w = way w) the L2 must not fill with data, 0 for none. */
+  uint32_t (*l2_reserved_ways)(const memside_value *param, uint32_t l2_assoc);
   /* 1: the program must lie in the map's first part only (a policy that turns the other parts' ranks into a
    * cache of it, e.g. the DRAM cache); the platform checks the workload's arrays against it. */
   uint8_t program_in_first_part;

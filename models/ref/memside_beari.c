@@ -11,6 +11,7 @@
  * every BAB_WINDOW sampled accesses so the choice follows phases.
  */
 #include "memside_dcache_engine.h"
+#include "memside_dcache_params.h"
 
 #define BAB_PERIOD 32u
 #define BAB_WINDOW 4096u
@@ -58,7 +59,7 @@ static int beari_miss(dc_st *s, const memside_req *rq, uint64_t block, uint64_t 
 
 static int beari_init(dc_st *s, const memside_cfg *cfg, char *err, size_t errlen) {
   (void)err, (void)errlen;
-  ((beari_st *)s->ds)->rng = cfg->dcache.seed ? cfg->dcache.seed : 0x9e3779b9u;
+  ((beari_st *)s->ds)->rng = dc_params_get(cfg).seed ? dc_params_get(cfg).seed : 0x9e3779b9u;
   return 0;
 }
 

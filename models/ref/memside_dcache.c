@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "memside_dcache_engine.h"
+#include "memside_dcache_params.h"
 
 /* Activation counters (Sec. III-C3): 8 bits per 2 MiB page. */
 #define DC_PAGE_BYTES (2u << 20)
@@ -41,7 +42,8 @@ typedef struct hms_st {
 
 /* Activation counters of the partition: its share of the SCM part in 2 MiB pages. */
 static uint32_t act_pages_of(const memside_cfg *c) {
-  if (!c->dcache.bypass || !c->dcache.act_counters || !c->map->nparts || !c->map->part[0].nch) return 0;
+  const dc_params p = dc_params_get(c);
+  if (!p.bypass || !p.act_counters || !c->map->nparts || !c->map->part[0].nch) return 0;
   const uint64_t per_ch = c->map->part[0].bytes / c->map->part[0].nch;
   return (uint32_t)((per_ch + DC_PAGE_BYTES - 1) / DC_PAGE_BYTES);
 }
@@ -50,7 +52,7 @@ static uint32_t act_pages_of(const memside_cfg *c) {
 static size_t bps_offset(const memside_cfg *cfg) { return (sizeof(hms_st) + act_pages_of(cfg) + 15u) & ~(size_t)15u; }
 
 static size_t hms_state_bytes(const memside_cfg *cfg) {
-  return bps_offset(cfg) + (cfg->dcache.bypass ? dc_blocks(cfg)->bypass_scorer->state_bytes() : 0);
+  return bps_offset(cfg) + (dc_params_get(cfg).bypass ? dc_blocks(cfg)->bypass_scorer->state_bytes() : 0);
 }
 
 /* The activation counter of block's 2 MiB page, counted up by one row
@@ -114,7 +116,8 @@ static void hms_timing_changed(dc_st *s) {
 
 static int hms_init(dc_st *s, const memside_cfg *cfg, char *err, size_t errlen) {
   hms_st *h = (hms_st *)s->ds;
-  if (!cfg->dcache.bypass) { /* HMS-B: every miss fills; nothing to score */
+  const dc_params p = dc_params_get(cfg);
+  if (!p.bypass) { /* HMS-B: every miss fills; nothing to score */
     s->d.hit = NULL;
     s->d.miss = NULL;
     s->d.decide = NULL;
@@ -123,9 +126,9 @@ static int hms_init(dc_st *s, const memside_cfg *cfg, char *err, size_t errlen) 
   }
   bps_cfg_t bc;
   bps_cfg_default(&bc);
-  bc.num_rd = cfg->dcache.num_rd;
-  bc.num_wr = cfg->dcache.num_wr;
-  bc.lfsr_seed = cfg->dcache.seed & BPS_LFSR_MASK;
+  bc.num_rd = p.num_rd;
+  bc.num_wr = p.num_wr;
+  bc.lfsr_seed = p.seed & BPS_LFSR_MASK;
   h->bps = dc_blocks(cfg)->bypass_scorer;
   h->bps_st = (char *)h + bps_offset(cfg);
   h->bc = bc;
@@ -134,7 +137,7 @@ static int hms_init(dc_st *s, const memside_cfg *cfg, char *err, size_t errlen) 
              bc.num_wr, BPS_NUM_MAX);
     return -1;
   }
-  h->no_second_level = cfg->dcache.no_second_level != 0;
+  h->no_second_level = p.no_second_level != 0;
   h->page_blocks = DC_PAGE_BYTES / s->line;
   h->act_pages = act_pages_of(cfg);
   return 0;
@@ -165,5 +168,7 @@ const memside_ops memside_dcache_ops = {
             "(hms-dram-cache-over-scm Sec. III)",
     .state_bytes = dcache_hms_state_bytes,
     .init = dcache_hms_init,
+    .derive = dc_derive,
+    .l2_reserved_ways = dc_l2_reserved_ways,
     DCACHE_OPS_COMMON,
 };

@@ -4,7 +4,7 @@
  * memside_redcachei.c; the interface to them: memside_dcache_engine.h). In
  * each channel the DRAM rank caches the SCM rank of the same channel (both
  * ranks share the channel's command and data bus, HMS Fig. 6), direct-mapped,
- * DRAM cachelines of cfg.dcache.line_bytes (memside.dcache.line_bytes: 256 B
+ * DRAM cachelines of memside.dcache.line_bytes (memside_dcache_params.c: 256 B
  * as Sec. III-A, 64 B as the baselines of Sec. IV-A, 64 B to 1 KiB for the
  * sensitivity study of Sec. IV-C, Fig. 16b). With 64 B lines an L2 line is
  * two DRAM-cache lines: the engine asks the shell for 64 B pieces
@@ -51,7 +51,7 @@
  *      or the design writes it through to SCM);
  *   7. miss: the access goes to the SCM rank, and the design says whether
  *      the line is filled now, never, or once the demand has been served
- *      (an MSHR, up to cfg.dcache.mshrs at once): accesses to the line and
+ *      (an MSHR, up to memside.dcache.mshrs at once): accesses to the line and
  *      to its victim are held, the writes already on their way to the line
  *      and every access to the victim are drained (the demand read itself
  *      need not be), then the line is read from SCM (and a dirty victim from
@@ -72,6 +72,7 @@
  * consecutive slots spread over the banks.
  */
 #include "memside_dcache_engine.h"
+#include "memside_dcache_params.h"
 
 #include <stdio.h>
 #include <stddef.h>
@@ -102,16 +103,16 @@ static uint32_t lines_per_row(uint64_t row_bytes, uint32_t line, int tad, uint32
 }
 
 static int org_tad(const dc_design *d, const memside_cfg *c) {
-  return d->org == DC_ORG_CONFIG ? c->dcache.tad != 0 : d->org == DC_ORG_TAD;
+  return d->org == DC_ORG_CONFIG ? dc_params_get(c).tad != 0 : d->org == DC_ORG_TAD;
 }
 
 static uint64_t slots_of(const memside_cfg *c, int tad, uint32_t *lpr_out, uint32_t *meta_cols) {
   const devaddr_geom *g = &c->geom[0];
   const uint64_t row_bytes = (uint64_t)g->columns * g->atom_bytes;
-  const uint32_t line = c->dcache.line_bytes;
+  const uint32_t line = dc_params_get(c).line_bytes;
   const uint32_t lpr = line ? lines_per_row(row_bytes, line, tad, meta_cols) : 0;
   if (lpr_out) *lpr_out = lpr;
-  const uint64_t rows = c->dcache.cache_bytes / row_bytes;
+  const uint64_t rows = dc_params_get(c).cache_bytes / row_bytes;
   return rows * lpr;
 }
 
@@ -123,12 +124,13 @@ static size_t ctc_offset(uint64_t slots) { return align16(sizeof(dc_st) + (size_
 /* The tag cache of the partition: l2.ctc_ways ways of each of its L2 banks' sets (Sec. III-D). */
 static void ctc_cfg_of(const memside_cfg *c, ctc_cfg *cc) {
   ctc_default_cfg(cc);
-  cc->sets = c->dcache.ctc_sets;
-  cc->l2_ways = c->dcache.ctc_ways;
+  const dc_params p = dc_params_get(c);
+  cc->sets = p.ctc_sets;
+  cc->l2_ways = p.ctc_ways;
 }
 
 static size_t ctc_bytes(const memside_cfg *c) {
-  if (!c->dcache.ctc_ways) return 0;
+  if (!dc_params_get(c).ctc_ways) return 0;
   ctc_cfg cc;
   ctc_cfg_of(c, &cc);
   return align16(dc_blocks(c)->tag_cache->state_bytes(&cc));
@@ -320,16 +322,16 @@ static int check_parts(dc_st *s, const memside_cfg *cfg, char *err, size_t errle
   }
   s->backing_limit = m->part[0].bytes;
   for (uint32_t k = 1; k < m->nparts; ++k) /* the DRAM rank holds the cache: at most its part of the map */
-    if (m->part[k].mem == AMAP_MEM_DRAM && m->part[k].nch && cfg->dcache.cache_bytes > m->part[k].bytes / m->part[k].nch) {
+    if (m->part[k].mem == AMAP_MEM_DRAM && m->part[k].nch && dc_params_get(cfg).cache_bytes > m->part[k].bytes / m->part[k].nch) {
       snprintf(err, errlen, "memside.dcache.size: expected at most the DRAM rank's %llu bytes per channel "
                             "(addrmap.dram_size / channels), got %llu", (unsigned long long)(m->part[k].bytes / m->part[k].nch),
-               (unsigned long long)cfg->dcache.cache_bytes);
+               (unsigned long long)dc_params_get(cfg).cache_bytes);
       return -1;
     }
-  if (m->part[0].nch && cfg->dcache.cache_bytes >= m->part[0].bytes / m->part[0].nch) {
+  if (m->part[0].nch && dc_params_get(cfg).cache_bytes >= m->part[0].bytes / m->part[0].nch) {
     snprintf(err, errlen, "memside.dcache.size: expected a DRAM cache smaller than the SCM it caches (%llu bytes per "
                           "channel), got %llu", (unsigned long long)(m->part[0].bytes / m->part[0].nch),
-             (unsigned long long)cfg->dcache.cache_bytes);
+             (unsigned long long)dc_params_get(cfg).cache_bytes);
     return -1;
   }
   return 0;
@@ -337,7 +339,7 @@ static int check_parts(dc_st *s, const memside_cfg *cfg, char *err, size_t errle
 
 /* Line size, lines per row, slots. */
 static int set_geometry(dc_st *s, const memside_cfg *cfg, char *err, size_t errlen) {
-  const uint32_t line = cfg->dcache.line_bytes;
+  const uint32_t line = dc_params_get(cfg).line_bytes;
   const uint64_t row_bytes = (uint64_t)s->g.columns * s->g.atom_bytes;
   if (line < DC_LINE_MIN || line > DC_LINE_MAX || (line & (line - 1)) || s->g.atom_bytes != DC_COL ||
       lines_per_row(row_bytes, line, s->tad, NULL) == 0) {
@@ -355,7 +357,7 @@ static int set_geometry(dc_st *s, const memside_cfg *cfg, char *err, size_t errl
   if (s->tad) s->meta_cols = 0;
   if (s->lpr == 0 || s->slots == 0) {
     snprintf(err, errlen, "memside.dcache.size: expected at least one DRAM row of 32 B columns per channel, got "
-                          "%llu bytes", (unsigned long long)cfg->dcache.cache_bytes);
+                          "%llu bytes", (unsigned long long)dc_params_get(cfg).cache_bytes);
     return -1;
   }
   return 0;
@@ -364,12 +366,15 @@ static int set_geometry(dc_st *s, const memside_cfg *cfg, char *err, size_t errl
 int dcache_init(void *st, const dc_design *d, const memside_cfg *cfg, const memside_env *env, char *err,
                 size_t errlen) {
   dc_st *s = (dc_st *)st;
-  if (!d->tag_cache && cfg->dcache.ctc_ways) {
+  dc_params p; /* the family's parameters (memside_dcache_params.c); a bad one is reported first */
+  if (dc_params_of(cfg, &p, err, errlen) != 0) return -1;
+  if (!d->tag_cache && p.ctc_ways) {
     snprintf(err, errlen, "l2.ctc_ways: expected 0 under %s (no tag cache)", d->name);
     return -1;
   }
   memset(s, 0, sizeof *s);
   s->cfg = *cfg;
+  s->cfg.param = NULL; /* valid during init only (memside.h) */
   s->env = *env;
   s->d = *d;
   s->g = cfg->geom[0];
@@ -384,7 +389,7 @@ int dcache_init(void *st, const dc_design *d, const memside_cfg *cfg, const mems
   s->meta = (uint32_t *)((char *)s + sizeof *s);
   s->ctc_st = (char *)s + ctc_offset(s->slots);
   s->ds = (char *)s->ctc_st + ctc_bytes(cfg);
-  if (cfg->dcache.ctc_ways) {
+  if (p.ctc_ways) {
     ctc_cfg cc;
     ctc_cfg_of(cfg, &cc);
     s->ctc = dc_blocks(cfg)->tag_cache;
@@ -395,9 +400,9 @@ int dcache_init(void *st, const dc_design *d, const memside_cfg *cfg, const mems
     }
     s->use_ctc = 1;
   }
-  s->mshrs = cfg->dcache.mshrs;
+  s->mshrs = dc_params_get(cfg).mshrs;
   if (!s->mshrs || s->mshrs > DC_MAX_MSHRS) {
-    snprintf(err, errlen, "memside.dcache.mshrs: expected 1..%u, got %u", DC_MAX_MSHRS, cfg->dcache.mshrs);
+    snprintf(err, errlen, "memside.dcache.mshrs: expected 1..%u, got %u", DC_MAX_MSHRS, dc_params_get(cfg).mshrs);
     return -1;
   }
   const amap *m = cfg->map;

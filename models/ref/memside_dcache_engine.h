@@ -34,6 +34,7 @@
 #include "blocks.h"
 #include "bps_params.h"
 #include "memside.h"
+#include "memside_dcache_params.h"
 
 #define DC_LINE_MIN 64u   /* a 64 B line holds half an L2 line: the shell routes each half (memside_ops.granule) */
 #define DC_LINE_MAX 1024u /* the MSHRs' line buffers are this big (<= MEMSIDE_XFER_MAX) */
@@ -161,7 +162,7 @@ struct dc_st {
   uint32_t ncr, nsr;       /* DRAM-cache ranks (on cdev) and SCM ranks (on sdev) */
   uint8_t cr[AMAP_MAX_RANKS], sr[AMAP_MAX_RANKS];   /* their rank numbers, ascending */
   uint8_t cri[AMAP_MAX_RANKS], sri[AMAP_MAX_RANKS]; /* index of a rank number in cr[] / sr[] */
-  uint32_t line;         /* DRAM-cacheline bytes (cfg.dcache.line_bytes) */
+  uint32_t line;         /* DRAM-cacheline bytes (memside.dcache.line_bytes) */
   uint32_t lcols;        /* its 32 B columns */
   uint32_t lpr;          /* cachelines per DRAM row */
   uint32_t gpr;          /* tag groups per row (ceil(lpr / DC_GROUP)); AMIL: its metadata columns */
@@ -241,6 +242,7 @@ extern const memside_derived dcache_stat_derived[];
   .stat_descs = dcache_stat_descs,          \
   .stat_values = dcache_stat_values,        \
   .stat_derived = dcache_stat_derived,      \
+  .params = &memside_dcache_params,         \
   .program_in_first_part = 1
 
 #endif

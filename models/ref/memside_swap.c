@@ -1,8 +1,9 @@
 /* memside_swap / memside_swap_forget: the worked example of the memory-side
- * interface (docs/architecture.md "Memory-side controllers"). After
- * cfg.swap.after routed accesses, the partition holding physical address
- * cfg.swap.a exchanges the device segments (cfg.swap.seg_bytes, aligned in
- * device-address space) holding a and cfg.swap.b:
+ * interface (docs/architecture.md "Memory-side controllers", docs/extending.md).
+ * Its parameters (memside.swap.*) are declared below (SWAP_PARAMS). After
+ * `after` routed accesses, the partition holding physical address `a`
+ * exchanges the device segments (`segment` bytes, aligned in device-address
+ * space) holding a and b:
  *   1. hold new accesses to either segment (route returns MEMSIDE_HOLD);
  *   2. drain: wait until the accesses to them already routed have been
  *      answered (complete), so no device queue still holds one;
@@ -25,11 +26,39 @@
 #define SWAP_MAX_SEG 1024u
 #define SWAP_MIN_SEG 128u
 
+/* The parameters, memside.swap.<name>: X(index, name, type, default, min, max, doc). */
+#define SWAP_PARAMS(X)                                                                                        \
+  X(SWAP_A, "a", MEMSIDE_P_SIZE, "0", 0, (double)(1ull << 50),                                                \
+    "policies swap / swap_forget: a physical address in the first segment to exchange")                      \
+  X(SWAP_B, "b", MEMSIDE_P_SIZE, "4096", 0, (double)(1ull << 50),                                             \
+    "policies swap / swap_forget: a physical address in the second segment (same memory partition as a)")    \
+  X(SWAP_AFTER, "after", MEMSIDE_P_INT, "1000", 1, 9.2e18,                                                     \
+    "policies swap / swap_forget: the exchange starts after this many accesses routed by a's partition")     \
+  X(SWAP_SEGMENT, "segment", MEMSIDE_P_SIZE, "256", SWAP_MIN_SEG, SWAP_MAX_SEG,                                \
+    "policies swap / swap_forget: segment bytes (a power of two, aligned in device-address space)")
+
+enum {
+#define X(id, nm, ty, def, lo, hi, doc) id,
+  SWAP_PARAMS(X)
+#undef X
+  SWAP_NPARAMS
+};
+
+static const memside_param swap_param[] = {
+#define X(id, nm, ty, def, lo, hi, doc) {nm, ty, def, lo, hi, NULL, doc, NULL, NULL},
+    SWAP_PARAMS(X)
+#undef X
+};
+
+static const memside_params swap_params = {"memside.swap.", swap_param, SWAP_NPARAMS, NULL};
+
 enum swap_phase { SW_IDLE, SW_DRAIN, SW_READ, SW_WRITE, SW_DONE };
 
 typedef struct swap_st {
   memside_cfg cfg;
   memside_env env;
+  uint64_t a, b, after;       /* the parameters */
+  uint32_t seg_bytes;
   int forget;
   int active;                 /* this partition holds the two segments */
   memside_target seg[2];      /* device location of each segment's first byte */
@@ -49,7 +78,7 @@ static size_t swap_state_bytes(const memside_cfg *cfg) {
 /* Segment (0 or 1) holding device location t before the swap, or -1. */
 static int seg_of(const swap_st *s, const memside_target *t) {
   for (int k = 0; k < 2; ++k)
-    if (t->dev == s->seg[k].dev && t->addr >= s->seg[k].addr && t->addr < s->seg[k].addr + s->cfg.swap.seg_bytes)
+    if (t->dev == s->seg[k].dev && t->addr >= s->seg[k].addr && t->addr < s->seg[k].addr + s->seg_bytes)
       return k;
   return -1;
 }
@@ -69,23 +98,27 @@ static int init_common(void *st, const memside_cfg *cfg, const memside_env *env,
   s->env = *env;
   s->forget = forget;
   if (memside_check_map(cfg, err, errlen) != 0) return -1;
-  const uint32_t sb = cfg->swap.seg_bytes;
+  s->a = (uint64_t)cfg->param[SWAP_A].i;
+  s->b = (uint64_t)cfg->param[SWAP_B].i;
+  s->after = (uint64_t)cfg->param[SWAP_AFTER].i;
+  s->seg_bytes = (uint32_t)cfg->param[SWAP_SEGMENT].i;
+  const uint32_t sb = s->seg_bytes;
   if (sb < SWAP_MIN_SEG || sb > SWAP_MAX_SEG || (sb & (sb - 1))) {
     snprintf(err, errlen, "memside.swap.segment: expected a power of two from %u to %u bytes, got %u", SWAP_MIN_SEG,
              SWAP_MAX_SEG, sb);
     return -1;
   }
-  const int da = partition_dev(cfg, cfg->swap.a), db = partition_dev(cfg, cfg->swap.b);
+  const int da = partition_dev(cfg, s->a), db = partition_dev(cfg, s->b);
   if ((da < 0) != (db < 0)) {
     snprintf(err, errlen,
              "memside.swap.a and memside.swap.b: expected two addresses of the same memory partition, got "
              "partitions %u and %u",
-             amap_channel(cfg->map, cfg->swap.a), amap_channel(cfg->map, cfg->swap.b));
+             amap_channel(cfg->map, s->a), amap_channel(cfg->map, s->b));
     return -1;
   }
   if (da < 0) return 0; /* another partition's pair: this one stays flat */
-  memside_static_locate(cfg, cfg->swap.a, &s->seg[0]);
-  memside_static_locate(cfg, cfg->swap.b, &s->seg[1]);
+  memside_static_locate(cfg, s->a, &s->seg[0]);
+  memside_static_locate(cfg, s->b, &s->seg[1]);
   for (int k = 0; k < 2; ++k) s->seg[k].addr &= ~(uint64_t)(sb - 1);
   if (s->seg[0].dev == s->seg[1].dev && s->seg[0].addr == s->seg[1].addr) {
     snprintf(err, errlen, "memside.swap.a and memside.swap.b: expected addresses in two different %u B segments", sb);
@@ -122,10 +155,10 @@ static void issue_all(swap_st *s, int write) {
   for (int k = 0; k < 2; ++k) {
     /* reads: segment k into buf[k]; writes: buf[k] to the other segment */
     const memside_target *at = write ? &s->seg[1 - k] : &s->seg[k];
-    memside_xfer x = {at->dev, at->addr, s->cfg.swap.seg_bytes, (uint8_t)write, MEMSIDE_MIGRATION, s->buf[k],
+    memside_xfer x = {at->dev, at->addr, s->seg_bytes, (uint8_t)write, MEMSIDE_MIGRATION, s->buf[k],
                       (uint64_t)k};
     if (s->env.issue(s->env.ctx, &x) == 0) ++s->outstanding; /* 2 transfers < MEMSIDE_XFER_SLOTS */
-    if (write) s->st.moved_bytes += s->cfg.swap.seg_bytes;
+    if (write) s->st.moved_bytes += s->seg_bytes;
   }
 }
 
@@ -144,7 +177,7 @@ static int swap_route(void *st, const memside_req *rq, uint32_t *ticket, memside
   const int k = seg_of(s, out);
   if (k >= 0 && (s->phase == SW_DRAIN || s->phase == SW_READ || s->phase == SW_WRITE)) return MEMSIDE_HOLD;
   if (k >= 0 && s->phase != SW_DONE) ++s->inflight[k];
-  if (++s->routed == s->cfg.swap.after && s->phase == SW_IDLE) {
+  if (++s->routed == s->after && s->phase == SW_IDLE) {
     if (s->forget) { /* the bug on purpose: the mapping moves, the bytes do not */
       s->phase = SW_DONE;
       ++s->st.remaps;
@@ -192,7 +225,7 @@ static void swap_stats(const void *st, memside_stats *out) { *out = ((const swap
   const memside_ops sym = {                                                                          \
       .name = nm, .desc = description, .state_bytes = swap_state_bytes, .init = init_fn,             \
       .locate = swap_locate, .route = swap_route, .complete = swap_complete, .done = swap_done,      \
-      .busy = swap_busy, .stats = swap_stats,                                                        \
+      .busy = swap_busy, .stats = swap_stats, .params = &swap_params,                                \
   };
 
 SWAP_OPS(memside_swap_ops, "swap",

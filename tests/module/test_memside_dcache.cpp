@@ -95,9 +95,13 @@ int sc_main(int, char*[]) {
   if (devaddr_init(&m.geom[0], 2, 4, 4, 64, 32, err, sizeof err) != 0) return 1;
   m.rank_kind[0][0] = AMAP_MEM_DRAM;
   m.rank_kind[0][1] = AMAP_MEM_SCM;
-  m.dcache.cache_bytes = 16 * 2048;
-  m.dcache.mshrs = 4;
-  m.dcache.line_bytes = 256;
+  // The DRAM-cache family's parameters (memside_dcache_params.c): defaults, a 32 KiB cache, 4 MSHRs.
+  const memside_params* fam = memside_find("dcache")->params;
+  std::vector<memside_value> par(fam->count);
+  if (memside_param_defaults(fam, par.data()) != -1) return 1;
+  par[memside_param_index(fam, "size")].i = 16 * 2048;
+  par[memside_param_index(fam, "mshrs")].i = 4;
+  m.param = par.data();
   MemSide side("side", memside_find("dcache"), m, 1, pool, stats);
   side.connect(mc.tsock, &mem);
   Reader rd("rd", pool);

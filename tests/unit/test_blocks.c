@@ -15,10 +15,19 @@
 
 #include "blocks.h"
 #include "memside.h"
+#include "memside_dcache_params.h"
 #include "memside_fake_shell.h"
 
 static amap g_map;
 static memside_cfg g_cfg;
+static memside_value g_par[32]; /* g_cfg's DRAM-cache parameters (memside_dcache_params.c) */
+
+/* Set DRAM-cache parameter `name` (as declared: "bypass", "=l2.ctc_ways", ...) in pv. */
+static void set_par(memside_value *pv, const char *name, int64_t x) {
+  const int k = memside_param_index(&memside_dcache_params, name);
+  assert_true(k >= 0);
+  pv[k].i = x;
+}
 
 /* ------------------------------------------------------- registry */
 
@@ -250,10 +259,11 @@ static void dcache_uses_the_configured_scorer(void **state) {
   uint64_t pa[N];
   assert_int_equal(pick_lines(pa, N), N);
   memside_cfg c = g_cfg;
-  c.dcache.bypass = 1;
-  c.dcache.num_rd = 106;
-  c.dcache.num_wr = 1090;
-  c.dcache.seed = 7;
+  memside_value pv[32];
+  memcpy(pv, g_par, sizeof pv);
+  c.param = pv;
+  set_par(pv, "bypass", 1); /* Eq. 1 numerators 106 and 1090 from the ranks' timing (setup) */
+  c.sys.seed = 7u * 244002641u; /* the scorer's seed 7 (sim.seed x 2654435761 + partition; 244002641 is its inverse mod 2^32) */
   int filled_c = 0, filled_double = 0;
   uint64_t vals[32];
   rig r;
@@ -288,8 +298,12 @@ static void dcache_uses_the_configured_tag_cache(void **state) {
   uint64_t pa[N];
   assert_int_equal(pick_lines(pa, N), N);
   memside_cfg c = g_cfg;
-  c.dcache.ctc_ways = 4;
-  c.dcache.ctc_sets = 8;
+  memside_value pv[32];
+  memcpy(pv, g_par, sizeof pv);
+  c.param = pv;
+  set_par(pv, "=l2.ctc_ways", 4);
+  c.sys.l2_sets = 8; /* the tag cache's sets: L2 sets per bank x banks of the partition */
+  c.sys.l2_banks = 1;
   memside_blocks b = memside_blocks_c;
   b.tag_cache = &counting_ctc_ops;
   c.blocks = &b;
@@ -322,9 +336,14 @@ static int setup(void **state) {
   if (devaddr_init(&g_cfg.geom[0], 2, 4, 4, 64, 32, err, sizeof err) != 0) return -1;
   g_cfg.rank_kind[0][0] = AMAP_MEM_DRAM;
   g_cfg.rank_kind[0][1] = AMAP_MEM_SCM;
-  g_cfg.dcache.cache_bytes = 16 * 2048; /* one row per bank: 16 x 7 = 112 lines */
-  g_cfg.dcache.mshrs = 4;
-  g_cfg.dcache.line_bytes = 256;
+  g_cfg.rank_trcd[0][0] = 14, g_cfg.rank_twr[0][0] = 16;    /* hbm2 */
+  g_cfg.rank_trcd[0][1] = 120, g_cfg.rank_twr[0][1] = 1000; /* scm_mlc */
+  g_cfg.sys.nparts = 8;
+  if (memside_dcache_params.count > 32 || memside_param_defaults(&memside_dcache_params, g_par) != -1) return -1;
+  g_cfg.param = g_par;
+  set_par(g_par, "size", 16 * 2048); /* one row per bank: 16 x 7 = 112 lines */
+  set_par(g_par, "mshrs", 4);
+  set_par(g_par, "line_bytes", 256);
   return 0;
 }
 

@@ -36,6 +36,58 @@ static void registry(void **state) {
   assert_string_equal(memside_names(), "plain, swap, swap_forget, dcache, beari, mccachei, redcachei");
 }
 
+/* Every registered policy's parameter table: defaults parse within range, names unique, enum choices given. */
+static void param_tables(void **state) {
+  (void)state;
+  size_t with_params = 0;
+  for (size_t i = 0; i < memside_count(); ++i) {
+    const memside_params *p = memside_at(i)->params;
+    if (!p) continue;
+    ++with_params;
+    assert_non_null(p->prefix);
+    assert_int_equal(p->prefix[strlen(p->prefix) - 1], '.');
+    memside_value v[64];
+    assert_true(p->count <= 64);
+    assert_int_equal(memside_param_defaults(p, v), -1);
+    for (uint32_t k = 0; k < p->count; ++k) {
+      assert_non_null(p->param[k].doc);
+      assert_int_equal(memside_param_index(p, p->param[k].name), (int)k); /* unique: the first is itself */
+      if (p->param[k].type == MEMSIDE_P_ENUM) assert_non_null(p->param[k].choices);
+    }
+  }
+  assert_true(with_params >= 2); /* swap and swap_forget at least */
+  assert_ptr_equal(memside_find("swap")->params, memside_find("swap_forget")->params); /* one shared table */
+  assert_int_equal(memside_param_index(memside_find("swap")->params, "nope"), -1);
+}
+
+/* memside_param_parse: units, ranges, booleans, enum choices. */
+static void param_parse(void **state) {
+  (void)state;
+  const memside_param sz = {"s", MEMSIDE_P_SIZE, "4KiB", 128, 1 << 20, NULL, "size", NULL, NULL};
+  memside_value v;
+  assert_int_equal(memside_param_parse(&sz, "4KiB", &v), 0);
+  assert_int_equal(v.i, 4096);
+  assert_int_equal(memside_param_parse(&sz, "1M", &v), 0);
+  assert_int_equal(v.i, 1 << 20);
+  assert_int_equal(memside_param_parse(&sz, "0x200", &v), 0);
+  assert_int_equal(v.i, 512);
+  assert_int_equal(memside_param_parse(&sz, "64", &v), -1);   /* below the range */
+  assert_int_equal(memside_param_parse(&sz, "2MiB", &v), -1); /* above */
+  assert_int_equal(memside_param_parse(&sz, "4 parsecs", &v), -1);
+  const memside_param en = {"e", MEMSIDE_P_ENUM, "amil", 1, 0, "amil|tad", "org", NULL, NULL};
+  assert_int_equal(memside_param_parse(&en, "tad", &v), 0);
+  assert_int_equal(v.i, 1);
+  assert_int_equal(memside_param_parse(&en, "ta", &v), -1);
+  const memside_param bo = {"b", MEMSIDE_P_BOOL, "true", 1, 0, NULL, "flag", NULL, NULL};
+  assert_int_equal(memside_param_parse(&bo, "false", &v), 0);
+  assert_int_equal(v.i, 0);
+  assert_int_equal(memside_param_parse(&bo, "yes", &v), -1);
+  const memside_param fl = {"f", MEMSIDE_P_FLOAT, "0.5", 0, 1, NULL, "ratio", NULL, NULL};
+  assert_int_equal(memside_param_parse(&fl, "0.375", &v), 0);
+  assert_true(v.f == 0.375);
+  assert_int_equal(memside_param_parse(&fl, "1.5", &v), -1);
+}
+
 static void devaddr_round_trip(void **state) {
   (void)state;
   char err[128];
@@ -81,8 +133,22 @@ static memside_cfg make_cfg(uint32_t part) {
   char err[128];
   assert_int_equal(devaddr_init(&c.geom[0], 1, 4, 4, 64, 32, err, sizeof err), 0);
   c.rank_kind[0][0] = AMAP_MEM_DRAM;
-  c.swap.seg_bytes = 256;
   return c;
+}
+
+/* The swap family's parameters (memside.swap.*, declared in memside_swap.c): defaults, then set by name. */
+static memside_value g_swap[8];
+static void swap_defaults(memside_cfg *c) {
+  const memside_params *p = memside_find("swap")->params;
+  assert_non_null(p);
+  assert_true(p->count <= 8);
+  assert_int_equal(memside_param_defaults(p, g_swap), -1);
+  c->param = g_swap;
+}
+static void swap_set(const char *name, int64_t v) {
+  const int k = memside_param_index(memside_find("swap")->params, name);
+  assert_true(k >= 0);
+  g_swap[k].i = v;
 }
 
 static void plain_matches_static_map(void **state) {
@@ -144,41 +210,45 @@ typedef struct swap_rig {
   fake_shell f;
   memside_env env;
   memside_target ta, tb;
+  uint64_t a, b;
 } swap_rig;
 static void rig_init(swap_rig *r, const char *name, uint64_t after) {
   memset(r, 0, sizeof *r);
   r->c = make_cfg(0);
-  pick_pair(&r->c.swap.a, &r->c.swap.b);
-  r->c.swap.after = after;
+  pick_pair(&r->a, &r->b);
+  swap_defaults(&r->c);
+  swap_set("a", (int64_t)r->a);
+  swap_set("b", (int64_t)r->b);
+  swap_set("after", (int64_t)after);
   r->o = memside_find(name);
   r->st = calloc(1, r->o->state_bytes(&r->c));
   r->env = (memside_env){.ctx = &r->f, .issue = fake_issue, .release = fake_release};
   char err[256];
   assert_int_equal(r->o->init(r->st, &r->c, &r->env, err, sizeof err), 0);
-  r->o->locate(r->st, r->c.swap.a, &r->ta);
-  r->o->locate(r->st, r->c.swap.b, &r->tb);
+  r->o->locate(r->st, r->a, &r->ta);
+  r->o->locate(r->st, r->b, &r->tb);
 }
 
 static void swap_protocol(void **state) {
   (void)state;
   swap_rig r;
   rig_init(&r, "swap", 3);
-  memside_cfg c = r.c;
+  const struct { uint64_t a, b; } c = {r.a, r.b};
   const memside_ops *o = r.o;
   void *st = r.st;
   memside_target ta = r.ta, tb = r.tb, t, other;
   /* an access to segment a in flight when the swap starts */
-  assert_int_equal(route1(o, st, c.swap.a, 1, MEMSIDE_WRITEBACK, &t), MEMSIDE_GO);
-  uint64_t elsewhere = c.swap.b + 65536; /* some other line of partition 0 */
+  assert_int_equal(route1(o, st, c.a, 1, MEMSIDE_WRITEBACK, &t), MEMSIDE_GO);
+  uint64_t elsewhere = c.b + 65536; /* some other line of partition 0 */
   while (amap_channel(&g_map, elsewhere) != 0) elsewhere += 128;
   assert_int_equal(route1(o, st, elsewhere, 0, MEMSIDE_FILL, &other), MEMSIDE_GO);
   assert_int_equal(route1(o, st, elsewhere, 0, MEMSIDE_FILL, &other), MEMSIDE_GO); /* 3rd: starts */
   assert_true(o->busy(st));
   assert_int_equal(r.f.n, 0); /* drain first: the write to a is still in flight */
-  assert_int_equal(route1(o, st, c.swap.b, 0, MEMSIDE_FILL, &t), MEMSIDE_HOLD);
+  assert_int_equal(route1(o, st, c.b, 0, MEMSIDE_FILL, &t), MEMSIDE_HOLD);
   assert_int_equal(route1(o, st, elsewhere, 0, MEMSIDE_FILL, &t), MEMSIDE_GO); /* others flow */
   {
-    const memside_req rq = {c.swap.a, 1, MEMSIDE_WRITEBACK, 0xf};
+    const memside_req rq = {c.a, 1, MEMSIDE_WRITEBACK, 0xf};
     o->complete(st, &rq, &ta);
   }
   assert_int_equal(r.f.n, 2); /* one 256 B read of each segment */
@@ -197,15 +267,15 @@ static void swap_protocol(void **state) {
     const memside_target *dst = from_a ? &tb : &ta;
     assert_int_equal(r.f.x[i].addr, dst->addr & ~255ull);
   }
-  assert_int_equal(route1(o, st, c.swap.a, 0, MEMSIDE_FILL, &t), MEMSIDE_HOLD); /* still moving */
+  assert_int_equal(route1(o, st, c.a, 0, MEMSIDE_FILL, &t), MEMSIDE_HOLD); /* still moving */
   assert_int_equal(r.f.nrel, 0);
   for (int i = 2; i < 4; ++i) o->done(st, r.f.x[i].tag);
   assert_int_equal(r.f.nrel, 1);
   assert_false(o->busy(st));
   /* now a lives where b was and the other way round */
-  assert_int_equal(route1(o, st, c.swap.a, 0, MEMSIDE_FILL, &t), MEMSIDE_GO);
+  assert_int_equal(route1(o, st, c.a, 0, MEMSIDE_FILL, &t), MEMSIDE_GO);
   assert_int_equal(t.addr, tb.addr);
-  o->locate(st, c.swap.b, &t);
+  o->locate(st, c.b, &t);
   assert_int_equal(t.addr, ta.addr);
   o->locate(st, elsewhere, &t);
   assert_int_equal(t.addr, other.addr);
@@ -222,9 +292,9 @@ static void swap_forget_moves_no_bytes(void **state) {
   swap_rig r;
   rig_init(&r, "swap_forget", 1);
   memside_target t;
-  assert_int_equal(route1(r.o, r.st, r.c.swap.a, 0, MEMSIDE_FILL, &t), MEMSIDE_GO);
+  assert_int_equal(route1(r.o, r.st, r.a, 0, MEMSIDE_FILL, &t), MEMSIDE_GO);
   assert_int_equal(r.f.n, 0); /* no transfer ... */
-  r.o->locate(r.st, r.c.swap.a, &t);
+  r.o->locate(r.st, r.a, &t);
   assert_int_equal(t.addr, r.tb.addr); /* ... but the mapping moved */
   free(r.st);
 }
@@ -232,17 +302,21 @@ static void swap_forget_moves_no_bytes(void **state) {
 static void swap_bad_params(void **state) {
   (void)state;
   memside_cfg c = make_cfg(0);
-  pick_pair(&c.swap.a, &c.swap.b);
+  uint64_t a = 0, b = 0;
+  pick_pair(&a, &b);
+  swap_defaults(&c);
+  swap_set("a", (int64_t)a);
+  swap_set("b", (int64_t)b);
   const memside_ops *o = memside_find("swap");
   void *st = calloc(1, o->state_bytes(&c));
   fake_shell f;
   memside_env env = {.ctx = &f, .issue = fake_issue, .release = fake_release};
   char err[256];
-  c.swap.seg_bytes = 384;
+  swap_set("segment", 384);
   assert_int_equal(o->init(st, &c, &env, err, sizeof err), -1);
   assert_true(strstr(err, "power of two") != NULL);
-  c.swap.seg_bytes = 256;
-  c.swap.b = c.swap.a + 32; /* same segment */
+  swap_set("segment", 256);
+  swap_set("b", (int64_t)a + 32); /* same segment */
   assert_int_equal(o->init(st, &c, &env, err, sizeof err), -1);
   assert_true(strstr(err, "different") != NULL);
   free(st);
@@ -257,6 +331,8 @@ static int setup(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(registry),
+      cmocka_unit_test(param_tables),
+      cmocka_unit_test(param_parse),
       cmocka_unit_test(devaddr_round_trip),
       cmocka_unit_test(plain_matches_static_map),
       cmocka_unit_test(swap_protocol),

@@ -16,10 +16,29 @@
 
 #include "bps.h"
 #include "memside.h"
+#include "memside_dcache_params.h"
 #include "memside_fake_shell.h"
 
 static amap g_map;
 static memside_cfg g_cfg;
+static memside_value g_par[32]; /* g_cfg's parameters (memside_dcache_params.c), the family's defaults mostly */
+
+/* A test's own copy of c's parameters, pointed at by c. */
+static void own_params(memside_cfg *c, memside_value *pv) {
+  memcpy(pv, c->param, sizeof g_par);
+  c->param = pv;
+}
+
+/* Set parameter `name` (as declared: "size", "bypass", "=l2.ctc_ways", ...) in pv. */
+static void set_par(memside_value *pv, const char *name, int64_t x) {
+  const int k = memside_param_index(&memside_dcache_params, name);
+  assert_true(k >= 0);
+  pv[k].i = x;
+}
+
+/* The sim.seed that gives partition 0 the per-partition seed `want` (seed = sim.seed x 2654435761 + partition,
+ * mod 2^32, memside_dcache_params.c; 244002641 is 2654435761's inverse mod 2^32). */
+static uint64_t sim_seed_for(uint32_t want) { return (uint32_t)(want * 244002641u); }
 
 
 typedef struct rig {
@@ -45,10 +64,13 @@ static void rig_init(rig *r) { rig_init_cfg(r, &g_cfg); }
  * ctc_sets sets (0: none). */
 static void rig_line(rig *r, uint32_t line, int tad, uint32_t ctc_ways, uint32_t ctc_sets) {
   memside_cfg c = g_cfg;
-  c.dcache.line_bytes = line;
-  c.dcache.tad = (uint8_t)tad;
-  c.dcache.ctc_ways = ctc_ways;
-  c.dcache.ctc_sets = ctc_sets;
+  static memside_value pv[32];
+  own_params(&c, pv);
+  set_par(pv, "line_bytes", line);
+  set_par(pv, "org", tad);
+  set_par(pv, "=l2.ctc_ways", ctc_ways);
+  c.sys.l2_sets = ctc_sets; /* the tag cache's sets: L2 sets per bank x banks of the partition */
+  c.sys.l2_banks = 1;
   rig_init_cfg(r, &c);
 }
 
@@ -304,10 +326,10 @@ static void finish_xfers(rig *r, int *from) {
 static void bypass_decisions_are_the_scorers(void **state) {
   (void)state;
   memside_cfg c = g_cfg;
-  c.dcache.bypass = 1;
-  c.dcache.num_rd = 106; /* HMS Table I: tRCD 120 - 14 */
-  c.dcache.num_wr = 1090; /* + tWR 1000 - 16 */
-  c.dcache.seed = 7;
+  memside_value pv[32];
+  own_params(&c, pv);
+  set_par(pv, "bypass", 1); /* numerators 106 = HMS Table I tRCD 120 - 14, 1090 = 106 + tWR 1000 - 16 (setup) */
+  c.sys.seed = sim_seed_for(7);
   rig r;
   rig_init_cfg(&r, &c);
   bps_cfg_t bc;
@@ -378,10 +400,10 @@ static void bypass_decisions_are_the_scorers(void **state) {
 static void throttled_timing_moves_the_numerators(void **state) {
   (void)state;
   memside_cfg c = g_cfg;
-  c.dcache.bypass = 1;
-  c.dcache.num_rd = 106;
-  c.dcache.num_wr = 1090;
-  c.dcache.seed = 7;
+  memside_value pv[32];
+  own_params(&c, pv);
+  set_par(pv, "bypass", 1);
+  c.sys.seed = sim_seed_for(7);
   c.rank_trcd[0][0] = 14, c.rank_twr[0][0] = 16;    /* hbm2 */
   c.rank_trcd[0][1] = 120, c.rank_twr[0][1] = 1000; /* scm_mlc */
   rig r;
@@ -440,7 +462,10 @@ static void throttled_timing_moves_the_numerators(void **state) {
 static void write_behind_a_bypassed_line_goes_to_scm(void **state) {
   (void)state;
   memside_cfg c = g_cfg;
-  c.dcache.bypass = 1;
+  memside_value pv[32];
+  own_params(&c, pv);
+  set_par(pv, "bypass", 1);
+  c.rank_trcd[0][1] = c.rank_trcd[0][0], c.rank_twr[0][1] = c.rank_twr[0][0]; /* Eq. 1 numerators 0 */
   rig r;
   rig_init_cfg(&r, &c);
   uint64_t pa[1];
@@ -484,7 +509,9 @@ static void write_behind_a_bypassed_line_goes_to_scm(void **state) {
 static void tad_probe_reads_every_line(void **state) {
   (void)state;
   memside_cfg c = g_cfg;
-  c.dcache.tad = 1;
+  memside_value pv[32];
+  own_params(&c, pv);
+  set_par(pv, "org", 1); /* tad */
   rig r;
   rig_init_cfg(&r, &c);
   uint64_t pa[1];
@@ -525,7 +552,7 @@ static void beari_sampled_groups(void **state) {
   const memside_ops *o = memside_find("beari");
   assert_non_null(o);
   memside_cfg c = g_cfg;
-  c.dcache.seed = 3;
+  c.sys.seed = sim_seed_for(3);
   rig r;
   memset(&r, 0, sizeof r);
   r.o = o;
@@ -602,7 +629,9 @@ static void redcachei_fills_at_gamma(void **state) {
 static void write_waits_for_a_free_mshr(void **state) {
   (void)state;
   memside_cfg c = g_cfg;
-  c.dcache.mshrs = 1;
+  memside_value pv[32];
+  own_params(&c, pv);
+  set_par(pv, "mshrs", 1);
   rig r;
   rig_init_cfg(&r, &c);
   uint64_t pa[3];
@@ -663,9 +692,11 @@ static void separate_dram_and_scm_channels(void **state) {
     assert_int_equal(devaddr_init(&c.geom[d], 2, 4, 4, 64, 32, err, sizeof err), 0);
     c.rank_kind[d][0] = c.rank_kind[d][1] = d ? AMAP_MEM_SCM : AMAP_MEM_DRAM;
   }
-  c.dcache.cache_bytes = 32 * 2048; /* a row per bank of each DRAM rank */
-  c.dcache.mshrs = 4;
-  c.dcache.line_bytes = 256;
+  c.sys = g_cfg.sys;
+  memside_value pv[32];
+  c.param = g_par;
+  own_params(&c, pv);
+  set_par(pv, "size", 32 * 2048); /* a row per bank of each DRAM rank */
   rig r;
   rig_init_cfg(&r, &c);
   uint64_t pa = UINT64_MAX;
@@ -1177,7 +1208,9 @@ static void line_size_rejected(void **state) {
   const uint32_t bad[] = {0, 32, 192, 2048};
   for (unsigned i = 0; i < sizeof bad / sizeof *bad; ++i) {
     memside_cfg c = g_cfg;
-    c.dcache.line_bytes = bad[i];
+    memside_value pv[32];
+    own_params(&c, pv);
+    set_par(pv, "line_bytes", bad[i]);
     const memside_ops *o = memside_find("dcache");
     void *st = calloc(1, o->state_bytes(&c));
     fake_shell f;
@@ -1203,9 +1236,13 @@ static int setup(void **state) {
   if (devaddr_init(&g_cfg.geom[0], 2, 4, 4, 64, 32, err, sizeof err) != 0) return -1;
   g_cfg.rank_kind[0][0] = AMAP_MEM_DRAM;
   g_cfg.rank_kind[0][1] = AMAP_MEM_SCM;
-  g_cfg.dcache.cache_bytes = 16 * 2048; /* one row per bank: 16 x 7 = 112 lines */
-  g_cfg.dcache.mshrs = 4;
-  g_cfg.dcache.line_bytes = 256;
+  g_cfg.rank_trcd[0][0] = 14, g_cfg.rank_twr[0][0] = 16;    /* hbm2 */
+  g_cfg.rank_trcd[0][1] = 120, g_cfg.rank_twr[0][1] = 1000; /* scm_mlc */
+  g_cfg.sys.nparts = 8;
+  if (memside_dcache_params.count > 32 || memside_param_defaults(&memside_dcache_params, g_par) != -1) return -1;
+  g_cfg.param = g_par;
+  set_par(g_par, "size", 16 * 2048); /* one row per bank: 16 x 7 = 112 lines */
+  set_par(g_par, "mshrs", 4);
   return 0;
 }
 
