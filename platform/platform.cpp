@@ -34,6 +34,7 @@ extern "C" {
 #include "cache.h"
 #include "dram.h"
 #include "memside.h"
+#include "memside_mgr.h"
 }
 
 namespace fs = std::filesystem;
@@ -232,6 +233,9 @@ struct Platform::Impl {
   std::vector<std::unique_ptr<L2Bank>> l2;
   std::vector<std::unique_ptr<MemCtrl>> mcs;
   std::vector<std::unique_ptr<MemSide>> sides;  // per memory partition
+  // The GPU-wide memory-side manager (memside.mgr.*), shared by every partition's policy, when configured.
+  std::unique_ptr<memside_mgr> mgr;
+  std::vector<uint64_t> mgr_mem;  // its tables
   std::unique_ptr<Sampler> sampler;
   std::unique_ptr<ScmThrottle> throttle;  // mem.scm_throttle (HMS Sec. III-E), when on
   std::unique_ptr<HostPath> host;         // hostpath.link: host memory behind a link (every partition's last device)
@@ -259,6 +263,7 @@ struct Platform::Impl {
   void build_gpu(unsigned nsm, const SmCfg& sm, const L1Cfg& l1);
   void build_interconnect(unsigned nsm, unsigned nbanks, const XbarCfg& xb);
   bool derive_policy_config(const MemDevices& md);
+  memside_mgr* build_memside_mgr();
   void build_memory_side(const MemDevices& md);
   void build_scm_throttle();
   void build_l2(unsigned nbanks, const L2Cfg& l2c);
@@ -418,6 +423,7 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
     }
   }
   const memside_sys sys = memside_sys_of(cfg);
+  memside_mgr* const shared = build_memside_mgr();
   // The policy's parameters (declared in its own file), the same for every partition; init copies them.
   const std::vector<memside_value> param = ops->params ? memside_values(cfg, *ops->params) : std::vector<memside_value>{};
   for (unsigned p = 0; p < nparts; ++p) {
@@ -443,6 +449,7 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
     if (host) add_host_device(cfg, &m);
     m.sys = sys;
     m.footprint_bytes = program->footprint_bytes();
+    m.mgr = shared;
     m.param = param.empty() ? nullptr : param.data();
     try {
       sides.emplace_back(new MemSide(("memside_p" + std::to_string(p)).c_str(), ops, m, nbanks / nparts, pool, stats));
@@ -452,6 +459,35 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
     for (unsigned d = 0; d < pch; ++d) sides.back()->connect(mcs[p * pch + d]->tsock, &device[p * pch + d], mcs[p * pch + d].get());
     if (host) sides.back()->connect(host->tsock(), host->contents(), host.get());  // the last device
   }
+}
+
+// The GPU-wide memory-side manager (models/ref/memside_mgr.h; memside.mgr.*, none unless page counters or a
+// budget quantum are set): one per platform, reached by every partition's policy through memside_cfg.mgr, its
+// clock the simulated time. Its stats are memside.mgr.*.
+memside_mgr* Platform::Impl::build_memside_mgr() {
+  memside_mgr_cfg mc{};
+  mc.page_slots = static_cast<uint32_t>(cfg.i("memside.mgr.page_counters"));
+  mc.quantum_ps = static_cast<uint64_t>(std::llround(cfg.f("memside.mgr.quantum_ns") * 1000.0));
+  mc.budget_bytes = cfg.size("memside.mgr.budget_bytes");
+  if (!mc.page_slots && !mc.quantum_ps) return nullptr;
+  mc.now_ps = [](void*) { return static_cast<uint64_t>(std::llround(sim_now().to_seconds() * 1e12)); };
+  mgr.reset(new memside_mgr);
+  mgr_mem.assign((memside_mgr_bytes(&mc) + 7) / 8, 0);
+  char err[256];
+  if (memside_mgr_init(mgr.get(), &mc, mgr_mem.data(), err, sizeof err) != 0)
+    cfg.fail(mc.page_slots ? "memside.mgr.page_counters" : "memside.mgr.quantum_ns", err);
+  const memside_mgr* g = mgr.get();
+  stats.counter("memside.mgr.accesses", "accesses the policies counted in the GPU-wide page counters", Unit::Count,
+                &g->st.accesses);
+  stats.level("memside.mgr.pages", "4 KiB pages with a GPU-wide access counter (at most memside.mgr.page_counters)",
+              Unit::Count, [g] { return static_cast<double>(g->pages); });
+  stats.counter("memside.mgr.replaced", "pages whose counter gave way to another page's (table full around it)",
+                Unit::Count, &g->st.replaced);
+  stats.counter("memside.mgr.granted_bytes", "migration bytes the GPU-wide budget granted", Unit::Byte,
+                &g->st.granted_bytes);
+  stats.counter("memside.mgr.denied", "migration requests refused for the current quantum's budget", Unit::Count,
+                &g->st.denied);
+  return mgr.get();
 }
 
 // SCM throttling (HMS Sec. III-E; mem.scm_throttle.*, off unless a threshold is set): one window event for all

@@ -229,6 +229,13 @@ static std::vector<KeySpec> build_schema() {
        "dividing mem.channels), whose L2 banks serve all of them; 1 = a partition per channel. 2 with "
        "mem.channel_devices = \"hbm2, scm_mlc\" puts a DRAM channel and an SCM channel behind one controller (HMS "
        "Fig. 6b, the paper's Sep. DRAM&SCM)"},
+      {"memside.mgr.page_counters", T::Int, "0", 0, 1 << 24, {},
+       "GPU-wide memory-side manager (models/ref/memside_mgr.h, shared by every partition's policy): 4 KiB-page "
+       "access counters, 0 or a power of two from 16 (0 = none)"},
+      {"memside.mgr.quantum_ns", T::Float, "0", 0, 1e12, {},
+       "GPU-wide memory-side manager: the migration budget's quantum, ns (0 = no budget: every move granted)"},
+      {"memside.mgr.budget_bytes", T::Size, "0", 0, 1ull << 40, {},
+       "GPU-wide memory-side manager: bytes the policies of all partitions may move per quantum (> 0 with a quantum)"},
       {"workload.name", T::String, "stream", 1, 0, {}, "built-in workload (strata --list-workloads)"},
       {"workload.footprint", T::Size, "0", 0, 1ull << 40, {},
        "total array bytes of a kernel-library workload (docs/workload_library.md): its size knob is set to the "
@@ -342,6 +349,10 @@ void Config::check_consistency() const {
       char err[256] = "";
       if (fam->validate(v.data(), &sys, &bad, err, sizeof err) != 0) fail(memside_key(*fam, fam->param[bad]), err);
     }
+  if (const int64_t n = i("memside.mgr.page_counters"); n && (n < 16 || (n & (n - 1))))
+    fail("memside.mgr.page_counters", "expected 0 or a power of two from 16, got " + std::to_string(n));
+  if (f("memside.mgr.quantum_ns") > 0 && !size("memside.mgr.budget_bytes"))
+    fail("memside.mgr.budget_bytes", "expected > 0 with a quantum (memside.mgr.quantum_ns), got 0");
   if (f("mem.scm_throttle.threshold_w") > 0) {
     if (i("mem.channels") % i("mem.scm_throttle.stack_channels") != 0)
       fail("mem.scm_throttle.stack_channels", "expected a divisor of mem.channels (" + std::to_string(i("mem.channels")) +

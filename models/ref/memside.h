@@ -13,8 +13,9 @@
  * golden-memory checker.
  *
  * Adding a policy = one file memside_<name>.c defining `const memside_ops
- * memside_<name>_ops` and ONE line in memside_registry.c; the config key
- * `memside.policy` then accepts its name. The SystemC shell
+ * memside_<name>_ops` (with its parameters: memside_params below) and ONE
+ * line in MEMSIDE_POLICIES of memside.c; the config key `memside.policy`
+ * then accepts its name and its keys exist (docs/extending.md). The SystemC shell
  * (models/memside/mem_side.h) hosts any policy over the partition's device
  * controllers.
  *
@@ -251,6 +252,10 @@ typedef struct memside_cfg {
   const struct memside_blocks *blocks;
   memside_sys sys;            /* the platform around it */
   uint64_t footprint_bytes;   /* the program's array bytes (a policy sized relative to the footprint) */
+  /* The GPU-wide memory-side manager every partition shares (memside_mgr.h:
+   * page-access counters, migration budget), or NULL when the platform has
+   * none (memside.mgr.*). */
+  struct memside_mgr *mgr;
   /* The values of the policy's parameters (memside_ops.params), in
    * declaration order; NULL when it declares none. Valid during init only:
    * init copies what it keeps. */

@@ -11,7 +11,11 @@
  *   4. write each segment's bytes to the other's location;
  *   5. switch the mapping, release the held accesses.
  * Every other line, and every other partition, stays where the static map
- * puts it.
+ * puts it. With the platform's GPU-wide manager (memside_mgr.h) the policy
+ * counts every access it routes in the shared page counters, and the
+ * exchange starts only once the manager grants its bytes (2 x segment) from
+ * the migration budget of the current quantum: a partition refused there
+ * asks again at its next routed access.
  *
  * swap_forget does step 5 alone at the same moment: it moves the mapping
  * without the bytes, the data-loss bug every migration policy must not have.
@@ -22,6 +26,7 @@
 #include <string.h>
 
 #include "memside.h"
+#include "memside_mgr.h"
 
 #define SWAP_MAX_SEG 1024u
 #define SWAP_MIN_SEG 128u
@@ -59,6 +64,7 @@ typedef struct swap_st {
   memside_env env;
   uint64_t a, b, after;       /* the parameters */
   uint32_t seg_bytes;
+  memside_mgr *mgr;           /* the GPU-wide manager, or NULL */
   int forget;
   int active;                 /* this partition holds the two segments */
   memside_target seg[2];      /* device location of each segment's first byte */
@@ -102,6 +108,7 @@ static int init_common(void *st, const memside_cfg *cfg, const memside_env *env,
   s->b = (uint64_t)cfg->param[SWAP_B].i;
   s->after = (uint64_t)cfg->param[SWAP_AFTER].i;
   s->seg_bytes = (uint32_t)cfg->param[SWAP_SEGMENT].i;
+  s->mgr = cfg->mgr;
   const uint32_t sb = s->seg_bytes;
   if (sb < SWAP_MIN_SEG || sb > SWAP_MAX_SEG || (sb & (sb - 1))) {
     snprintf(err, errlen, "memside.swap.segment: expected a power of two from %u to %u bytes, got %u", SWAP_MIN_SEG,
@@ -173,11 +180,14 @@ static int swap_route(void *st, const memside_req *rq, uint32_t *ticket, memside
   (void)ticket;
   swap_st *s = (swap_st *)st;
   swap_locate(s, rq->pa, out);
+  if (s->mgr) (void)memside_mgr_count(s->mgr, rq->pa);
   if (!s->active) return MEMSIDE_GO;
   const int k = seg_of(s, out);
   if (k >= 0 && (s->phase == SW_DRAIN || s->phase == SW_READ || s->phase == SW_WRITE)) return MEMSIDE_HOLD;
   if (k >= 0 && s->phase != SW_DONE) ++s->inflight[k];
-  if (++s->routed == s->after && s->phase == SW_IDLE) {
+  ++s->routed;
+  if (s->phase == SW_IDLE && s->routed >= s->after &&
+      (!s->mgr || memside_mgr_take_budget(s->mgr, 2ull * s->seg_bytes))) {
     if (s->forget) { /* the bug on purpose: the mapping moves, the bytes do not */
       s->phase = SW_DONE;
       ++s->st.remaps;

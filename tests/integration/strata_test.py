@@ -127,6 +127,20 @@ def main():
         if s["memside.own_write_bytes"] != nbytes or s["memside.own_read_bytes"] != nbytes:
             fail(f"{outdir}: own transfers read {s['memside.own_read_bytes']} and wrote "
                  f"{s['memside.own_write_bytes']} bytes, expected {nbytes} each")
+    elif mode == "memside-mgr":  # swap with the GPU-wide manager: its counters saw every access, one grant
+        strata, outdir = head
+        s = run(strata, outdir, args)
+        invariants(s, outdir)
+        routed = sum(v for k, v in s.items() if k.startswith("memside.p") and k.endswith(".routed"))
+        if s["memside.moves"] != 2 or s["memside.moved_bytes"] != 512:
+            fail(f"{outdir}: memside.moves {s['memside.moves']} moved_bytes {s['memside.moved_bytes']}, expected 2, 512")
+        if not (s["memside.mgr.accesses"] >= routed > 0 and s["memside.mgr.pages"] > 0):
+            fail(f"{outdir}: memside.mgr.accesses {s['memside.mgr.accesses']} pages {s['memside.mgr.pages']}, expected "
+                 f">= the {routed} routed accesses and > 0 pages")
+        if s["memside.mgr.granted_bytes"] != 512 or s["memside.mgr.denied"] != 0:
+            fail(f"{outdir}: memside.mgr.granted_bytes {s['memside.mgr.granted_bytes']} denied "
+                 f"{s['memside.mgr.denied']}, expected 512 and 0 (one exchange, alone in its quantum)")
+        print(f"ok: {s['memside.mgr.accesses']:.0f} accesses over {s['memside.mgr.pages']:.0f} pages, 512 B granted")
     elif mode == "dcache":
         min_wb, strata, outdir = head
         s = run(strata, outdir, args)
