@@ -400,7 +400,6 @@ void Platform::Impl::build_interconnect(unsigned nsm, unsigned nbanks, const Xba
 // memside.policy over the partition's channels, device d = its d-th channel.
 void Platform::Impl::build_memory_side(const MemDevices& md) {
   const unsigned nch = md.channels, nbanks = static_cast<unsigned>(cfg.i("l2.banks"));
-  (void)nbanks;
   device.resize(nch);
   for (bstore& d : device) bstore_init(&d);
   for (unsigned c = 0; c < nch; ++c) {
