@@ -131,7 +131,7 @@ static void part_init(part *q, uint32_t p, memside_mgr *mgr) {
   q->par[memside_param_index(fam, "after")].i = 2;
   q->c.param = q->par;
   q->st = calloc(1, q->o->state_bytes(&q->c));
-  q->env = (memside_env){&q->f, fake_issue, fake_release};
+  q->env = (memside_env){.ctx = &q->f, .issue = fake_issue, .release = fake_release};
   assert_int_equal(q->o->init(q->st, &q->c, &q->env, err, sizeof err), 0);
 }
 
