@@ -1133,7 +1133,9 @@ static void line_64_write_through_piece(void **state) {
   const memside_ops *o = memside_find("mccachei");
   assert_non_null(o);
   memside_cfg c = g_cfg;
-  c.dcache.line_bytes = 64;
+  memside_value pv[32];
+  own_params(&c, pv);
+  set_par(pv, "line_bytes", 64);
   rig r;
   memset(&r, 0, sizeof r);
   r.o = o;
@@ -1168,7 +1170,9 @@ static void line_64_write_through_piece(void **state) {
 static void read_waits_behind_a_waiting_write(void **state) {
   (void)state;
   memside_cfg c = g_cfg;
-  c.dcache.mshrs = 1;
+  memside_value pv[32];
+  own_params(&c, pv);
+  set_par(pv, "mshrs", 1);
   rig r;
   rig_init_cfg(&r, &c);
   uint64_t pa[3];
