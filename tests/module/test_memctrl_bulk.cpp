@@ -23,7 +23,7 @@
 
 #include "common/payload.h"
 #include "common/stats.h"
-#include "mc_test_setup.h"
+#include "hbm2_channel.h"
 #include "memctrl/mem_ctrl.h"
 #include "tlm_harness.h"
 
@@ -33,11 +33,6 @@ using tlm::tlm_generic_payload;
 
 namespace {
 
-devaddr_geom g_geom;
-uint64_t dev_line(unsigned bg, unsigned ba, uint64_t row, unsigned colhi) {
-  const devaddr_loc l{0, bg, ba, 4 * colhi, row};
-  return devaddr_encode(&g_geom, &l);
-}
 uint8_t pattern(uint64_t a) { return strata_test::init_byte(a); }
 
 struct Req {
@@ -87,22 +82,17 @@ struct Driver : TestInitiator<Driver> {
 }  // namespace
 
 int sc_main(int, char*[]) {
-  char err[256];
-  if (devaddr_init(&g_geom, 1, 4, 4, 64, 32, err, sizeof err) != 0) return 1;
-  bstore mem;
-  bstore_init(&mem);
+  Hbm2Channel ch;
+  bstore& mem = ch.mem;
+  PayloadPool& pool = ch.pool;
+  StatsRegistry& stats = ch.stats;
+  MemCtrl& mc = ch.mc;
   // Background pattern over the first 1 MiB of device addresses.
   {
     std::vector<uint8_t> b(1 << 20);
     for (size_t a = 0; a < b.size(); ++a) b[a] = pattern(a);
     bstore_write(&mem, 0, b.data(), b.size());
   }
-  PayloadPool pool;
-  StatsRegistry stats;
-  McCfg c = mc_test_setup("hbm2");
-  c.engine.refresh = 0;
-  MemCtrl mc("mc", 0, c, &mem, pool, stats);
-  MemCtrl::register_totals(stats, {&mc});
   Driver drv("drv", pool);
   drv.isock.bind(mc.tsock);
 
@@ -164,6 +154,5 @@ int sc_main(int, char*[]) {
   CHECK(pool.live() == 0, "payloads released (live %zu)", pool.live());
   std::printf("64 KiB read: END_REQ after %g ns, answered after %g ns\n", bulk.end_req_ns - bulk.at_ns,
               bulk.resp_ns - bulk.at_ns);
-  bstore_free(&mem);
   return strata_test::report();
 }

@@ -23,7 +23,7 @@
 
 #include "common/payload.h"
 #include "common/stats.h"
-#include "mc_test_setup.h"
+#include "hbm2_channel.h"
 #include "memctrl/mem_ctrl.h"
 #include "memside/mem_side.h"
 #include "tlm_harness.h"
@@ -34,12 +34,6 @@ using tlm::tlm_generic_payload;
 
 namespace {
 
-devaddr_geom g_geom;
-
-uint64_t dev_line(unsigned bg, unsigned ba, uint64_t row, unsigned colhi) {
-  const devaddr_loc l{0, bg, ba, 4 * colhi, row};
-  return devaddr_encode(&g_geom, &l);
-}
 
 // ---------------------------------------------------------------- toy policy
 
@@ -167,22 +161,12 @@ struct L2 : TestInitiator<L2> {
 }  // namespace
 
 int sc_main(int, char*[]) {
-  char err[256];
-  if (devaddr_init(&g_geom, 1, 4, 4, 64, 32, err, sizeof err) != 0) return 1;
-  bstore mem;
-  bstore_init(&mem);
-  PayloadPool pool;
-  StatsRegistry stats;
-  McCfg c = mc_test_setup("hbm2");
-  c.engine.refresh = 0;
-  MemCtrl mc("mc", 0, c, &mem, pool, stats);
-  MemCtrl::register_totals(stats, {&mc});
-
-  memside_cfg m{};
-  m.ndevs = 1;
-  m.geom[0] = g_geom;
-  m.rank_kind[0][0] = AMAP_MEM_DRAM;
-  MemSide side("side", &kToy, m, 1, pool, stats);
+  Hbm2Channel ch;
+  bstore& mem = ch.mem;
+  PayloadPool& pool = ch.pool;
+  StatsRegistry& stats = ch.stats;
+  MemCtrl& mc = ch.mc;
+  MemSide side("side", &kToy, ch.one_device(), 1, pool, stats);
   MemSide::register_totals(stats, {&side});
   side.connect(mc.tsock, &mem, &mc);
   L2 l2("l2", pool);
@@ -262,6 +246,5 @@ int sc_main(int, char*[]) {
         "device requests: %g reads + %g writes, expected 11 pieces", stats.get("mem.class.demand.reads"),
         stats.get("mem.class.writeback.writes"));
   CHECK(side.idle() && mc.idle(), "idle at the end");
-  bstore_free(&mem);
   return strata_test::report();
 }
