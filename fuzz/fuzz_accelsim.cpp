@@ -11,7 +11,7 @@
 #include "workloads/program.h"
 
 extern "C" {
-#include "bstore.h"
+#include "base/bstore.h"
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -21,7 +21,7 @@ namespace strata {
 
 enum class KeyType { Int, Float, Bool, String, Enum, Size };
 
-// Device-field overrides (mem.timing.<field>, mem.energy.<field>; models/ref/dram.h
+// Device-field overrides (mem.timing.<field>, mem.energy.<field>; models/ref/mem/dram.h
 // dram_field): numeric keys without a default -- unset means "the preset's value".
 inline constexpr const char* kMemTimingPrefix = "mem.timing.";
 inline constexpr const char* kMemEnergyPrefix = "mem.energy.";

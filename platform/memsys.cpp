@@ -5,8 +5,8 @@
 #include <memory>
 
 extern "C" {
-#include "addrmap.h"
-#include "dram.h"
+#include "base/addrmap.h"
+#include "mem/dram.h"
 }
 
 namespace strata {

@@ -13,8 +13,8 @@
 #include "common/cfg.h"  // McCfg (mc_setup)
 #include "platform/config.h"
 
-struct dram_preset;  // models/ref/dram.h
-struct amap;         // models/ref/addrmap.h
+struct dram_preset;  // models/ref/mem/dram.h
+struct amap;         // models/ref/base/addrmap.h
 
 namespace strata {
 

@@ -25,10 +25,10 @@
 #include "platform/platform.h"
 
 extern "C" {
-#include "addrmap.h"
-#include "dram.h"
-#include "mc.h"
-#include "tcheck.h"
+#include "base/addrmap.h"
+#include "mem/dram.h"
+#include "mem/mc.h"
+#include "mem/tcheck.h"
 }
 
 namespace strata {

@@ -1,5 +1,5 @@
 // strata memtrace: the DRAM-level trace player. Replays a request trace straight
-// into the memory-controller engines (models/ref/mc.h, the same C engine the
+// into the memory-controller engines (models/ref/mem/mc.h, the same C engine the
 // platform's MemCtrl runs) and reports bandwidth, read latency (mean and
 // p50/p95/p99), row-hit rate and energy in the usual stats.json/stats.txt.
 //

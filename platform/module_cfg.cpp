@@ -4,8 +4,8 @@
 #include <string>
 
 extern "C" {
-#include "hostmem.h"
-#include "link.h"
+#include "mem/hostmem.h"
+#include "mem/link.h"
 }
 
 namespace strata {

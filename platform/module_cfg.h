@@ -9,7 +9,7 @@
 #include "platform/config.h"
 
 extern "C" {
-#include "memside.h"
+#include "memside/memside.h"
 }
 
 namespace strata {

@@ -28,13 +28,13 @@
 #include "workloads/registry.h"
 
 extern "C" {
-#include "addrmap.h"
-#include "blocks.h"
-#include "bstore.h"
-#include "cache.h"
-#include "dram.h"
-#include "memside.h"
-#include "memside_mgr.h"
+#include "base/addrmap.h"
+#include "blocks/blocks.h"
+#include "base/bstore.h"
+#include "cache/cache.h"
+#include "mem/dram.h"
+#include "memside/memside.h"
+#include "memside/memside_mgr.h"
 }
 
 namespace fs = std::filesystem;
@@ -226,7 +226,7 @@ struct Platform::Impl {
   PayloadPool pool;
   amap map{};
   bstore golden{};
-  std::vector<bstore> device;  // per channel: its contents by device address (models/ref/devaddr.h)
+  std::vector<bstore> device;  // per channel: its contents by device address (models/ref/base/devaddr.h)
   std::unique_ptr<Program> program;
   std::unique_ptr<Gpu> gpu;
   std::unique_ptr<Xbar> xbar;
@@ -246,7 +246,7 @@ struct Platform::Impl {
   // Measurement window (sim.warmup_instructions, sim.max_instructions): where it started.
   double window = 0, window_start_s = 0, warmup_insts = 0;
   uint64_t inst_base = 0;  // thread instructions at the window's start (the time series' gpu.instructions)
-  memside_blocks blocks{};  // blocks.* (models/ref/blocks.h): the block implementations the policies call
+  memside_blocks blocks{};  // blocks.* (models/ref/blocks/blocks.h): the block implementations the policies call
   // The stat recording the memory-side policy's derivation (memside_ops.derive), when it names one.
   std::pair<std::string, std::string> derived_stat;  // name, description
   double derived_stat_value = 0;
@@ -460,7 +460,7 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
   }
 }
 
-// The GPU-wide memory-side manager (models/ref/memside_mgr.h; memside.mgr.*, none unless page counters or a
+// The GPU-wide memory-side manager (models/ref/memside/memside_mgr.h; memside.mgr.*, none unless page counters or a
 // budget quantum are set): one per platform, reached by every partition's policy through memside_cfg.mgr, its
 // clock the simulated time. Its stats are memside.mgr.*.
 memside_mgr* Platform::Impl::build_memside_mgr() {

@@ -1,5 +1,5 @@
 // The config keys memory-side policies declare in their own files
-// (models/ref/memside.h memside_params): the schema takes them from the
+// (models/ref/memside/memside.h memside_params): the schema takes them from the
 // policy registry (platform/schema.cpp), as it takes workload knobs from the
 // workload registry, and the platform hands a policy its values.
 #pragma once
@@ -9,7 +9,7 @@
 #include "platform/config.h"
 
 extern "C" {
-#include "memside.h"
+#include "memside/memside.h"
 }
 
 namespace strata {

@@ -13,13 +13,13 @@
 #include "workloads/registry.h"
 
 extern "C" {
-#include "addrmap.h"
-#include "blocks.h"
-#include "dram.h"
-#include "hostmem.h"
-#include "link.h"
-#include "memside.h"
-#include "repl.h"
+#include "base/addrmap.h"
+#include "blocks/blocks.h"
+#include "mem/dram.h"
+#include "mem/hostmem.h"
+#include "mem/link.h"
+#include "memside/memside.h"
+#include "cache/repl.h"
 }
 
 namespace strata {
@@ -88,7 +88,7 @@ static KeySpec memside_key_spec(const memside_params& f, const memside_param& p)
 
 static std::string memside_policy_doc() {
   std::string d = "memory-side controller policy of every memory partition, one of the registry's "
-                  "(models/ref/memside.c):";
+                  "(models/ref/memside/memside.c):";
   for (size_t i = 0; i < memside_count(); ++i)
     d += std::string(i ? ";" : "") + " " + memside_at(i)->name + " = " + memside_at(i)->desc;
   return d;
@@ -146,8 +146,8 @@ static std::vector<KeySpec> build_schema() {
       {"l2.latency", T::Int, "120", 1, 10000, {}, "L2 hit latency, L2 cycles"},
       {"l2.mshrs", T::Int, "64", 1, 4096, {}, "L2 MSHRs per bank"},
       {"l2.bytes_per_cycle", T::Int, "32", 1, 4096, {}, "L2 bank data-port bandwidth, bytes/cycle"},
-      {"l2.policy", T::String, "lru", 1, 0, {}, "L2 replacement/insertion policy (see models/ref/repl_registry.c)"},
-      {"mem.device", T::String, "hbm2", 1, 0, {}, "device preset (models/ref/dram.c); with mem.rank_devices or "
+      {"l2.policy", T::String, "lru", 1, 0, {}, "L2 replacement/insertion policy (see models/ref/cache/repl_registry.c)"},
+      {"mem.device", T::String, "hbm2", 1, 0, {}, "device preset (models/ref/mem/dram.c); with mem.rank_devices or "
        "mem.channel_devices the channel interface and bank geometry every listed preset must share"},
       {"mem.rank_devices", T::String, "", 1, 0, {},
        "mixed technologies on a channel: comma-separated presets, rank r of every channel runs entry r (one per "
@@ -179,9 +179,9 @@ static std::vector<KeySpec> build_schema() {
        "idealise one latency away (HAC paper Sec. III-C, Fig. 3): on the NVM/SCM or the DRAM ranks, *_read sets "
        "tRCD, tRAS, tRC and the clean-row tRP to 0, *_write sets tWR and the dirty-row precharge (tRP_DIRTY, or "
        "tRP) to 0, and those precharges leave tRRD_PRE; CL, CWL, the data bus and the rest of the interface stay "
-       "(models/ref/mc.h, docs/memctrl.md). Needs mem.timing_check = false and ranks of that technology"},
+       "(models/ref/mem/mc.h, docs/memctrl.md). Needs mem.timing_check = false and ranks of that technology"},
       {"mem.timing_check", T::Bool, "true", 1, 0, {},
-       "check every DRAM/NVM command against the device timing rules (models/ref/tcheck.h, docs/timing_checker.md); "
+       "check every DRAM/NVM command against the device timing rules (models/ref/mem/tcheck.h, docs/timing_checker.md); "
        "the first violation stops the run with exit status 3"},
       {"mem.timing_check_device", T::String, "", 1, 0, {},
        "device preset the timing checker checks against (empty = mem.device; same bank geometry required)"},
@@ -200,16 +200,16 @@ static std::vector<KeySpec> build_schema() {
        "SCM throttling: consecutive channels per memory stack, the unit throttled together (an HBM2 stack has 8 "
        "channels); a divisor of mem.channels"},
       {"hostpath.link", T::String, "none", 1, 0, {},
-       "host path: a link preset (models/ref/link.c: pcie_hms, pcie_hms_64, nvlink_hms, ...; HMS Table I) to a "
+       "host path: a link preset (models/ref/mem/link.c: pcie_hms, pcie_hms_64, nvlink_hms, ...; HMS Table I) to a "
        "host-memory device that every memory partition's policy may target as its last device (kind host; "
        "docs/architecture.md \"Links and host memory\"); none = no host path"},
       {"hostpath.device", T::String, "hms_cpu", 1, 0, {},
-       "host path: host-memory preset (models/ref/hostmem.c: hms_cpu = 46.6 GB/s, 0.135 us, HMS Table I)"},
+       "host path: host-memory preset (models/ref/mem/hostmem.c: hms_cpu = 46.6 GB/s, 0.135 us, HMS Table I)"},
       {"hostpath.size", T::Size, "16GiB", 4096, 1ull << 50, {}, "host path: host-memory capacity, bytes"},
       {"hostpath.queue", T::Int, "64", 1, 65536, {},
        "host path: transfers each link direction holds and requests the host memory holds (back-pressure beyond)"},
       {"addrmap.layout", T::String, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 1, 0, {},
-       "address layout, least significant field first (models/ref/addrmap.h); \"auto\" derives one from the "
+       "address layout, least significant field first (models/ref/base/addrmap.h); \"auto\" derives one from the "
        "device geometry (one 128 B line per channel chunk, channel, bank group, columns, bank, rank, row)"},
       {"addrmap.hash", T::Bool, "true", 1, 0, {}, "permute channel/bank-group/bank by low row bits"},
       {"addrmap.part_order", T::String, "dram, nvm, scm", 1, 0, {},
@@ -230,7 +230,7 @@ static std::vector<KeySpec> build_schema() {
        "mem.channel_devices = \"hbm2, scm_mlc\" puts a DRAM channel and an SCM channel behind one controller (HMS "
        "Fig. 6b, the paper's Sep. DRAM&SCM)"},
       {"memside.mgr.page_counters", T::Int, "0", 0, 1 << 24, {},
-       "GPU-wide memory-side manager (models/ref/memside_mgr.h, shared by every partition's policy): 4 KiB-page "
+       "GPU-wide memory-side manager (models/ref/memside/memside_mgr.h, shared by every partition's policy): 4 KiB-page "
        "access counters, 0 or a power of two from 16 (0 = none)"},
       {"memside.mgr.quantum_ns", T::Float, "0", 0, 1e12, {},
        "GPU-wide memory-side manager: the migration budget's quantum, ns (0 = no budget: every move granted)"},
@@ -241,7 +241,7 @@ static std::vector<KeySpec> build_schema() {
        "total array bytes of a kernel-library workload (docs/workload_library.md): its size knob is set to the "
        "largest value that fits; 0 = the workload's own size knobs"},
   };
-  // Overrides of mem.device's timing and energy fields (models/ref/dram.h
+  // Overrides of mem.device's timing and energy fields (models/ref/mem/dram.h
   // dram_field; applied and validated in mem_devices, platform/memsys.cpp).
   // No default: an unset key keeps the preset's value.
   for (size_t i = 0; i < dram_field_count(); ++i) {
@@ -257,7 +257,7 @@ static std::vector<KeySpec> build_schema() {
     else
       s.push_back({kMemTimingPrefix + std::string(f->name), T::Int, "", 0, 1e9, {}, what});
   }
-  // The swappable C blocks (models/ref/blocks.h): one implementation each by name; "c" = the C reference.
+  // The swappable C blocks (models/ref/blocks/blocks.h): one implementation each by name; "c" = the C reference.
   const auto choices = [](std::string list) {  // "a, b" -> {"a", "b"}
     std::vector<std::string> v;
     for (size_t at = 0; at <= list.size();) {
@@ -269,11 +269,11 @@ static std::vector<KeySpec> build_schema() {
   };
   const std::string later = "; a Verilated RTL implementation of the block is meant to register here (co-simulation, issue 29)";
   s.push_back({"blocks.bypass_scorer", T::Enum, "c", 1, 0, choices(blocks_bypass_scorer_names()),
-               "implementation of the HMS bypass scorer (bps_ops) the DRAM cache calls: c = models/ref/bps.c" + later});
+               "implementation of the HMS bypass scorer (bps_ops) the DRAM cache calls: c = models/ref/blocks/bps.c" + later});
   s.push_back({"blocks.tag_cache", T::Enum, "c", 1, 0, choices(blocks_tag_cache_names()),
-               "implementation of the Configurable Tag Cache (ctc_ops) the DRAM cache calls: c = models/ref/ctc.c" + later});
+               "implementation of the Configurable Tag Cache (ctc_ops) the DRAM cache calls: c = models/ref/blocks/ctc.c" + later});
   s.push_back({"blocks.flrb", T::Enum, "c", 1, 0, choices(blocks_flrb_names()),
-               "implementation of the FLRB descriptor engine (flrb_ops) a migration policy calls: c = models/ref/flrb.c" +
+               "implementation of the FLRB descriptor engine (flrb_ops) a migration policy calls: c = models/ref/blocks/flrb.c" +
                    later});
   // Memory-side policies' parameters, declared in their own files, after memside.partition_channels.
   {

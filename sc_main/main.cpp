@@ -28,7 +28,7 @@
 #include "workloads/registry.h"
 
 extern "C" {
-#include "dram.h"
+#include "mem/dram.h"
 }
 
 namespace fs = std::filesystem;
@@ -131,7 +131,7 @@ static std::string config_description(const std::string& name) {
   return text;
 }
 
-// strata --list-devices: the preset table (models/ref/dram.c), one line each.
+// strata --list-devices: the preset table (models/ref/mem/dram.c), one line each.
 // Timings in command-clock cycles; peak = clock x data rate x bus width.
 static void list_devices() {
   std::printf("%-13s %-4s %7s %4s %4s %3s %5s %5s %3s %4s %4s %4s %4s %8s\n", "name", "kind", "clk_MHz", "rate", "bus",
@@ -145,7 +145,7 @@ static void list_devices() {
   }
   std::printf("(one channel: rate = data beats per clock, bus in bits, BL = burst length, bgxba = bank groups x "
               "banks per group; timings in command-clock cycles; ranks per channel come from mem.ranks; sources: "
-              "models/ref/dram.c, docs/memctrl.md)\n");
+              "models/ref/mem/dram.c, docs/memctrl.md)\n");
 }
 
 // strata --describe-workload NAME|TRACE: functional run + summary (workloads/describe.h).

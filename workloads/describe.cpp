@@ -12,7 +12,7 @@
 #include "functional.h"
 
 extern "C" {
-#include "coalesce.h"
+#include "gpu/coalesce.h"
 }
 
 namespace strata {

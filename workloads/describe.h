@@ -1,7 +1,7 @@
 // `strata --describe-workload`: a workload summary from a functional run (no
 // timing): arrays and footprint, per kernel the instruction mix, the
 // coalescing histogram (effective addresses per coalesced request, from the
-// same C coalescer the SM uses, models/ref/coalesce.h), the bytes touched, and
+// same C coalescer the SM uses, models/ref/gpu/coalesce.h), the bytes touched, and
 // the offload-candidate blocks (TOM Sec. 3.1) with their Eq. 3-4 estimate,
 // both with the paper's compile-time parameters and with the coalescing the
 // run measured inside each block. docs/offload_candidates.md, docs/user_guide.md.

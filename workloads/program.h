@@ -29,7 +29,7 @@
 #include "common/program_if.h"  // KernelIf, ProgramIf, WarpInst, WarpCtx (the SM's interface)
 
 extern "C" {
-#include "bstore.h"
+#include "base/bstore.h"
 }
 
 namespace strata {

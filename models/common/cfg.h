@@ -14,7 +14,7 @@
 
 #include <systemc>
 
-#include "mc.h"  // mc_cfg, dram_preset (models/ref)
+#include "mem/mc.h"  // mc_cfg, dram_preset (models/ref)
 
 namespace strata {
 
@@ -64,7 +64,7 @@ struct L2Cfg {                   // l2.*
   unsigned latency = 0;          // hit latency, L2 cycles
   unsigned mshrs = 0;            // per bank
   unsigned bytes_per_cycle = 0;  // per bank data port
-  std::string policy;            // replacement/insertion policy (models/ref/repl.h registry)
+  std::string policy;            // replacement/insertion policy (models/ref/cache/repl.h registry)
 };
 
 // Memory controller (per channel), ready-made: the engine configuration with
@@ -75,11 +75,11 @@ struct L2Cfg {                   // l2.*
 // tests build one from a preset name (tests/module/mc_test_setup.h). MemCtrl
 // copies the presets, so they need to live only through its constructor.
 struct McCfg {
-  // models/ref/mc.h: dev, ranks, rank_devs (a preset per rank for mixed
+  // models/ref/mem/mc.h: dev, ranks, rank_devs (a preset per rank for mixed
   // technologies on the channel, NULL = every rank dev; each shares dev's
   // interface), queue sizes, watermarks, page policy, refresh, power states.
   ::mc_cfg engine{};
-  // Command timing checker (models/ref/tcheck.h) on every issued command; the
+  // Command timing checker (models/ref/mem/tcheck.h) on every issued command; the
   // first violation ends the run (exit status 3). The preset the commands are
   // checked against (mem.timing_check_device, else engine.dev; with
   // engine.rank_devs every rank is checked against its own): nullptr = off.

@@ -1,5 +1,5 @@
 // MemKindIf: what a cache may ask the memory side about a line -- the memory
-// kind (AMAP_MEM_* of models/ref/addrmap.h: DRAM, NVM, SCM) that serves it
+// kind (AMAP_MEM_* of models/ref/base/addrmap.h: DRAM, NVM, SCM) that serves it
 // now. The GPU side knows only the static part of the address map (L2 bank,
 // memory partition); where a line lives, and so its kind, belongs to the
 // partition's memory-side controller (models/memside/mem_side.h), which may

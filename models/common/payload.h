@@ -41,12 +41,12 @@ enum class ReqClass : uint8_t {
   PageIn = 6,     // host memory -> device page move (Unified Memory)
   PageOut = 7,    // device -> host memory page move
 };
-// Numbering shared with the C memory-side policies (models/ref/memside.h
+// Numbering shared with the C memory-side policies (models/ref/memside/memside.h
 // enum memside_class).
 
 // Memory technology that serves a line: the memory side tells (it sets
 // GpuExt::mem_type on every response; the L2 passes its line's kind up).
-// Numbering is shared with the C side (models/ref/addrmap.h AMAP_MEM_*).
+// Numbering is shared with the C side (models/ref/base/addrmap.h AMAP_MEM_*).
 enum class MemType : uint8_t { DRAM = 0, NVM = 1, SCM = 2, Host = 3 };
 
 // GPU metadata carried by every payload (DRAMSys-style extension).
@@ -62,11 +62,11 @@ struct GpuExt : tlm::tlm_extension<GpuExt> {
   // Device feedback on the response (set by the device controller, MemCtrl):
   // service time from the request's arrival at the controller to its
   // completion, ps (saturates at UINT32_MAX), and the row-buffer outcome of
-  // its column accesses (mc_row of models/ref/mc.h: 0 hit, 1 miss, 2 conflict;
+  // its column accesses (mc_row of models/ref/mem/mc.h: 0 hit, 1 miss, 2 conflict;
   // the worst of them).
   uint32_t dev_latency_ps = 0;
   // Below the memory side the payload's address is a device address
-  // (models/ref/devaddr.h); the memory side keeps the physical line address
+  // (models/ref/base/devaddr.h); the memory side keeps the physical line address
   // here and puts it back on the response.
   uint64_t phys_addr = 0;
   // Response route: each hop that fans in several initiators pushes the

@@ -15,7 +15,7 @@
 #include <vector>
 
 extern "C" {
-#include "offload.h"
+#include "gpu/offload.h"
 }
 
 namespace strata {
@@ -126,7 +126,7 @@ struct WarpCtx {
 // table gives the offload controller. Built-in kernels declare theirs; for
 // Accel-Sim traces they are derived from the register operands and PCs
 // (workloads/offload_blocks.h). The decision arithmetic (Eq. 3-4) is the C
-// reference models/ref/offload.h: ofl_decide(params, &b.ofl(), ...).
+// reference models/ref/gpu/offload.h: ofl_decide(params, &b.ofl(), ...).
 enum class TripKind : uint8_t { None, Static, AtEntry, Unknown };  // = ofl_trip
 struct OffloadBlock {
   std::string name;

@@ -1,11 +1,11 @@
-// HostMem: the host-memory device (memory kind HOST, models/ref/addrmap.h
+// HostMem: the host-memory device (memory kind HOST, models/ref/base/addrmap.h
 // AMAP_MEM_HOST) -- the CPU memory a GPU reaches over a host link (PCIe,
 // NVLink: models/link/tlm_link.h) under Unified Memory. A TLM target that stores
 // bytes (a bstore by host address) and serves requests with a bandwidth +
 // latency model: one data path that requests use one after another in
-// arrival order (data bytes / bandwidth each, models/ref/link.h without
+// arrival order (data bytes / bandwidth each, models/ref/mem/link.h without
 // headers), each answered `latency_ps` after its data has passed. Presets:
-// models/ref/hostmem.c (HMS Table I: 46.6 GB/s CPU memory, 0.135 us per
+// models/ref/mem/hostmem.c (HMS Table I: 46.6 GB/s CPU memory, 0.135 us per
 // cacheline access over NVLink).
 //
 // Protocol (the AT base protocol of every Strata link): BEGIN_REQ on tsock
@@ -42,8 +42,8 @@
 #include "noc/queues.h"
 
 extern "C" {
-#include "bstore.h"
-#include "hostmem.h"
+#include "base/bstore.h"
+#include "mem/hostmem.h"
 }
 
 namespace strata {
@@ -54,7 +54,7 @@ struct HostMemCfg {
   uint64_t latency_ps = 0;      // data passed -> response
   unsigned queue = 0;           // requests held: accepted, response not yet taken (> 0)
   uint64_t window_ps = 0;       // utilisation window (a multiple of LINK_WINDOW_SLOTS ps, > 0)
-  // A preset (models/ref/hostmem.c hostmem_find) with the platform's capacity
+  // A preset (models/ref/mem/hostmem.c hostmem_find) with the platform's capacity
   // and queue; utilisation over 1 us.
   static HostMemCfg from_preset(const hostmem_preset& p, uint64_t capacity, unsigned queue) {
     return HostMemCfg{capacity, p.bytes_per_s, p.latency_ps, queue, 1000000};

@@ -1,8 +1,8 @@
 // L2Bank: one bank of Strata's shared, sectored L2 (GPGPU-Sim / Accel-Sim
 // style: 128 B lines of four 32 B sectors, write-back, write-allocate, MSHRs
 // merging requests to the same line). A thin AT timing shell around the C cache
-// core (models/ref/cache.h) and a replacement policy from the registry
-// (models/ref/repl.h, cfg.policy).
+// core (models/ref/cache/cache.h) and a replacement policy from the registry
+// (models/ref/cache/repl.h, cfg.policy).
 //
 // Timing (all in L2 clock cycles T = cfg.clk.period(); see docs/l2_and_noc.md):
 //  * Tag pipeline: one lookup per cycle, in arrival order (lookup = max(arrival,
@@ -42,8 +42,8 @@
 #include "noc/queues.h"
 
 extern "C" {
-#include "addrmap.h"
-#include "cache.h"
+#include "base/addrmap.h"
+#include "cache/cache.h"
 }
 
 namespace strata {

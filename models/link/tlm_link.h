@@ -4,7 +4,7 @@
 // tom-ndp-offload-and-mapping.txt Sec. 3.1.1 and Table 1: TX from the GPU to
 // the stack carries addresses and store data, RX back carries load data and
 // acknowledgements). Timing, energy and the busy monitor of each direction are
-// the C reference models/ref/link.h (packets with header and flit overhead,
+// the C reference models/ref/mem/link.h (packets with header and flit overhead,
 // serialisation = wire bytes / bandwidth, plus latency).
 //
 // Sockets: `tsock` (multi-port: one or more initiators bind, e.g. a MemSide's
@@ -65,7 +65,7 @@ struct LinkCfg {
   ::link_cfg req{};    // request direction: tsock -> isock (a GPU-stack link's TX)
   ::link_cfg resp{};   // response direction: isock -> tsock (RX)
   unsigned queue = 0;  // transfers each direction holds: on the wire or waiting for the receiver (> 0)
-  // Both directions as a preset (models/ref/link.c link_find), `queue` each.
+  // Both directions as a preset (models/ref/mem/link.c link_find), `queue` each.
   static LinkCfg from_preset(const link_preset& p, unsigned queue) { return LinkCfg{p.cfg, p.cfg, queue}; }
 };
 

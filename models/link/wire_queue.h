@@ -1,7 +1,7 @@
 // WireQueue: one serial resource in front of a receiver -- a link direction
 // (models/link/tlm_link.h) or the data path of the host-memory device
 // (models/host/host_mem.h). A bounded FIFO of accepted transfers over the C
-// timing reference models/ref/link.h: each transfer goes on the wire when its
+// timing reference models/ref/mem/link.h: each transfer goes on the wire when its
 // arrival time has come and every transfer before it has gone (in order),
 // holds the wire for its serialisation time and is due at the receiver when
 // its last bit is there (start + wire time + latency). The owner hands the
@@ -27,7 +27,7 @@
 #include "noc/queues.h"
 
 extern "C" {
-#include "link.h"
+#include "mem/link.h"
 }
 
 namespace strata {

@@ -73,7 +73,7 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   ps_res_ = sc_core::sc_get_time_resolution() == sc_time(1, SC_PS);
   if (ps_res_ && period_ps_ == std::floor(period_ps_) && period_ps_ >= 1.0 && period_ps_ < 1e12)
     period_ticks_ = static_cast<uint64_t>(period_ps_);
-  // Device addresses (models/ref/devaddr.h) over this channel's geometry; a
+  // Device addresses (models/ref/base/devaddr.h) over this channel's geometry; a
   // line's 32 B sectors are consecutive columns when a column access is 32 B.
   if (devaddr_init(&geom_, c.ranks, dev_->bankgroups, dev_->banks_per_group, dev_->row_bytes / dev_->atom_bytes,
                    dev_->atom_bytes, err, sizeof err) != 0)

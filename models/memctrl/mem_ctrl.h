@@ -1,6 +1,6 @@
 // MemCtrl: the memory controller of one channel. A thin AT timing shell around
-// the C engine models/ref/mc.h (FR-FCFS, open page, write drain, refresh, all
-// device timing from the preset table models/ref/dram.c) -- see docs/memctrl.md.
+// the C engine models/ref/mem/mc.h (FR-FCFS, open page, write drain, refresh, all
+// device timing from the preset table models/ref/mem/dram.c) -- see docs/memctrl.md.
 //
 // Protocol (TLM-2.0 AT base protocol, as everywhere in Strata):
 //  * BEGIN_REQ on tsock[port]: address = the device address (models/ref/
@@ -37,7 +37,7 @@
 // Scheduling: one process woken by one strata::Event at the engine's next event
 // (mc_next_event) or the next delayed arrival; no per-cycle process.
 // Timing check (McCfg::check_dev set, mem.timing_check on by default): every command the engine
-// issues goes through an independent checker (models/ref/tcheck.h) before any
+// issues goes through an independent checker (models/ref/mem/tcheck.h) before any
 // user command log; the first violation prints one line naming the channel,
 // cycle, command and rule and ends the process with exit status 3, as the
 // golden-memory checker does (models/common/check.h).
@@ -58,11 +58,11 @@
 #include "common/stats.h"
 
 extern "C" {
-#include "bstore.h"
-#include "devaddr.h"
-#include "dram.h"
-#include "mc.h"
-#include "tcheck.h"
+#include "base/bstore.h"
+#include "base/devaddr.h"
+#include "mem/dram.h"
+#include "mem/mc.h"
+#include "mem/tcheck.h"
 }
 
 namespace strata {

@@ -6,7 +6,7 @@
 #include <string>
 
 extern "C" {
-#include "addrmap.h"
+#include "base/addrmap.h"
 }
 
 namespace strata {

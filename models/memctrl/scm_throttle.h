@@ -1,6 +1,6 @@
 // ScmThrottle: SCM power throttling of the memory stacks (HMS,
 // hms-dram-cache-over-scm.txt Sec. III-E), the SystemC side of the C
-// decision models/ref/scmthr.h. Channels are grouped into stacks of
+// decision models/ref/mem/scmthr.h. Channels are grouped into stacks of
 // `stack_channels` consecutive channels; at the end of every window (one
 // event per window, no polling in between) each stack's SCM power over the
 // window -- the energy model's energy of its SCM ranks (MemCtrl::rank_energy)
@@ -26,7 +26,7 @@
 #include "memctrl/mem_ctrl.h"
 
 extern "C" {
-#include "scmthr.h"
+#include "mem/scmthr.h"
 }
 
 namespace strata {

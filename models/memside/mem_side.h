@@ -1,11 +1,11 @@
 // MemSide: the memory-side controller of one memory partition. A thin AT shell
-// that hosts a C policy (models/ref/memside.h: plain, swap, ... one file per
+// that hosts a C policy (models/ref/memside/memside.h: plain, swap, ... one file per
 // policy) between the L2 banks of the partition and its device controllers
 // (MemCtrl, one per channel of the partition). See docs/architecture.md
 // "Two-level address map" and "Memory-side controllers".
 //
 // Address spaces: above this module, payload addresses are physical line
-// addresses; below it, device addresses (models/ref/devaddr.h) of the device
+// addresses; below it, device addresses (models/ref/base/devaddr.h) of the device
 // controller the policy chose. On the way down the shell keeps the physical
 // address in GpuExt::phys_addr, sets GpuExt::mem_type to the kind of the
 // serving rank and rewrites the address; on the way back it restores the
@@ -73,8 +73,8 @@
 #include "common/stats.h"
 
 extern "C" {
-#include "bstore.h"
-#include "memside.h"
+#include "base/bstore.h"
+#include "memside/memside.h"
 }
 
 namespace strata {

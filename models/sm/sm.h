@@ -9,7 +9,7 @@
 //     sfu_latency cycles, load results when their last byte arrived), CTA
 //     barriers and structural limits (LD/ST queue, load records);
 //  3. the LD/ST unit takes one coalesced line request per cycle (coalescer in
-//     models/ref/coalesce.c) into the L1: sectored, write-through, optional
+//     models/ref/gpu/coalesce.c) into the L1: sectored, write-through, optional
 //     write-allocate, hit latency, MSHRs with merging, allocate-on-fill;
 //  4. one request per cycle to the L2 over `isock` (Strata AT base protocol).
 // A load issued at cycle c whose line request is processed at c returns at
@@ -47,10 +47,10 @@
 #include "common/stats.h"
 
 extern "C" {
-#include "addrmap.h"
-#include "bstore.h"
-#include "cache.h"
-#include "coalesce.h"
+#include "base/addrmap.h"
+#include "base/bstore.h"
+#include "cache/cache.h"
+#include "gpu/coalesce.h"
 }
 
 namespace strata {

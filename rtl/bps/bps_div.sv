@@ -1,5 +1,5 @@
 // bps_div: sequential restoring divider (unsigned, truncating) for the SCM penalty score of
-// the bypass scorer (HMS Eq. 1: pen = floor((num << PEN_FRAC) / ncols), see models/ref/bps.h).
+// the bypass scorer (HMS Eq. 1: pen = floor((num << PEN_FRAC) / ncols), see models/ref/blocks/bps.h).
 //
 // Parameters
 //   DividendW      dividend / quotient width (>= 2)

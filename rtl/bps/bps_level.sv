@@ -1,7 +1,7 @@
 // bps_level: discretise a score into NLevels fixed-interval levels between 0 and a maximum
 // (HMS Sec. III-C3, "discretized to Nlevels levels between 0 and the maximum value observed").
 // level = 0 if max == 0, else the number of k in 1..NLevels-1 with val * NLevels >= k * max,
-// i.e. min(NLevels-1, floor(val * NLevels / max)) without a divider (models/ref/bps.c
+// i.e. min(NLevels-1, floor(val * NLevels / max)) without a divider (models/ref/blocks/bps.c
 // bps_level). Purely combinational.
 //   W        width of val_i and max_i (>= 1)
 //   NLevels  number of levels (>= 2)

@@ -1,6 +1,6 @@
 // bps_scorer: SCM-aware DRAM-cache bypass scorer of one channel controller (HMS paper
 // Sec. III-C, Fig. 9; Sec. III-F hit-path average update). Bit-exact RTL of the C reference
-// models/ref/bps.{h,c}; the formats, rounding and decision rules are specified in bps.h.
+// models/ref/blocks/bps.{h,c}; the formats, rounding and decision rules are specified in bps.h.
 //
 // Per request (valid/ready):
 //   OP_MISS  : SCM penalty pen = floor((num << PEN_FRAC) / ncols) (Eq. 1, num = cfg_num_wr_i

@@ -5,7 +5,7 @@
 // has one tag and SECTORS 4 B sectors (one DRAM-cache row's AMIL metadata each)
 // with per-sector valid and dirty bits. Tree pseudo-LRU per set (ctc_plru.sv).
 // Behaviour, row mapping and every decision where the paper is silent are those
-// of the C reference models/ref/ctc.h, which this block matches field for field
+// of the C reference models/ref/blocks/ctc.h, which this block matches field for field
 // (testbenches/ctc). Constants come from ctc_pkg (generated from rtl/params/ctc.toml).
 //
 // Parameters

@@ -5,7 +5,7 @@
 // and 2n+2; bit 0 = the victim is on the left). Only the ways [0, n_en_i) are
 // enabled (the tag-cache ways of the carved L2 ways, Fig. 10): the walk never
 // enters a subtree without an enabled way. Bit-exact with plru_walk/plru_touch
-// in models/ref/ctc.c.
+// in models/ref/blocks/ctc.c.
 //
 // Parameters: MaxWays  leaves, a power of two >= 2 (ctc_pkg::MAX_WAYS)
 // Purely combinational (no clock, no latency).

@@ -1,7 +1,7 @@
 // flrb: FLRB segment-descriptor multi-queue (hybrid DRAM+PCM memory controller).
 //
 // Paper: hybrid-dram-pcm-flrb-placement.txt, Sec. IV ("Parallelism-Conscious
-// Migration", "Space Overhead"). Golden model: models/ref/flrb.c, whose header
+// Migration", "Space Overhead"). Golden model: models/ref/blocks/flrb.c, whose header
 // lists the decisions D1..D9 this RTL implements identically (queue of a
 // refcnt, demotion by halving, modulo-2^TIME_W expiry, round-robin tick,
 // bucketed hash lookup, eviction choice, candidate and neighbour rules).

@@ -1,5 +1,5 @@
 // Verilator testbench of the bypass scorer (rtl/bps/bps_scorer.sv) against its C reference
-// (models/ref/bps.c). Every transaction goes to the RTL and to the C model; the response fields
+// (models/ref/blocks/bps.c). Every transaction goes to the RTL and to the C model; the response fields
 // and the state registers are compared one by one. Directed corner cases first, then seeded
 // random traffic in phases ("regimes") that drive the moving average to every level.
 //
@@ -24,7 +24,7 @@
 
 #include "Vbps_scorer.h"
 #include "Vbps_scorer_r4.h"
-#include "bps.h"
+#include "blocks/bps.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 //
 // Scoreboard: every transaction is driven into the RTL through its valid/ready
 // ports (with random gaps and back-pressure) and applied to the C reference
-// (models/ref/ctc.h); the response fields and the ordered list of write-backs
+// (models/ref/blocks/ctc.h); the response fields and the ordered list of write-backs
 // must agree exactly. The first mismatch prints seed, cycle, transaction index
 // and field and exits 1. Functional-coverage counters are asserted at the end.
 //
@@ -32,7 +32,7 @@ using Model = Vctc;
 #include "verilated_fst_c.h"
 
 extern "C" {
-#include "ctc.h"
+#include "blocks/ctc.h"
 }
 
 #ifdef CTC_TB_SMALL

@@ -1,4 +1,4 @@
-// Verilator testbench of rtl/flrb/flrb.sv against the C reference models/ref/flrb.c.
+// Verilator testbench of rtl/flrb/flrb.sv against the C reference models/ref/blocks/flrb.c.
 //
 // The same transactions go to the RTL (valid/ready handshakes, random response
 // back-pressure) and to flrb_exec(); every response is compared field by field.
@@ -28,7 +28,7 @@
 #include "Vflrb_tiny.h"
 
 extern "C" {
-#include "flrb.h"
+#include "blocks/flrb.h"
 }
 
 namespace {

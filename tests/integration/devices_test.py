@@ -2,7 +2,7 @@
 """CTest driver for device presets and their overrides (docs/user_guide.md "Device presets and overrides").
 
   devices_test.py list-devices STRATA DRAM_C
-      `strata --list-devices` prints one table row per preset of models/ref/dram.c, and nothing else.
+      `strata --list-devices` prints one table row per preset of models/ref/mem/dram.c, and nothing else.
   devices_test.py override STRATA OUTDIR CONFIG_DIR -- ARGS...
       on the run ARGS (default config baseline_hbm2: mem.device hbm2, tRCD 14; no --config in ARGS):
        - mem.timing.tRCD=14 (the preset's own value) changes no stat;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Whole-platform tests of the L2 replacement policies (models/ref/repl_*.c, docs/hac.md).
+"""Whole-platform tests of the L2 replacement policies (models/ref/cache/repl_*.c, docs/hac.md).
 
   l2_policy_test.py fits STRATA OUTDIR -- ARGS...
       run ARGS (a footprint that fits the L2) under every policy: every stat apart from host.* and

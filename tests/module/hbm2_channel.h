@@ -14,8 +14,8 @@
 #include "memctrl/mem_ctrl.h"
 
 extern "C" {
-#include "devaddr.h"
-#include "memside.h"
+#include "base/devaddr.h"
+#include "memside/memside.h"
 }
 
 namespace strata {

@@ -1,5 +1,5 @@
 // Module tests of strata::L2Bank under the hybrid-memory replacement policies
-// (lru, hac_static, hac, hac_literal, eabp, wbar; models/ref/repl_*.c), with a fake memory
+// (lru, hac_static, hac, hac_literal, eabp, wbar; models/ref/cache/repl_*.c), with a fake memory
 // and a scripted initiator (tests/module/tlm_harness.h). Part of the address
 // space is NVM through the address map (amap_add_region).
 //

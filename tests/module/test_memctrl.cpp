@@ -31,7 +31,7 @@ using sc_core::SC_PS;
 
 // Geometry of the test's devices: HBM2-like (one rank, 4 bank groups x 4
 // banks, 2 KiB rows of 64 32 B columns) shared by hbm2 and gddr5_gtx480.
-// Controllers take device addresses (models/ref/devaddr.h); the line of
+// Controllers take device addresses (models/ref/base/devaddr.h); the line of
 // channel ch, bank group bg, columns 4 colhi .. 4 colhi + 3, bank ba, row
 // (each controller has its own device store, so ch only names the device).
 static uint64_t line_addr(unsigned ch, unsigned bg, unsigned colhi, unsigned ba, uint64_t row) {

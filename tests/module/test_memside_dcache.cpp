@@ -1,5 +1,5 @@
 // Module test of the memory-side shell (models/memside/mem_side.h) hosting the HMS DRAM cache (policy
-// dcache without bypass or tag cache: HMS-B-C, models/ref/memside_dcache.c) over a MemCtrl with a DRAM
+// dcache without bypass or tag cache: HMS-B-C, models/ref/memside/memside_dcache.c) over a MemCtrl with a DRAM
 // rank (hbm2, rank 0) and an SCM rank (scm_mlc, rank 1), one channel, refresh off, open page. The
 // commands the controller issues for one L2 read miss follow the flow of HMS Sec. III-F:
 //  1. the probe: ACT + RD of the DRAM row's metadata column (AMIL: column 63) on rank 0;

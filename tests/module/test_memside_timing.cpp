@@ -1,4 +1,4 @@
-// Module test of time and device feedback for memory-side policies (models/ref/memside.h "Time",
+// Module test of time and device feedback for memory-side policies (models/ref/memside/memside.h "Time",
 // models/memside/mem_side.h): a toy policy in this file, hosted by the MemSide shell over one MemCtrl
 // (hbm2, 1 ns cycle, tRCD 14, tRP 14, CL 14, tBURST 1; refresh off, open page), maps physical line
 // addresses one to one onto device addresses and

@@ -39,9 +39,9 @@
 #include "workloads/registry.h"
 
 extern "C" {
-#include "addrmap.h"
-#include "bstore.h"
-#include "memside.h"
+#include "base/addrmap.h"
+#include "base/bstore.h"
+#include "memside/memside.h"
 }
 
 using namespace strata;

@@ -3,7 +3,7 @@
  * tickets it releases, and never refuses a transfer. */
 #ifndef STRATA_TEST_MEMSIDE_FAKE_SHELL_H
 #define STRATA_TEST_MEMSIDE_FAKE_SHELL_H
-#include "memside.h"
+#include "memside/memside.h"
 
 typedef struct fake_shell {
   memside_xfer x[1024];

@@ -1,4 +1,4 @@
-/* Unit tests of the address map (models/ref/addrmap.c). */
+/* Unit tests of the address map (models/ref/base/addrmap.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "addrmap.h"
-#include "dram.h"
+#include "base/addrmap.h"
+#include "mem/dram.h"
 
 static void hbm2_layout(void **state) {
   (void)state;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addrmap.h"
+#include "base/addrmap.h"
 
 static uint64_t rng_state = 0x243F6A8885A308D3ull;
 static uint64_t rnd(void) { /* xorshift64* */

@@ -1,4 +1,4 @@
-/* Hybrid address maps (models/ref/addrmap.c amap_init_parts): physical
+/* Hybrid address maps (models/ref/base/addrmap.c amap_init_parts): physical
  * address ranges -> memory kind -> the channels x ranks serving that kind.
  * Contiguous and interleaved parts, the HMS rank split (a DRAM rank and an
  * SCM rank per channel), the hybrid DRAM+PCM channel split (even channels
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addrmap.h"
-#include "dram.h"
+#include "base/addrmap.h"
+#include "mem/dram.h"
 
 static amap M, R; /* the hybrid map; a one-part reference map */
 static const char *kHbm = "off:32 col:4 ch:8 bg:4 col:16 ba:4 row";

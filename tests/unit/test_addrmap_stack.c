@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "addrmap.h"
+#include "base/addrmap.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(void) { /* xorshift64* */

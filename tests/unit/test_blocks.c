@@ -1,4 +1,4 @@
-/* Unit tests of the swappable blocks (models/ref/blocks.h): the registry
+/* Unit tests of the swappable blocks (models/ref/blocks/blocks.h): the registry
  * resolves every listed implementation by its own name; the "c" tag cache
  * and FLRB on one caller-owned state block behave as the allocating C API;
  * and the DRAM cache uses whatever implementation memside_cfg.blocks names:
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blocks.h"
-#include "memside.h"
-#include "memside_dcache_params.h"
+#include "blocks/blocks.h"
+#include "memside/memside.h"
+#include "memside/memside_dcache_params.h"
 #include "memside_fake_shell.h"
 
 static amap g_map;

@@ -1,4 +1,4 @@
-/* Unit tests of the bypass scorer C reference (models/ref/bps.c, HMS Sec. III-C, Fig. 9). */
+/* Unit tests of the bypass scorer C reference (models/ref/blocks/bps.c, HMS Sec. III-C, Fig. 9). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "bps.h"
+#include "blocks/bps.h"
 
 static bps_t fresh(void) {
   bps_cfg_t c;

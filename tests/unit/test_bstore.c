@@ -1,4 +1,4 @@
-/* Unit tests of the sparse backing store (models/ref/bstore.c). */
+/* Unit tests of the sparse backing store (models/ref/base/bstore.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "bstore.h"
+#include "base/bstore.h"
 
 static void sparse_and_zero(void **state) {
   (void)state;

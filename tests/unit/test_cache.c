@@ -1,4 +1,4 @@
-/* Unit tests of the sectored cache core (models/ref/cache.c) with the LRU
+/* Unit tests of the sectored cache core (models/ref/cache/cache.c) with the LRU
  * policy: hit/miss, sector bits, LRU order on hand-made sequences in 4/8/16-way
  * sets, way mask, set_stride indexing, invalidation, data storage, cfg checks. */
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "cache.h"
+#include "cache/cache.h"
 
 static const repl_access kRd = {0, 0, 0, 1, 0};
 

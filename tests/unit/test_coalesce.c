@@ -1,4 +1,4 @@
-/* Unit tests of the warp memory coalescer (models/ref/coalesce.c). */
+/* Unit tests of the warp memory coalescer (models/ref/gpu/coalesce.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "coalesce.h"
+#include "gpu/coalesce.h"
 
 static void fill_linear(uint64_t addr[32], uint64_t base, uint64_t stride) {
   for (unsigned i = 0; i < 32; ++i) addr[i] = base + i * stride;

@@ -1,4 +1,4 @@
-/* Unit tests of the Configurable Tag Cache reference model (models/ref/ctc.h). */
+/* Unit tests of the Configurable Tag Cache reference model (models/ref/blocks/ctc.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "ctc.h"
+#include "blocks/ctc.h"
 
 /* Row of (tag, set, sector) under the documented mapping. */
 static uint64_t mkrow(const ctc *c, uint64_t tag, uint32_t set, uint32_t sec) {

@@ -1,4 +1,4 @@
-/* Unit tests of the overridable device fields (models/ref/dram.h dram_field):
+/* Unit tests of the overridable device fields (models/ref/mem/dram.h dram_field):
  * the table covers every member of dram_timing and dram_energy exactly once,
  * names are unique per kind and findable, dram_field_set changes exactly its
  * member (no other byte of the preset), rejects what the member cannot hold,
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "dram.h"
+#include "mem/dram.h"
 
 static void covers_every_member(void **state) {
   (void)state;

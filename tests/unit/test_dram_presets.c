@@ -1,5 +1,5 @@
-/* Unit tests of the technology presets (models/ref/dram.c) driven through the
- * memory-controller engine (models/ref/mc.c).
+/* Unit tests of the technology presets (models/ref/mem/dram.c) driven through the
+ * memory-controller engine (models/ref/mem/mc.c).
  *
  * Every expected cycle is a sum of named timing terms whose values are copied
  * here from the papers (or from the documented Strata derivation), not read
@@ -24,8 +24,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dram.h"
-#include "mc.h"
+#include "mem/dram.h"
+#include "mem/mc.h"
 
 /* ------------------------------------------------------ paper values */
 

@@ -1,4 +1,4 @@
-/* Unit tests of the FLRB descriptor multi-queue C reference (models/ref/flrb.h).
+/* Unit tests of the FLRB descriptor multi-queue C reference (models/ref/blocks/flrb.h).
  * Expected values are worked out from the paper's rules (Sec. IV) and the
  * decisions D1..D9 in flrb.h. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "flrb.h"
+#include "blocks/flrb.h"
 
 static flrb_cfg small_cfg(void) {
   flrb_cfg c;

@@ -1,4 +1,4 @@
-/* Unit tests of the link timing reference (models/ref/link.c): packets and header/flit overhead,
+/* Unit tests of the link timing reference (models/ref/mem/link.c): packets and header/flit overhead,
  * serialisation time = wire bytes / bandwidth (rounded up to the picosecond), back-to-back transfers
  * queue on the wire, latency, the busy monitor over its sliding window, traffic and idle energy,
  * lanes x Gb/s, rejected parameters, and the presets. Every expected number is worked out by hand
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hostmem.h"
-#include "link.h"
+#include "mem/hostmem.h"
+#include "mem/link.h"
 
 /* 10 GB/s = 0.1 ns per byte, 20 ns latency, 16 B header, 16 B flits, 64 B packets, 2 pJ/bit on the
  * wire, 1.5 pJ/bit idle, 1.6 us window (16 slots of 100 ns). */

@@ -1,5 +1,5 @@
-/* Unit tests of the memory-controller engine (models/ref/mc.c) and the device
- * preset table (models/ref/dram.c). Expected completion cycles are worked out
+/* Unit tests of the memory-controller engine (models/ref/mem/mc.c) and the device
+ * preset table (models/ref/mem/dram.c). Expected completion cycles are worked out
  * by hand from the hbm2 row (HMS Table I + the Ramulator-derived values in
  * dram.c): CL 14, CWL 8, tRCD 14, tRP 14, tRAS 33, tRC 47, tCCD_S 1, tCCD_L 2,
  * tRRD_S 8, tRRD_L 10, tFAW 40, tWTR_S 4, tWTR_L 8, tRTP 14, tWR 16, tRTW 9,
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "addrmap.h"
-#include "dram.h"
-#include "mc.h"
+#include "base/addrmap.h"
+#include "mem/dram.h"
+#include "mem/mc.h"
 
 /* ------------------------------------------------------------ harness */
 

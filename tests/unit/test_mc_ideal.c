@@ -1,4 +1,4 @@
-/* Idealised latencies (models/ref/mc.h mc_ideal, mem.ideal; HAC paper Sec.
+/* Idealised latencies (models/ref/mem/mc.h mc_ideal, mem.ideal; HAC paper Sec.
  * III-C Fig. 3) on the HAC channel: a GDDR5 rank (gddr5_gtx480: CL 12, CWL 4,
  * tBURST 2, tRCD 12, tRP 12, tRAS 28, tWR 12) and a PCM rank (pcm_hac: tRCD
  * 55, tRAS 55, tRC 67, tRP 12 clean, tRP_DIRTY 150 dirty, tWR 12). Each
@@ -23,8 +23,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "dram.h"
-#include "mc.h"
+#include "mem/dram.h"
+#include "mem/mc.h"
 
 static uint64_t g_done[64];
 

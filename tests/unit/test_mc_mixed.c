@@ -1,5 +1,5 @@
-/* Mixed technologies on one channel (models/ref/mc.c mc_cfg.rank_devs,
- * models/ref/tcheck.c tcheck_init_ranks): the HMS channel with a DRAM rank
+/* Mixed technologies on one channel (models/ref/mem/mc.c mc_cfg.rank_devs,
+ * models/ref/mem/tcheck.c tcheck_init_ranks): the HMS channel with a DRAM rank
  * (hbm2) and an SCM rank (scm_mlc) sharing the command buses and the data bus
  * (HMS Sec. III-A, Fig. 6a; timing HMS Table I). Hand-computed command
  * cycles, each rank's own timing and energy, the tRTRS rank switch on the
@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dram.h"
-#include "mc.h"
-#include "tcheck.h"
+#include "mem/dram.h"
+#include "mem/mc.h"
+#include "mem/tcheck.h"
 
 typedef struct ent {
   uint64_t cycle;

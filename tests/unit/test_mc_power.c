@@ -1,6 +1,6 @@
 /* Unit tests of the power-state and energy model of the memory-controller
- * engine (models/ref/mc.h "Power states", docs/memctrl.md "Power and energy")
- * and of the timing checker's power-down rules (models/ref/tcheck.h PDX).
+ * engine (models/ref/mem/mc.h "Power states", docs/memctrl.md "Power and energy")
+ * and of the timing checker's power-down rules (models/ref/mem/tcheck.h PDX).
  *
  * Hand-computed cases on hbm2 (1 GHz: one cycle = 1 ns; tRCD 14, CL 14,
  * tBURST 1, tRTP 14, tRAS 33, tRP 14, tXP 10, tCKE 10; precharge standby
@@ -16,9 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dram.h"
-#include "mc.h"
-#include "tcheck.h"
+#include "mem/dram.h"
+#include "mem/mc.h"
+#include "mem/tcheck.h"
 
 #define MAXLOG 200000
 

@@ -1,4 +1,4 @@
-/* Per-bank refresh (JESD235 REFSB; models/ref/mc.c with mc_cfg.refresh_per_bank)
+/* Per-bank refresh (JESD235 REFSB; models/ref/mem/mc.c with mc_cfg.refresh_per_bank)
  * on the hbm2 preset: tREFI 3900, 16 banks -> one REFPB every 243 cycles,
  * round robin over the banks, each blocking only its bank for tRFC_PB 160;
  * hand-computed command times, the timing checker on every command, and a
@@ -10,9 +10,9 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "dram.h"
-#include "mc.h"
-#include "tcheck.h"
+#include "mem/dram.h"
+#include "mem/mc.h"
+#include "mem/tcheck.h"
 
 typedef struct ent {
   uint64_t cycle;

@@ -1,4 +1,4 @@
-/* Unit test of the memory-controller engine's event contract (models/ref/mc.h):
+/* Unit test of the memory-controller engine's event contract (models/ref/mem/mc.h):
  * "calling mc_advance() at other cycles [than mc_next_event()] is harmless".
  * The SystemC shell relies on it (it skips wake-ups before the next event and
  * keeps only the earliest pending notification), and the engine's scheduling
@@ -22,8 +22,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dram.h"
-#include "mc.h"
+#include "mem/dram.h"
+#include "mem/mc.h"
 
 #define MAXLOG 120000
 #define MAXDONE 20000

@@ -1,4 +1,4 @@
-/* Unit tests of the memory-side controller interface (models/ref/memside.h)
+/* Unit tests of the memory-side controller interface (models/ref/memside/memside.h)
  * and of device addresses (devaddr.h): the registry, the device-address
  * round trip, the plain policy against the static map, and the worked
  * example `swap` step by step through a fake shell (hold, drain, read,
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memside.h"
+#include "memside/memside.h"
 #include "memside_fake_shell.h"
 
 /* An access's route call, first try (ticket 0). */

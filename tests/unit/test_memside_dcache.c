@@ -1,4 +1,4 @@
-/* Unit tests of the HMS DRAM-cache policy (models/ref/memside_dcache.c over memside_dcache_engine.c)
+/* Unit tests of the HMS DRAM-cache policy (models/ref/memside/memside_dcache.c over memside_dcache_engine.c)
  * through the memory-side interface and a fake shell: AMIL geometry (7 lines
  * per 2 KiB row, probes of the row's last column on the DRAM rank), a probe
  * shared by the accesses to one row, a read miss served by SCM then filled
@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bps.h"
-#include "memside.h"
-#include "memside_dcache_params.h"
+#include "blocks/bps.h"
+#include "memside/memside.h"
+#include "memside/memside_dcache_params.h"
 #include "memside_fake_shell.h"
 
 static amap g_map;

@@ -1,4 +1,4 @@
-/* Unit tests of the GPU-wide memory-side manager (models/ref/memside_mgr.h):
+/* Unit tests of the GPU-wide memory-side manager (models/ref/memside/memside_mgr.h):
  * the page-access counters (a page's count, the coldest page giving way in a
  * full probe window), the migration budget per quantum on a fake clock, and
  * two partitions' swap policies sharing one manager: the accesses both route
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memside.h"
+#include "memside/memside.h"
 #include "memside_fake_shell.h"
-#include "memside_mgr.h"
+#include "memside/memside_mgr.h"
 
 static uint64_t g_now; /* the fake clock, ps */
 static uint64_t fake_now(void *ctx) {

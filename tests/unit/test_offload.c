@@ -1,4 +1,4 @@
-/* Unit tests of TOM's offload cost-benefit and decision (models/ref/offload.c)
+/* Unit tests of TOM's offload cost-benefit and decision (models/ref/gpu/offload.c)
  * against values computed by hand from Eq. 1-4 of tom-ndp-offload-and-mapping.txt,
  * including the paper's own LIBOR example (Sec. 3.1.5: +110.25 for one
  * iteration, -39 for four, candidate from four iterations on). All values are
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "offload.h"
+#include "gpu/offload.h"
 
 #define Q(x) ((int64_t)((x) * 65536.0)) /* exact for the quarters used here */
 

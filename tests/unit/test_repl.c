@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "repl.h"
+#include "cache/repl.h"
 
 static void registry(void **state) {
   (void)state;

@@ -1,4 +1,4 @@
-/* Unit tests of the hybrid-memory L2 policies (models/ref/repl_hac_static.c,
+/* Unit tests of the hybrid-memory L2 policies (models/ref/cache/repl_hac_static.c,
  * repl_hac.c, repl_eabp.c, repl_wbar.c) through repl_ops only, on hand-made
  * access sequences in 8-way and 16-way sets. Expected positions are worked out
  * by hand from the HAC paper (Sec. IV-B, Algorithms 1 and 2) in the comments;
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addrmap.h"
-#include "repl.h"
+#include "base/addrmap.h"
+#include "cache/repl.h"
 
 enum { SETS = 3, SET = 1, MAXW = 32 };
 enum { DRAM = AMAP_MEM_DRAM, NVM = AMAP_MEM_NVM };

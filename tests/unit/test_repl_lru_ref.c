@@ -1,4 +1,4 @@
-/* Randomized check of the LRU policy (models/ref/repl_lru.c, eight ages per
+/* Randomized check of the LRU policy (models/ref/cache/repl_lru.c, eight ages per
  * step) against a plain reference: a per-set recency list where a hit or fill
  * moves the way to the front and an invalidation to the back; the victim is
  * the allowed way nearest the back (an invalid allowed way first). */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "repl.h"
+#include "cache/repl.h"
 
 static uint64_t rs = 0x9E3779B97F4A7C15ull;
 static uint32_t rnd(void) {

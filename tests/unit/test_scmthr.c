@@ -1,4 +1,4 @@
-/* Unit tests of the SCM throttling decision (models/ref/scmthr.c, HMS Sec. III-E): the window's average
+/* Unit tests of the SCM throttling decision (models/ref/mem/scmthr.c, HMS Sec. III-E): the window's average
  * SCM power against the threshold, state changes only at window ends, the multipliers in force, the
  * throttled time (completed periods plus the running one), counters, and rejected parameters. */
 #include <setjmp.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "scmthr.h"
+#include "mem/scmthr.h"
 
 static scmthr_cfg cfg_of(double w, uint32_t rm, uint32_t wm) {
   scmthr_cfg c = {w, 1000000, rm, wm}; /* 1 us windows */

@@ -1,4 +1,4 @@
-/* Unit tests of the command timing checker (models/ref/tcheck.c).
+/* Unit tests of the command timing checker (models/ref/mem/tcheck.c).
  *
  *  1. Directed sequences, one per rule: the last command is placed exactly at
  *     the limit (must pass) and one cycle too early (must fail with exactly
@@ -25,9 +25,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dram.h"
-#include "mc.h"
-#include "tcheck.h"
+#include "mem/dram.h"
+#include "mem/mc.h"
+#include "mem/tcheck.h"
 
 static tcheck C;
 

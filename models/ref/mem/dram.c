@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "addrmap.h"
+#include "base/addrmap.h"
 
 /* Bits moved by one 32 B column access; HMS Table I gives energy in pJ/bit. */
 #define BITS32B 256.0

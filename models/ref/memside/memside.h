@@ -35,8 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "addrmap.h"
-#include "devaddr.h"
+#include "base/addrmap.h"
+#include "base/devaddr.h"
 
 #ifdef __cplusplus
 extern "C" {

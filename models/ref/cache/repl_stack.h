@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "repl.h"
-#include "addrmap.h"
+#include "base/addrmap.h"
 
 /* Line of memory type t counts as NVM: NVM (PCM) and SCM alike, as in
  * l2.writebacks.nvm; only DRAM lines are DRAM. */

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bps.h"
-#include "ctc.h"
+#include "blocks/bps.h"
+#include "blocks/ctc.h"
 
 /* X(index, name, type, default, min, max, choices, only, only_why, doc): memside.dcache.<name>, or the whole
  * key after '='. */

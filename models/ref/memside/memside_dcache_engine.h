@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "blocks.h"
+#include "blocks/blocks.h"
 #include "bps_params.h"
 #include "memside.h"
 #include "memside_dcache_params.h"
