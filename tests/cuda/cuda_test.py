@@ -20,7 +20,8 @@ usage: cuda_test.py CASE STRATA PROGS_DIR WORK_DIR
   functional  --functional (the PTX executor without the timing model): the program passes its check,
             executes as many warp instructions as the timed run, passes its status; a PTX error exits 2
   run-bad   one line and exit 2: a missing program, a file that is not executable, --workload with a
-            program, an instruction the PTX executor does not implement (naming it)
+            program, an instruction the PTX executor does not implement (naming it), a DRAM cache
+            sized by the footprint (memside.dcache.footprint_ratio, mode auto: unknown before the run)
 """
 import os
 import re
@@ -215,6 +216,11 @@ def case_run_bad(strata, progs, work):
                    "expected no workload")
     r = run([strata, "cuda", "run", prog, "--quiet", "--out", os.path.join(work, "out")])
     one_line_exit2(r, "an unsupported instruction", "brkpt")
+    # a DRAM cache sized by the footprint needs the footprint before the run; a program allocates as it runs
+    for kv, needle in [("memside.dcache.footprint_ratio=0.375", "got a footprint ratio"),
+                       ("memside.dcache.mode=auto", "got mode auto")]:
+        r = run([strata, "cuda", "run", prog, "--config", "hms", "--set", kv, "--out", os.path.join(work, "out_dc")])
+        one_line_exit2(r, f"--set {kv} with a CUDA program", needle)
 
 
 def main():

@@ -183,6 +183,16 @@ int dc_derive(const memside_plan *in, memside_derivation *out, uint32_t *bad, ch
   out->stat_name = "hms.dram_as_memory";
   out->stat_desc = "1: the DRAM rank served as memory (memside.dcache.mode = memory, or auto on a footprint that fits "
                    "it; HMS Sec. III-E), 0: as the DRAM cache";
+  /* A program that allocates as it runs (a CUDA program's cudaMalloc) has no footprint yet: a size relative to
+   * it, or the choice of auto, would be made on 0 bytes (a one-row cache, DRAM-as-memory for any program). */
+  if (!in->footprint_bytes && (v[DP_RATIO].f > 0 || mode == MODE_AUTO)) {
+    *bad = v[DP_RATIO].f > 0 ? DP_RATIO : DP_MODE;
+    snprintf(err, errlen,
+             "expected memside.dcache.size (and mode cache or memory) for a program whose footprint is known only as "
+             "it runs (a CUDA program allocates at run time), got %s",
+             v[DP_RATIO].f > 0 ? "a footprint ratio" : "mode auto");
+    return -1;
+  }
   if (mode == MODE_CACHE) return 0;
   const uint32_t dram_ch = in->kind_channels[AMAP_MEM_DRAM];
   if (!dram_ch) {
