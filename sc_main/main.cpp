@@ -526,9 +526,10 @@ static int cuda_functional_main(const std::string& prog, const std::vector<std::
     }
     if (!quiet)
       std::printf("strata cuda run --functional: %s: %llu launches, %llu warp instructions in %.3f s host "
-                  "(%.3g warp instructions/s), exit status %d\n", prog.c_str(),
-                  static_cast<unsigned long long>(p.launches()), static_cast<unsigned long long>(insts), s,
-                  s > 0 ? static_cast<double>(insts) / s : 0.0, p.exit_status());
+                  "(%.3g warp instructions/s), footprint %llu bytes in %zu allocations, exit status %d\n",
+                  prog.c_str(), static_cast<unsigned long long>(p.launches()), static_cast<unsigned long long>(insts),
+                  s, s > 0 ? static_cast<double>(insts) / s : 0.0,
+                  static_cast<unsigned long long>(p.footprint_bytes()), p.arrays().size(), p.exit_status());
     return p.exit_status() < 0 ? kExitFailure : p.exit_status();
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());
