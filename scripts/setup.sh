@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# Strata set-up: installs every Debian package the project needs (idempotent).
-# Used by the README commands (make run / make test) and by .ci/run.
+# Strata set-up: installs the Debian packages the project needs (idempotent).
+#   scripts/setup.sh        everything: build, run, tests, RTL, fuzzing, experiments (make test, .ci/run)
+#   scripts/setup.sh run    what building and running the strata executable needs (make run)
 set -euo pipefail
-PKGS=(
+case "${1:-all}" in
+  run | all) ;;
+  *) echo "setup.sh: expected 'run' or nothing, got '$1'" >&2; exit 2 ;;
+esac
+PKGS=(                      # strata itself (make run)
   build-essential cmake ninja-build pkg-config python3
   libsystemc-dev            # SystemC 2.3 + TLM 2.0 (pkg-config systemc, tlm)
-  verilator yosys gtkwave   # RTL lint/sim, synthesis check, waveform viewer + vcd2fst
   libtomlplusplus-dev       # config parser (TOML, with source positions for errors)
   nlohmann-json3-dev        # stats.json writer
   libcli11-dev              # command line
-  libcmocka-dev             # C unit tests
   zlib1g-dev liblzma-dev libzstd-dev   # compressed traces
   xz-utils zstd                        # .xz / .zst Accel-Sim traces are read through these tools
+)
+[ "${1:-all}" = run ] || PKGS+=(     # tests, RTL, tools (make test)
+  verilator yosys gtkwave   # RTL lint/sim, synthesis check, waveform viewer + vcd2fst
+  libcmocka-dev             # C unit tests
   hyperfine                            # benchmark timing (docs/memtrace.md "Benchmark")
   python3-matplotlib                   # strata sweep figures, strata plot (docs/experiments.md)
   slurm-wlm munge                      # strata sweep --backend slurm, its test (scripts/slurm_local.sh)
