@@ -78,6 +78,7 @@ L2Cfg l2_cfg(const Config& C) {
   l2.latency = static_cast<unsigned>(C.i("l2.latency"));
   l2.mshrs = static_cast<unsigned>(C.i("l2.mshrs"));
   l2.bytes_per_cycle = static_cast<unsigned>(C.i("l2.bytes_per_cycle"));
+  l2.atomic_latency = static_cast<unsigned>(C.i("l2.atomic_latency"));
   l2.policy = C.s("l2.policy");
   return l2;
 }

@@ -527,6 +527,7 @@ void Platform::Impl::build_l2(unsigned nbanks, const L2Cfg& l2c) {
   for (unsigned b = 0; b < nbanks; ++b) {
     MemSide* side = sides[b / per].get();
     l2.emplace_back(new L2Bank(("l2_bank" + std::to_string(b)).c_str(), b, nbanks, l2c, side, pool, stats));
+    if (gpu) l2.back()->set_atomic_observer(gpu.get());  // the golden memory follows the L2's atomic order
     if (reserved)  // ways the memory-side policy takes for itself (e.g. a tag cache carved out of the L2)
       cache_set_way_mask(l2.back()->tags(), all_ways & ~reserved);
     xbar->to_l2.bind(l2.back()->tsock);

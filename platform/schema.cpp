@@ -146,6 +146,8 @@ static std::vector<KeySpec> build_schema() {
       {"l2.latency", T::Int, "120", 1, 10000, {}, "L2 hit latency, L2 cycles"},
       {"l2.mshrs", T::Int, "64", 1, 4096, {}, "L2 MSHRs per bank"},
       {"l2.bytes_per_cycle", T::Int, "32", 1, 4096, {}, "L2 bank data-port bandwidth, bytes/cycle"},
+      {"l2.atomic_latency", T::Int, "4", 0, 10000, {}, "L2 cycles a bank's atomic unit adds to a hit's latency "
+       "(global atomics are performed at the L2; docs/l2_and_noc.md \"Atomics\")"},
       {"l2.policy", T::String, "lru", 1, 0, {}, "L2 replacement/insertion policy (see models/ref/cache/repl_registry.c)"},
       {"mem.device", T::String, "hbm2", 1, 0, {}, "device preset (models/ref/mem/dram.c); with mem.rank_devices or "
        "mem.channel_devices the channel interface and bank geometry every listed preset must share"},

@@ -201,13 +201,6 @@ void CudaProgram::write_mem(uint64_t addr, const void* src, size_t n) {
 Kernel* CudaProgram::next_kernel() {
   if (awaiting_launch_reply_) {  // the previous launch has finished
     awaiting_launch_reply_ = false;
-    // Atomics are performed at fetch on the golden memory and reach the memory system as stores of
-    // their result, in the order the timing model delivers them, which need not be the order they were
-    // performed in: the lines they updated are rewritten from the golden memory (zero time) once the
-    // launch has ended, so that later launches and --check see the performed order's values. (An atomic
-    // request type performed at the L2 will replace this: docs/cuda.md.)
-    if (current_ && hooks_.write_device)
-      for (uint64_t a : current_->atomic_lines()) hooks_.write_device(a, 8);  // the line holding word a
     if (!failed()) reply(0);
   }
   current_.reset();
@@ -498,6 +491,7 @@ uint64_t CudaProgram::run_functional(bstore* golden) {
 // ---------------------------------------------------------------- PtxKernel
 
 int64_t PtxKernel::run_functional() {
+  functional_ = true;  // atomics on the golden memory, in execution order
   uint64_t total = 0;
   ptx_cta* c = nullptr;
   char err[512];
@@ -536,7 +530,7 @@ PtxKernel::PtxKernel(CudaProgram* prog, const ptx_kernel* k, const std::string& 
   launch_.params = params_.data();
   launch_.params_size = params_.size();
   launch_.dyn_shared = dyn_shared;
-  launch_.mem = ptx_mem_ops{this, &PtxKernel::load, &PtxKernel::store, nullptr};
+  launch_.mem = ptx_mem_ops{this, &PtxKernel::load, &PtxKernel::store, &PtxKernel::atomic};
   threads_per_cta_ = block[0] * block[1] * block[2];
   ctas = grid[0] * grid[1] * grid[2];
   warps_per_cta = (threads_per_cta_ + kWarpSize - 1) / kWarpSize;
@@ -555,6 +549,37 @@ int PtxKernel::load(void* ctx, ptx_space space, uint64_t addr, void* dst, unsign
 
 int PtxKernel::store(void* ctx, uint64_t addr, const void* src, unsigned size) {
   return bstore_write(static_cast<PtxKernel*>(ctx)->golden, addr, src, size) == 0 ? 0 : -1;
+}
+
+// A global atomic lane. Functional mode performs it on the golden memory; the timed run records it
+// for the SM (warp_next) and leaves the destination to atomic_result.
+int PtxKernel::atomic(void* ctx, uint64_t addr, ptx_atom_op op, ptx_atom_type ty, uint64_t a, uint64_t b,
+                      uint64_t* old) {
+  PtxKernel* k = static_cast<PtxKernel*>(ctx);
+  if (k->functional_) {
+    const unsigned n = gpu_atom_bytes(static_cast<gpu_atom_type>(ty));
+    uint64_t v = 0;
+    bstore_read(k->golden, addr, &v, n);
+    const uint64_t nv = ptx_atom_apply(op, ty, v, a, b);
+    *old = v;
+    return bstore_write(k->golden, addr, &nv, n) == 0 ? 0 : -1;
+  }
+  if (k->atom_n_ >= kWarpSize) return -1;
+  k->atom_op_ = op;
+  k->atom_ty_ = ty;
+  k->atom_addr_[k->atom_n_] = addr;
+  k->atom_a_[k->atom_n_] = a;
+  k->atom_b_[k->atom_n_] = b;
+  ++k->atom_n_;
+  *old = 0;  // the L2's old value replaces it (atomic_result) before the warp runs on
+  return 0;
+}
+
+void PtxKernel::atomic_result(WarpCtx& w, uint32_t lanes, const uint64_t* old) const {
+  ptx_cta* c = reinterpret_cast<ptx_cta*>(static_cast<uintptr_t>(w.s[0]));
+  const uint32_t r = static_cast<uint32_t>(w.s[4]);
+  if (c && r != PTX_NOREG && ptx_warp_set_reg(c, w.warp, r, lanes, old) != 0)
+    prog_->fail(name + ": an atomic's old value for a register the warp does not have");
 }
 
 ptx_cta* PtxKernel::cta_for(uint32_t cta) const {
@@ -622,6 +647,7 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
     return;
   }
   ptx_winst wi;
+  atom_n_ = 0;
   const ptx_step_status st = ptx_warp_step(c, w.warp, &wi);
   switch (st) {
     case PTX_STEP_ERROR:
@@ -647,6 +673,27 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
       break;
   }
   const unsigned passes = count(wi);
+  if (atom_n_) {  // global atomic lanes, to be performed by the L2
+    if (wi.cls != PTX_IC_ATOMIC || atom_n_ != static_cast<unsigned>(__builtin_popcount(wi.active))) {
+      prog_->fail(name + ": PTX line " + std::to_string(wi.line) +
+                  ": an atomic whose lanes address both global and shared memory (not supported in a timed run)");
+      out.exit(w.mask);
+      warp_done(w);
+      return;
+    }
+    out.atomic(reg(wi.dst), wi.active, static_cast<gpu_atom_op>(atom_op_), static_cast<gpu_atom_type>(atom_ty_),
+               wi.dst != PTX_NOREG, reg(wi.src[0]), reg(wi.src[1]), reg(wi.src[2]));
+    unsigned k = 0;
+    for (unsigned l = 0; l < kWarpSize; ++l) {
+      if (!((wi.active >> l) & 1u)) continue;
+      out.addr[l] = atom_addr_[k];
+      out.data[l] = atom_a_[k];
+      out.data2[l] = atom_b_[k];
+      ++k;
+    }
+    w.s[4] = wi.dst;
+    return;
+  }
   switch (wi.cls) {
     case PTX_IC_SFU:
     case PTX_IC_INTDIV:
@@ -654,8 +701,7 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
       out.sfu(reg(wi.dst), wi.active, reg(wi.src[0]), reg(wi.src[1]));
       return;
     case PTX_IC_LOAD:
-    case PTX_IC_STORE:
-    case PTX_IC_ATOMIC: {
+    case PTX_IC_STORE: {
       const bool store = wi.cls != PTX_IC_LOAD;
       const unsigned bytes = wi.bytes > 8 ? 8 : wi.bytes;
       if (store) out.store(wi.active, bytes, reg(wi.src[0]), reg(wi.src[1]));
@@ -663,11 +709,7 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
       for (unsigned l = 0; l < kWarpSize; ++l) {
         out.addr[l] = wi.addr[l];
         if (!store || !((wi.active >> l) & 1u)) continue;
-        // the bytes the instruction left in memory (an atomic's result; a vector's halves)
-        if (wi.cls == PTX_IC_ATOMIC) {
-          const uint64_t word = wi.addr[l] & ~uint64_t(7);
-          if (word != last_atomic_line_) atomic_lines_.insert(last_atomic_line_ = word);
-        }
+        // the bytes the instruction left in memory (a vector's halves)
         if (wi.cls == PTX_IC_STORE && wi.bytes <= 8) out.data[l] = wi.data[l];
         else {
           out.data[l] = 0;

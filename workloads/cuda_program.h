@@ -12,13 +12,15 @@
 // Kernels execute functionally at fetch (PtxKernel::warp_next runs one warp
 // instruction of the PTX executor on the golden memory and describes it to
 // the SM as a WarpInst with its real active mask, addresses and data), the
-// way the built-in workloads generate from the golden memory.
+// way the built-in workloads generate from the golden memory. A global
+// atomic is the exception: the executor hands its lanes' operations to the SM
+// unperformed (an Op::Atomic), the L2 performs them, and their old values
+// reach the warp's registers (atomic_result) before its next instruction runs.
 #pragma once
 #include <sys/types.h>
 
 #include <cstdint>
 #include <map>
-#include <unordered_set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -129,9 +131,8 @@ class PtxKernel : public Kernel {
   // All CTAs in order on the executor (no timing): the warp instructions, or -1 with the error reported
   // to the program.
   int64_t run_functional();
-  // 8-byte words an atomic of this launch updated (CudaProgram rewrites their lines into the devices
-  // when it ends).
-  const std::unordered_set<uint64_t>& atomic_lines() const { return atomic_lines_; }
+  // The L2 performed the warp's global atomic: its old values into the destination register.
+  void atomic_result(WarpCtx& w, uint32_t lanes, const uint64_t* old) const override;
   // insts.<class> (PTX instruction classes), active_lanes (average per warp instruction: divergence),
   // shared_accesses and shared_bank_conflicts (extra passes of 32 four-byte banks), atomic_lanes.
   void counters(std::vector<KernelCounter>* out) const override;
@@ -145,6 +146,7 @@ class PtxKernel : public Kernel {
   void warp_done(const WarpCtx& w) const;
   static int load(void* ctx, ptx_space space, uint64_t addr, void* dst, unsigned size);
   static int store(void* ctx, uint64_t addr, const void* src, unsigned size);
+  static int atomic(void* ctx, uint64_t addr, ptx_atom_op op, ptx_atom_type ty, uint64_t a, uint64_t b, uint64_t* old);
 
   CudaProgram* prog_;
   ptx_launch launch_{};
@@ -158,8 +160,13 @@ class PtxKernel : public Kernel {
   unsigned count(const ptx_winst& wi) const;  // returns a shared access's passes over the banks
   mutable uint64_t by_class_[PTX_IC_COUNT] = {};
   mutable uint64_t lanes_ = 0, insts_ = 0, shared_ = 0, conflicts_ = 0, atomic_lanes_ = 0;
-  mutable std::unordered_set<uint64_t> atomic_lines_;
-  mutable uint64_t last_atomic_line_ = ~0ull;
+  // A global atomic met by the executor in the timed run (atomic()): its lanes' operations in lane
+  // order, handed to the SM instead of performed; run_functional performs them on the golden memory.
+  bool functional_ = false;
+  mutable unsigned atom_n_ = 0;
+  mutable ptx_atom_op atom_op_ = PTX_ATOM_ADD;
+  mutable ptx_atom_type atom_ty_ = PTX_ATY_U32;
+  mutable uint64_t atom_addr_[kWarpSize] = {}, atom_a_[kWarpSize] = {}, atom_b_[kWarpSize] = {};
 };
 
 }  // namespace strata

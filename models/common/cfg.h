@@ -64,6 +64,7 @@ struct L2Cfg {                   // l2.*
   unsigned latency = 0;          // hit latency, L2 cycles
   unsigned mshrs = 0;            // per bank
   unsigned bytes_per_cycle = 0;  // per bank data port
+  unsigned atomic_latency = 0;   // cycles the bank's atomic unit adds to a hit (docs/l2_and_noc.md "Atomics")
   std::string policy;            // replacement/insertion policy (models/ref/cache/repl.h registry)
 };
 

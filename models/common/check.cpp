@@ -30,6 +30,8 @@ void check_failed(const std::string& who, uint64_t addr, uint64_t cycle, const v
 Checker::Checker(bool enabled, StatsRegistry& stats) : enabled_(enabled) {
   stats.counter("check.loads", "thread loads whose returned bytes were compared with golden memory", Unit::Count,
                 &loads_);
+  stats.counter("check.atomics", "atomic lanes whose old value (at the L2) was compared with golden memory",
+                Unit::Count, &atomics_);
   stats.counter("check.bytes", "bytes compared with golden memory", Unit::Byte, &bytes_);
 }
 
@@ -39,6 +41,13 @@ void Checker::compare(unsigned sm, unsigned warp, uint64_t addr, uint64_t cycle,
   bytes_ += len;
   if (std::memcmp(expected, actual, len) != 0)
     check_failed("SM " + std::to_string(sm) + " warp " + std::to_string(warp), addr, cycle, expected, actual, len);
+}
+
+void Checker::compare_atomic(unsigned bank, uint64_t addr, uint64_t cycle, const void* expected, const void* actual,
+                             unsigned len) {
+  ++atomics_;
+  if (std::memcmp(expected, actual, len) != 0)
+    check_failed("L2 bank " + std::to_string(bank) + " atomic (old value)", addr, cycle, expected, actual, len);
 }
 
 }  // namespace strata

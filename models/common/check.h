@@ -25,12 +25,16 @@ class Checker {
   // "SM <sm> warp <warp>". Counts one load and `len` bytes.
   void compare(unsigned sm, unsigned warp, uint64_t addr, uint64_t cycle, const void* expected, const void* actual,
                unsigned len);
+  // Compare the old value an L2 bank's atomic unit read (`actual`) with the
+  // golden memory's (`expected`) before the same operation; counts one atomic.
+  void compare_atomic(unsigned bank, uint64_t addr, uint64_t cycle, const void* expected, const void* actual,
+                      unsigned len);
   uint64_t loads() const { return loads_; }
   uint64_t bytes() const { return bytes_; }
 
  private:
   bool enabled_;
-  uint64_t loads_ = 0, bytes_ = 0;
+  uint64_t loads_ = 0, bytes_ = 0, atomics_ = 0;
 };
 
 }  // namespace strata

@@ -24,6 +24,8 @@
 #include <vector>
 #include <tlm>
 
+#include "common/gpu_ext.h"
+
 namespace strata {
 
 constexpr unsigned kLineBytes = 128;
@@ -115,6 +117,9 @@ struct GpuExt : tlm::tlm_extension<GpuExt> {
   }
   uint64_t byte_mask[2] = {0, 0};  // written bytes of the line (writes only)
   uint64_t issue_ps = 0;     // time the request entered the memory system (ps), for latency stats
+  // An atomic request (common/gpu_ext.h): the lanes, operation and operands
+  // the L2 bank performs on the line; nullptr for every other request.
+  AtomicReq* atomic = nullptr;
 
   tlm::tlm_extension_base* clone() const override { return new GpuExt(*this); }
   void copy_from(const tlm::tlm_extension_base& o) override { *this = static_cast<const GpuExt&>(o); }

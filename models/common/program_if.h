@@ -15,6 +15,7 @@
 #include <vector>
 
 extern "C" {
+#include "gpu/atomic.h"
 #include "gpu/offload.h"
 }
 
@@ -29,8 +30,13 @@ constexpr uint16_t kNoBlock = 0xffff;  // WarpInst::block of an instruction outs
 // sfu_latency); Load/Store are global-memory accesses through the coalescer
 // and L1; Barrier is CTA-wide (__syncthreads); Exit ends the warp; Shared is
 // an access to the SM's shared memory, a latency class too (shared_latency,
-// plus a cycle for each extra pass a bank conflict costs: WarpInst::passes).
-enum class Op : uint8_t { Alu, Sfu, Load, Store, Barrier, Exit, Shared };
+// plus a cycle for each extra pass a bank conflict costs: WarpInst::passes);
+// Atomic is a global atomic (atom/red) performed at the L2 bank that owns each
+// line (common/gpu_ext.h): the warp fetches nothing after it until every line's
+// response has returned, and the old values reach the kernel through
+// KernelIf::atomic_result (a generator that executes at fetch must see them
+// before it executes the warp's next instruction).
+enum class Op : uint8_t { Alu, Sfu, Load, Store, Barrier, Exit, Shared, Atomic };
 
 struct WarpInst {
   Op op = Op::Exit;
@@ -38,10 +44,15 @@ struct WarpInst {
   uint8_t src[3] = {kNoReg, kNoReg, kNoReg};  // read registers
   uint8_t bytes = 4;                          // per thread, Load/Store: 4 or 8
   uint8_t passes = 1;                         // Shared: passes over the banks (1 = no bank conflict)
+  gpu_atom_op aop = GPU_ATOM_ADD;             // Atomic: operation
+  gpu_atom_type atype = GPU_ATY_U32;          // Atomic: operand type (bytes = gpu_atom_bytes(atype))
+  bool want_old = false;                      // Atomic: atom.* (old values to dst), false: red.*
   uint32_t active = 0;                        // active lanes (bit i = lane i)
   uint64_t addr[kWarpSize];                   // Load/Store: byte address per lane (naturally aligned)
   uint64_t data[kWarpSize];                   // Store: value per lane (low `bytes` bytes, little endian);
                                               // Load: filled by the SM with the golden snapshot (check mode)
+                                              // Atomic: operand a per lane (CAS: the compare value)
+  uint64_t data2[kWarpSize];                  // Atomic CAS: the swap value per lane
   // Offload-candidate block (index into Kernel::blocks) this instruction
   // belongs to, kNoBlock outside; block_entry marks the first instruction of
   // an instance (a warp entering the block), so back-to-back instances of the
@@ -79,6 +90,16 @@ struct WarpInst {
     op = Op::Store;
     bytes = static_cast<uint8_t>(nbytes);
     set(kNoReg, mask, data_reg, addr_reg, s2);
+  }
+  // A global atomic: addresses and operands (data, data2) are filled by the caller.
+  void atomic(uint8_t d, uint32_t mask, gpu_atom_op o, gpu_atom_type t, bool old_wanted, uint8_t s0 = kNoReg,
+              uint8_t s1 = kNoReg, uint8_t s2 = kNoReg) {
+    op = Op::Atomic;
+    bytes = static_cast<uint8_t>(gpu_atom_bytes(t));
+    aop = o;
+    atype = t;
+    want_old = old_wanted;
+    set(d, mask, s0, s1, s2);
   }
   // Barrier and Exit count as executed by the lanes in `mask` (the warp's
   // existing threads; pass WarpCtx::mask for a partial tail warp).
@@ -184,6 +205,13 @@ class KernelIf {
   // Generate the warp's next instruction into `out`. The last instruction of
   // every warp is Exit; not called again after it.
   virtual void warp_next(WarpCtx& w, WarpInst& out) const = 0;
+
+  // The L2 has performed the warp's last Atomic instruction: old[lane] holds
+  // each lane's old value for the lanes in `lanes` (called before the warp's
+  // next warp_next; a kernel that issues no Atomic never sees it).
+  virtual void atomic_result(WarpCtx& w, uint32_t lanes, const uint64_t* old) const {
+    (void)w, (void)lanes, (void)old;
+  }
 
   // The counters this launch kept (read when it has finished; default: none).
   virtual void counters(std::vector<KernelCounter>* out) const { (void)out; }

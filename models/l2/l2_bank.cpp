@@ -79,7 +79,7 @@ L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_bank
   memresp_ev_.bind<&L2Bank::memresp_method>(this, {Stage::L2, bank_id});
 
   const std::string p = "l2.bank" + std::to_string(id_);
-  stats.counter(join(p, "accesses"), "requests looked up (reads + writes)", Unit::Count, &st_.accesses);
+  stats.counter(join(p, "accesses"), "requests looked up (reads + writes + atomics)", Unit::Count, &st_.accesses);
   stats.counter(join(p, "hits"), "requests whose sectors were all valid at lookup", Unit::Count, &st_.hits);
   stats.counter(join(p, "misses"), "requests with at least one requested sector not valid at lookup", Unit::Count,
                 &st_.misses);
@@ -92,6 +92,9 @@ L2Bank::L2Bank(sc_core::sc_module_name name, unsigned bank_id, unsigned num_bank
                 &st_.mshr_merges);
   stats.counter(join(p, "stalls"), "times the input queue head had to wait (MSHR/ways/queues busy)", Unit::Count,
                 &st_.stalls);
+  stats.counter(join(p, "atomics"), "atomic requests (a warp's atomic lanes in one line)", Unit::Count,
+                &st_.atomics);
+  stats.counter(join(p, "atomic_lanes"), "atomic operations performed (lanes)", Unit::Count, &st_.atomic_lanes);
   stats.counter(join(p, "bypasses"), "read misses the policy served without allocating", Unit::Count,
                 &st_.bypasses);
   stats.counter(join(p, "fill_bytes"), "bytes filled from memory", Unit::Byte, &st_.fill_bytes);
@@ -174,6 +177,10 @@ void L2Bank::register_totals(StatsRegistry& stats, const std::vector<L2Bank*>& b
               sum(&Stats::acc_dram));
   stats.ratio("l2.miss_rate.nvm", "l2.misses.nvm / l2.accesses.nvm (NVM and SCM lines)", Unit::Ratio,
               sum(&Stats::miss_nvm), sum(&Stats::acc_nvm));
+  stats.formula("l2.atomics", "atomic requests performed by the L2's atomic units, all banks", Unit::Count,
+                sum(&Stats::atomics));
+  stats.formula("l2.atomic_lanes", "atomic operations (lanes) performed, all banks", Unit::Count,
+                sum(&Stats::atomic_lanes));
   stats.formula("l2.bypasses", "read misses the replacement policy served without allocating, all banks",
                 Unit::Count, sum(&Stats::bypasses));
   // Policy storage (repl_ops.overhead_bits: bits beyond an LRU stack, HAC paper Sec. V-D), all banks.
@@ -294,7 +301,9 @@ void L2Bank::apply(tlm_generic_payload& gp, uint32_t set, uint32_t way) {
   cache_line* l = cache_line_at(&c_, set, way);
   unsigned char* line = cache_data_at(&c_, set, way);
   unsigned char* buf = gp.get_data_ptr();
-  if (gp.is_write()) {
+  if (e.atomic) {
+    perform_atomic(*e.atomic, gp.get_address() & ~uint64_t(kLineBytes - 1), l, line);
+  } else if (gp.is_write()) {
     const uint8_t touched = touched_sectors(e), full = full_sectors(e);
     if ((touched & ~full) & ~l->valid_sectors) fatal("partial write into an invalid sector (missing fill)");
     for (unsigned sct = 0; sct < c_.sectors; ++sct) {
@@ -318,6 +327,43 @@ void L2Bank::apply(tlm_generic_payload& gp, uint32_t set, uint32_t way) {
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+// The atomic unit: the request's lanes in lane order on the line's data; each
+// lane's old value goes back in the request, the written sectors become dirty.
+void L2Bank::perform_atomic(AtomicReq& a, uint64_t line_addr, cache_line* l, unsigned char* line) {
+  const unsigned n = gpu_atom_bytes(a.type);
+  const uint64_t now_ps = sim_now().value() / ps_unit_;
+  for (uint32_t m = a.lanes; m; m &= m - 1) {
+    const unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
+    const uint64_t addr = a.addr[lane];
+    const unsigned off = static_cast<unsigned>(addr - line_addr);
+    if (off + n > kLineBytes || (addr & (n - 1))) fatal("atomic lane outside its line or misaligned");
+    const unsigned sct = off / kSectorBytes;
+    if (!((l->valid_sectors >> sct) & 1u)) fatal("atomic on an invalid sector (missing fill)");
+    uint64_t old = 0;
+    std::memcpy(&old, line + off, n);
+    const uint64_t nv = gpu_atom_apply(a.op, a.type, old, a.a[lane], a.b[lane]);
+    std::memcpy(line + off, &nv, n);
+    l->dirty_sectors |= static_cast<uint8_t>(1u << sct);
+    a.old[lane] = old;
+    ++st_.atomic_lanes;
+    if (atom_obs_) atom_obs_->performed(id_, addr, a.op, a.type, a.a[lane], a.b[lane], old, now_ps);
+  }
+}
+
+// Cycles the atomic unit spends on a request: one per lane on its most
+// contended address (different addresses of the line update in parallel).
+unsigned L2Bank::atomic_serial(const AtomicReq& a) {
+  unsigned worst = 1;
+  for (uint32_t m = a.lanes; m; m &= m - 1) {
+    const unsigned l = static_cast<unsigned>(__builtin_ctz(m));
+    unsigned same = 1;
+    for (uint32_t r = m & (m - 1); r; r &= r - 1)
+      same += a.addr[static_cast<unsigned>(__builtin_ctz(r))] == a.addr[l];
+    if (same > worst) worst = same;
+  }
+  return worst;
+}
+
 // Data port: a transfer of n sectors occupies ceil(32n / bytes_per_cycle)
 // cycles; it may start when the port is free and no earlier than needed for an
 // unloaded response to take exactly cfg.latency cycles after lookup.
@@ -329,6 +375,20 @@ sc_time L2Bank::schedule_port(const sc_time& ready, unsigned sectors) {
 }
 
 void L2Bank::queue_response(tlm_generic_payload& gp, const sc_time& lookup, uint8_t sectors) {
+  if (const AtomicReq* a = GpuExt::get(gp).atomic) {
+    // The line's data reach the atomic unit when a one-sector hit's would leave
+    // the port; the old values leave atomic_latency cycles after the unit took it.
+    const unsigned cyc = (kSectorBytes + cfg_.bytes_per_cycle - 1) / cfg_.bytes_per_cycle;
+    sc_time ready = lookup;
+    if (cfg_.latency > cyc) ready += (cfg_.latency - cyc) * T_;
+    const sc_time now = sim_now();
+    if (ready < now) ready = edge(now);
+    const unsigned serial = atomic_serial(*a);
+    const sc_time start = ready > alu_free_ ? ready : alu_free_;
+    alu_free_ = start + serial * T_;
+    resp_q_.push(schedule_port(start + (serial - 1 + cfg_.atomic_latency) * T_, 1), &gp, resp_ev_, now);
+    return;
+  }
   const unsigned n = popcount8(sectors) ? popcount8(sectors) : 1;
   const unsigned cyc = (n * kSectorBytes + cfg_.bytes_per_cycle - 1) / cfg_.bytes_per_cycle;
   sc_time ready = lookup;
@@ -404,6 +464,8 @@ L2Bank::Lookup L2Bank::begin_lookup(tlm_generic_payload& gp) {
   Lookup q{gp, e, sim_now()};
   q.line = gp.get_address() & ~uint64_t(kLineBytes - 1);
   q.wr = gp.is_write();
+  q.atom = e.atomic != nullptr;
+  if (q.atom && q.wr) fatal("an atomic request must be a read command (common/gpu_ext.h)");
   if (q.wr) {
     q.req = touched_sectors(e) & all_sectors_;
     q.partial = static_cast<uint8_t>(q.req & ~full_sectors(e));
@@ -430,7 +492,8 @@ void L2Bank::count_access(const Lookup& q, uint8_t valid, uint8_t mem_type) {
   const bool dram = mem_type == AMAP_MEM_DRAM;  // NVM and SCM lines count as NVM
   ++st_.accesses;
   ++(dram ? st_.acc_dram : st_.acc_nvm);
-  if (q.wr) ++st_.writes;
+  if (q.atom) ++st_.atomics;
+  else if (q.wr) ++st_.writes;
   else ++st_.reads;
   const uint8_t miss = static_cast<uint8_t>(q.req & ~valid);
   if (miss) {
@@ -529,7 +592,7 @@ bool L2Bank::lookup_absent(Lookup& q) {
   const uint8_t mt = mem_type_of(q.line);
   if (q.wr && !q.req) return ack_empty_write(q, mt);
   q.acc.mem_type = mt;
-  if (!q.wr && bypass_live_ > 0) {
+  if (!q.wr && !q.atom && bypass_live_ > 0) {
     const int k = bypassed_fill_for(q);
     if (k >= 0) return merge_into_bypass(q, k, mt);
   }
@@ -541,7 +604,7 @@ bool L2Bank::lookup_absent(Lookup& q) {
   }
   if (outq_.free() < 2) return false;
   // Policies may bypass demand read misses (HAC paper Sec. IV-B, Algorithm 1 lines 10-11); writes always allocate.
-  q.acc.allow_bypass = !q.wr && q.e.cls == ReqClass::Demand;
+  q.acc.allow_bypass = !q.wr && !q.atom && q.e.cls == ReqClass::Demand;
   const int v = cache_victim_masked(&c_, q.line, ~set_busy_[q.set], &q.acc);
   if (v == REPL_BYPASS) return bypass_fill(q, nm, need, mt);
   if (v < 0) return false;  // every allowed way has a fill in flight

@@ -15,6 +15,13 @@
 //  * Miss: the fill is sent to memory at lookup time; the response leaves
 //    through the data port no earlier than the fill's arrival and no earlier
 //    than a hit would have.
+//  * Atomics (GpuExt::atomic, common/gpu_ext.h): looked up as a read of the
+//    sectors its lanes touch (a miss fetches them and allocates, never
+//    bypasses), then performed on the line's data by the bank's atomic unit,
+//    which takes each request when it is free and is busy one cycle per lane on
+//    the most contended address of the request; the response (the old values)
+//    leaves cfg.atomic_latency cycles after the unit took it, through the data
+//    port as one sector. The line becomes dirty in the sectors written.
 // Functional model: the bank keeps line data. Requests to a line with a fill in
 // flight are queued in its MSHR and replayed in arrival order once every fill
 // for the line has returned, so loads always see the last store before them.
@@ -88,6 +95,10 @@ class L2Bank : public sc_core::sc_module {
   std::string debug_state() const;
   // The tag store (e.g. to carve tag-cache ways out with cache_set_way_mask).
   cache* tags() { return &c_; }
+  // Told of every atomic lane the bank performs, in order (the GPU keeps the
+  // golden memory in that order and checks the old values); may be null.
+  void set_atomic_observer(AtomicObserver* o) { atom_obs_ = o; }
+  uint64_t atomics() const { return st_.atomics; }
 
  private:
   struct InReq {
@@ -130,6 +141,7 @@ class L2Bank : public sc_core::sc_module {
     sc_core::sc_time now;
     uint64_t line = 0;
     bool wr = false;
+    bool atom = false;    // an atomic request (read-like at the lookup; performed by apply)
     uint8_t req = 0;      // sectors it reads or writes
     uint8_t partial = 0;  // sectors it writes only in part (they need the line's data)
     uint32_t set = 0;
@@ -152,6 +164,8 @@ class L2Bank : public sc_core::sc_module {
   void mshr_open(int m, uint32_t set, uint32_t way);
   uint8_t sector_mask_of(tlm::tlm_generic_payload& gp) const;  // a read's sectors (none given: all)
   void apply(tlm::tlm_generic_payload& gp, uint32_t set, uint32_t way);
+  void perform_atomic(AtomicReq& a, uint64_t line_addr, cache_line* l, unsigned char* line);
+  static unsigned atomic_serial(const AtomicReq& a);
   sc_core::sc_time schedule_port(const sc_core::sc_time& lookup, unsigned sectors);
   void queue_response(tlm::tlm_generic_payload& gp, const sc_core::sc_time& lookup, uint8_t sectors);
   void issue_fill(int m, uint64_t line, uint8_t sectors, uint8_t mem_type);
@@ -173,6 +187,8 @@ class L2Bank : public sc_core::sc_module {
   const unsigned id_;
   const L2Cfg cfg_;
   const MemKindIf* kinds_;
+  AtomicObserver* atom_obs_ = nullptr;
+  sc_core::sc_time alu_free_ = sc_core::SC_ZERO_TIME;  // the atomic unit's next free time
   PayloadPool& pool_;
   const sc_core::sc_time T_;
   // The first L2 clock edge at or after t. The bank is synchronous logic: a
@@ -223,6 +239,7 @@ class L2Bank : public sc_core::sc_module {
     uint64_t accesses = 0, hits = 0, misses = 0, sector_misses = 0, reads = 0, writes = 0;
     uint64_t wb_dram = 0, wb_nvm = 0, mshr_merges = 0, stalls = 0, fill_bytes = 0, wb_bytes = 0;
     uint64_t bypasses = 0;
+    uint64_t atomics = 0, atomic_lanes = 0;
     uint64_t acc_dram = 0, acc_nvm = 0, miss_dram = 0, miss_nvm = 0;  // by the line's memory (NVM includes SCM)
   } st_;
 };

@@ -216,6 +216,12 @@ typedef enum ptx_step_status {
 /* Execute the next instruction of warp `warp` (0-based in the CTA). `out` may be NULL. */
 ptx_step_status ptx_warp_step(ptx_cta *c, unsigned warp, ptx_winst *out);
 
+/* Set register `reg` (a ptx_winst register id) of warp `warp` in the lanes of `lanes` to vals[lane]:
+ * a timing model that performs a warp's global atomics itself delivers their old values this way
+ * (the executor left the destination as its ptx_mem_ops.atomic callback returned it). Returns 0,
+ * or -1 for a warp or register the CTA does not have. */
+int ptx_warp_set_reg(ptx_cta *c, unsigned warp, uint32_t reg, uint32_t lanes, const uint64_t *vals);
+
 /* Run the CTA to completion functionally: warps in turn, each until it waits, exits or has run
  * a quantum of instructions. Returns 0, or -1 (error in ptx_cta_error; also when every live
  * warp waits at a barrier that can never complete). *insts (may be NULL) receives the warp

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "ptx_impl.h"
+#include "gpu/atomic.h"
 
 #define FULL 0xffffffffu
 #define MAX_STACK 64
@@ -579,45 +580,22 @@ static ptx_atom_op atom_op(uint8_t op) {
   }
 }
 
+/* The atomic unit's arithmetic is models/ref/gpu/atomic.c, shared with the L2's atomic unit. */
+_Static_assert((int)PTX_ATOM_XOR == (int)GPU_ATOM_XOR && (int)PTX_ATOM_CAS == (int)GPU_ATOM_CAS &&
+                   (int)PTX_ATY_F64 == (int)GPU_ATY_F64 && (int)PTX_ATY_S32 == (int)GPU_ATY_S32,
+               "ptx_atom_op/ptx_atom_type are numbered as gpu_atom_op/gpu_atom_type");
 uint64_t ptx_atom_apply(ptx_atom_op op, ptx_atom_type ty, uint64_t old, uint64_t a, uint64_t b) {
-  bool w64 = ty == PTX_ATY_U64 || ty == PTX_ATY_S64 || ty == PTX_ATY_F64;
-  uint64_t mask = w64 ? ~0ull : 0xffffffffull;
-  old &= mask;
-  a &= mask;
-  b &= mask;
-  uint64_t r;
-  switch (op) {
-    case PTX_ATOM_ADD:
-      if (ty == PTX_ATY_F32) r = ptx_bits32(ptx_f32(old) + ptx_f32(a));
-      else if (ty == PTX_ATY_F64) r = ptx_bits64(ptx_f64(old) + ptx_f64(a));
-      else r = old + a;
-      break;
-    case PTX_ATOM_MIN:
-    case PTX_ATOM_MAX: {
-      bool less;
-      if (ty == PTX_ATY_S32) less = (int32_t)(uint32_t)a < (int32_t)(uint32_t)old;
-      else if (ty == PTX_ATY_S64) less = (int64_t)a < (int64_t)old;
-      else if (ty == PTX_ATY_F32) less = ptx_f32(a) < ptx_f32(old);
-      else if (ty == PTX_ATY_F64) less = ptx_f64(a) < ptx_f64(old);
-      else less = a < old;
-      bool greater;
-      if (ty == PTX_ATY_S32) greater = (int32_t)(uint32_t)a > (int32_t)(uint32_t)old;
-      else if (ty == PTX_ATY_S64) greater = (int64_t)a > (int64_t)old;
-      else if (ty == PTX_ATY_F32) greater = ptx_f32(a) > ptx_f32(old);
-      else if (ty == PTX_ATY_F64) greater = ptx_f64(a) > ptx_f64(old);
-      else greater = a > old;
-      r = (op == PTX_ATOM_MIN ? less : greater) ? a : old;
-      break;
-    }
-    case PTX_ATOM_EXCH: r = a; break;
-    case PTX_ATOM_CAS: r = old == a ? b : old; break;
-    case PTX_ATOM_INC: r = old >= a ? 0 : old + 1; break;
-    case PTX_ATOM_DEC: r = (old == 0 || old > a) ? a : old - 1; break;
-    case PTX_ATOM_AND: r = old & a; break;
-    case PTX_ATOM_OR: r = old | a; break;
-    default: r = old ^ a; break;
+  return gpu_atom_apply((gpu_atom_op)op, (gpu_atom_type)ty, old, a, b);
+}
+
+int ptx_warp_set_reg(ptx_cta *c, unsigned warp_i, uint32_t r, uint32_t lanes, const uint64_t *vals) {
+  if (warp_i >= c->nwarps || r >= c->k->nregs) return -1;
+  uint64_t *R = c->w[warp_i].regs + (size_t)r * PTX_WARP;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    R[l] = vals[l];
   }
-  return r & mask;
+  return 0;
 }
 
 static ptx_step_status do_atom(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *in, uint32_t m, ptx_winst *out) {

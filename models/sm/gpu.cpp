@@ -8,7 +8,7 @@ namespace strata {
 
 Gpu::Gpu(sc_core::sc_module_name name, unsigned num_sms, const SmCfg& sm, const L1Cfg& l1, const amap* map,
          PayloadPool& pool, bstore* golden, bool check, StatsRegistry& stats)
-    : sc_module(name), cfg_(sm), period_ps_(sm.clk.period_ps()), checker_(check, stats) {
+    : sc_module(name), cfg_(sm), period_ps_(sm.clk.period_ps()), golden_(golden), checker_(check, stats) {
   if (num_sms == 0) SC_REPORT_FATAL(this->name(), "num_sms must be >= 1");
   if (!golden) SC_REPORT_FATAL(this->name(), "a golden (functional) memory is required");
   for (unsigned i = 0; i < num_sms; ++i)
@@ -35,6 +35,10 @@ Gpu::Gpu(sc_core::sc_module_name name, unsigned num_sms, const SmCfg& sm, const 
               [g] { return static_cast<double>(g->cycles_so_far()); });
   stats.formula("gpu.mem_requests", "L1 -> L2 requests, all SMs", Unit::Count,
                 [g] { return static_cast<double>(g->mem_requests()); });
+  stats.formula("gpu.atomic_instructions", "global atomic warp instructions issued (performed at the L2), all SMs",
+                Unit::Count, [g] { return static_cast<double>(g->totals_now().atomic_insts); });
+  stats.formula("gpu.atomic_requests", "atomic line requests sent to the L2, all SMs", Unit::Count,
+                [g] { return static_cast<double>(g->totals_now().atomic_reqs); });
   auto sum = [g](uint64_t (Sm::*f)() const) {
     uint64_t s = 0;
     for (auto& m : g->sms_) s += ((*m).*f)();
@@ -127,6 +131,8 @@ Gpu::KernelRecord Gpu::totals_now() const {
     r.mem_requests += m->mem_requests();
     r.l1_accesses += m->l1_accesses();
     r.l1_misses += m->l1_misses();
+    r.atomic_insts += m->atomic_insts();
+    r.atomic_reqs += m->atomic_requests();
   }
   return r;
 }
@@ -165,6 +171,8 @@ void Gpu::close_kernel_record(uint64_t end_cycle) {
   r.mem_requests = now.mem_requests - at_launch_.mem_requests;
   r.l1_accesses = now.l1_accesses - at_launch_.l1_accesses;
   r.l1_misses = now.l1_misses - at_launch_.l1_misses;
+  r.atomic_insts = now.atomic_insts - at_launch_.atomic_insts;
+  r.atomic_reqs = now.atomic_reqs - at_launch_.atomic_reqs;
   if (kernel_) kernel_->counters(&r.counters);
   kernel_records_.push_back(std::move(r));
 }
@@ -192,9 +200,25 @@ void Gpu::register_kernel_stats(StatsRegistry& stats) {
     stats.level(p + "mem_requests", "L1 -> L2 requests" + of, Unit::Count, v(&KernelRecord::mem_requests));
     stats.level(p + "l1_accesses", "L1 line requests" + of, Unit::Count, v(&KernelRecord::l1_accesses));
     stats.level(p + "l1_misses", "L1 misses" + of, Unit::Count, v(&KernelRecord::l1_misses));
+    if (r.atomic_insts) {  // kernels with global atomics only
+      stats.level(p + "atomic_instructions", "global atomic warp instructions" + of, Unit::Count,
+                  v(&KernelRecord::atomic_insts));
+      stats.level(p + "atomic_requests", "atomic line requests to the L2" + of, Unit::Count,
+                  v(&KernelRecord::atomic_reqs));
+    }
     for (const KernelCounter& c : r.counters)
       stats.level(p + c.name, c.desc + of, c.ratio ? Unit::Ratio : Unit::Count, [&c] { return c.value; });
   }
+}
+
+void Gpu::performed(unsigned bank, uint64_t addr, gpu_atom_op op, gpu_atom_type type, uint64_t a, uint64_t b,
+                    uint64_t old, uint64_t now_ps) {
+  const unsigned n = gpu_atom_bytes(type);
+  uint64_t g = 0;
+  bstore_read(golden_, addr, &g, n);
+  if (checker_.enabled()) checker_.compare_atomic(bank, addr, now_ps / period_ps_, &g, &old, n);
+  const uint64_t nv = gpu_atom_apply(op, type, g, a, b);
+  if (bstore_write(golden_, addr, &nv, n) != 0) SC_REPORT_FATAL(name(), "golden memory: out of memory");
 }
 
 uint64_t Gpu::now_cycle() const {

@@ -8,7 +8,10 @@
 //
 // The golden store is the functional memory the kernels' generators read and
 // write (the Program must have been init()ed with it); with `check` on, every
-// returned load is compared against it (models/common/check.h).
+// returned load is compared against it (models/common/check.h). Global atomics
+// are performed by the L2 banks; the GPU observes each (AtomicObserver, set on
+// the banks by the platform) and performs it on the golden memory in the same
+// order, checking with `check` on that the bank read the golden old value.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -29,7 +32,7 @@
 
 namespace strata {
 
-class Gpu : public sc_core::sc_module, public SmHost {
+class Gpu : public sc_core::sc_module, public SmHost, public AtomicObserver {
  public:
   SC_HAS_PROCESS(Gpu);
   Gpu(sc_core::sc_module_name name, unsigned num_sms, const SmCfg& sm, const L1Cfg& l1, const amap* map,
@@ -57,6 +60,9 @@ class Gpu : public sc_core::sc_module, public SmHost {
   uint64_t instructions() const;  // thread instructions so far (cumulative)
   uint64_t warp_instructions() const;  // warp instructions so far (cumulative)
   uint64_t mem_requests() const;  // L1 -> L2 requests so far (cumulative)
+  // An L2 bank performed an atomic lane: the same operation on the golden memory.
+  void performed(unsigned bank, uint64_t addr, gpu_atom_op op, gpu_atom_type type, uint64_t a, uint64_t b,
+                 uint64_t old, uint64_t now_ps) override;
   // Fraction of the program done, 0..1: in warp instructions where the program
   // estimates them per kernel (ProgramIf::kernel_warp_insts), else in kernels
   // and the CTAs of the running one.
@@ -112,7 +118,7 @@ class Gpu : public sc_core::sc_module, public SmHost {
   struct KernelRecord {
     std::string name;
     uint64_t ctas = 0, start_cycle = 0, cycles = 0, thread_insts = 0, warp_insts = 0, mem_requests = 0,
-             l1_accesses = 0, l1_misses = 0;
+             l1_accesses = 0, l1_misses = 0, atomic_insts = 0, atomic_reqs = 0;
     std::vector<KernelCounter> counters;  // the kernel's own (KernelIf::counters)
   };
   void open_kernel_record(const KernelIf& k);
@@ -124,6 +130,7 @@ class Gpu : public sc_core::sc_module, public SmHost {
 
   const SmCfg cfg_;
   const uint64_t period_ps_;
+  bstore* golden_;
   Checker checker_;
   std::vector<std::unique_ptr<Sm>> sms_;
   ProgramIf* prog_ = nullptr;

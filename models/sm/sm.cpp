@@ -153,6 +153,7 @@ void Sm::launch_cta(const KernelIf* k, uint32_t cta) {
     w.exited = w.at_barrier = w.has_inst = false;
     w.cta_slot = static_cast<uint16_t>(cs);
     w.pending_loads = 0;
+    w.atom_out = 0;
     w.age = age_ctr_++;
     w.max_ready = 0;
     std::fill(std::begin(w.reg_ready), std::end(w.reg_ready), 0);
@@ -178,7 +179,7 @@ void Sm::kernel_boundary() {
 }
 
 std::string Sm::debug_state() const {
-  static const char* const kOp[] = {"alu", "sfu", "load", "store", "barrier", "exit", "shared"};
+  static const char* const kOp[] = {"alu", "sfu", "load", "store", "barrier", "exit", "shared", "atomic"};
   std::string s = std::string(name()) + ": cycle " + std::to_string(last_cycle_) + ", ctas " +
                   std::to_string(ctas_live_) + ", memq " + std::to_string(memq_count_) +
                   (l1_blocked_ ? " (L1 blocked)" : "") + ", outq " + std::to_string(outq_count_) +
@@ -190,7 +191,8 @@ std::string Sm::debug_state() const {
     if (!w.live || w.exited) continue;
     s += "  warp slot " + std::to_string(i) + " cta " + std::to_string(w.ctx.cta) + " pc " + std::to_string(w.ctx.pc) +
          (w.has_inst ? std::string(" next ") + kOp[static_cast<int>(w.inst.op)] : std::string(" (no inst)")) +
-         (w.at_barrier ? " at barrier" : "") + ", pending loads " + std::to_string(w.pending_loads);
+         (w.at_barrier ? " at barrier" : "") + ", pending loads " + std::to_string(w.pending_loads) +
+         (w.atom_out ? ", atomic requests " + std::to_string(w.atom_out) : std::string());
     for (unsigned r = 0; r < kMaxRegs; ++r)
       if (w.reg_ready[r] > last_cycle_)
         s += ", r" + std::to_string(r) + (w.reg_ready[r] == kNever ? " waits" : " at " + std::to_string(w.reg_ready[r]));
@@ -294,7 +296,10 @@ void Sm::fetch(Warp& w) {
 // Earliest cycle at which the buffered instruction's operands allow issue
 // (kNever: waits for an event — a load return or a barrier).
 uint64_t Sm::ready_time(Warp& w) {
-  if (!w.has_inst) fetch(w);
+  if (!w.has_inst) {
+    if (w.atom_out) return kNever;  // the generator must hear the atomic's old values first
+    fetch(w);
+  }
   const WarpInst& in = w.inst;
   switch (in.op) {
     case Op::Exit: return w.pending_loads ? kNever : w.max_ready;
@@ -311,9 +316,9 @@ uint64_t Sm::ready_time(Warp& w) {
 // In the issue stage: LD/ST budget left, a queue slot and (loads) a load
 // record, not counting those the L1 stage freed in this cycle.
 bool Sm::structural_ok(Op op, unsigned ldst_budget) const {
-  if (op != Op::Load && op != Op::Store) return true;
+  if (op != Op::Load && op != Op::Store && op != Op::Atomic) return true;
   if (ldst_budget == 0 || memq_count_ + memq_freed_c_ >= kMemQ) return false;
-  return op == Op::Store || ldrec_free_.size() > ldrec_freed_c_;
+  return op != Op::Load || ldrec_free_.size() > ldrec_freed_c_;
 }
 
 // Could some eligible warp pass the structural check next cycle (fresh LD/ST
@@ -524,7 +529,7 @@ __attribute__((always_inline)) inline unsigned Sm::passable_classes(const IssueB
 __attribute__((always_inline)) inline bool Sm::try_issue(unsigned slot, uint64_t c, IssueBudget& b) {
   const Op op = op_[slot];
   if (!structural_ok(op, b.ldst)) return false;
-  if (op == Op::Load || op == Op::Store) --b.ldst;
+  if (op == Op::Load || op == Op::Store || op == Op::Atomic) --b.ldst;
   issue(slot, c);
   issued_eval_ = true;
   if (any_dirty_) classify_dirty(c);  // warps a barrier released (issue() files the issuing warp itself)
@@ -626,6 +631,7 @@ void Sm::issue(unsigned slot, uint64_t c) {
         break;
       }
       m.store = in.op == Op::Store;
+      m.atomic = false;
       m.warp = static_cast<uint16_t>(slot);
       m.bytes = in.bytes;
       m.n = static_cast<uint8_t>(n);
@@ -653,6 +659,42 @@ void Sm::issue(unsigned slot, uint64_t c) {
         ++w.pending_loads;
         if (in.dst != kNoReg) w.reg_ready[in.dst] = kNever;
       }
+      ++memq_count_;
+      break;
+    }
+    case Op::Atomic: {
+      ++mem_insts_;
+      ++atomic_insts_;
+      MemInst& m = memq_[(memq_head_ + memq_count_) % kMemQ];
+      const int n = coal_warp(in.addr, in.active, in.bytes, m.req);
+      if (n < 0) SC_REPORT_FATAL(name(), ("kernel " + kernel_->name + ": misaligned or bad-size atomic").c_str());
+      coal_hist_add(&coal_, m.req, static_cast<unsigned>(n));
+      if (n == 0) {  // no active lane: nothing performed, nothing to wait for
+        if (in.dst != kNoReg) w.reg_ready[in.dst] = c;
+        break;
+      }
+      if (atom_.empty()) atom_.resize(warps_.size());
+      AtomSlot& as = atom_[slot];
+      for (int i = 0; i < n; ++i) {
+        AtomicReq& q = as.req[i];
+        q.op = in.aop;
+        q.type = in.atype;
+        q.want_old = in.want_old;
+        q.lanes = m.req[i].thread_mask;
+        q.addr = in.addr;  // the warp's buffered instruction: unchanged until its next fetch
+        q.a = in.data;
+        q.b = in.data2;
+        q.old = as.old;
+      }
+      m.store = false;
+      m.atomic = true;
+      m.line4 = false;
+      m.warp = static_cast<uint16_t>(slot);
+      m.bytes = in.bytes;
+      m.n = static_cast<uint8_t>(n);
+      m.next = 0;
+      w.atom_out = static_cast<uint32_t>(n);
+      if (in.dst != kNoReg) w.reg_ready[in.dst] = kNever;
       ++memq_count_;
       break;
     }
@@ -775,12 +817,12 @@ void Sm::l1_stage(uint64_t c) {
   const uint64_t fail_mshr = l1_fail_mshr_;
   in_l1_stage_ = true;
   bool ok;
-  if (!m.store && l1_memo_.m == &m && l1_memo_.next == m.next && l1_memo_.epoch == l1_epoch_ &&
+  if (!m.store && !m.atomic && l1_memo_.m == &m && l1_memo_.next == m.next && l1_memo_.epoch == l1_epoch_ &&
       l1_memo_.port == outq_count_ + sent_c_) {
     ++(l1_memo_.mshr ? l1_fail_mshr_ : l1_fail_port_);  // refused as before (l1_load's memo)
     ok = false;
   } else {
-    ok = m.store ? l1_store(m, r, c) : l1_load(m, r, c);
+    ok = m.atomic ? l1_atomic(m, r) : m.store ? l1_store(m, r, c) : l1_load(m, r, c);
   }
   in_l1_stage_ = false;
   if (!ok) {
@@ -977,6 +1019,42 @@ bool Sm::l1_store(MemInst& m, const coal_req& r, uint64_t c) {
   return true;
 }
 
+// One line of a warp's atomic: to the L2 past the L1, whose copy of the line
+// (now stale) is dropped; a fill in flight for it will not install.
+bool Sm::l1_atomic(MemInst& m, const coal_req& r) {
+  if (outq_count_ + sent_c_ >= kOutQ) return ++l1_fail_port_, false;
+  if (l1_on_) {
+    const int way = cache_find(&l1_, r.line_addr);
+    if (way >= 0) cache_invalidate(&l1_, cache_set_of(&l1_, r.line_addr), static_cast<uint32_t>(way));
+    const int ms = find_mshr(r.line_addr);
+    if (ms >= 0) mshrs_[ms].no_install = true;
+  }
+  GpuExt* xp;
+  tlm::tlm_generic_payload* gp = new_request(r.line_addr, m.warp, r.ea_count, &xp);
+  gp->set_command(tlm::TLM_READ_COMMAND);
+  xp->tag = kAtomTag | m.warp;
+  xp->sector_mask = r.sector_mask;
+  xp->atomic = &atom_[m.warp].req[m.next];
+  ++atomic_reqs_;
+  outq_[(outq_head_ + outq_count_++) % kOutQ] = gp;
+  return true;
+}
+
+// A line of a warp's atomic is back; after the last one the kernel hears the
+// old values and the warp may fetch again.
+void Sm::atomic_response(GpuExt& x, uint64_t c) {
+  const unsigned slot = x.tag & ~kAtomTag;
+  if (slot >= warps_.size() || warps_[slot].atom_out == 0)
+    SC_REPORT_FATAL(name(), "atomic response for a warp without one in flight");
+  Warp& w = warps_[slot];
+  if (--w.atom_out) return;
+  kernel_->atomic_result(w.ctx, w.inst.active, atom_[slot].old);
+  if (w.inst.dst != kNoReg) w.reg_ready[w.inst.dst] = c;
+  w.max_ready = std::max(w.max_ready, c);
+  set_dirty(slot);
+  issue_dirty_ = true;
+}
+
 // ---------------------------------------------------------------- L2 port
 
 __attribute__((always_inline)) inline void Sm::send_stage(uint64_t c) {
@@ -1030,6 +1108,11 @@ void Sm::process_response(tlm::tlm_generic_payload* gp, uint64_t c) {
     --stores_out_;
     gp->release();
     if (stores_out_ == 0) gpu_->on_stores_drained(id_);
+    return;
+  }
+  if (x.atomic) {
+    atomic_response(x, c);
+    gp->release();
     return;
   }
   const unsigned ms = x.tag;

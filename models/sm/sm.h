@@ -12,6 +12,11 @@
 //     models/ref/gpu/coalesce.c) into the L1: sectored, write-through, optional
 //     write-allocate, hit latency, MSHRs with merging, allocate-on-fill;
 //  4. one request per cycle to the L2 over `isock` (Strata AT base protocol).
+// A global atomic (Op::Atomic) skips the L1: the LD/ST unit sends one atomic
+// request per line (common/gpu_ext.h) to the L2 bank that performs it, after
+// invalidating the line in the L1 (as GPUs do); the warp fetches nothing more
+// until every line's response has returned, then the kernel hears the old
+// values (KernelIf::atomic_result) and the destination register is ready.
 // A load issued at cycle c whose line request is processed at c returns at
 // c + l1.latency on a hit; on a miss its register is ready in the cycle in which
 // the L2 response is processed. When nothing can issue the SM sleeps until the
@@ -40,6 +45,7 @@
 
 #include "common/cfg.h"
 #include "common/check.h"
+#include "common/gpu_ext.h"
 #include "common/payload.h"
 #include "common/sched.h"
 #include "common/simtime.h"
@@ -116,6 +122,8 @@ class Sm : public sc_core::sc_module {
   uint64_t thread_insts() const { return thread_insts_; }
   uint64_t warp_insts() const { return warp_insts_; }
   uint64_t mem_requests() const { return mem_requests_; }
+  uint64_t atomic_insts() const { return atomic_insts_; }      // global atomic warp instructions issued
+  uint64_t atomic_requests() const { return atomic_reqs_; }    // atomic line requests sent to the L2
   uint64_t l1_accesses() const { return l1_acc_; }
   uint64_t l1_hits() const { return l1_hit_; }
   uint64_t l1_misses() const { return l1_miss_; }
@@ -134,12 +142,14 @@ class Sm : public sc_core::sc_module {
   static constexpr unsigned kLdPerWarp = 4;   // load records per warp slot (outstanding loads)
   static constexpr unsigned kOutQ = 32;       // requests waiting for the L2 port
   static constexpr uint32_t kStoreTag = 0x80000000u;
+  static constexpr uint32_t kAtomTag = 0x40000000u;  // | warp slot: an atomic request
   static constexpr uint8_t kAllSectors = (1u << kSectorsPerLine) - 1;
 
   struct Warp {
     bool live = false, exited = false, at_barrier = false, has_inst = false;
     uint16_t cta_slot = 0;
     uint32_t pending_loads = 0;
+    uint32_t atom_out = 0;   // atomic line requests in flight (the next fetch waits for them)
     uint64_t age = 0;
     uint64_t max_ready = 0;  // latest scoreboard release among issued instructions
     uint64_t reg_ready[kMaxRegs];
@@ -164,6 +174,7 @@ class Sm : public sc_core::sc_module {
   };
   struct MemInst {
     bool store = false;
+    bool atomic = false;  // the lanes' requests are atom_[warp].req[0 .. n)
     bool line4 = false;  // store of the full-line pattern (coal_warp_line4): data packed in line[]
     uint16_t warp = 0, ldrec = 0;
     uint8_t bytes = 4;
@@ -172,6 +183,10 @@ class Sm : public sc_core::sc_module {
     uint32_t line[kLineBytes / 4];  // line4 stores: the line image (lane l's 4 bytes at 4 l)
     uint64_t addr[kWarpSize];  // other stores
     uint64_t data[kWarpSize];  // other stores
+  };
+  struct AtomSlot {  // a warp slot's atomic instruction in flight (allocated at the SM's first atomic)
+    AtomicReq req[COAL_MAX_REQS];
+    uint64_t old[kWarpSize];
   };
   struct Mshr {
     uint64_t line = 0;
@@ -219,7 +234,9 @@ class Sm : public sc_core::sc_module {
   bool can_issue_next_cycle() const;
   // scheduler sets
   unsigned key_of(unsigned slot) const { return gto_ ? pos_[slot] - age_head_ : slot; }
-  static OpClass cls_of(Op op) { return op == Op::Load ? kClsLoad : op == Op::Store ? kClsStore : kClsOther; }
+  static OpClass cls_of(Op op) {
+    return op == Op::Load ? kClsLoad : op == Op::Store || op == Op::Atomic ? kClsStore : kClsOther;
+  }
   void elig_add(unsigned slot);
   inline void unclassify(unsigned slot);
   void set_dirty(unsigned slot);
@@ -235,6 +252,8 @@ class Sm : public sc_core::sc_module {
   void l1_stage(uint64_t c);
   bool l1_load(MemInst& m, const coal_req& r, uint64_t c);
   bool l1_store(MemInst& m, const coal_req& r, uint64_t c);
+  bool l1_atomic(MemInst& m, const coal_req& r);
+  void atomic_response(GpuExt& x, uint64_t c);
   inline void send_stage(uint64_t c);
 
   // helpers
@@ -294,6 +313,7 @@ class Sm : public sc_core::sc_module {
   std::vector<LdRec> ldrecs_;
   std::vector<LdChk> ldchk_;  // by load record; allocated only when the checker is on
   std::vector<uint16_t> ldrec_free_;
+  std::vector<AtomSlot> atom_;  // by warp slot; empty until the first atomic
   std::vector<MemInst> memq_;  // ring
   unsigned memq_head_ = 0, memq_count_ = 0;
   bool l1_blocked_ = false;
@@ -361,6 +381,7 @@ class Sm : public sc_core::sc_module {
   } l1_memo_;
 
   // stats
+  uint64_t atomic_insts_ = 0, atomic_reqs_ = 0;
   uint64_t thread_insts_ = 0, warp_insts_ = 0, mem_insts_ = 0, mem_requests_ = 0, ctas_done_ = 0, wakeups_ = 0;
   uint64_t stores_out_ = 0;
   uint64_t l1_acc_ = 0, l1_hit_ = 0, l1_miss_ = 0, l1_merge_ = 0, l1_resfail_ = 0, l1_fail_mshr_ = 0, l1_fail_port_ = 0, l1_fills_ = 0;

@@ -19,6 +19,11 @@ usage: cuda_test.py CASE STRATA PROGS_DIR WORK_DIR
   status    a program that fails its own check (exit 3 on purpose) makes strata exit 3
   functional  --functional (the PTX executor without the timing model): the program passes its check,
             executes as many warp instructions as the timed run, passes its status; a PTX error exits 2
+  atomics   atomics.cu (every atomic operation and type under contention from the whole grid, tickets,
+            exchanges, a CAS loop, a later launch reading the results) passes its own exact check under
+            --check, with the atomics performed at the L2: l2.atomic_lanes = check.atomics (every old value
+            agreed with the golden memory) and = the executor's atomic lanes; two runs give identical stats;
+            --functional passes the same check
   run-bad   one line and exit 2: a missing program, a file that is not executable, --workload with a
             program, an instruction the PTX executor does not implement (naming it), a DRAM cache
             sized by the footprint (memside.dcache.footprint_ratio, mode auto: unknown before the run)
@@ -207,6 +212,28 @@ def case_functional(strata, progs, work):
     check(r.returncode == 0, f"__fmul_rn/__fadd_rn against fmaf: {r.stdout}")
 
 
+def case_atomics(strata, progs, work):
+    prog = build(strata, progs, work, "atomics.cu", "atomics")
+    outs = []
+    for i in range(2):
+        out = os.path.join(work, f"out{i}")
+        r = run([strata, "cuda", "run", prog, "--check", "--quiet", "--out", out, "--", "8"])
+        check(r.returncode == 0, f"run {i}: exit {r.returncode}: {r.stdout} {r.stderr}")
+        check("atomics ok (1024 threads)" in r.stdout, f"run {i}: the program's output: {r.stdout!r}")
+        outs.append(stats_of(out))
+    check(outs[0] == outs[1], "two runs of the same program gave different stats")
+    s = outs[0]
+    lanes = s["l2.atomic_lanes"]
+    check(lanes > 0 and s["check.atomics"] == lanes, f"l2.atomic_lanes {lanes} vs check.atomics {s['check.atomics']}")
+    check(s["kernel.1.contend.atomic_lanes"] == lanes, f"executor atomic lanes {s['kernel.1.contend.atomic_lanes']}")
+    check(s["kernel.1.contend.atomic_instructions"] == s["kernel.1.contend.insts.atomic"] == s["gpu.atomic_instructions"],
+          "atomic warp instructions: SM, executor and GPU totals differ")
+    check(s["l2.atomics"] == s["gpu.atomic_requests"] == s["kernel.1.contend.atomic_requests"],
+          "atomic requests sent and performed differ")
+    r = run([strata, "cuda", "run", "--functional", prog, "--", "8"])
+    check(r.returncode == 0 and "atomics ok" in r.stdout, f"--functional: {r.returncode} {r.stdout}")
+
+
 def case_run_bad(strata, progs, work):
     one_line_exit2(run([strata, "cuda", "run", os.path.join(work, "nope")]), "a missing program", "no such file")
     one_line_exit2(run([strata, "cuda", "run", os.path.join(progs, "selfcheck.cu")]), "a file that is not executable",
@@ -231,7 +258,8 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     {"features": case_features, "multi": case_multi, "bad": case_bad, "run": case_run, "check": case_check,
-     "status": case_status, "run-bad": case_run_bad, "functional": case_functional}[case](strata, progs, work)
+     "status": case_status, "run-bad": case_run_bad, "functional": case_functional,
+     "atomics": case_atomics}[case](strata, progs, work)
     print(f"cuda {case}: ok")
     return 0
 
