@@ -575,6 +575,14 @@ int PtxKernel::atomic(void* ctx, uint64_t addr, ptx_atom_op op, ptx_atom_type ty
   return 0;
 }
 
+// While a warp's atomic is in flight (w.s[5]: its lanes, w.t[2]: their addresses, w.s[4]: its
+// destination register) the warp runs on only through instructions that do not depend on it.
+bool PtxKernel::fetch_during_atomic(WarpCtx& w) const {
+  ptx_cta* c = reinterpret_cast<ptx_cta*>(static_cast<uintptr_t>(w.s[0]));
+  if (!c || prog_->failed() || w.s[1]) return true;  // ending (an Exit waits for the atomic), or a checked vector's half
+  return ptx_warp_next_independent(c, w.warp, static_cast<uint32_t>(w.s[4]), w.t[2], static_cast<uint32_t>(w.s[5])) != 0;
+}
+
 void PtxKernel::atomic_result(WarpCtx& w, uint32_t lanes, const uint64_t* old) const {
   ptx_cta* c = reinterpret_cast<ptx_cta*>(static_cast<uintptr_t>(w.s[0]));
   const uint32_t r = static_cast<uint32_t>(w.s[4]);
@@ -689,9 +697,11 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
       out.addr[l] = atom_addr_[k];
       out.data[l] = atom_a_[k];
       out.data2[l] = atom_b_[k];
+      w.t[2][l] = atom_addr_[k];
       ++k;
     }
     w.s[4] = wi.dst;
+    w.s[5] = wi.active;
     return;
   }
   switch (wi.cls) {

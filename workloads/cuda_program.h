@@ -133,6 +133,8 @@ class PtxKernel : public Kernel {
   int64_t run_functional();
   // The L2 performed the warp's global atomic: its old values into the destination register.
   void atomic_result(WarpCtx& w, uint32_t lanes, const uint64_t* old) const override;
+  // The warp's next instruction needs neither the atomic's old values nor a word it updates.
+  bool fetch_during_atomic(WarpCtx& w) const override;
   // insts.<class> (PTX instruction classes), active_lanes (average per warp instruction: divergence),
   // shared_accesses and shared_bank_conflicts (extra passes of 32 four-byte banks), atomic_lanes.
   void counters(std::vector<KernelCounter>* out) const override;

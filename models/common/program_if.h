@@ -32,10 +32,10 @@ constexpr uint16_t kNoBlock = 0xffff;  // WarpInst::block of an instruction outs
 // an access to the SM's shared memory, a latency class too (shared_latency,
 // plus a cycle for each extra pass a bank conflict costs: WarpInst::passes);
 // Atomic is a global atomic (atom/red) performed at the L2 bank that owns each
-// line (common/gpu_ext.h): the warp fetches nothing after it until every line's
-// response has returned, and the old values reach the kernel through
-// KernelIf::atomic_result (a generator that executes at fetch must see them
-// before it executes the warp's next instruction).
+// line (common/gpu_ext.h): while its lines are in flight the SM fetches the
+// warp's next instruction only if KernelIf::fetch_during_atomic allows it, and
+// the old values reach the kernel through KernelIf::atomic_result (a generator
+// that executes at fetch must not run an instruction that needs them first).
 enum class Op : uint8_t { Alu, Sfu, Load, Store, Barrier, Exit, Shared, Atomic };
 
 struct WarpInst {
@@ -211,6 +211,13 @@ class KernelIf {
   // next warp_next; a kernel that issues no Atomic never sees it).
   virtual void atomic_result(WarpCtx& w, uint32_t lanes, const uint64_t* old) const {
     (void)w, (void)lanes, (void)old;
+  }
+
+  // The warp has an Atomic in flight: may the SM fetch (generate) its next
+  // instruction now? (Default: no, the warp waits for the old values.)
+  virtual bool fetch_during_atomic(WarpCtx& w) const {
+    (void)w;
+    return false;
   }
 
   // The counters this launch kept (read when it has finished; default: none).

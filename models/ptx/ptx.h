@@ -222,6 +222,14 @@ ptx_step_status ptx_warp_step(ptx_cta *c, unsigned warp, ptx_winst *out);
  * or -1 for a warp or register the CTA does not have. */
 int ptx_warp_set_reg(ptx_cta *c, unsigned warp, uint32_t reg, uint32_t lanes, const uint64_t *vals);
 
+/* 1 if the warp's next instruction may run while a global atomic of the warp is still being
+ * performed elsewhere: it neither reads nor writes register `reg` (the atomic's destination, or
+ * PTX_NOREG), nor accesses global memory in an 8-byte word an atomic lane updates (addr[lane] for
+ * the lanes of `lanes`), and is not an atomic, call, return, exit, trap, barrier or fence. 0 if it
+ * must wait (also when the warp waits, has exited or its next instruction is unknown). Nothing is
+ * executed. */
+int ptx_warp_next_independent(ptx_cta *c, unsigned warp, uint32_t reg, const uint64_t *addr, uint32_t lanes);
+
 /* Run the CTA to completion functionally: warps in turn, each until it waits, exits or has run
  * a quantum of instructions. Returns 0, or -1 (error in ptx_cta_error; also when every live
  * warp waits at a barrier that can never complete). *insts (may be NULL) receives the warp

@@ -1187,6 +1187,43 @@ ptx_step_status ptx_warp_step(ptx_cta *c, unsigned warp_i, ptx_winst *out) {
   return step(c, warp_i, out);
 }
 
+int ptx_warp_next_independent(ptx_cta *c, unsigned warp_i, uint32_t r, const uint64_t *addr, uint32_t lanes) {
+  if (warp_i >= c->nwarps || c->err[0]) return 0;
+  warp *w = &c->w[warp_i];
+  if (w->state != W_RUN || !settle(c, w)) return 0;
+  const stk_ent *e = &w->stk[w->sp - 1];
+  const ptx_inst *in = &c->code[e->pc];
+  switch ((ptx_kind)in->kind) {
+    case K_ATOM: case K_CALL: case K_CALL_NATIVE: case K_RET: case K_EXIT: case K_TRAP: case K_BAR: case K_MEMBAR:
+      return 0;
+    default: break;
+  }
+  if (r != PTX_NOREG) {
+    const uint32_t rb = c->k->reg_base[w->fn];
+    for (int i = 0; i < 4; ++i)
+      if ((in->d[i] != PTX_R_NONE && rb + in->d[i] == r) || (in->s[i] != PTX_R_NONE && rb + in->s[i] == r)) return 0;
+    if (in->base != PTX_R_NONE && rb + in->base == r) return 0;
+  }
+  if (in->kind == K_LD || in->kind == K_ST) {
+    const ptx_space isp = (ptx_space)in->space;
+    if (isp == PTX_SPACE_GLOBAL || isp == PTX_SPACE_GENERIC) {
+      const uint64_t *B = sreg_or_zero(w, in->base);
+      const uint64_t sv = sym_value(c, w, in);
+      const uint64_t n = (uint64_t)ptx_ty_bytes((ptx_ty)in->ty) * in->vec;
+      uint32_t m = e->mask;
+      for (; m; m &= m - 1) {
+        uint64_t a = B[__builtin_ctz(m)] + sv;
+        if (resolve(isp, a, &a) != PTX_SPACE_GLOBAL) continue;
+        for (uint32_t k = lanes; k; k &= k - 1) {
+          const uint64_t b = addr[__builtin_ctz(k)] & ~7ull; /* the 8-byte word an atomic lane updates */
+          if (a < b + 8 && b < a + n) return 0;
+        }
+      }
+    }
+  }
+  return 1;
+}
+
 int ptx_cta_run(ptx_cta *c, uint64_t *insts) {
   uint64_t n = 0;
   int rc = 0;

@@ -297,12 +297,13 @@ void Sm::fetch(Warp& w) {
 // (kNever: waits for an event — a load return or a barrier).
 uint64_t Sm::ready_time(Warp& w) {
   if (!w.has_inst) {
-    if (w.atom_out) return kNever;  // the generator must hear the atomic's old values first
+    // The generator may have to hear the atomic's old values first.
+    if (w.atom_out && !kernel_->fetch_during_atomic(w.ctx)) return kNever;
     fetch(w);
   }
   const WarpInst& in = w.inst;
   switch (in.op) {
-    case Op::Exit: return w.pending_loads ? kNever : w.max_ready;
+    case Op::Exit: return w.pending_loads || w.atom_out ? kNever : w.max_ready;
     case Op::Barrier: return 0;
     default: {
       uint64_t t = in.dst != kNoReg ? w.reg_ready[in.dst] : 0;
@@ -673,17 +674,23 @@ void Sm::issue(unsigned slot, uint64_t c) {
         if (in.dst != kNoReg) w.reg_ready[in.dst] = c;
         break;
       }
+      if (w.atom_out) SC_REPORT_FATAL(name(), ("kernel " + kernel_->name + ": a warp's second atomic while its first is in flight").c_str());
       if (atom_.empty()) atom_.resize(warps_.size());
       AtomSlot& as = atom_[slot];
+      as.dst = in.dst;
+      as.lanes = in.active;
+      std::memcpy(as.addr, in.addr, sizeof as.addr);
+      std::memcpy(as.a, in.data, sizeof as.a);
+      std::memcpy(as.b, in.data2, sizeof as.b);
       for (int i = 0; i < n; ++i) {
         AtomicReq& q = as.req[i];
         q.op = in.aop;
         q.type = in.atype;
         q.want_old = in.want_old;
         q.lanes = m.req[i].thread_mask;
-        q.addr = in.addr;  // the warp's buffered instruction: unchanged until its next fetch
-        q.a = in.data;
-        q.b = in.data2;
+        q.addr = as.addr;
+        q.a = as.a;
+        q.b = as.b;
         q.old = as.old;
       }
       m.store = false;
@@ -1048,8 +1055,9 @@ void Sm::atomic_response(GpuExt& x, uint64_t c) {
     SC_REPORT_FATAL(name(), "atomic response for a warp without one in flight");
   Warp& w = warps_[slot];
   if (--w.atom_out) return;
-  kernel_->atomic_result(w.ctx, w.inst.active, atom_[slot].old);
-  if (w.inst.dst != kNoReg) w.reg_ready[w.inst.dst] = c;
+  const AtomSlot& as = atom_[slot];
+  kernel_->atomic_result(w.ctx, as.lanes, as.old);
+  if (as.dst != kNoReg) w.reg_ready[as.dst] = c;
   w.max_ready = std::max(w.max_ready, c);
   set_dirty(slot);
   issue_dirty_ = true;

@@ -14,9 +14,10 @@
 //  4. one request per cycle to the L2 over `isock` (Strata AT base protocol).
 // A global atomic (Op::Atomic) skips the L1: the LD/ST unit sends one atomic
 // request per line (common/gpu_ext.h) to the L2 bank that performs it, after
-// invalidating the line in the L1 (as GPUs do); the warp fetches nothing more
-// until every line's response has returned, then the kernel hears the old
-// values (KernelIf::atomic_result) and the destination register is ready.
+// invalidating the line in the L1 (as GPUs do); until every line's response
+// has returned the warp fetches further only what the kernel allows
+// (KernelIf::fetch_during_atomic), then the kernel hears the old values
+// (KernelIf::atomic_result) and the destination register is ready.
 // A load issued at cycle c whose line request is processed at c returns at
 // c + l1.latency on a hit; on a miss its register is ready in the cycle in which
 // the L2 response is processed. When nothing can issue the SM sleeps until the
@@ -186,6 +187,9 @@ class Sm : public sc_core::sc_module {
   };
   struct AtomSlot {  // a warp slot's atomic instruction in flight (allocated at the SM's first atomic)
     AtomicReq req[COAL_MAX_REQS];
+    uint8_t dst = kNoReg;
+    uint32_t lanes = 0;
+    uint64_t addr[kWarpSize], a[kWarpSize], b[kWarpSize];  // the lanes' (the warp may fetch meanwhile)
     uint64_t old[kWarpSize];
   };
   struct Mshr {
