@@ -1,5 +1,7 @@
 // strata memtrace: DRAM-level trace player (see memtrace.h).
 //
+// Direct replay (a memory side of device controllers only; otherwise the
+// trace runs through the platform's memory side, run_through_memory_side).
 // Event loop without SystemC: the engines are pure C and tell when they can
 // next do something (mc_next_event), so the player jumps from event to event:
 // feed every request that may enter now, then advance to the earliest of the
@@ -19,9 +21,19 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+
+#include "common/payload.h"
+#include "common/sched.h"
 #include "common/stats.h"
+#include "memctrl/scm_throttle.h"
+#include "memside/mem_side.h"
+#include "platform/memory_side.h"
 #include "platform/platform.h"
 
 extern "C" {
@@ -435,6 +447,108 @@ double host_seconds_now() {
   return std::chrono::duration<double>(clk::now().time_since_epoch()).count();
 }
 
+// What both replays check of a trace request (TraceLimits, check_request).
+struct TraceLimits {
+  double limit_us = 0;               // sim.max_time_us, else kDefaultTraceLimitUs
+  uint64_t limit_trace_cycles = 0;   // the same in trace-clock cycles
+  // The configured memory's capacity: the sum of a hybrid map's parts when
+  // each has a size (addrmap.<kind>_size); 0 when unbounded (one kind, or a
+  // last part of size 0). Addresses must lie below it, or are folded into it
+  // with --wrap-addresses (counted in memtrace.wrapped_requests).
+  uint64_t capacity = 0;
+  std::string capacity_keys;
+};
+
+TraceLimits trace_limits(const Config& C, const MemDevices& md, double mem_mhz, const MemTraceOptions& opt) {
+  TraceLimits L;
+  const double trace_mhz = opt.trace_clock_mhz > 0 ? opt.trace_clock_mhz : mem_mhz;
+  L.limit_us = C.f("sim.max_time_us") > 0 ? C.f("sim.max_time_us") : kDefaultTraceLimitUs;
+  L.limit_trace_cycles = static_cast<uint64_t>(std::min(L.limit_us * trace_mhz, 1.8e19));
+  if (md.kinds.size() > 1)
+    for (unsigned k : md.kinds) {
+      const std::string key = "addrmap." + std::string(dram_kind_name(k)) + "_size";
+      if (C.size(key) == 0) {
+        L.capacity = 0;
+        L.capacity_keys.clear();
+        break;
+      }
+      L.capacity += C.size(key);
+      L.capacity_keys += (L.capacity_keys.empty() ? "" : " + ") + key;
+    }
+  return L;
+}
+
+[[noreturn]] __attribute__((cold, noinline)) void past_limit(const MemTraceOptions& opt, const TraceReader& rd,
+                                                             const TraceLimits& L, const TraceReq& r) {
+  char lim[32];
+  std::snprintf(lim, sizeof lim, "%g", L.limit_us);
+  throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": expected a timestamp within the replay " +
+                    "limit of " + lim + " us (" + std::to_string(L.limit_trace_cycles) + " trace cycles; set " +
+                    "sim.max_time_us to replay longer traces), got cycle " + std::to_string(r.cycle));
+}
+
+// A request at or past the configured capacity: exit 2 naming the line, or
+// with --wrap-addresses folded into the capacity (a request that would run
+// past the end ends there instead).
+__attribute__((cold, noinline)) void beyond_capacity(const MemTraceOptions& opt, const TraceReader& rd,
+                                                     const TraceLimits& L, TraceReq* r, uint64_t* wrapped) {
+  if (!opt.wrap_addresses) {
+    char h[24];
+    std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(r->addr));
+    throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": expected an address below the configured " +
+                      "memory's capacity of " + std::to_string(L.capacity) + " bytes (" + L.capacity_keys +
+                      "; --wrap-addresses folds larger addresses into it), got 0x" + h + " + " +
+                      std::to_string(r->bytes) + " bytes");
+  }
+  r->addr %= L.capacity;
+  if (r->bytes > L.capacity - r->addr) r->addr = L.capacity - r->bytes;
+  ++*wrapped;
+}
+
+[[noreturn]] __attribute__((cold, noinline)) void past_2_64(const MemTraceOptions& opt, const TraceReader& rd,
+                                                            const TraceReq& r) {
+  char h[24];
+  std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(r.addr));
+  throw ConfigError(opt.trace + ":" + std::to_string(rd.line()) + ": address 0x" + h + " + " +
+                    std::to_string(r.bytes) + " bytes is outside the device");
+}
+
+// A request's timestamp within the replay limit, its bytes within the
+// capacity (or folded into it) and below 2^64.
+inline void check_request(const MemTraceOptions& opt, const TraceReader& rd, const TraceLimits& L, TraceReq* r,
+                          uint64_t* wrapped) {
+  if (r->timed && r->cycle > L.limit_trace_cycles) past_limit(opt, rd, L, *r);
+  if (L.capacity && (r->addr >= L.capacity || r->bytes > L.capacity - r->addr)) beyond_capacity(opt, rd, L, r, wrapped);
+  if (r->addr + r->bytes < r->addr) past_2_64(opt, rd, *r);  // it would split into nothing
+}
+
+// Options only a platform run has, and --request-bytes.
+void check_options(const Config& C, const MemTraceOptions& opt) {
+  for (const char* k : {"sim.warmup_instructions", "sim.max_instructions"})  // GPU runs only
+    if (C.i(k) != 0)
+      C.fail(k, "expected 0 with strata memtrace (a DRAM trace has no instructions; use sim.max_time_us)");
+  if (opt.request_bytes == 0 || opt.request_bytes > kMaxRequestBytes)
+    throw ConfigError("--request-bytes: expected 1.." + std::to_string(kMaxRequestBytes) + ", got " +
+                      std::to_string(opt.request_bytes));
+}
+
+// stats.json, stats.txt and config.txt (the effective configuration, as a
+// platform run writes it), each complete or absent (write_file_atomic).
+void write_stats(const MemTraceOptions& opt, const Config& C, StatsRegistry& S) {
+  std::error_code ec;
+  fs::create_directories(opt.out_dir, ec);
+  if (ec) throw ConfigError("--out " + opt.out_dir + ": cannot create directory (" + ec.message() + ")");
+  if (!write_file_atomic(opt.out_dir + "/stats.json", [&](const std::string& f) { return S.write_json(f); }) ||
+      !write_file_atomic(opt.out_dir + "/stats.txt", [&](const std::string& f) { return S.write_txt(f); }) ||
+      !write_file_atomic(opt.out_dir + "/config.txt", [&](const std::string& f) {
+        std::ofstream o(f);
+        o << "# effective configuration (key = value  # origin)\n" << C.dump();
+        o.close();
+        return !o.fail();
+      }))
+    throw ConfigError("--out " + opt.out_dir + ": cannot write stats files");
+}
+
 struct Slot {
   uint64_t enter = 0;     // cycle the request entered the controllers
   uint64_t done = 0;      // latest completion among its parts
@@ -478,11 +592,9 @@ class Player {
 
  private:
   // set-up
-  void check_options() const;
   void build_engines();
   // replay steps
   void load_next();
-  void beyond_capacity();
   void split_request();
   bool fits() const;
   void sync(unsigned c, uint64_t t, unsigned iter);
@@ -515,14 +627,7 @@ class Player {
   double mem_mhz_ = 0, trace_mhz_ = 0;
   bool same_clock_ = true;
   double t_setup_ = 0, t_end_ = 0;
-  double limit_us_ = 0;
-  uint64_t limit_trace_cycles_ = 0;
-  // The configured memory's capacity: the sum of a hybrid map's parts when
-  // each has a size (addrmap.<kind>_size); 0 when unbounded (one kind, or a
-  // last part of size 0). Addresses must lie below it, or are folded into it
-  // with --wrap-addresses (counted in memtrace.wrapped_requests).
-  uint64_t capacity_ = 0;
-  std::string capacity_keys_;
+  TraceLimits lim_;  // replay limit and capacity (trace_limits)
   uint64_t wrapped_ = 0;
   uint32_t ab_ = 0;            // bytes per column access (atom)
   uint64_t col_chunk_ = 0;     // amap_col_chunk_bytes
@@ -564,17 +669,8 @@ class Player {
 Player::Player(const Config& C, const MemTraceOptions& opt)
     : C_(C), opt_(opt), t_start_(host_seconds_now()), md_(mem_devices(C)), dev_(md_.iface), nch_(md_.channels) {
   init_address_map(C, md_, &map_);
-  check_options();
+  check_options(C_, opt_);
   build_engines();
-}
-
-void Player::check_options() const {
-  for (const char* k : {"sim.warmup_instructions", "sim.max_instructions"})  // GPU runs only
-    if (C_.i(k) != 0)
-      C_.fail(k, "expected 0 with strata memtrace (a DRAM trace has no instructions; use sim.max_time_us)");
-  if (opt_.request_bytes == 0 || opt_.request_bytes > kMaxRequestBytes)
-    throw ConfigError("--request-bytes: expected 1.." + std::to_string(kMaxRequestBytes) + ", got " +
-                      std::to_string(opt_.request_bytes));
 }
 
 // One engine (and timing checker) per channel, set up as the platform's
@@ -623,19 +719,7 @@ void Player::open_trace() {
   same_clock_ = std::fabs(trace_mhz_ - mem_mhz_) < 1e-9;
   rd_.reset(new TraceReader(opt_.trace, opt_.format, opt_.request_bytes));
   t_setup_ = host_seconds_now();
-  limit_us_ = C_.f("sim.max_time_us") > 0 ? C_.f("sim.max_time_us") : kDefaultTraceLimitUs;
-  limit_trace_cycles_ = static_cast<uint64_t>(std::min(limit_us_ * trace_mhz_, 1.8e19));
-  if (md_.kinds.size() > 1)
-    for (unsigned k : md_.kinds) {
-      const std::string key = "addrmap." + std::string(dram_kind_name(k)) + "_size";
-      if (C_.size(key) == 0) {
-        capacity_ = 0;
-        capacity_keys_.clear();
-        break;
-      }
-      capacity_ += C_.size(key);
-      capacity_keys_ += (capacity_keys_.empty() ? "" : " + ") + key;
-    }
+  lim_ = trace_limits(C_, md_, mem_mhz_, opt_);
   ab_ = dev_->atom_bytes;
   // Layouts "off:A col:R ...": the R atoms of an A*R-byte chunk differ only in
   // the lowest column digit (no carry into other fields, row and hash
@@ -686,47 +770,17 @@ double Player::percentile(double q) const {
 inline void Player::load_next() {
   have_ = rd_->next(&req_);
   if (!have_) return;
-  if (req_.timed && req_.cycle > limit_trace_cycles_) {
-    char lim[32];
-    std::snprintf(lim, sizeof lim, "%g", limit_us_);
-    throw ConfigError(opt_.trace + ":" + std::to_string(rd_->line()) + ": expected a timestamp within the replay " +
-                      "limit of " + lim + " us (" + std::to_string(limit_trace_cycles_) + " trace cycles; set " +
-                      "sim.max_time_us to replay longer traces), got cycle " + std::to_string(req_.cycle));
-  }
+  check_request(opt_, *rd_, lim_, &req_, &wrapped_);
   req_cycle_ = !req_.timed ? 0
                : same_clock_ ? req_.cycle
                              : static_cast<uint64_t>(std::ceil(static_cast<double>(req_.cycle) * mem_mhz_ / trace_mhz_ - 1e-9));
-  if (capacity_ && (req_.addr >= capacity_ || req_.bytes > capacity_ - req_.addr)) beyond_capacity();
   split_request();
-}
-
-// A request at or past the configured capacity: exit 2 naming the line, or
-// with --wrap-addresses folded into the capacity (a request that would run
-// past the end ends there instead).
-void Player::beyond_capacity() {
-  if (!opt_.wrap_addresses) {
-    char h[24];
-    std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req_.addr));
-    throw ConfigError(opt_.trace + ":" + std::to_string(rd_->line()) + ": expected an address below the configured " +
-                      "memory's capacity of " + std::to_string(capacity_) + " bytes (" + capacity_keys_ +
-                      "; --wrap-addresses folds larger addresses into it), got 0x" + h + " + " +
-                      std::to_string(req_.bytes) + " bytes");
-  }
-  req_.addr %= capacity_;
-  if (req_.bytes > capacity_ - req_.addr) req_.addr = capacity_ - req_.bytes;
-  ++wrapped_;
 }
 
 // The request's atoms in address order, grouped into runs of one channel.
 inline void Player::split_request() {
   const uint64_t a0 = ab_pow2_ ? req_.addr & ~static_cast<uint64_t>(ab_ - 1) : req_.addr / ab_ * ab_;
-  const uint64_t a1 = req_.addr + req_.bytes;
-  if (a1 < req_.addr) {  // the request runs past 2^64 (it would split into nothing)
-    char h[24];
-    std::snprintf(h, sizeof h, "%llx", static_cast<unsigned long long>(req_.addr));
-    throw ConfigError(opt_.trace + ":" + std::to_string(rd_->line()) + ": address 0x" + h + " + " +
-                      std::to_string(req_.bytes) + " bytes is outside the device");
-  }
+  const uint64_t a1 = req_.addr + req_.bytes;  // below 2^64 (check_request)
   Split& sp = sp_;
   sp.nparts = 0;
   uint32_t n = 0;
@@ -1066,15 +1120,7 @@ void Player::register_stats(StatsRegistry& S) {
   val("host.peak_rss_bytes", "peak resident memory of the process", Unit::Byte, static_cast<double>(ru.ru_maxrss) * 1024.0);
 }
 
-// stats.json and stats.txt, each complete or absent (write_file_atomic).
-void Player::write_outputs(StatsRegistry& S) const {
-  std::error_code ec;
-  fs::create_directories(opt_.out_dir, ec);
-  if (ec) throw ConfigError("--out " + opt_.out_dir + ": cannot create directory (" + ec.message() + ")");
-  if (!write_file_atomic(opt_.out_dir + "/stats.json", [&](const std::string& f) { return S.write_json(f); }) ||
-      !write_file_atomic(opt_.out_dir + "/stats.txt", [&](const std::string& f) { return S.write_txt(f); }))
-    throw ConfigError("--out " + opt_.out_dir + ": cannot write stats files");
-}
+void Player::write_outputs(StatsRegistry& S) const { write_stats(opt_, C_, S); }
 
 void Player::print_summary(StatsRegistry& S) const {
   std::printf("strata memtrace finished on %s (%s, %s format)\n", opt_.trace.c_str(), C_.s("mem.device").c_str(),
@@ -1089,7 +1135,347 @@ void Player::print_summary(StatsRegistry& S) const {
   std::printf("  energy      %.3g J (%.2f pJ/bit)\n", S.get("mem.energy_j"), S.get("mem.energy_per_bit_pj"));
   std::printf("  host        %.3f s, %.3g requests/s, peak RSS %.0f MiB\n", S.get("host.seconds"),
               S.get("host.mem_requests_per_second"), S.get("host.peak_rss_bytes") / 1048576.0);
-  std::printf("  output      %s/{stats.txt,stats.json}\n", opt_.out_dir.c_str());
+  std::printf("  output      %s/{stats.txt,stats.json,config.txt}\n", opt_.out_dir.c_str());
+}
+
+}  // namespace
+
+// ------------------------------------------------- through the memory side
+
+// A config whose memory side is more than the device controllers (a policy
+// other than plain, a host path, SCM throttling) is replayed through the
+// memory side the platform builds (platform/memory_side.h): the trace driver
+// stands where the L2 banks stand and sends each request as 128 B line
+// requests, a line to the port of the L2 bank that serves it (the static
+// map), reads as the L2's fills and writes as its write-backs, in trace order
+// (a line the memory side does not accept at once holds back everything
+// behind it until its END_REQ), each request entering at its timestamp or
+// later. Its latency runs from the first line's BEGIN_REQ to the last line's
+// BEGIN_RESP.
+namespace {
+
+// The trace's span (the footprint a policy may size itself by: the bytes from
+// address 0 to the end of the highest request), read once before the replay;
+// it also checks every line before anything is simulated.
+uint64_t trace_span(const MemTraceOptions& opt) {
+  TraceReader rd(opt.trace, opt.format, opt.request_bytes);
+  TraceReq r;
+  uint64_t end = 0;
+  while (rd.next(&r)) end = std::max(end, r.addr + r.bytes < r.addr ? UINT64_MAX : r.addr + r.bytes);
+  return end;
+}
+
+class SideReplay : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(SideReplay);
+  // Port b = L2 bank b: bound up times to each partition's tsock in partition order, so bank b reaches
+  // partition b / up on its port b % up, as under the platform (build_l2).
+  tlm_utils::multi_passthrough_initiator_socket<SideReplay> isock;
+
+  SideReplay(sc_core::sc_module_name n, const MemTraceOptions& opt, const amap* map, MemorySide& mem,
+             PayloadPool& pool, unsigned up)
+      : sc_module(n), isock("isock"), opt_(opt), map_(map), mem_(mem), pool_(pool) {
+    isock.register_nb_transport_bw(this, &SideReplay::bw);
+    for (size_t p = 0; p < mem.partitions(); ++p)
+      for (unsigned k = 0; k < up; ++k) isock.bind(mem.side(p).tsock);
+    feed_ev_.bind<&SideReplay::feed>(this, {Stage::L2, 0});  // where the L2 banks stand
+    limit_ev_.bind<&SideReplay::limit>(this, {Stage::Sampler, 0});
+  }
+
+  // Before sc_start: the trace, its clock, the replay limit and the capacity
+  // (as the direct replay: TraceLimits).
+  void start(double mem_mhz, const TraceLimits& lim) {
+    mem_mhz_ = mem_mhz;
+    trace_mhz_ = opt_.trace_clock_mhz > 0 ? opt_.trace_clock_mhz : mem_mhz;
+    lim_ = lim;
+    rd_.reset(new TraceReader(opt_.trace, opt_.format, opt_.request_bytes));
+    // A request due at the limit still gets as long again to be answered before the run counts as stalled.
+    limit_ev_.notify(sc_core::sc_time(2 * lim.limit_us * 1e6, sc_core::SC_PS));
+    load_next();
+    if (have_) feed_ev_.notify(sc_core::SC_ZERO_TIME);
+    else finished();  // no request: run_memtrace reports the empty trace
+  }
+  const std::string& error() const { return error_; }
+  bool stalled() const { return stalled_; }
+
+  // Stats of the replay (the devices' and the memory side's own are registered by their modules).
+  void register_stats(StatsRegistry& S) {
+    auto val = [&](const std::string& n, const std::string& d, Unit u, double v) {
+      vals_.push_back(v);
+      S.value(n, d, u, &vals_.back());
+    };
+    val("memtrace.requests", "trace requests replayed", Unit::Count, static_cast<double>(nreq_));
+    val("memtrace.reads", "read requests", Unit::Count, static_cast<double>(reads_));
+    val("memtrace.writes", "write requests", Unit::Count, static_cast<double>(writes_));
+    val("memtrace.request_bytes", "bytes asked for by the trace requests", Unit::Byte, static_cast<double>(req_bytes_));
+    val("memtrace.lines", "128 B line requests sent to the memory side", Unit::Count, static_cast<double>(lines_));
+    if (opt_.wrap_addresses)
+      val("memtrace.wrapped_requests", "requests beyond the configured capacity folded into it (--wrap-addresses)",
+          Unit::Count, static_cast<double>(wrapped_));
+    val("memtrace.avg_read_latency_ns", "read request: first line into the memory side to the last line's response",
+        Unit::Nanosecond, lat_n_ ? static_cast<double>(lat_sum_ps_) / static_cast<double>(lat_n_) / 1e3 : 0);
+    val("memtrace.read_latency_p50_ns", "median read latency (1 ns steps)", Unit::Nanosecond, percentile(0.50));
+    val("memtrace.read_latency_p95_ns", "95th percentile read latency (1 ns steps)", Unit::Nanosecond, percentile(0.95));
+    val("memtrace.read_latency_p99_ns", "99th percentile read latency (1 ns steps)", Unit::Nanosecond, percentile(0.99));
+  }
+  uint64_t requests() const { return nreq_; }
+  uint64_t reads() const { return reads_; }
+  uint64_t writes() const { return writes_; }
+  double last_done_s() const { return static_cast<double>(last_done_ps_) * 1e-12; }
+  uint64_t lines_in_trace() const { return rd_ ? rd_->line() : 0; }
+  TraceFormat format() const { return rd_->format(); }
+
+ private:
+  struct Req {  // a trace request in flight
+    uint64_t enter_ps = 0;
+    uint32_t parts = 0;  // line requests not answered yet
+    uint32_t next = 0;   // free list
+    bool write = false;
+  };
+
+  // The next trace request (have_ = false at the end): its entry time.
+  void load_next() {
+    have_ = rd_->next(&req_);
+    if (!have_) return;
+    check_request(opt_, *rd_, lim_, &req_, &wrapped_);
+    uint64_t cyc = 0;
+    if (req_.timed)
+      cyc = std::fabs(trace_mhz_ - mem_mhz_) < 1e-9
+                ? req_.cycle
+                : static_cast<uint64_t>(std::ceil(static_cast<double>(req_.cycle) * mem_mhz_ / trace_mhz_ - 1e-9));
+    at_ = sc_core::sc_time(static_cast<double>(cyc) * 1e6 / mem_mhz_, sc_core::SC_PS).value();
+    line_ = req_.addr & ~static_cast<uint64_t>(kLineBytes - 1);
+    cur_ = UINT32_MAX;
+  }
+
+  // Lines of the trace in order while the memory side accepts them at once
+  // and their request is due; then wait for an END_REQ, the next timestamp,
+  // or (all sent) the last response.
+  void feed() {
+    try {
+      const uint64_t now = sim_now().value();
+      while (!wait_gp_ && have_) {
+        if (at_ > now) {
+          feed_ev_.notify_at(at_, now);
+          return;
+        }
+        send_line(now);
+      }
+    } catch (const ConfigError& e) {  // bad input found during the replay: stop, run_memtrace reports it
+      error_ = e.what();
+      stop();
+    }
+  }
+
+  void send_line(uint64_t now) {
+    const uint64_t end = req_.addr + req_.bytes;
+    if (cur_ == UINT32_MAX) {  // the request's first line: it enters now
+      cur_ = take_slot();
+      Req& q = slots_[cur_];
+      q.enter_ps = now / tick_per_ps();
+      q.parts = static_cast<uint32_t>((end - 1) / kLineBytes - req_.addr / kLineBytes + 1);
+      q.write = req_.write;
+      ++nreq_;
+      req_bytes_ += req_.bytes;
+      ++(req_.write ? writes_ : reads_);
+    }
+    tlm::tlm_generic_payload* gp = pool_.alloc();
+    GpuExt& e = GpuExt::get(*gp);
+    const uint64_t lo = std::max(line_, req_.addr), hi = std::min(line_ + kLineBytes, end);
+    for (uint64_t s = (lo - line_) / kSectorBytes; s <= (hi - 1 - line_) / kSectorBytes; ++s)
+      e.sector_mask = static_cast<uint8_t>(e.sector_mask | 1u << s);
+    gp->set_address(line_);
+    gp->set_command(req_.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    if (req_.write) e.set_bytes(static_cast<unsigned>(lo - line_), static_cast<unsigned>(hi - lo));
+    e.cls = req_.write ? ReqClass::Writeback : ReqClass::Fill;  // what the L2 sends for a miss and an eviction
+    e.sm_id = ~0u;
+    e.tag = cur_;
+    const uint32_t bank = amap_l2_bank(map_, line_);
+    e.l2_bank = bank;
+    e.issue_ps = now / tick_per_ps();
+    ++lines_;
+    line_ += kLineBytes;
+    if (line_ >= end) load_next();  // the whole request is on its way
+    tlm::tlm_phase ph = tlm::BEGIN_REQ;
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    const tlm::tlm_sync_enum s = isock[bank]->nb_transport_fw(*gp, ph, d);
+    if (s == tlm::TLM_ACCEPTED) wait_gp_ = gp;
+    else if (s == tlm::TLM_COMPLETED || (s == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP)) answered(*gp, d);
+  }
+
+  tlm::tlm_sync_enum bw(int, tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d) {
+    if (ph == tlm::END_REQ || (ph == tlm::BEGIN_RESP && &gp == wait_gp_)) {
+      if (&gp == wait_gp_) {
+        wait_gp_ = nullptr;
+        feed_ev_.notify(sc_core::SC_ZERO_TIME);
+      }
+      if (ph == tlm::END_REQ) return tlm::TLM_ACCEPTED;
+    }
+    if (ph != tlm::BEGIN_RESP) SC_REPORT_FATAL(name(), "unexpected phase from the memory side");
+    answered(gp, d);
+    return tlm::TLM_COMPLETED;
+  }
+
+  // A line's response (at now + d): its request completes with its last line.
+  void answered(tlm::tlm_generic_payload& gp, const sc_core::sc_time& d) {
+    const uint32_t id = GpuExt::get(gp).tag;
+    gp.release();
+    Req& q = slots_[id];
+    if (--q.parts) return;
+    const uint64_t done_ps = (sim_now() + d).value() / tick_per_ps();
+    if (!q.write) {
+      const uint64_t l = done_ps - q.enter_ps;
+      lat_sum_ps_ += l;
+      ++lat_n_;
+      const uint64_t ns = l / 1000;
+      if (ns < lat_hist_.size()) ++lat_hist_[ns];
+      else ++lat_big_[63 - __builtin_clzll(ns)];
+    }
+    last_done_ps_ = std::max(last_done_ps_, done_ps);
+    q.next = free_;
+    free_ = id;
+    if (--inflight_ == 0 && !have_) finished();
+  }
+
+  uint32_t take_slot() {
+    ++inflight_;
+    if (free_ == UINT32_MAX) {  // a new high of requests in flight: the only growth
+      slots_.emplace_back();
+      return static_cast<uint32_t>(slots_.size() - 1);
+    }
+    const uint32_t i = free_;
+    free_ = slots_[i].next;
+    return i;
+  }
+
+  // Every request answered: the run ends when the memory side has nothing left to do (its own transfers, as at
+  // the end of a platform run); SCM throttling's windows end here.
+  void finished() {
+    limit_ev_.cancel();
+    if (mem_.throttle()) mem_.throttle()->stop();
+  }
+  // The replay limit reached with requests still in flight (the memory side never answered them).
+  void limit() {
+    stalled_ = true;
+    stop();
+  }
+  void stop() {
+    limit_ev_.cancel();
+    Scheduler::get().pause();
+    sc_core::sc_stop();
+  }
+  static uint64_t tick_per_ps() { return static_cast<uint64_t>(sc_core::sc_time(1, sc_core::SC_PS).value()); }
+  double percentile(double q) const {  // ns
+    if (!lat_n_) return 0;
+    const uint64_t want = static_cast<uint64_t>(std::ceil(q * static_cast<double>(lat_n_)));
+    uint64_t acc = 0;
+    for (size_t l = 0; l < lat_hist_.size(); ++l)
+      if ((acc += lat_hist_[l]) >= want) return static_cast<double>(l);
+    for (int k = 16; k < 64; ++k)
+      if ((acc += lat_big_[k]) >= want) return static_cast<double>(1ull << k);
+    return static_cast<double>(lat_hist_.size());
+  }
+
+  const MemTraceOptions& opt_;
+  const amap* map_;
+  MemorySide& mem_;
+  PayloadPool& pool_;
+  Event feed_ev_, limit_ev_;
+  std::unique_ptr<TraceReader> rd_;
+  TraceLimits lim_;
+  double mem_mhz_ = 0, trace_mhz_ = 0;
+  TraceReq req_;
+  bool have_ = false;
+  uint64_t at_ = 0;     // ticks: when the current request may enter
+  uint64_t line_ = 0;   // its next line to send
+  uint32_t cur_ = UINT32_MAX;  // its slot once its first line is sent
+  tlm::tlm_generic_payload* wait_gp_ = nullptr;  // sent, END_REQ due: holds back the trace
+  std::vector<Req> slots_;
+  uint32_t free_ = UINT32_MAX;
+  uint64_t inflight_ = 0;
+  uint64_t nreq_ = 0, reads_ = 0, writes_ = 0, req_bytes_ = 0, lines_ = 0, wrapped_ = 0;
+  std::vector<uint64_t> lat_hist_ = std::vector<uint64_t>(kLatCycles, 0);  // per ns
+  uint64_t lat_big_[64] = {};
+  uint64_t lat_sum_ps_ = 0, lat_n_ = 0, last_done_ps_ = 0;
+  std::string error_;
+  bool stalled_ = false;
+  std::deque<double> vals_;
+};
+
+// The replay through the memory side, in steps: the options, the trace's
+// span, the policy's derivation, devices and address map, the memory side
+// from the platform's builder (platform/memory_side.h) with the driver above
+// it, the simulation, the stats, the files, the summary.
+int run_through_memory_side(const Config& C0, const MemTraceOptions& opt) {
+  const double t0 = host_seconds_now();
+  Config C = C0;  // the policy's derivation may set keys (config.txt shows them)
+  check_options(C, opt);
+  const uint64_t span = trace_span(opt);
+  MemDevices md = mem_devices(C);
+  DerivedStat derived;
+  if (derive_memside_config(C, md, MemSideProgram{span, span}, &derived)) md = mem_devices(C);
+  amap map{};
+  init_address_map(C, md, &map);
+  Scheduler::get();
+  PayloadPool pool;
+  StatsRegistry S;
+  MemorySide mem(C, pool, S);
+  const unsigned nparts = md.channels / static_cast<unsigned>(C.i("memside.partition_channels"));
+  const unsigned up = static_cast<unsigned>(C.i("l2.banks")) / nparts;
+  mem.build(md, &map, up, span);
+  mem.check_placement(span);
+  mem.build_scm_throttle();
+  SideReplay drv("memtrace", opt, &map, mem, pool, up);
+  mem.register_totals(S, nullptr);
+  const TraceLimits lim = trace_limits(C, md, md.iface->clk_mhz, opt);
+  drv.start(md.iface->clk_mhz, lim);
+  if (mem.throttle()) mem.throttle()->start();
+  const double t_setup = host_seconds_now();
+  sc_core::sc_start();
+  const double t_end = host_seconds_now();
+  if (!drv.error().empty()) throw ConfigError(drv.error());
+  if (drv.stalled()) {
+    std::fprintf(stderr, "strata memtrace: requests still in flight at the replay limit of %g us (the memory side "
+                 "did not answer them; a model bug, please report with the config and trace)\n", lim.limit_us);
+    return kExitFailure;
+  }
+  if (drv.requests() == 0)
+    throw ConfigError(opt.trace + ": expected at least one request line, got none (empty or only comments/blank "
+                      "lines, " + std::to_string(drv.lines_in_trace()) + " lines)");
+  mem.finish_timing_check();
+  double sim_s = sc_core::sc_time_stamp().to_seconds(), host_s = t_end - t_setup, setup_s = t_setup - t0, rate = 0,
+         rss = 0, last_done = drv.last_done_s();
+  rate = host_s > 0 ? static_cast<double>(drv.requests()) / host_s : 0;
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  rss = static_cast<double>(ru.ru_maxrss) * 1024.0;
+  S.value("sim.seconds", "simulated time: trace start to the memory side's last activity", Unit::Second, &sim_s);
+  S.value("memtrace.last_response_seconds", "simulated time of the last trace request's response", Unit::Second,
+          &last_done);
+  drv.register_stats(S);
+  if (!derived.name.empty()) S.value(derived.name, derived.desc, Unit::Count, &derived.value);
+  S.value("host.seconds", "host wall-clock seconds of the replay (trace reading included)", Unit::Second, &host_s);
+  S.value("host.setup_seconds", "host seconds before the replay (the trace's span read once)", Unit::Second, &setup_s);
+  S.value("host.mem_requests_per_second", "trace requests replayed per host second", Unit::PerSecond, &rate);
+  S.value("host.peak_rss_bytes", "peak resident memory of the process", Unit::Byte, &rss);
+  write_stats(opt, C, S);
+  if (!opt.quiet) {
+    std::printf("strata memtrace finished on %s (%s, %s format) through memory side %s%s\n", opt.trace.c_str(),
+                C.s("mem.device").c_str(), TraceReader::format_name(drv.format()), C.s("memside.policy").c_str(),
+                C.s("hostpath.link") != "none" ? (", host path " + C.s("hostpath.link")).c_str() : "");
+    std::printf("  requests    %llu (%llu reads, %llu writes), last response at %.3f us simulated\n",
+                static_cast<unsigned long long>(drv.requests()), static_cast<unsigned long long>(drv.reads()),
+                static_cast<unsigned long long>(drv.writes()), last_done * 1e6);
+    std::printf("  devices     %.1f GB/s of %.1f GB/s peak, row hits %.1f%%, device read latency %.1f ns\n",
+                S.get("mem.bandwidth_gbps"), S.get("mem.peak_bandwidth_gbps"), 100 * S.get("mem.row_hit_rate"),
+                S.get("mem.avg_read_latency_ns"));
+    std::printf("  read lat.   mean %.1f ns, p50 %.0f, p95 %.0f, p99 %.0f ns (through the memory side)\n",
+                S.get("memtrace.avg_read_latency_ns"), S.get("memtrace.read_latency_p50_ns"),
+                S.get("memtrace.read_latency_p95_ns"), S.get("memtrace.read_latency_p99_ns"));
+    std::printf("  host        %.3f s, %.3g requests/s\n", host_s, rate);
+    std::printf("  output      %s/{stats.txt,stats.json,config.txt}\n", opt.out_dir.c_str());
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -1097,7 +1483,10 @@ void Player::print_summary(StatsRegistry& S) const {
 // The player's steps: set-up (devices, address map, engines and checkers as
 // the platform's), the trace and its clock, the replay (admission in trace
 // order, drain), the end-of-run state, the stats, the files, the summary.
+// A memory side that is more than its device controllers runs as the
+// platform builds it (run_through_memory_side).
 int run_memtrace(const Config& C, const MemTraceOptions& opt) {
+  if (!memside_is_plain(C)) return run_through_memory_side(C, opt);
   Player P(C, opt);
   P.open_trace();
   if (const int rc = P.replay()) return rc;

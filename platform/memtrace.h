@@ -2,6 +2,10 @@
 // into the memory-controller engines (models/ref/mem/mc.h, the same C engine the
 // platform's MemCtrl runs) and reports bandwidth, read latency (mean and
 // p50/p95/p99), row-hit rate and energy in the usual stats.json/stats.txt.
+// A memory side that is more than its device controllers (a memory-side
+// policy other than plain, a host path, SCM throttling) is built with the
+// platform's builder (platform/memory_side.h) and replayed through it under
+// SystemC instead (docs/memtrace.md "Through the memory side").
 //
 // Trace formats (one request per line; blank lines and `#` comments skipped):
 //   stl       DRAMSys:   `CYCLE:\t[(LEN)\t]read|write\tADDR[\tDATA]` (StlPlayer's order; ADDR

@@ -22,19 +22,16 @@
 #include "memctrl/scm_throttle.h"
 #include "memside/mem_side.h"
 #include "noc/xbar.h"
+#include "platform/memory_side.h"
 #include "platform/module_cfg.h"
-#include "platform/policy_keys.h"
 #include "sm/gpu.h"
 #include "workloads/registry.h"
 
 extern "C" {
 #include "base/addrmap.h"
-#include "blocks/blocks.h"
 #include "base/bstore.h"
 #include "cache/cache.h"
-#include "mem/dram.h"
 #include "memside/memside.h"
-#include "memside/memside_mgr.h"
 }
 
 namespace fs = std::filesystem;
@@ -44,9 +41,6 @@ using sc_core::SC_PS;
 namespace strata {
 
 namespace {
-
-// Memory kinds (AMAP_MEM_*) as the config keys name them (addrmap.<kind>_size).
-const char* const kKindName[] = {"dram", "nvm", "scm"};
 
 // SIGINT/SIGTERM during a run: the first asks the sampler to stop the run at
 // its next epoch (the stats of what was simulated are then written, marked
@@ -226,19 +220,14 @@ struct Platform::Impl {
   PayloadPool pool;
   amap map{};
   bstore golden{};
-  std::vector<bstore> device;  // per channel: its contents by device address (models/ref/base/devaddr.h)
   std::unique_ptr<Program> program;
   std::unique_ptr<Gpu> gpu;
   std::unique_ptr<Xbar> xbar;
   std::vector<std::unique_ptr<L2Bank>> l2;
-  std::vector<std::unique_ptr<MemCtrl>> mcs;
-  std::vector<std::unique_ptr<MemSide>> sides;  // per memory partition
-  // The GPU-wide memory-side manager (memside.mgr.*), shared by every partition's policy, when configured.
-  std::unique_ptr<memside_mgr> mgr;
-  std::vector<uint64_t> mgr_mem;  // its tables
+  // The memory side (platform/memory_side.h, shared with strata memtrace): device controllers, memory-side
+  // controllers, the manager, the host path, SCM throttling.
+  std::unique_ptr<MemorySide> mem;
   std::unique_ptr<Sampler> sampler;
-  std::unique_ptr<ScmThrottle> throttle;  // mem.scm_throttle (HMS Sec. III-E), when on
-  std::unique_ptr<HostPath> host;         // hostpath.link: host memory behind a link (every partition's last device)
   sc_core::sc_trace_file* tf = nullptr;
   double host_seconds = 0, sim_seconds = 0, mem_req_rate = 0, mem_access_rate = 0, peak_rss = 0, host_setup = 0;
   uint64_t program_footprint = 0;
@@ -246,15 +235,12 @@ struct Platform::Impl {
   // Measurement window (sim.warmup_instructions, sim.max_instructions): where it started.
   double window = 0, window_start_s = 0, warmup_insts = 0;
   uint64_t inst_base = 0;  // thread instructions at the window's start (the time series' gpu.instructions)
-  memside_blocks blocks{};  // blocks.* (models/ref/blocks/blocks.h): the block implementations the policies call
   // The stat recording the memory-side policy's derivation (memside_ops.derive), when it names one.
-  std::pair<std::string, std::string> derived_stat;  // name, description
-  double derived_stat_value = 0;
+  DerivedStat derived_stat;
 
   Impl(const Config& c, const RunOptions& o) : cfg(c), opt(o) { bstore_init(&golden); }
   ~Impl() {
     if (tf) sc_core::sc_close_vcd_trace_file(tf);
-    for (bstore& d : device) bstore_free(&d);
     bstore_free(&golden);
   }
 
@@ -263,9 +249,7 @@ struct Platform::Impl {
   void build_gpu(unsigned nsm, const SmCfg& sm, const L1Cfg& l1);
   void build_interconnect(unsigned nsm, unsigned nbanks, const XbarCfg& xb);
   bool derive_policy_config(const MemDevices& md);
-  memside_mgr* build_memside_mgr();
   void build_memory_side(const MemDevices& md);
-  void build_scm_throttle();
   void build_l2(unsigned nbanks, const L2Cfg& l2c);
   void load_initial_data();
   HostHooks host_hooks();
@@ -344,38 +328,12 @@ bool write_file_atomic(const std::string& path, const std::function<bool(const s
 }
 
 // The configured memory-side policy's changes to the configuration, decided once before the address map is
-// built (memside_ops.derive; e.g. a DRAM cache serving as memory when the program fits its DRAM): the keys are
-// set through Config::derive (config.txt shows them with the policy's reason), and the stat the policy names
-// records the decision. Returns true when the configuration changed.
+// built from the program's footprint (derive_memside_config, platform/memory_side.h). True when it changed.
 bool Platform::Impl::derive_policy_config(const MemDevices& md) {
-  const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
-  if (!ops->derive) return false;
-  const std::vector<memside_value> param = ops->params ? memside_values(cfg, *ops->params) : std::vector<memside_value>{};
-  memside_plan in{};
-  in.param = param.empty() ? nullptr : param.data();
-  in.sys = memside_sys_of(cfg);
-  in.footprint_bytes = program->footprint_bytes();
-  for (const auto& a : program->arrays()) in.program_end = std::max<uint64_t>(in.program_end, a.base + a.bytes);
-  in.row_bytes = md.iface->row_bytes;
-  for (unsigned c = 0; c < md.channels; ++c) {
-    bool has[3] = {};
-    for (unsigned r = 0; r < md.ranks; ++r) has[dram_mem_kind(md.at(c, r))] = true;
-    for (unsigned k = 0; k < 3; ++k) in.kind_channels[k] += has[k];
-  }
-  for (unsigned k = 0; k < 3; ++k) in.part_bytes[k] = cfg.size(std::string("addrmap.") + kKindName[k] + "_size");
-  memside_derivation out{};
-  uint32_t bad = 0;
-  char err[256] = "";
-  if (ops->derive(&in, &out, &bad, err, sizeof err) != 0) cfg.fail(memside_key(*ops->params, ops->params->param[bad]), err);
-  if (out.stat_name) {
-    derived_stat = {out.stat_name, out.stat_desc};
-    derived_stat_value = out.stat_value;
-  }
-  if (!out.n) return false;
-  std::vector<std::pair<std::string, std::string>> v;
-  for (uint32_t k = 0; k < out.n; ++k) v.emplace_back(out.kv[k].key, out.kv[k].value);
-  cfg.derive(v, out.reason);
-  return true;
+  MemSideProgram prog;
+  prog.footprint_bytes = program->footprint_bytes();
+  for (const auto& a : program->arrays()) prog.end = std::max<uint64_t>(prog.end, a.base + a.bytes);
+  return derive_memside_config(cfg, md, prog, &derived_stat);
 }
 
 // GPU: SMs (with their L1s) and the CTA dispatcher, running the program.
@@ -394,138 +352,23 @@ void Platform::Impl::build_interconnect(unsigned nsm, unsigned nbanks, const Xba
   for (unsigned i = 0; i < nsm; ++i) gpu->sm(i).isock.bind(xbar->from_sm);
 }
 
-// Memory side: per channel a device controller over its own contents (by
-// device address); per memory partition (memside.partition_channels
-// consecutive channels, one by default) a memory-side controller running
-// memside.policy over the partition's channels, device d = its d-th channel.
+// Memory side (platform/memory_side.h, the builder strata memtrace uses too): device controllers, the host path,
+// the manager and a memory-side controller per partition, each with the partition's L2 banks upstream.
 void Platform::Impl::build_memory_side(const MemDevices& md) {
-  const unsigned nch = md.channels, nbanks = static_cast<unsigned>(cfg.i("l2.banks"));
-  device.resize(nch);
-  for (bstore& d : device) bstore_init(&d);
-  for (unsigned c = 0; c < nch; ++c) {
-    const McCfg mc = mc_setup(cfg, md, c);  // presets (mem.device with its overrides), queues, policies, checker
-    mcs.emplace_back(new MemCtrl(("mem_ch" + std::to_string(c)).c_str(), c, mc, &device[c], pool, stats));
-  }
-  const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
-  const dram_preset* g = md.iface;
-  const unsigned pch = static_cast<unsigned>(cfg.i("memside.partition_channels")), nparts = nch / pch;
-  if (pch > MEMSIDE_MAX_DEVS)
-    cfg.fail("memside.partition_channels", "expected at most " + std::to_string(MEMSIDE_MAX_DEVS) +
-                                               " channels per partition, got " + std::to_string(pch));
-  blocks = {blocks_bypass_scorer(cfg.s("blocks.bypass_scorer").c_str()), blocks_tag_cache(cfg.s("blocks.tag_cache").c_str()),
-            blocks_flrb(cfg.s("blocks.flrb").c_str())};  // the schema's choices are the registered names
-  if (HostPathCfg hc; host_path_cfg(cfg, &hc)) {
-    try {
-      host.reset(new HostPath(hc, stats));
-    } catch (const std::invalid_argument& e) {
-      cfg.fail("hostpath.link", e.what());
-    }
-  }
-  const memside_sys sys = memside_sys_of(cfg);
-  memside_mgr* const shared = build_memside_mgr();
-  // The policy's parameters (declared in its own file), the same for every partition; init copies them.
-  const std::vector<memside_value> param = ops->params ? memside_values(cfg, *ops->params) : std::vector<memside_value>{};
-  for (unsigned p = 0; p < nparts; ++p) {
-    memside_cfg m{};
-    m.blocks = &blocks;
-    m.map = &map;
-    m.partition = p;
-    m.ndevs = pch;
-    for (unsigned d = 0; d < pch; ++d) {
-      const unsigned c = p * pch + d;
-      m.dev_channel[d] = c;
-      char err[256];
-      if (devaddr_init(&m.geom[d], md.ranks, g->bankgroups, g->banks_per_group, g->row_bytes / g->atom_bytes,
-                       g->atom_bytes, err, sizeof err) != 0)
-        throw ConfigError(std::string("mem.device: ") + err);
-      for (unsigned r = 0; r < md.ranks; ++r) {
-        m.rank_kind[d][r] = static_cast<uint8_t>(dram_mem_kind(md.at(c, r)));
-        m.rank_tech[d][r] = md.at(c, r)->tech_id;
-        m.rank_trcd[d][r] = md.at(c, r)->t.RCD;
-        m.rank_twr[d][r] = md.at(c, r)->t.WR;
-      }
-    }
-    if (host) add_host_device(cfg, &m);
-    m.sys = sys;
-    m.footprint_bytes = program->footprint_bytes();
-    m.mgr = shared;
-    m.param = param.empty() ? nullptr : param.data();
-    try {
-      sides.emplace_back(new MemSide(("memside_p" + std::to_string(p)).c_str(), ops, m, nbanks / nparts, pool, stats));
-    } catch (const std::invalid_argument& e) {
-      throw ConfigError("key 'memside.policy' (" + cfg.s("memside.policy") + "): " + e.what());
-    }
-    for (unsigned d = 0; d < pch; ++d) sides.back()->connect(mcs[p * pch + d]->tsock, &device[p * pch + d], mcs[p * pch + d].get());
-    if (host) sides.back()->connect(host->tsock(), host->contents(), host.get());  // the last device
-  }
-}
-
-// The GPU-wide memory-side manager (models/ref/memside/memside_mgr.h; memside.mgr.*, none unless page counters or a
-// budget quantum are set): one per platform, reached by every partition's policy through memside_cfg.mgr, its
-// clock the simulated time. Its stats are memside.mgr.*.
-memside_mgr* Platform::Impl::build_memside_mgr() {
-  memside_mgr_cfg mc{};
-  mc.page_slots = static_cast<uint32_t>(cfg.i("memside.mgr.page_counters"));
-  mc.quantum_ps = static_cast<uint64_t>(std::llround(cfg.f("memside.mgr.quantum_ns") * 1000.0));
-  mc.budget_bytes = cfg.size("memside.mgr.budget_bytes");
-  if (!mc.page_slots && !mc.quantum_ps) return nullptr;
-  mc.now_ps = [](void*) { return static_cast<uint64_t>(std::llround(sim_now().to_seconds() * 1e12)); };
-  mgr.reset(new memside_mgr);
-  mgr_mem.assign((memside_mgr_bytes(&mc) + 7) / 8, 0);
-  char err[256];
-  if (memside_mgr_init(mgr.get(), &mc, mgr_mem.data(), err, sizeof err) != 0)
-    cfg.fail(mc.page_slots ? "memside.mgr.page_counters" : "memside.mgr.quantum_ns", err);
-  const memside_mgr* g = mgr.get();
-  stats.counter("memside.mgr.accesses", "accesses the policies counted in the GPU-wide page counters", Unit::Count,
-                &g->st.accesses);
-  stats.level("memside.mgr.pages", "4 KiB pages with a GPU-wide access counter (at most memside.mgr.page_counters)",
-              Unit::Count, [g] { return static_cast<double>(g->pages); });
-  stats.counter("memside.mgr.replaced", "pages whose counter gave way to another page's (table full around it)",
-                Unit::Count, &g->st.replaced);
-  stats.counter("memside.mgr.granted_bytes", "migration bytes the GPU-wide budget granted", Unit::Byte,
-                &g->st.granted_bytes);
-  stats.counter("memside.mgr.denied", "migration requests refused for the current quantum's budget", Unit::Count,
-                &g->st.denied);
-  return mgr.get();
-}
-
-// SCM throttling (HMS Sec. III-E; mem.scm_throttle.*, off unless a threshold is set): one window event for all
-// stacks; the memory-side policy of the throttled channel's partition hears of every change (the DRAM cache's
-// bypass numerators follow the SCM timing in force).
-void Platform::Impl::build_scm_throttle() {
-  if (!(cfg.f("mem.scm_throttle.threshold_w") > 0)) return;
-  scmthr_cfg tc{};
-  tc.threshold_w = cfg.f("mem.scm_throttle.threshold_w");
-  tc.window_ps = static_cast<uint64_t>(std::llround(cfg.f("mem.scm_throttle.window_us") * 1e6));
-  tc.rcd_mult = static_cast<uint32_t>(cfg.i("mem.scm_throttle.rcd_mult"));
-  tc.wr_mult = static_cast<uint32_t>(cfg.i("mem.scm_throttle.wr_mult"));
-  std::vector<MemCtrl*> mcv;
-  for (auto& m : mcs) mcv.push_back(m.get());
-  const unsigned k = static_cast<unsigned>(cfg.i("memside.partition_channels"));  // channels per partition
-  Impl* ip = this;
-  try {
-    throttle.reset(new ScmThrottle("scm_throttle", tc, static_cast<unsigned>(cfg.i("mem.scm_throttle.stack_channels")),
-                                   mcv, stats, [ip, k](unsigned ch, unsigned r, const dram_timing& t) {
-                                     ip->sides[ch / k]->timing_changed(ch % k, r, t.RCD, t.WR);  // partition, device
-                                   }));
-  } catch (const std::invalid_argument& e) {
-    cfg.fail("mem.scm_throttle.threshold_w", e.what());
-  }
+  const unsigned nbanks = static_cast<unsigned>(cfg.i("l2.banks"));
+  const unsigned nparts = md.channels / static_cast<unsigned>(cfg.i("memside.partition_channels"));
+  mem.reset(new MemorySide(cfg, pool, stats));
+  mem->build(md, &map, nparts ? nbanks / nparts : 0, program->footprint_bytes());
 }
 
 // L2 banks: bank b serves memory partition b / (banks per partition) (the
 // static map, addrmap.h) and asks that partition's memory side about lines.
 void Platform::Impl::build_l2(unsigned nbanks, const L2Cfg& l2c) {
-  const unsigned per = nbanks / static_cast<unsigned>(sides.size());
-  const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
+  const unsigned per = nbanks / static_cast<unsigned>(mem->partitions());
   const uint32_t all_ways = l2c.assoc >= 32 ? 0xffffffffu : (1u << l2c.assoc) - 1u;
-  uint32_t reserved = 0;
-  if (ops->l2_reserved_ways) {
-    const std::vector<memside_value> param = ops->params ? memside_values(cfg, *ops->params) : std::vector<memside_value>{};
-    reserved = ops->l2_reserved_ways(param.empty() ? nullptr : param.data(), l2c.assoc) & all_ways;
-  }
+  const uint32_t reserved = mem->l2_reserved_ways(l2c.assoc) & all_ways;
   for (unsigned b = 0; b < nbanks; ++b) {
-    MemSide* side = sides[b / per].get();
+    MemSide* side = &mem->side(b / per);
     l2.emplace_back(new L2Bank(("l2_bank" + std::to_string(b)).c_str(), b, nbanks, l2c, side, pool, stats));
     if (gpu) l2.back()->set_atomic_observer(gpu.get());  // the golden memory follows the L2's atomic order
     if (reserved)  // ways the memory-side policy takes for itself (e.g. a tag cache carved out of the L2)
@@ -544,8 +387,7 @@ HostHooks Platform::Impl::host_hooks() {
     unsigned char line[kLineBytes];
     for (uint64_t a = addr & ~uint64_t(kLineBytes - 1); a < addr + len; a += kLineBytes) {
       bstore_read(&golden, a, line, kLineBytes);
-      const uint32_t part = amap_channel(&map, a) / map.part_channels;
-      sides[part]->write_functional(a, line, kLineBytes);
+      mem->write_functional(a, line, kLineBytes);
       l2[amap_l2_bank(&map, a)]->write_functional(a, line);  // a copy the L2 holds from an earlier kernel
     }
   };
@@ -562,8 +404,7 @@ void Platform::Impl::load_initial_data() {
   const int rc = bstore_foreach(&golden, [](void* c, uint64_t addr, const unsigned char* bytes) {
     Impl* P = static_cast<Ctx*>(c)->P;
     for (unsigned o = 0; o < BSTORE_PAGE_BYTES; o += kLineBytes) {
-      const uint32_t part = amap_channel(&P->map, addr + o) / P->map.part_channels;
-      P->sides[part]->write_functional(addr + o, bytes + o, kLineBytes);
+      P->mem->write_functional(addr + o, bytes + o, kLineBytes);
     }
   }, &ctx);
   if (rc != 0) throw std::bad_alloc();
@@ -601,42 +442,29 @@ void Platform::build() {
 
   // Memory side: device controllers and memory-side controllers.
   P.build_memory_side(md);
-  if (memside_find(C.s("memside.policy").c_str())->program_in_first_part) {  // a policy caching the first part in the others
+  {  // a policy caching the first part in the others needs the program there
     uint64_t end = 0;
     for (const auto& a : P.program->arrays()) end = std::max<uint64_t>(end, a.base + a.bytes);
-    if (P.map.nparts && P.map.part[0].bytes && end > P.map.part[0].bytes) {
-      const std::string kind = kKindName[P.map.part[0].mem];
-      std::string upper = kind;
-      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      throw ConfigError("key 'addrmap." + kind + "_size': expected the workload's arrays (up to " + std::to_string(end) +
-                        " bytes) inside the " + upper + " part under memside.policy = " + C.s("memside.policy") +
-                        ", got " + std::to_string(P.map.part[0].bytes));
-    }
+    P.mem->check_placement(end);
   }
   P.load_initial_data();
   P.program->set_host_hooks(P.host_hooks());
-  P.build_scm_throttle();
+  P.mem->build_scm_throttle();
 
   // L2 banks between the crossbar and the memory side.
   P.build_l2(nbanks, l2_cfg(C));  // l2.banks = nbanks
   std::vector<L2Bank*> l2v;
   for (auto& b : P.l2) l2v.push_back(b.get());
-  std::vector<MemCtrl*> mcv;
-  for (auto& m : P.mcs) mcv.push_back(m.get());
-  std::vector<MemSide*> sv;
-  for (auto& m : P.sides) sv.push_back(m.get());
   L2Bank::register_totals(P.stats, l2v);
-  MemCtrl::register_totals(P.stats, mcv);
   L2Bank::register_probes(P.probes, l2v);
-  MemCtrl::register_probes(P.probes, mcv);
-  MemSide::register_totals(P.stats, sv);
+  P.mem->register_totals(P.stats, &P.probes);  // mem.*, its probes, memside.*
 
   // Sampler, time series, VCD.
   P.sampler.reset(new Sampler("sampler", C.f("sim.epoch_ns"), P.gpu.get(), P.probes));
   P.gpu->on_kernel_boundary([ip = &P](uint32_t k, bool last) {  // every partition's policy hears it
-    for (auto& s : ip->sides) s->kernel_boundary(k, last);
+    ip->mem->kernel_boundary(k, last);
   });
-  P.gpu->on_finished([s = P.sampler.get(), t = P.throttle.get()] {  // the last sample is the end of the run
+  P.gpu->on_finished([s = P.sampler.get(), t = P.mem->throttle()] {  // the last sample is the end of the run
     s->stop();
     if (t) t->stop();
   });
@@ -677,8 +505,8 @@ void Platform::build() {
   P.stats.value("host.peak_rss_bytes", "peak resident memory of the simulator process", Unit::Byte, &P.peak_rss);
   P.stats.level("host.process_runs", "model process activations by the event scheduler (common/sched.h)", Unit::Count,
                   [] { return static_cast<double>(Scheduler::get().activations()); });
-  if (!P.derived_stat.first.empty())  // the memory-side policy's derivation (memside_ops.derive)
-    P.stats.value(P.derived_stat.first, P.derived_stat.second, Unit::Count, &P.derived_stat_value);
+  if (!P.derived_stat.name.empty())  // the memory-side policy's derivation (memside_ops.derive)
+    P.stats.value(P.derived_stat.name, P.derived_stat.desc, Unit::Count, &P.derived_stat.value);
   P.stats.level("workload.footprint_bytes", "bytes of all arrays of the workload", Unit::Byte,
                   [ip] { return static_cast<double>(ip->program->footprint_bytes()); });
   P.host_setup = host_now() - t0;
@@ -723,7 +551,7 @@ bool Platform::Impl::prepare_outputs() {
   sampler->ctrl_requests_ = [this] { return stats.total("mem.reads") + stats.total("mem.writes"); };
   sampler->host_start_ = sampler->last_print_ = host_now();
   sampler->start();
-  if (throttle) throttle->start();
+  if (mem->throttle()) mem->throttle()->start();
   return created;
 }
 
@@ -810,13 +638,13 @@ void Platform::Impl::reject_unusable_run(bool created_out) {
 // status 3), the simulated time, and the host rates over the whole simulation
 // (warm-up included: readings since t = 0) and peak memory.
 void Platform::Impl::measure_run() {
-  for (auto& m : mcs) m->finish_timing_check();
+  mem->finish_timing_check();
   sim_seconds = sc_core::sc_time_stamp().to_seconds();
   if (max_insts && sampler->inst_limited_) window = 1;
   const double reqs = stats.total("mem.reads") + stats.total("mem.writes");
   mem_req_rate = host_seconds > 0 ? reqs / host_seconds : 0;
   double atoms = 0;
-  for (size_t c = 0; c < mcs.size(); ++c) {
+  for (size_t c = 0; c < mem->channels(); ++c) {
     const std::string ch = "mem.ch" + std::to_string(c) + ".";
     atoms += stats.total(ch + "read_atoms") + stats.total(ch + "write_atoms");
   }

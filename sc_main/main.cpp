@@ -264,7 +264,8 @@ static int cli_main(int argc, char** argv) {
   // `strata memtrace`: the DRAM-level trace player. Options not its own
   // (--config, --trace, --set, --out, --quiet) are the main command's.
   CLI::App* memtrace = app.add_subcommand(
-      "memtrace", "replay a DRAM request trace (--trace FILE) straight into the memory controllers");
+      "memtrace", "replay a DRAM request trace (--trace FILE) into the config's memory side (straight into the memory "
+      "controllers when it has no memory-side policy or host path)");
   memtrace->fallthrough();
   memtrace->footer(
       "Options of the main command it takes:\n"

@@ -4,7 +4,9 @@
   memtrace_test.py CASE STRATA GEN WORKDIR [ARGS...]
 
 CASE is one of: external, formats, idle-latency, malformed, trace-checks, timing-violation, deterministic,
-bandwidth, random-bandwidth, scm-vs-dram, random-rowhit, mixed-latency, mixed-random.
+bandwidth, random-bandwidth, scm-vs-dram, random-rowhit, mixed-latency, mixed-random, and through the
+memory side the platform builds: memside-swap, memside-dcache, memside-hostpath, memside-same-as-platform,
+memside-bad.
 trace-checks: addresses beyond a hybrid config's capacity (exit 2 naming the line, or folded with
 --wrap-addresses), a UTF-8 byte-order mark on line 1 (accepted), gzip with trailing bytes (exit 2) and
 concatenated gzip members (read whole).
@@ -58,6 +60,11 @@ def checked_all(s, where):
     cmds = s["mem.activations"] + s["mem.precharges"] + s["mem.reads"] + s["mem.writes"] + s["mem.refreshes"]
     if s["mem.timing_checked_commands"] != cmds or cmds <= 0:
         fail(f"{where}: timing checker saw {s['mem.timing_checked_commands']} commands, engines issued {cmds}")
+
+
+# memside.policy = swap over partition 4 (the worked example's parameters in tests/integration)
+SWAP = ["--set", "memside.policy=swap", "--set", "memside.swap.a=0x7F0000", "--set", "memside.swap.b=0xFF0200",
+        "--set", "memside.swap.after=1000"]
 
 
 def no_host(s):
@@ -292,6 +299,132 @@ def main():
             if no_host(memtrace(strata, f"{work}/{cfg}.2", args)) != no_host(s):
                 fail(f"{cfg}: two replays differ")
             print(f"{cfg}: " + ", ".join(f"{k} {s[f'mem.{k}.read_bytes'] / 2**20:.1f} MiB read" for k in kinds))
+    elif case == "memside-swap":
+        # A memory side with a policy (memside.policy = swap, the worked example) runs as the platform builds
+        # it: after 1000 routed accesses partition 4 exchanges the 256 B segments of a and b (2 moves, each
+        # segment read and written with 128 B transfers of its own). Every trace byte reaches the devices once
+        # (64 B-aligned requests, one line each), the policy's own bytes on top.
+        gen(genpy, f"{work}/r.trc", "--pattern", "random", "--count", "20000", "--seed", "3")
+        args = ["--trace", f"{work}/r.trc", *SWAP]
+        s = memtrace(strata, f"{work}/swap", args)
+        want = {"memtrace.requests": 20000, "memtrace.lines": 20000, "memside.moves": 2, "memside.moved_bytes": 512,
+                "memside.own_read_bytes": 512, "memside.own_write_bytes": 512,
+                "memside.demand_bytes": s["memtrace.request_bytes"],
+                "mem.read_bytes": s["memtrace.reads"] * 64 + 512, "mem.write_bytes": s["memtrace.writes"] * 64 + 512,
+                "mem.reads": s["memtrace.reads"] + 4, "mem.writes": s["memtrace.writes"] + 4,
+                "memside.p4.own_reads": 4, "memside.p4.own_writes": 4, "memside.p0.own_reads": 0}
+        for k, v in want.items():
+            if s.get(k) != v:
+                fail(f"swap: {k} = {s.get(k)}, expected {v}")
+        routed = sum(v for k, v in s.items() if re.fullmatch(r"memside\.p\d+\.routed", k))
+        if routed != 20000:
+            fail(f"swap: {routed} accesses routed, expected the trace's 20000 lines")
+        if not (0 < s["memtrace.read_latency_p50_ns"] <= s["memtrace.read_latency_p99_ns"]):
+            fail("swap: read latency percentiles not ordered")
+        if no_host(memtrace(strata, f"{work}/swap.2", args)) != no_host(s):
+            fail("swap: two replays differ")
+        # swap_forget exchanges the mapping alone: no bytes move
+        s = memtrace(strata, f"{work}/forget", [*args, "--set", "memside.policy=swap_forget"])
+        if s["memside.own_read_bytes"] != 0 or s["mem.read_bytes"] != s["memtrace.reads"] * 64:
+            fail(f"swap_forget: own reads {s['memside.own_read_bytes']}, device reads {s['mem.read_bytes']}")
+    elif case == "memside-dcache":
+        # HMS's DRAM cache (configs/hms: a DRAM rank caching the SCM rank of each channel, 1 MiB of cache):
+        # every line is a hit or a miss, demand bytes reach the devices once beside the cache's own
+        # transfers (fills, victims, probes), and a footprint-relative mode sizes itself by the trace's span.
+        gen(genpy, f"{work}/r.trc", "--pattern", "random", "--count", "20000", "--seed", "3")
+        s = memtrace(strata, f"{work}/hms", ["--trace", f"{work}/r.trc", "--config", "hms",
+                                             "--set", "memside.dcache.size=1MiB"])
+        if s["dcache.hits"] + s["dcache.misses"] != 20000 or s["dcache.fills"] <= 0 or s["dcache.bypasses"] <= 0:
+            fail(f"hms: hits {s['dcache.hits']} + misses {s['dcache.misses']} (expected 20000 lines), "
+                 f"fills {s['dcache.fills']}, bypasses {s['dcache.bypasses']}")
+        if s["mem.read_bytes"] - s["memside.own_read_bytes"] != s["memtrace.reads"] * 64 or \
+                s["mem.write_bytes"] - s["memside.own_write_bytes"] != s["memtrace.writes"] * 64:
+            fail(f"hms: device bytes {s['mem.read_bytes']} / {s['mem.write_bytes']} minus the cache's own "
+                 f"{s['memside.own_read_bytes']} / {s['memside.own_write_bytes']} are not the trace's")
+        if s["hms.dram_as_memory"] != 0 or s["mem.dram.read_bytes"] <= 0 or s["mem.scm.read_bytes"] <= 0:
+            fail("hms: expected the DRAM cache mode with traffic on both kinds")
+        # mode auto with a footprint ratio: the trace spans 4 GiB, a cache of 2x that fits the DRAM ranks, so
+        # the DRAM serves as memory (the derivation shows in config.txt)
+        s = memtrace(strata, f"{work}/auto", ["--trace", f"{work}/r.trc", "--config", "hms", "--set",
+                                              "memside.dcache.mode=auto", "--set", "memside.dcache.footprint_ratio=2"])
+        with open(f"{work}/auto/config.txt") as f:
+            policy = [l for l in f if l.startswith("memside.policy =")]
+        if s["hms.dram_as_memory"] != 1 or s["memside.moves"] != 0 or not policy or '"plain"' not in policy[0] \
+                or "DRAM-as-memory" not in policy[0]:
+            fail(f"hms auto: dram_as_memory {s['hms.dram_as_memory']}, moves {s['memside.moves']}, {policy}")
+    elif case == "memside-hostpath":
+        # The host path (hostpath.link: a PCIe link to host memory, every partition's last device) is built
+        # under memtrace as under the platform: its link and host memory report, and with a policy that sends
+        # nothing there (swap) the devices see exactly what they see without it.
+        gen(genpy, f"{work}/r.trc", "--pattern", "random", "--count", "5000", "--seed", "5")
+        base = ["--trace", f"{work}/r.trc", *SWAP]
+        a = memtrace(strata, f"{work}/nohost", base)
+        b = memtrace(strata, f"{work}/host", [*base, "--set", "hostpath.link=pcie_hms"])
+        for k in ("link.host_link.req.bytes", "link.host_link.resp.bytes", "hostmem.host.reads",
+                  "hostmem.host.writes", "hostmem.host.read_bytes"):
+            if b.get(k) != 0:
+                fail(f"host path: {k} = {b.get(k)}, expected 0 (present, no traffic)")
+        if any(k.startswith(("link.", "hostmem.")) for k in a):
+            fail("host path: link or host-memory stats without hostpath.link")
+        same = [k for k in a if k.startswith(("mem.", "memside.", "memtrace.")) and a[k] != b.get(k)]
+        if same:
+            fail(f"host path: the idle host device changed {same[:8]}")
+        # plain with a host path runs through the memory side too (its summary says so)
+        shutil.rmtree(f"{work}/plainhost", ignore_errors=True)
+        p = subprocess.run([strata, "memtrace", "--out", f"{work}/plainhost", "--trace", f"{work}/r.trc", "--set",
+                            "hostpath.link=nvlink_hms"], capture_output=True, text=True)
+        if p.returncode != 0 or "through memory side plain, host path nvlink_hms" not in p.stdout:
+            fail(f"plain + host path: exit {p.returncode}\n{p.stdout}{p.stderr}")
+    elif case == "memside-same-as-platform":
+        # memtrace and the platform build the same memory side (platform/memory_side.h): for a policy with a
+        # host path and for the DRAM cache, the same memory-side stats (device controllers, memory-side
+        # controllers, link, host memory, DRAM cache) and the same memory-side keys in config.txt.
+        gen(genpy, f"{work}/r.trc", "--pattern", "random", "--count", "2000", "--seed", "5")
+        pre = ("mem.", "memside.", "dcache.", "ctc.", "link.", "hostmem.", "hms.")
+        keys = ("mem.", "memside.", "addrmap.", "hostpath.", "blocks.")
+        for name, cfg in (("swap_host", [*SWAP, "--set", "hostpath.link=pcie_hms"]),
+                          ("hms", ["--config", "hms", "--set", "memside.dcache.size=1MiB"])):
+            m = memtrace(strata, f"{work}/{name}.mt", ["--trace", f"{work}/r.trc", *cfg])
+            pdir = f"{work}/{name}.plat"
+            shutil.rmtree(pdir, ignore_errors=True)
+            p = subprocess.run([strata, "--quiet", "--workload", "stream", "--out", pdir, *cfg], capture_output=True,
+                               text=True)
+            if p.returncode != 0:
+                fail(f"{name}: platform run exited {p.returncode}: {p.stderr}")
+            with open(f"{pdir}/stats.json") as f:
+                plat = json.load(f)
+            a = {k for k in plat if k.startswith(pre)}
+            b = {k for k in m if k.startswith(pre)}
+            if a != b or len(a) < 100:
+                fail(f"{name}: memory-side stats differ: platform only {sorted(a - b)[:8]}, memtrace only "
+                     f"{sorted(b - a)[:8]} ({len(a)} / {len(b)})")
+
+            def cfgkeys(path):
+                d = {}
+                with open(path) as f:
+                    for l in f:
+                        if "=" in l and not l.startswith("#"):
+                            k, v = l.split("=", 1)
+                            if k.strip().startswith(keys):
+                                d[k.strip()] = v.split("#")[0].strip()
+                return d
+            x, y = cfgkeys(f"{pdir}/config.txt"), cfgkeys(f"{work}/{name}.mt/config.txt")
+            if x != y or len(x) < 40:
+                fail(f"{name}: config.txt memory-side keys differ: {[k for k in x if x[k] != y.get(k)][:8]}")
+    elif case == "memside-bad":
+        # Bad memory-side input under memtrace: exit 2 with one line naming the key.
+        gen(genpy, f"{work}/r.trc", "--pattern", "random", "--count", "100", "--seed", "5")
+        for sets, regex in ((["memside.policy=swap"], r"memside\.swap\.a and memside\.swap\.b"),
+                            (["memside.policy=swapp"], r"'memside\.policy'.*swap"),
+                            (["hostpath.link=pcie"], r"'hostpath\.link': expected none or one of"),
+                            (["memside.policy=swap", "memside.swap.after=0"], r"memside\.swap\.after")):
+            cmd = [strata, "memtrace", "--quiet", "--out", f"{work}/bad", "--trace", f"{work}/r.trc"]
+            for x in sets:
+                cmd += ["--set", x]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            lines = p.stderr.strip().splitlines()
+            if p.returncode != 2 or len(lines) != 1 or not re.search(regex, lines[0]):
+                fail(f"{sets}: exit {p.returncode}, stderr {p.stderr!r}; expected exit 2 and one line matching {regex}")
     else:
         fail("unknown case " + case)
     print("PASS")

@@ -1,0 +1,250 @@
+// The memory side of a config (see memory_side.h): built here for the
+// platform and for `strata memtrace`.
+#include "platform/memory_side.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <stdexcept>
+
+#include "common/sched.h"
+#include "host/host_path.h"
+#include "memctrl/mem_ctrl.h"
+#include "memctrl/scm_throttle.h"
+#include "memside/mem_side.h"
+#include "platform/module_cfg.h"
+#include "platform/policy_keys.h"
+
+extern "C" {
+#include "mem/dram.h"
+}
+
+namespace strata {
+
+namespace {
+// Memory kinds (AMAP_MEM_*) as the config keys name them (addrmap.<kind>_size).
+const char* const kKindName[] = {"dram", "nvm", "scm"};
+
+std::vector<memside_value> policy_values(const Config& cfg, const memside_ops* ops) {
+  return ops->params ? memside_values(cfg, *ops->params) : std::vector<memside_value>{};
+}
+}  // namespace
+
+bool derive_memside_config(Config& cfg, const MemDevices& md, const MemSideProgram& prog, DerivedStat* stat) {
+  const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
+  if (!ops->derive) return false;
+  const std::vector<memside_value> param = policy_values(cfg, ops);
+  memside_plan in{};
+  in.param = param.empty() ? nullptr : param.data();
+  in.sys = memside_sys_of(cfg);
+  in.footprint_bytes = prog.footprint_bytes;
+  in.program_end = prog.end;
+  in.row_bytes = md.iface->row_bytes;
+  for (unsigned c = 0; c < md.channels; ++c) {
+    bool has[3] = {};
+    for (unsigned r = 0; r < md.ranks; ++r) has[dram_mem_kind(md.at(c, r))] = true;
+    for (unsigned k = 0; k < 3; ++k) in.kind_channels[k] += has[k];
+  }
+  for (unsigned k = 0; k < 3; ++k) in.part_bytes[k] = cfg.size(std::string("addrmap.") + kKindName[k] + "_size");
+  memside_derivation out{};
+  uint32_t bad = 0;
+  char err[256] = "";
+  if (ops->derive(&in, &out, &bad, err, sizeof err) != 0) cfg.fail(memside_key(*ops->params, ops->params->param[bad]), err);
+  if (out.stat_name) {
+    stat->name = out.stat_name;
+    stat->desc = out.stat_desc;
+    stat->value = out.stat_value;
+  }
+  if (!out.n) return false;
+  std::vector<std::pair<std::string, std::string>> v;
+  for (uint32_t k = 0; k < out.n; ++k) v.emplace_back(out.kv[k].key, out.kv[k].value);
+  cfg.derive(v, out.reason);
+  return true;
+}
+
+bool memside_is_plain(const Config& cfg) {
+  return cfg.s("memside.policy") == "plain" && cfg.s("hostpath.link") == "none" &&
+         !(cfg.f("mem.scm_throttle.threshold_w") > 0);
+}
+
+MemorySide::MemorySide(const Config& cfg, PayloadPool& pool, StatsRegistry& stats)
+    : cfg_(cfg), pool_(pool), stats_(stats) {}
+
+MemorySide::~MemorySide() {
+  for (bstore& d : device_) bstore_free(&d);
+}
+
+std::vector<MemCtrl*> MemorySide::ctrls() const {
+  std::vector<MemCtrl*> v;
+  for (auto& m : mcs_) v.push_back(m.get());
+  return v;
+}
+
+std::vector<MemSide*> MemorySide::sides() const {
+  std::vector<MemSide*> v;
+  for (auto& s : sides_) v.push_back(s.get());
+  return v;
+}
+
+// Per channel a device controller over its own contents (by device address);
+// the host path; the manager; per memory partition (memside.partition_channels
+// consecutive channels, one by default) a memory-side controller running
+// memside.policy over the partition's channels, device d = its d-th channel,
+// and the host memory as its last device when there is a host path.
+void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstream, uint64_t footprint_bytes) {
+  const Config& cfg = cfg_;
+  map_ = map;
+  const unsigned nch = md.channels;
+  device_.resize(nch);
+  for (bstore& d : device_) bstore_init(&d);
+  for (unsigned c = 0; c < nch; ++c) {
+    const McCfg mc = mc_setup(cfg, md, c);  // presets (mem.device with its overrides), queues, policies, checker
+    mcs_.emplace_back(new MemCtrl(("mem_ch" + std::to_string(c)).c_str(), c, mc, &device_[c], pool_, stats_));
+  }
+  const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
+  const dram_preset* g = md.iface;
+  const unsigned pch = static_cast<unsigned>(cfg.i("memside.partition_channels")), nparts = nch / pch;
+  if (pch > MEMSIDE_MAX_DEVS)
+    cfg.fail("memside.partition_channels", "expected at most " + std::to_string(MEMSIDE_MAX_DEVS) +
+                                               " channels per partition, got " + std::to_string(pch));
+  blocks_ = {blocks_bypass_scorer(cfg.s("blocks.bypass_scorer").c_str()), blocks_tag_cache(cfg.s("blocks.tag_cache").c_str()),
+             blocks_flrb(cfg.s("blocks.flrb").c_str())};  // the schema's choices are the registered names
+  if (HostPathCfg hc; host_path_cfg(cfg, &hc)) {
+    try {
+      host_.reset(new HostPath(hc, stats_));
+    } catch (const std::invalid_argument& e) {
+      cfg.fail("hostpath.link", e.what());
+    }
+  }
+  const memside_sys sys = memside_sys_of(cfg);
+  memside_mgr* const shared = build_mgr();
+  // The policy's parameters (declared in its own file), the same for every partition; init copies them.
+  const std::vector<memside_value> param = policy_values(cfg, ops);
+  for (unsigned p = 0; p < nparts; ++p) {
+    memside_cfg m{};
+    m.blocks = &blocks_;
+    m.map = map;
+    m.partition = p;
+    m.ndevs = pch;
+    for (unsigned d = 0; d < pch; ++d) {
+      const unsigned c = p * pch + d;
+      m.dev_channel[d] = c;
+      char err[256];
+      if (devaddr_init(&m.geom[d], md.ranks, g->bankgroups, g->banks_per_group, g->row_bytes / g->atom_bytes,
+                       g->atom_bytes, err, sizeof err) != 0)
+        throw ConfigError(std::string("mem.device: ") + err);
+      for (unsigned r = 0; r < md.ranks; ++r) {
+        m.rank_kind[d][r] = static_cast<uint8_t>(dram_mem_kind(md.at(c, r)));
+        m.rank_tech[d][r] = md.at(c, r)->tech_id;
+        m.rank_trcd[d][r] = md.at(c, r)->t.RCD;
+        m.rank_twr[d][r] = md.at(c, r)->t.WR;
+      }
+    }
+    if (host_) add_host_device(cfg, &m);
+    m.sys = sys;
+    m.footprint_bytes = footprint_bytes;
+    m.mgr = shared;
+    m.param = param.empty() ? nullptr : param.data();
+    try {
+      sides_.emplace_back(new MemSide(("memside_p" + std::to_string(p)).c_str(), ops, m, upstream, pool_, stats_));
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("key 'memside.policy' (" + cfg.s("memside.policy") + "): " + e.what());
+    }
+    for (unsigned d = 0; d < pch; ++d)
+      sides_.back()->connect(mcs_[p * pch + d]->tsock, &device_[p * pch + d], mcs_[p * pch + d].get());
+    if (host_) sides_.back()->connect(host_->tsock(), host_->contents(), host_.get());  // the last device
+  }
+}
+
+void MemorySide::check_placement(uint64_t end) const {
+  if (!memside_find(cfg_.s("memside.policy").c_str())->program_in_first_part) return;
+  if (map_->nparts && map_->part[0].bytes && end > map_->part[0].bytes) {
+    const std::string kind = kKindName[map_->part[0].mem];
+    std::string upper = kind;
+    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    throw ConfigError("key 'addrmap." + kind + "_size': expected the workload's arrays (up to " + std::to_string(end) +
+                      " bytes) inside the " + upper + " part under memside.policy = " + cfg_.s("memside.policy") +
+                      ", got " + std::to_string(map_->part[0].bytes));
+  }
+}
+
+// The GPU-wide memory-side manager (models/ref/memside/memside_mgr.h; memside.mgr.*, none unless page counters or a
+// budget quantum are set): one per memory side, reached by every partition's policy through memside_cfg.mgr, its
+// clock the simulated time. Its stats are memside.mgr.*.
+memside_mgr* MemorySide::build_mgr() {
+  const Config& cfg = cfg_;
+  memside_mgr_cfg mc{};
+  mc.page_slots = static_cast<uint32_t>(cfg.i("memside.mgr.page_counters"));
+  mc.quantum_ps = static_cast<uint64_t>(std::llround(cfg.f("memside.mgr.quantum_ns") * 1000.0));
+  mc.budget_bytes = cfg.size("memside.mgr.budget_bytes");
+  if (!mc.page_slots && !mc.quantum_ps) return nullptr;
+  mc.now_ps = [](void*) { return static_cast<uint64_t>(std::llround(sim_now().to_seconds() * 1e12)); };
+  mgr_.reset(new memside_mgr);
+  mgr_mem_.assign((memside_mgr_bytes(&mc) + 7) / 8, 0);
+  char err[256];
+  if (memside_mgr_init(mgr_.get(), &mc, mgr_mem_.data(), err, sizeof err) != 0)
+    cfg.fail(mc.page_slots ? "memside.mgr.page_counters" : "memside.mgr.quantum_ns", err);
+  const memside_mgr* g = mgr_.get();
+  stats_.counter("memside.mgr.accesses", "accesses the policies counted in the GPU-wide page counters", Unit::Count,
+                 &g->st.accesses);
+  stats_.level("memside.mgr.pages", "4 KiB pages with a GPU-wide access counter (at most memside.mgr.page_counters)",
+               Unit::Count, [g] { return static_cast<double>(g->pages); });
+  stats_.counter("memside.mgr.replaced", "pages whose counter gave way to another page's (table full around it)",
+                 Unit::Count, &g->st.replaced);
+  stats_.counter("memside.mgr.granted_bytes", "migration bytes the GPU-wide budget granted", Unit::Byte,
+                 &g->st.granted_bytes);
+  stats_.counter("memside.mgr.denied", "migration requests refused for the current quantum's budget", Unit::Count,
+                 &g->st.denied);
+  return mgr_.get();
+}
+
+// SCM throttling (HMS Sec. III-E; mem.scm_throttle.*, off unless a threshold is set): one window event for all
+// stacks; the memory-side policy of the throttled channel's partition hears of every change (the DRAM cache's
+// bypass numerators follow the SCM timing in force).
+void MemorySide::build_scm_throttle() {
+  const Config& cfg = cfg_;
+  if (!(cfg.f("mem.scm_throttle.threshold_w") > 0)) return;
+  scmthr_cfg tc{};
+  tc.threshold_w = cfg.f("mem.scm_throttle.threshold_w");
+  tc.window_ps = static_cast<uint64_t>(std::llround(cfg.f("mem.scm_throttle.window_us") * 1e6));
+  tc.rcd_mult = static_cast<uint32_t>(cfg.i("mem.scm_throttle.rcd_mult"));
+  tc.wr_mult = static_cast<uint32_t>(cfg.i("mem.scm_throttle.wr_mult"));
+  const unsigned k = static_cast<unsigned>(cfg.i("memside.partition_channels"));  // channels per partition
+  MemorySide* ms = this;
+  try {
+    throttle_.reset(new ScmThrottle("scm_throttle", tc, static_cast<unsigned>(cfg.i("mem.scm_throttle.stack_channels")),
+                                    ctrls(), stats_, [ms, k](unsigned ch, unsigned r, const dram_timing& t) {
+                                      ms->sides_[ch / k]->timing_changed(ch % k, r, t.RCD, t.WR);  // partition, device
+                                    }));
+  } catch (const std::invalid_argument& e) {
+    cfg.fail("mem.scm_throttle.threshold_w", e.what());
+  }
+}
+
+void MemorySide::register_totals(StatsRegistry& stats, ProbeRegistry* probes) const {
+  const std::vector<MemCtrl*> mcv = ctrls();
+  MemCtrl::register_totals(stats, mcv);
+  if (probes) MemCtrl::register_probes(*probes, mcv);
+  MemSide::register_totals(stats, sides());
+}
+
+void MemorySide::write_functional(uint64_t pa, const unsigned char* src, size_t len) {
+  sides_[partition_of(pa)]->write_functional(pa, src, len);
+}
+
+void MemorySide::kernel_boundary(uint32_t kernel, bool last) {
+  for (auto& s : sides_) s->kernel_boundary(kernel, last);
+}
+
+void MemorySide::finish_timing_check() {
+  for (auto& m : mcs_) m->finish_timing_check();
+}
+
+uint32_t MemorySide::l2_reserved_ways(uint32_t assoc) const {
+  const memside_ops* ops = memside_find(cfg_.s("memside.policy").c_str());
+  if (!ops->l2_reserved_ways) return 0;
+  const std::vector<memside_value> param = policy_values(cfg_, ops);
+  return ops->l2_reserved_ways(param.empty() ? nullptr : param.data(), assoc);
+}
+
+}  // namespace strata
