@@ -208,6 +208,8 @@ static int cuda_run_main(const std::string& prog, const std::vector<std::string>
                          const std::string& vcd, bool quiet, double heartbeat);
 static int cuda_functional_main(const std::string& prog, const std::vector<std::string>& args,
                                 const std::string& config, const std::vector<std::string>& sets, bool quiet);
+static int cuda_describe_main(const std::string& prog, const std::vector<std::string>& args,
+                              const std::string& config, const std::vector<std::string>& sets, bool json_out);
 
 static int cli_main(int argc, char** argv) {
   CLI::App app{"strata " + std::string(version()) +
@@ -291,7 +293,11 @@ static int cli_main(int argc, char** argv) {
   std::vector<std::string> cuda_args;
   cuda_run->add_option("program", cuda_prog, "the program (strata cuda build ... -o PROG)")->required();
   cuda_run->add_option("args", cuda_args, "the program's own arguments (after --)");
-  bool cuda_functional = false;
+  bool cuda_functional = false, cuda_describe = false;
+  cuda_run->add_flag("--describe", cuda_describe,
+                     "no timing model: the --describe-workload summary of the program (allocations as arrays, "
+                     "per-kernel instruction mix, coalescing, the offload-candidate blocks of its PTX; --json for "
+                     "JSON; the program's own output goes to stderr)");
   cuda_run->add_flag("--functional", cuda_functional,
                      "no timing model: the kernels run on the PTX executor alone (a quick check of a program; "
                      "reports warp instructions per host second)");
@@ -374,8 +380,9 @@ static int cli_main(int argc, char** argv) {
     return 0;
   }
   if (!describe.empty()) return describe_main(describe, config, trace, workload, sets, seed, json_out);
-  if (json_out) {
-    std::fprintf(stderr, "strata: --json: expected --describe-workload NAME|TRACE with it (see strata --help)\n");
+  if (json_out && !(cuda_run->parsed() && cuda_describe)) {
+    std::fprintf(stderr, "strata: --json: expected --describe-workload NAME|TRACE or strata cuda run --describe with "
+                 "it (see strata --help)\n");
     return kExitBadInput;
   }
   if (memtrace->parsed()) {
@@ -422,6 +429,11 @@ static int cli_main(int argc, char** argv) {
                    cuda_prog.c_str(), fs::exists(cuda_prog) ? "a file that is not executable" : "no such file");
       return kExitBadInput;
     }
+    if (cuda_describe && cuda_functional) {
+      std::fprintf(stderr, "strata cuda run: --describe: expected either --describe or --functional, got both\n");
+      return kExitBadInput;
+    }
+    if (cuda_describe) return cuda_describe_main(cuda_prog, cuda_args, config, sets, json_out);
     if (cuda_functional) return cuda_functional_main(cuda_prog, cuda_args, config, sets, quiet);
     return cuda_run_main(cuda_prog, cuda_args, config, sets, seed, check, out, force, vcd, quiet, heartbeat);
   }
@@ -536,6 +548,44 @@ static int cuda_functional_main(const std::string& prog, const std::vector<std::
     std::fprintf(stderr, "strata: %s\n", e.what());
     return kExitBadInput;
   }
+}
+
+// `strata cuda run --describe PROG -- ARGS`: the --describe-workload summary of a CUDA program from a
+// functional run (workloads/describe.h): its allocations, per kernel the instruction mix and coalescing,
+// and the offload-candidate blocks derived from its PTX (docs/offload_candidates.md). The program's own
+// output goes to stderr so that stdout is the summary alone. Exit status: the program's, 2 for a PTX error.
+static int cuda_describe_main(const std::string& prog, const std::vector<std::string>& args,
+                              const std::string& config, const std::vector<std::string>& sets, bool json_out) {
+  bstore golden;
+  if (bstore_init(&golden) != 0) throw std::bad_alloc();
+  int status = kExitOk;
+  try {
+    Config cfg;
+    cfg.load(Config::resolve(config.empty() ? "baseline_hbm2" : config), sets);
+    CudaProgram p(prog, args, cuda_device(cfg));
+    p.stdout_to_stderr();
+    p.init(&golden, nullptr);
+    DescribeOptions opt;
+    opt.title = prog;
+    opt.ptx_lines = true;
+    const nlohmann::json d = describe_program(p, opt);
+    if (!p.error().empty()) {
+      std::fprintf(stderr, "strata: %s\n", p.error().c_str());
+      status = kExitBadInput;
+    } else {
+      const std::string out = json_out ? d.dump(1) + "\n" : describe_text(d);
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      status = p.exit_status() < 0 ? kExitFailure : p.exit_status();
+    }
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "strata: %s\n", e.what());
+    status = kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "strata cuda run --describe: %s: %s\n", prog.c_str(), e.what());
+    status = kExitFailure;
+  }
+  bstore_free(&golden);
+  return status;
 }
 
 // `strata sweep|plot|report ...`: the experiment tools are Python programs in tools/ (docs/experiments.md);

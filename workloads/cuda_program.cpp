@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include "common/input_error.h"
 
@@ -91,6 +92,7 @@ void CudaProgram::start() {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, sv[1], 3);  // dup2 clears close-on-exec
+  if (stdout_to_stderr_) posix_spawn_file_actions_adddup2(&fa, 2, 1);
   std::vector<std::string> env_s;
   for (char** e = environ; *e; ++e)
     if (std::strncmp(*e, STRATA_WIRE_FD_ENV "=", sizeof(STRATA_WIRE_FD_ENV)) != 0) env_s.push_back(*e);
@@ -428,7 +430,14 @@ bool CudaProgram::on_function(const std::vector<unsigned char>& body) {
     p.offset[i] = pi.offset;
     p.size[i] = pi.size;
   }
-  kernels_.push_back({m.module, k, source_name(entry.c_str())});
+  std::shared_ptr<const PtxBlockTable> table;
+  try {
+    table = ptx_block_table(k);
+  } catch (const std::runtime_error& e) {
+    fail(e.what());
+    return false;
+  }
+  kernels_.push_back({m.module, k, source_name(entry.c_str()), std::move(table)});
   reply(0, &p, sizeof p);
   return true;
 }
@@ -471,7 +480,7 @@ bool CudaProgram::on_launch(const std::vector<unsigned char>& body) {
     return true;
   }
   current_.reset(new PtxKernel(this, k.k, k.name, l.grid, l.block, body.data() + sizeof l, l.param_bytes,
-                               static_cast<uint32_t>(l.shared_bytes)));
+                               static_cast<uint32_t>(l.shared_bytes), k.blocks));
   current_->golden = golden_;
   awaiting_launch_reply_ = true;
   return true;
@@ -520,10 +529,12 @@ int64_t PtxKernel::run_functional() {
 }
 
 PtxKernel::PtxKernel(CudaProgram* prog, const ptx_kernel* k, const std::string& name, const uint32_t grid[3],
-                     const uint32_t block[3], const void* params, size_t params_size, uint32_t dyn_shared)
-    : prog_(prog), params_(static_cast<const unsigned char*>(params),
-                           static_cast<const unsigned char*>(params) + params_size) {
+                     const uint32_t block[3], const void* params, size_t params_size, uint32_t dyn_shared,
+                     std::shared_ptr<const PtxBlockTable> table)
+    : prog_(prog), table_(std::move(table)), params_(static_cast<const unsigned char*>(params),
+                                                     static_cast<const unsigned char*>(params) + params_size) {
   this->name = name;
+  if (table_) blocks = table_->blocks;
   launch_.kernel = k;
   std::copy(grid, grid + 3, launch_.grid);
   std::copy(block, block + 3, launch_.block);
@@ -617,6 +628,53 @@ void PtxKernel::warp_begin(WarpCtx& w) const {
   w.pc = 0;
   w.s[0] = reinterpret_cast<uintptr_t>(prog_->failed() ? nullptr : cta_for(w.cta));
   w.s[1] = 0;
+  w.s[7] = kNoBlock;
+}
+
+// A warp enters a block when its previous instruction was outside it, or (a
+// straight block) when it is back at the block's first instruction.
+void PtxKernel::tag(WarpCtx& w, uint32_t pc, WarpInst& out) const {
+  if (!table_) return;
+  const uint32_t i = pc - table_->first_pc;
+  uint16_t b = static_cast<uint16_t>(w.s[7]);
+  bool entry = false;
+  if (i < table_->pc_block.size()) {
+    const uint16_t nb = table_->pc_block[i];
+    entry = nb != kNoBlock && (nb != b || (pc == table_->begin[nb] && !table_->loop[nb]));
+    b = nb;
+    w.s[7] = b;
+  }
+  if (b != kNoBlock) out.in_block(b, entry);
+}
+
+std::shared_ptr<const PtxBlockTable> ptx_block_table(const ptx_kernel* k) {
+  ptx_oblocks ob;
+  char err[512];
+  if (ptx_offload_blocks(k, &ob, err, sizeof err) != 0) throw std::runtime_error(err);
+  auto t = std::make_shared<PtxBlockTable>();
+  t->first_pc = ob.first_pc;
+  t->pc_block.assign(ob.pc_block, ob.pc_block + ob.npc);
+  for (unsigned i = 0; i < ob.n; ++i) {
+    const ptx_oblock& o = ob.b[i];
+    OffloadBlock b;
+    b.name = std::string(o.loop ? "loop" : "straight") + "@L" + std::to_string(o.line_begin);
+    b.pc_begin = o.line_begin;
+    b.pc_end = o.line_end;
+    b.live_in = o.ofl.live_in;
+    b.live_out = o.ofl.live_out;
+    b.loads = o.ofl.n_ld;
+    b.stores = o.ofl.n_st;
+    b.alu = o.n_alu;
+    b.sfu = o.n_sfu;
+    b.trip = static_cast<TripKind>(o.ofl.trip);
+    b.trips = o.ofl.trips;
+    b.limits = o.ofl.limits;
+    t->blocks.push_back(b);
+    t->begin.push_back(o.pc_begin);
+    t->loop.push_back(o.loop);
+  }
+  ptx_oblocks_free(&ob);
+  return t;
 }
 
 void PtxKernel::warp_done(const WarpCtx& w) const {
@@ -646,6 +704,7 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
       if (st) out.data[l] = w.t[1][l];
     }
     w.s[1] = 0;
+    if (w.s[7] != kNoBlock) out.in_block(static_cast<uint16_t>(w.s[7]));  // the first half's block
     return;
   }
   ptx_cta* c = reinterpret_cast<ptx_cta*>(static_cast<uintptr_t>(w.s[0]));
@@ -670,6 +729,7 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
     case PTX_STEP_BARRIER:
       count(wi);
       out.barrier(w.mask);
+      tag(w, wi.pc, out);
       return;
     case PTX_STEP_WAITING:  // the SM releases a barrier only when the executor would: a model bug
       prog_->fail(name + ": warp " + std::to_string(w.warp) + " of CTA " + std::to_string(w.cta) +
@@ -681,6 +741,14 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
       break;
   }
   const unsigned passes = count(wi);
+  // every return below tags `out` (after its setter) with the instruction's offload block
+  struct Tagger {
+    const PtxKernel* k;
+    WarpCtx& w;
+    uint32_t pc;
+    WarpInst& out;
+    ~Tagger() { k->tag(w, pc, out); }
+  } tagger{this, w, wi.pc, out};
   if (atom_n_) {  // global atomic lanes, to be performed by the L2
     if (wi.cls != PTX_IC_ATOMIC || atom_n_ != static_cast<unsigned>(__builtin_popcount(wi.active))) {
       prog_->fail(name + ": PTX line " + std::to_string(wi.line) +

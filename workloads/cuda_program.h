@@ -29,6 +29,7 @@
 
 extern "C" {
 #include "ptx.h"
+#include "ptx_offload.h"
 }
 
 namespace strata {
@@ -47,6 +48,25 @@ struct CudaDevice {
 
 class PtxKernel;
 
+// A kernel's offload-candidate blocks (TOM Sec. 3.1; models/ptx/ptx_offload.h),
+// derived once when the program registers the kernel: Kernel::blocks of every
+// launch, and per instruction of the kernel's body the block to tag it with.
+// OffloadBlock::pc_begin/pc_end are PTX source lines.
+struct PtxBlockTable {
+  std::vector<OffloadBlock> blocks;
+  std::vector<uint32_t> begin;     // per block: its first instruction (ptx_winst.pc)
+  std::vector<uint8_t> loop;       // per block: 1 for a loop
+  std::vector<uint16_t> pc_block;  // per body instruction (pc - first_pc): block or kNoBlock
+  uint32_t first_pc = 0;
+  // The block of the instruction at module pc, or kNoBlock outside the body.
+  uint16_t at(uint32_t pc) const {
+    const uint32_t i = pc - first_pc;
+    return i < pc_block.size() ? pc_block[i] : kNoBlock;
+  }
+};
+// Derives k's table; throws std::runtime_error (out of memory) with the reason.
+std::shared_ptr<const PtxBlockTable> ptx_block_table(const ptx_kernel* k);
+
 class CudaProgram : public Program {
  public:
   CudaProgram(std::string path, std::vector<std::string> args, CudaDevice dev);
@@ -64,6 +84,9 @@ class CudaProgram : public Program {
   int exit_status() const { return exit_status_; }
   const std::string& error() const { return error_; }
   std::string run_error() const override { return error_; }
+  // The program's standard output goes to strata's standard error (call before
+  // init): `strata cuda run --describe` keeps its stdout for the summary.
+  void stdout_to_stderr() { stdout_to_stderr_ = true; }
   // A kernel's warp stopped with an error: end the program (the GPU drains).
   void fail(const std::string& why);
   bool failed() const { return !error_.empty(); }
@@ -85,6 +108,7 @@ class CudaProgram : public Program {
     unsigned module = 0;
     const ptx_kernel* k = nullptr;
     std::string name;  // the source name (demangled, without parameters)
+    std::shared_ptr<const PtxBlockTable> blocks;
   };
 
   void start();
@@ -112,6 +136,7 @@ class CudaProgram : public Program {
   int exit_status_ = -1;
   std::string error_;
   bool awaiting_launch_reply_ = false;
+  bool stdout_to_stderr_ = false;
   uint64_t launches_ = 0;
   std::vector<Module> modules_;
   std::vector<KernelRef> kernels_;
@@ -124,7 +149,8 @@ class CudaProgram : public Program {
 class PtxKernel : public Kernel {
  public:
   PtxKernel(CudaProgram* prog, const ptx_kernel* k, const std::string& name, const uint32_t grid[3],
-            const uint32_t block[3], const void* params, size_t params_size, uint32_t dyn_shared);
+            const uint32_t block[3], const void* params, size_t params_size, uint32_t dyn_shared,
+            std::shared_ptr<const PtxBlockTable> table);
   ~PtxKernel() override;
   void warp_begin(WarpCtx& w) const override;
   void warp_next(WarpCtx& w, WarpInst& out) const override;
@@ -150,7 +176,12 @@ class PtxKernel : public Kernel {
   static int store(void* ctx, uint64_t addr, const void* src, unsigned size);
   static int atomic(void* ctx, uint64_t addr, ptx_atom_op op, ptx_atom_type ty, uint64_t a, uint64_t b, uint64_t* old);
 
+  // Tags out with the offload block of the instruction at pc (w.s[7]: the warp's
+  // current block, kNoBlock outside; instructions of called functions keep it).
+  void tag(WarpCtx& w, uint32_t pc, WarpInst& out) const;
+
   CudaProgram* prog_;
+  std::shared_ptr<const PtxBlockTable> table_;
   ptx_launch launch_{};
   std::vector<unsigned char> params_;
   uint32_t threads_per_cta_ = 0;

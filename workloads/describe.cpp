@@ -65,8 +65,8 @@ const char* kOpNames[6] = {"alu", "sfu", "load", "store", "barrier", "exit"};
 
 std::string limit_names(uint32_t l) {
   std::string s;
-  const char* n[4] = {"shared-memory", "barrier", "atomic", "divergent"};
-  for (unsigned i = 0; i < 4; ++i)
+  const char* n[5] = {"shared-memory", "barrier", "atomic", "divergent", "call"};
+  for (unsigned i = 0; i < 5; ++i)
     if (l & (1u << i)) s += (s.empty() ? "" : ",") + std::string(n[i]);
   return s;
 }
@@ -113,9 +113,14 @@ class Observer : public FuncObserver {
   std::vector<KernelStats> ks;
   std::unordered_set<uint64_t> all_lines;
   KernelStats* cur = nullptr;
-  // Open block instance of the current warp.
-  int open = -1;
-  uint64_t open_ld = 0, open_st = 0;
+  // Open block instance of each warp of the CTA (the driver interleaves the
+  // warps at barriers); `wc` is the warp whose instructions come now.
+  struct Open {
+    int block = -1;
+    uint64_t ld = 0, st = 0;
+  };
+  std::vector<Open> open;
+  uint32_t wc = 0;
 
   void kernel_begin(const Kernel& k) override {
     cur = nullptr;
@@ -137,17 +142,21 @@ class Observer : public FuncObserver {
     for (unsigned a : k.writes)
       if (std::find(cur->writes.begin(), cur->writes.end(), a) == cur->writes.end()) cur->writes.push_back(a);
     blocks_ = k.blocks.size();
-    open = -1;
+    open.assign(std::max<uint32_t>(k.warps_per_cta, 1), Open());
+    wc = 0;
   }
 
+  void warp_resume(uint32_t warp) override { wc = warp < open.size() ? warp : 0; }
+
   void close() {
-    if (open < 0) return;
-    BlockStats& b = cur->bs[static_cast<unsigned>(open)];
-    b.ld_min = std::min(b.ld_min, open_ld);
-    b.ld_max = std::max(b.ld_max, open_ld);
-    b.st_min = std::min(b.st_min, open_st);
-    b.st_max = std::max(b.st_max, open_st);
-    open = -1;
+    Open& o = open[wc];
+    if (o.block < 0) return;
+    BlockStats& b = cur->bs[static_cast<unsigned>(o.block)];
+    b.ld_min = std::min(b.ld_min, o.ld);
+    b.ld_max = std::max(b.ld_max, o.ld);
+    b.st_min = std::min(b.st_min, o.st);
+    b.st_max = std::max(b.st_max, o.st);
+    o.block = -1;
   }
 
   void inst(const WarpInst& in) override {
@@ -170,23 +179,24 @@ class Observer : public FuncObserver {
       }
     }
     // Offload block instances.
-    if (in.block == kNoBlock || in.block_entry || static_cast<int>(in.block) != open) close();
+    Open& o = open[wc];
+    if (in.block == kNoBlock || in.block_entry || static_cast<int>(in.block) != o.block) close();
     if (in.block != kNoBlock) {
       if (in.block >= blocks_)
         throw std::runtime_error("kernel " + k.name + ": instruction tagged with offload block " +
                                  std::to_string(in.block) + " of " + std::to_string(blocks_));
       BlockStats& b = k.bs[in.block];
-      if (open < 0) {
+      if (o.block < 0) {
         if (!in.block_entry)
           throw std::runtime_error("kernel " + k.name + ": offload block " + k.blocks[in.block].name +
                                    " entered without an entry-tagged instruction");
         ++b.instances;
-        open = in.block;
-        open_ld = open_st = 0;
+        o.block = in.block;
+        o.ld = o.st = 0;
       }
       ++b.insts;
-      if (in.op == Op::Load) ++b.loads, ++open_ld, b.ld_reqs += static_cast<uint64_t>(n);
-      if (in.op == Op::Store) ++b.stores, ++open_st, b.st_reqs += static_cast<uint64_t>(n);
+      if (in.op == Op::Load) ++b.loads, ++o.ld, b.ld_reqs += static_cast<uint64_t>(n);
+      if (in.op == Op::Store) ++b.stores, ++o.st, b.st_reqs += static_cast<uint64_t>(n);
     }
   }
   void warp_end() override { close(); }
@@ -211,6 +221,7 @@ json describe_program(Program& prog, const DescribeOptions& opt) {
   d["program"] = prog.name();
   d["seed"] = opt.seed;
   d["sass_pcs"] = opt.sass_pcs;
+  d["ptx_lines"] = opt.ptx_lines;
   d["footprint_bytes"] = prog.footprint_bytes();
   d["touched_bytes"] = static_cast<uint64_t>(obs.all_lines.size()) * COAL_LINE_BYTES;
   d["launches"] = fc.kernels;
@@ -364,6 +375,7 @@ std::string describe_text(const json& d) {
     o += fmt("  %-20s base 0x%010" PRIx64 "  %s\n", a["name"].get<std::string>().c_str(), a["base"].get<uint64_t>(),
              bytes_h(a["bytes"]).c_str());
   const bool hex = d["sass_pcs"];
+  const bool ptx = d.value("ptx_lines", false);
   for (const json& k : d["kernels"]) {
     auto names = [](const json& v) {
       std::string s;
@@ -394,6 +406,7 @@ std::string describe_text(const json& d) {
       const uint64_t pb = b["pc_begin"], pe = b["pc_end"];
       std::string range;
       if (hex) range = fmt(" pc 0x%" PRIx64 "-0x%" PRIx64, pb, pe);
+      else if (ptx) range = fmt(" PTX lines %" PRIu64 "-%" PRIu64, pb, pe);
       else if (pb || pe) range = fmt(" steps %" PRIu64 "-%" PRIu64, pb, pe);
       std::string kind = b["kind"];
       if (kind == "static") kind += fmt(" loop, %u trips", b["trips"].get<unsigned>());

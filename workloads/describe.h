@@ -19,6 +19,7 @@ struct DescribeOptions {
   std::string title;  // workload name or trace path, for the report
   uint64_t seed = 0;
   bool sass_pcs = false;  // block ranges are SASS PCs (print in hex)
+  bool ptx_lines = false;  // block ranges are PTX source lines (a CUDA program)
 };
 
 // Runs prog (already init()ed, not yet run) to completion with the functional

@@ -1,5 +1,6 @@
 // Functional (untimed) driver of a Program: runs every warp of every kernel to
-// completion, one after the other, against the golden memory. Used by the
+// completion, against the golden memory: the warps of a CTA in turn, each up
+// to its next barrier (all of them when there is none). Used by the
 // workload tests (footprint and traffic formulas) and as a fast functional
 // reference; because kernels are race-free the results equal a timed run's.
 #pragma once
@@ -23,8 +24,11 @@ struct FuncCounts {
 struct FuncObserver {
   virtual ~FuncObserver() = default;
   virtual void kernel_begin(const Kernel&) {}
+  // The driver switches to warp `warp` of the current CTA (its first instruction,
+  // or the one after a barrier, comes next); then its instructions, in order.
+  virtual void warp_resume(uint32_t warp) { (void)warp; }
   virtual void inst(const WarpInst&) {}  // every warp instruction, in the warp's order
-  virtual void warp_end() {}
+  virtual void warp_end() {}             // the current warp has exited
   virtual void kernel_end(const Kernel&) {}
 };
 

@@ -211,8 +211,11 @@ static void ranges(void **state) {
   b.trips = 0; /* a static loop runs at least once */
   assert_int_equal(ofl_decide(&p, &b, &d), -1);
   b.trips = 1;
-  b.limits = 16; /* unknown limit bit */
+  b.limits = 32; /* unknown limit bit */
   assert_int_equal(ofl_decide(&p, &b, &d), -1);
+  b.limits = OFL_LIMIT_CALL; /* a known limit: decided, never a candidate */
+  assert_int_equal(ofl_decide(&p, &b, &d), 0);
+  assert_int_equal(d.kind, OFL_NOT_CANDIDATE);
 }
 
 /* Extremes stay exact (no overflow): the largest block, clamped trips. */

@@ -18,7 +18,8 @@
  * entry makes a "conditional" candidate (offload when trips >= min_trips), an
  * unknown count is taken as 1. Limits (Sec. 3.1.4): a block with shared-memory
  * accesses, barriers/atomics or divergence that is not reconverged at its exit
- * is never a candidate.
+ * is never a candidate; nor is one calling a device function (the PTX analysis,
+ * models/ptx/ptx_offload.h: the callee's code is not part of the block).
  *
  * Arithmetic: fixed point, Q16 (value x 65536) in int64_t, so the paper's
  * quarters and halves are exact and results are bit-identical everywhere.
@@ -78,7 +79,8 @@ typedef enum ofl_trip {
 #define OFL_LIMIT_BARRIER 2u   /* barrier, memory barrier or other synchronisation */
 #define OFL_LIMIT_ATOMIC 4u    /* atomic instruction */
 #define OFL_LIMIT_DIVERGENT 8u /* control flow leaves the block other than at its end */
-#define OFL_LIMIT_ALL 15u
+#define OFL_LIMIT_CALL 16u     /* call of a device function (its code is outside the block) */
+#define OFL_LIMIT_ALL 31u
 
 /* A candidate block as the compiler sees it (per-iteration counts for loops). */
 typedef struct ofl_block {
