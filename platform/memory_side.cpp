@@ -91,7 +91,7 @@ std::vector<MemSide*> MemorySide::sides() const {
 // consecutive channels, one by default) a memory-side controller running
 // memside.policy over the partition's channels, device d = its d-th channel,
 // and the host memory as its last device when there is a host path.
-void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstream, uint64_t footprint_bytes) {
+void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstream, const MemSideProgram& prog) {
   const Config& cfg = cfg_;
   map_ = map;
   const unsigned nch = md.channels;
@@ -142,7 +142,8 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
     }
     if (host_) add_host_device(cfg, &m);
     m.sys = sys;
-    m.footprint_bytes = footprint_bytes;
+    m.footprint_bytes = prog.footprint_bytes;
+    m.program_end = prog.end;
     m.mgr = shared;
     m.param = param.empty() ? nullptr : param.data();
     try {

@@ -74,7 +74,7 @@ class MemorySide {
   // controller per partition (memside.partition_channels consecutive
   // channels), each expecting `upstream` initiators on its tsock. map must
   // outlive the object. Errors throw ConfigError naming the key.
-  void build(const MemDevices& md, const ::amap* map, unsigned upstream, uint64_t footprint_bytes);
+  void build(const MemDevices& md, const ::amap* map, unsigned upstream, const MemSideProgram& prog);
   // A policy that caches the first part in the others (program_in_first_part)
   // needs the program (array end `end`) inside that part: ConfigError naming
   // addrmap.<kind>_size otherwise.

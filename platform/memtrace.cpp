@@ -1422,7 +1422,7 @@ int run_through_memory_side(const Config& C0, const MemTraceOptions& opt) {
   MemorySide mem(C, pool, S);
   const unsigned nparts = md.channels / static_cast<unsigned>(C.i("memside.partition_channels"));
   const unsigned up = static_cast<unsigned>(C.i("l2.banks")) / nparts;
-  mem.build(md, &map, up, span);
+  mem.build(md, &map, up, MemSideProgram{span, span});
   mem.check_placement(span);
   mem.build_scm_throttle();
   SideReplay drv("memtrace", opt, &map, mem, pool, up);

@@ -62,6 +62,7 @@ void add_host_device(const Config& C, memside_cfg* m) {
   const uint32_t h = m->ndevs++;
   m->dev_channel[h] = UINT32_MAX;
   m->geom[h] = devaddr_geom{};
+  m->dev_bytes[h] = C.size("hostpath.size");
   for (unsigned r = 0; r < AMAP_MAX_RANKS; ++r) {
     m->rank_kind[h][r] = AMAP_MEM_HOST;
     m->rank_tech[h][r] = 0;  // DRAM_TID_NONE: no DRAM technology

@@ -25,7 +25,7 @@ bool host_path_cfg(const Config& C, HostPathCfg* out);
 // Appends the host device to a partition's memory-side configuration: the
 // last device (index ndevs - 1 after the call), every rank of kind
 // AMAP_MEM_HOST, no channel (dev_channel UINT32_MAX), no DRAM geometry (geom
-// zero: host addresses are byte addresses 0 .. hostpath.size - 1).
+// zero: host addresses are byte addresses 0 .. hostpath.size - 1, its capacity in dev_bytes).
 void add_host_device(const Config& C, memside_cfg* m);
 
 // The configuration with every key at its schema default (no file, no --set).

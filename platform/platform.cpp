@@ -358,7 +358,10 @@ void Platform::Impl::build_memory_side(const MemDevices& md) {
   const unsigned nbanks = static_cast<unsigned>(cfg.i("l2.banks"));
   const unsigned nparts = md.channels / static_cast<unsigned>(cfg.i("memside.partition_channels"));
   mem.reset(new MemorySide(cfg, pool, stats));
-  mem->build(md, &map, nparts ? nbanks / nparts : 0, program->footprint_bytes());
+  MemSideProgram prog;
+  prog.footprint_bytes = program->footprint_bytes();
+  for (const auto& a : program->arrays()) prog.end = std::max<uint64_t>(prog.end, a.base + a.bytes);
+  mem->build(md, &map, nparts ? nbanks / nparts : 0, prog);
 }
 
 // L2 banks: bank b serves memory partition b / (banks per partition) (the

@@ -571,6 +571,7 @@ void MemCtrl::process() {
     ++(s.write ? c.writes : c.reads);
     c.bytes += s.bytes ? s.bytes : static_cast<uint64_t>(s.atoms) * dev_->atom_bytes;
     c.lat_ps += lat;
+    ++c.row[s.row < 3 ? s.row : 2];
     if (GpuExt* e = GpuExt::find(gp)) {
       e->row = s.row;
       e->dev_latency_ps = lat > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(lat);
@@ -918,6 +919,16 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
     S.formula(p + "reads", "read " + what + " completed, all channels", Unit::Count, csum(&ClassCount::reads));
     S.formula(p + "writes", "write " + what + " completed, all channels", Unit::Count, csum(&ClassCount::writes));
     S.formula(p + "bytes", "bytes of " + what + " (read + written), all channels", Unit::Byte, csum(&ClassCount::bytes));
+    static const char* const kRow[3] = {"row_hits", "row_misses", "row_conflicts"};
+    static const char* const kRowWhat[3] = {"whose column accesses all hit an open row",
+                                            "that opened a row in an idle bank (the worst of their column accesses)",
+                                            "that closed another row first (the worst of their column accesses)"};
+    for (unsigned r = 0; r < 3; ++r)
+      S.formula(p + kRow[r], what + " " + kRowWhat[r] + ", all channels", Unit::Count, [mcs, c, r] {
+        double v = 0;
+        for (MemCtrl* m : mcs) v += static_cast<double>(m->cls_[c].row[r]);
+        return v;
+      });
     S.ratio(p + "avg_latency_ns", what + ": arrival at the controller to completion (reads: last data beat; writes: "
             "data sent), all channels", Unit::Nanosecond, csum(&ClassCount::lat_ps), [mcs, c] {
               double v = 0;

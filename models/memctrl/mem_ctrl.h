@@ -156,9 +156,12 @@ class MemCtrl : public sc_core::sc_module, public DevLoadIf {
   static constexpr uint64_t kUtilStep = 128;
   // Counters by request class (ReqClass: the L2's reads count as demand, its
   // writes as write-back, a memory-side policy's own transfers by their class;
-  // GpuExt::own): requests completed, bytes, arrival-to-completion time.
+  // GpuExt::own): requests completed, bytes, arrival-to-completion time, and
+  // the requests by their row-buffer outcome (mc_row: the worst of their
+  // column accesses, the GpuExt::row a memory-side policy hears).
   struct ClassCount {
     uint64_t reads = 0, writes = 0, bytes = 0, lat_ps = 0;
+    uint64_t row[3] = {0, 0, 0};  // hit, miss, conflict
   };
   static constexpr unsigned kClasses = 8;
   const ClassCount& class_count(unsigned c) const { return cls_[c]; }

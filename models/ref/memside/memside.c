@@ -17,6 +17,7 @@
   X(memside_plain_ops, "plain") \
   X(memside_swap_ops, "swap") \
   X(memside_swap_forget_ops, "swap_forget") \
+  X(memside_hostpage_ops, "hostpage") \
   X(memside_dcache_ops, "dcache") \
   X(memside_beari_ops, "beari") \
   X(memside_mccachei_ops, "mccachei") \

@@ -252,6 +252,9 @@ typedef struct memside_cfg {
   const struct memside_blocks *blocks;
   memside_sys sys;            /* the platform around it */
   uint64_t footprint_bytes;   /* the program's array bytes (a policy sized relative to the footprint) */
+  uint64_t program_end;       /* end of the program's highest array (0: not known before it runs, a CUDA program) */
+  /* Capacity of each device, bytes, where the platform gives it (the host device: hostpath.size); 0: not given. */
+  uint64_t dev_bytes[MEMSIDE_MAX_DEVS];
   /* The GPU-wide memory-side manager every partition shares (memside_mgr.h:
    * page-access counters, migration budget), or NULL when the platform has
    * none (memside.mgr.*). */

@@ -74,6 +74,11 @@ uint32_t memside_mgr_page_count(const memside_mgr *m, uint64_t pa) {
   return 0;
 }
 
+void memside_mgr_decay(memside_mgr *m) {
+  for (uint32_t k = 0; k < m->cfg.page_slots; ++k)
+    if (m->page[k]) m->count[k] = m->count[k] / 2 + (m->count[k] & 1u);
+}
+
 int memside_mgr_take_budget(memside_mgr *m, uint64_t bytes) {
   if (!m->cfg.quantum_ps) {
     m->st.granted_bytes += bytes;

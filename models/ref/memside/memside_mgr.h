@@ -71,6 +71,12 @@ uint32_t memside_mgr_count(memside_mgr *m, uint64_t pa);
 /* The count of pa's page (0: not tracked), no side effects. */
 uint32_t memside_mgr_page_count(const memside_mgr *m, uint64_t pa);
 
+/* Age every page counter: halve it, rounding up, so a page once counted keeps
+ * its entry with a count of at least 1 (a policy's periodic decay; the caller
+ * decides when: one call per period from one wake-up, docs/architecture.md).
+ * O(page_slots); no side effects on the budget. */
+void memside_mgr_decay(memside_mgr *m);
+
 /* Ask to move `bytes` now: 1 = granted (spent from this quantum's budget),
  * 0 = not within this quantum's budget (ask again later; the budget refills
  * at memside_mgr_next_quantum_ps). A request larger than a whole quantum's
