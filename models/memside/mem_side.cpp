@@ -29,6 +29,7 @@ MemSide::MemSide(sc_core::sc_module_name name, const memside_ops* ops, const mem
   env_.release = &MemSide::env_release;
   env_.now_ps = &MemSide::env_now_ps;
   env_.wake = &MemSide::env_wake;
+  env_.unwake = &MemSide::env_unwake;
   env_.dev_util = &MemSide::env_dev_util;
   wakes_.reserve(MEMSIDE_WAKE_SLOTS);
   dev_arrive_.assign(cfg_.ndevs, 0);
@@ -657,6 +658,18 @@ int MemSide::env_wake(void* ctx, uint64_t at_ps, uint64_t tag) {
   std::push_heap(self->wakes_.begin(), self->wakes_.end(), std::greater<Wake>());
   self->wake_ev_.notify_at(self->wakes_.front().at);  // an event keeps its earliest notification
   return 0;
+}
+
+uint32_t MemSide::env_unwake(void* ctx, uint64_t tag) {
+  MemSide* self = static_cast<MemSide*>(ctx);
+  const size_t n = self->wakes_.size();
+  self->wakes_.erase(std::remove_if(self->wakes_.begin(), self->wakes_.end(), [tag](const Wake& w) { return w.tag == tag; }),
+                     self->wakes_.end());
+  if (self->wakes_.size() == n) return 0;
+  std::make_heap(self->wakes_.begin(), self->wakes_.end(), std::greater<Wake>());
+  self->wake_ev_.cancel();  // the earliest may be gone: notify for the new earliest, if any
+  if (!self->wakes_.empty()) self->wake_ev_.notify_at(self->wakes_.front().at);
+  return static_cast<uint32_t>(n - self->wakes_.size());
 }
 
 // The wake-ups due now, earliest (then first asked) first; those the policy

@@ -224,6 +224,7 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   static void env_release(void* ctx, uint32_t ticket);
   static uint64_t env_now_ps(void* ctx);
   static int env_wake(void* ctx, uint64_t at_ps, uint64_t tag);
+  static uint32_t env_unwake(void* ctx, uint64_t tag);
   static uint32_t env_dev_util(void* ctx, uint32_t dev, uint64_t window_ps);
   void wake_process();
   // The AT annotation of a request sent to device dev now with annotation d

@@ -3,7 +3,8 @@
 // (hbm2, 1 ns cycle, tRCD 14, tRP 14, CL 14, tBURST 1; refresh off, open page), maps physical line
 // addresses one to one onto device addresses and
 //  - asks for wake-ups out of order (at 300, 100, 200, 200 ns and one at "now") and must be woken in
-//    time order, same-time ones in the order asked, with now_ps equal to the time asked for;
+//    time order, same-time ones in the order asked, with now_ps equal to the time asked for; two more
+//    (150 ns, 5 us) are dropped with env.unwake at 100 ns: they never come, and the run ends before 5 us;
 //  - records the device's feedback in complete(): row outcome and service latency, hand-computed:
 //    a line read (4 sectors: RDs tCCD_L = 2 apart) of an idle bank is a miss (ACT, first RD tRCD
 //    later, last data CL + tBURST after the last RD: 14 + 6 + 15 = 35 ns), of the open row a hit
@@ -81,6 +82,8 @@ int toy_route(void* st, const memside_req* rq, uint32_t*, memside_target* out) {
     CHECK(t->env.wake(t->env.ctx, 200000, 21) == 0, "wake 200 a");
     CHECK(t->env.wake(t->env.ctx, 200000, 22) == 0, "wake 200 b");
     CHECK(t->env.wake(t->env.ctx, now, 0) == 0, "wake now");
+    CHECK(t->env.wake(t->env.ctx, 150000, 9) == 0, "wake 150 (dropped at 100)");
+    CHECK(t->env.wake(t->env.ctx, 5000000, 9) == 0, "wake 5000 (dropped at 100)");
     CHECK(t->wakes->empty(), "no wake-up from inside the call");
   }
   if (rq->pa == t->delay_pa) out->delay_ps = 20000;
@@ -92,6 +95,7 @@ void toy_complete(void* st, const memside_req* rq, const memside_target* t) {
 void toy_wake(void* st, uint64_t now_ps, uint64_t tag) {
   Toy* t = static_cast<Toy*>(st);
   t->wakes->emplace_back(now_ps, tag);
+  if (tag == 1) CHECK(t->env.unwake(t->env.ctx, 9) == 2 && t->env.unwake(t->env.ctx, 9) == 0, "unwake tag 9");
   if (tag == 3) {  // at 300 ns: a migration-class read of two lines of the policy's own
     memside_xfer x{0, dev_line(3, 3, 9, 0), 256, 0, MEMSIDE_MIGRATION, t->buf, 77};
     CHECK(t->env.issue(t->env.ctx, &x) == 0, "own transfer");
@@ -181,7 +185,10 @@ int sc_main(int, char*[]) {
 
   sc_core::sc_start();
 
-  // Wake-ups: "now" first (next delta cycle at 0), then by time, same-time in the order asked.
+  // Wake-ups: "now" first (next delta cycle at 0), then by time, same-time in the order asked; the two of tag 9
+  // dropped at 100 ns never come, and the one at 5 us does not keep the simulation going.
+  CHECK(sc_core::sc_time_stamp() < sc_core::sc_time(1000, sc_core::SC_NS), "run ended at %s, before the dropped 5 us",
+        sc_core::sc_time_stamp().to_string().c_str());
   const std::vector<std::pair<uint64_t, uint64_t>> want_w = {{0, 0}, {100000, 1}, {200000, 21}, {200000, 22}, {300000, 3}};
   CHECK(g_wakes == want_w, "wake-ups: %zu, order or times differ", g_wakes.size());
   for (const auto& w : g_wakes)

@@ -3,7 +3,7 @@
  * step with two partitions sharing one manager (count GPU-wide, hold, drain, one host read, DRAM writes with the
  * right bytes, switch, release; the other partition promotes its own part on the shared count), the devices'
  * feedback in the stats, the decay timer (partition 0 only, one wake-up per period, stops when idle, halves
- * the counters rounding up), the limits (max_pages, the manager's budget) and the bad set-ups. */
+ * the counters rounding up, dropped when the program is done), the limits (max_pages, the manager's budget) and the bad set-ups. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,7 +27,7 @@ typedef struct shell {
   fake_shell f; /* first: fake_issue / fake_release take the context as a fake_shell */
   uint64_t now;
   uint64_t wake_at[64];
-  int nwake;
+  int nwake, unwakes;
 } shell;
 
 static uint64_t sh_now(void *ctx) { return ((shell *)ctx)->now; }
@@ -36,6 +36,12 @@ static int sh_wake(void *ctx, uint64_t at, uint64_t tag) {
   assert_int_equal(tag, 0);
   s->wake_at[s->nwake++] = at;
   return 0;
+}
+static uint32_t sh_unwake(void *ctx, uint64_t tag) {
+  shell *s = (shell *)ctx;
+  assert_int_equal(tag, 0);
+  ++s->unwakes;
+  return 1;
 }
 
 typedef struct part {
@@ -70,7 +76,7 @@ static void part_setup(part *q, uint32_t p, memside_mgr *mgr, int64_t threshold,
   q->c.param = q->par;
   q->st = calloc(1, O->state_bytes(&q->c));
   q->env = (memside_env){.ctx = &q->sh, .issue = fake_issue, .release = fake_release, .now_ps = sh_now,
-                         .wake = sh_wake};
+                         .wake = sh_wake, .unwake = sh_unwake};
 }
 
 static void part_init(part *q, uint32_t p, memside_mgr *mgr, int64_t threshold, int64_t max_pages) {
@@ -336,6 +342,16 @@ static void decay_timer(void **state) {
   assert_int_equal(route(p0, a[0], 0, &tk, &t), MEMSIDE_GO);
   assert_int_equal(p0->sh.nwake, 3);
   assert_int_equal(p0->sh.wake_at[2], p0->sh.now + PERIOD_PS);
+  /* a kernel ends: nothing changes; the program ends: the pending wake-up is dropped (it would keep the
+   * simulation going) and no access starts the timer again */
+  O->kernel_boundary(p0->st, 0, 0);
+  assert_int_equal(p0->sh.unwakes, 0);
+  O->kernel_boundary(p1->st, 1, 1);
+  assert_int_equal(p1->sh.unwakes, 0); /* p1 has no timer */
+  O->kernel_boundary(p0->st, 1, 1);
+  assert_int_equal(p0->sh.unwakes, 1);
+  assert_int_equal(route(p0, a[0], 0, &tk, &t), MEMSIDE_GO);
+  assert_int_equal(p0->sh.nwake, 3);
   free(p0->st);
   free(p1->st);
   free(p0);
@@ -400,6 +416,10 @@ static void bad_setups(void **state) {
   part_setup(q, 0, &m, 16, 64, 0); /* no host device */
   assert_int_equal(O->init(q->st, &q->c, &q->env, err, sizeof err), -1);
   assert_non_null(strstr(err, "hostpath.link"));
+  free(q->st);
+  part_setup(q, 0, &m, 16, 64, 1); /* no parameter values */
+  q->c.param = NULL;
+  assert_int_equal(O->init(q->st, &q->c, &q->env, err, sizeof err), -1);
   free(q->st);
   part_setup(q, 0, &m, 16, 64, 1); /* a host smaller than the program */
   q->c.program_end = (1ull << 30) + 1;

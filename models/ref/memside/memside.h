@@ -25,7 +25,7 @@
  * Time: a policy sees simulated time in picoseconds since the start of the
  * run (memside_env.now_ps; uint64_t: 213 days), asks to be woken at a later
  * time (env.wake -> memside_ops.wake; one timer entry per wake-up, nothing
- * polls), may make an access wait before it reaches its device
+ * polls; env.unwake drops them), may make an access wait before it reaches its device
  * (memside_target.delay_ps: a remap lookup, a page walk), hears the device's
  * row-buffer outcome and service time in complete(), and may ask a device's
  * data-bus utilisation over a recent window (env.dev_util).
@@ -127,6 +127,10 @@ typedef struct memside_env {
    * time come in the order they were asked for. Returns 0, or -1 when
    * MEMSIDE_WAKE_SLOTS wake-ups are pending (nothing is scheduled). */
   int (*wake)(void *ctx, uint64_t at_ps, uint64_t tag);
+  /* Drop the pending wake-ups asked for with `tag` (a timer the policy no
+   * longer needs, e.g. once the program is done: a pending wake-up keeps the
+   * simulation going until it is due). Returns how many were dropped. */
+  uint32_t (*unwake)(void *ctx, uint64_t tag);
   /* Data-bus busy fraction of device `dev` over the last window_ps, in
    * 1/65536 (0 .. 65536), computed from the device's counters when asked
    * (the window is rounded to the device's snapshot step and capped at the

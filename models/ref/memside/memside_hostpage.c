@@ -30,8 +30,10 @@
  *    Pages never move back.
  *  - Decay. Partition 0 asks for a wake-up `decay_ns` ahead while accesses
  *    come (one timer event per period; after a period without any access in
- *    any partition it stops asking until its next access) and halves every
- *    page counter then (memside_mgr_decay), so the count measures recent use.
+ *    any partition it stops asking until its next access; when the program is
+ *    done it drops the pending one, so the timer never lengthens a run) and
+ *    halves every page counter then (memside_mgr_decay), so the count
+ *    measures recent use.
  *  - Feedback. complete() carries the device's row-buffer outcome and service
  *    time; the policy counts them for the accesses DRAM served (row_hits,
  *    row_misses, row_conflicts, dram_latency_ps) and the host's service time
@@ -161,7 +163,7 @@ typedef struct hp_st {
   uint32_t host;               /* the host device's index */
   uint64_t threshold, period_ps;
   uint32_t max_pages, promoted, table_mask;
-  int owner, armed;            /* partition 0 keeps the decay timer; a wake-up is pending */
+  int owner, armed, stopped;   /* partition 0 keeps the decay timer; a wake-up is pending; the program is done */
   uint64_t mark;               /* the manager's access count when the timer was last armed */
   uint32_t inflight[HP_BUCKETS];
   hp_slot slot[HP_SLOTS];
@@ -239,6 +241,10 @@ static int hp_init(void *st, const memside_cfg *cfg, const memside_env *env, cha
   s->cfg.param = NULL; /* valid during init only */
   s->env = *env;
   s->mgr = cfg->mgr;
+  if (!cfg->param) {
+    snprintf(err, errlen, "memside.hostpage: the policy's parameter values are missing (memside_cfg.param)");
+    return -1;
+  }
   if (memside_check_map(cfg, err, errlen) != 0) return -1;
   if (!s->mgr || !s->mgr->cfg.page_slots) {
     snprintf(err, errlen, "memside.mgr.page_counters: expected a power of two with memside.policy = hostpage (it "
@@ -296,7 +302,17 @@ static void hp_wake(void *st, uint64_t now_ps, uint64_t tag) {
   s->armed = 0;
   ++s->c[S_DECAYS];
   memside_mgr_decay(s->mgr);
-  if (s->mgr->st.accesses != s->mark) arm(s); /* accesses came this period: keep going */
+  if (s->mgr->st.accesses != s->mark && !s->stopped) arm(s); /* accesses came this period: keep going */
+}
+
+/* The program is done: no more decay, and no wake-up left pending (it would keep the simulation going). */
+static void hp_kernel_boundary(void *st, uint32_t kernel_index, uint8_t last) {
+  (void)kernel_index;
+  hp_st *s = (hp_st *)st;
+  if (!last) return;
+  s->stopped = 1;
+  if (s->armed) (void)s->env.unwake(s->env.ctx, 0);
+  s->armed = 0;
 }
 
 /* Step 3 once step 2 is over: read the part from the host. */
@@ -365,7 +381,7 @@ static int hp_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
   if (*ticket == 0) { /* an access's first call: count it once, held or not */
     if (!memside_mgr_page_count(s->mgr, rq->pa)) ++s->c[S_FIRST_TOUCHES];
     (void)memside_mgr_count(s->mgr, rq->pa);
-    if (s->owner && !s->armed) arm(s);
+    if (s->owner && !s->armed && !s->stopped) arm(s);
   }
   if (is_promoted(s, page)) {
     memside_static_locate(&s->cfg, rq->pa, out);
@@ -449,6 +465,7 @@ const memside_ops memside_hostpage_ops = {
     .complete = hp_complete,
     .done = hp_done,
     .wake = hp_wake,
+    .kernel_boundary = hp_kernel_boundary,
     .busy = hp_busy,
     .stats = hp_stats,
     .stat_prefix = "hostpage",
