@@ -210,6 +210,9 @@ void init_address_map(const Config& C, const MemDevices& md, amap* out) {
       C.fail("addrmap.layout", "expected off:" + std::to_string(dev->atom_bytes) + " (bytes per column access of " +
                                    C.s("mem.device") + "), got off:" + std::to_string(out->atom_bytes));
     if (!md.kinds.empty()) amap_set_mem(out, md.kinds[0]);
+    if (C.s("addrmap.part_pattern") == "scatter")
+      C.fail("addrmap.part_pattern", "expected alternate: scatter needs a hybrid memory with interleaved parts "
+                                     "(addrmap.part_interleave > 0), this memory has one kind");
     if (amap_set_partition_channels(out, pch, err, sizeof err) != 0) C.fail("memside.partition_channels", err);
     return;
   }
@@ -253,6 +256,9 @@ void init_address_map(const Config& C, const MemDevices& md, amap* out) {
                       sizeof err) != 0)
     C.fail(std::string(err).find("interleave") != std::string::npos ? "addrmap.part_interleave" : "addrmap.layout",
            err);
+  if (amap_set_part_scatter(out, C.s("addrmap.part_pattern") == "scatter", err, sizeof err) != 0)
+    C.fail("addrmap.part_pattern", "expected alternate: scatter needs interleaved parts, and addrmap.part_interleave "
+                                   "is 0");
   if (amap_set_partition_channels(out, pch, err, sizeof err) != 0) C.fail("memside.partition_channels", err);
 }
 

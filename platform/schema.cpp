@@ -225,6 +225,10 @@ static std::vector<KeySpec> build_schema() {
       {"addrmap.part_interleave", T::Size, "0", 0, 1ull << 40, {},
        "hybrid memory: 0 = parts one after the other (part_order, sizes); B = the parts alternate in blocks of B "
        "bytes (a multiple of 4 KiB) in the ratio of their sizes"},
+      {"addrmap.part_pattern", T::Enum, "alternate", 1, 0, {"alternate", "scatter"},
+       "hybrid memory with part_interleave > 0: alternate = every round of blocks lists the parts in part_order; "
+       "scatter = each round's block order is rotated by a hash of the round number (the ratio is kept; no address "
+       "stride meets one kind only, as with page frames handed out from both memories)"},
       {"memside.policy", T::String, memside_at(0)->name, 1, 0, {}, memside_policy_doc()},
       {"memside.partition_channels", T::Int, "1", 1, 256, {},
        "channels per memory partition: one memory-side controller over k consecutive channels (a power of two "

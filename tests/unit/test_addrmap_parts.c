@@ -89,6 +89,66 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Scattered 1:1 interleave in 4 KiB pages (the HAC system: 12 channels of DRAM rank 0 + PCM rank 1):
+ * every round of two pages still holds one page of each kind, and part-local addresses stay dense and
+ * distinct (a bijection); the lines of one L2 set (48 KiB apart: 12 banks x 32 sets x 128 B) meet both
+ * kinds about equally, where the fixed order gives every such stride one kind only. A one-kind or
+ * contiguous map refuses it. */
+static void scattered_blocks(void **state) {
+  (void)state;
+  static const uint32_t ch[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, r0[1] = {0}, r1[1] = {1};
+  const amap_part_cfg p[2] = {{AMAP_MEM_DRAM, 1536ull << 20, 12, 1, ch, r0},
+                              {AMAP_MEM_NVM, 1536ull << 20, 12, 1, ch, r1}};
+  char err[256];
+  amap F;
+  if (amap_init_parts(&M, p, 2, 4096, "auto", 12, 2, 1, 16, 2048, 32, 1, 0, err, sizeof err) != 0)
+    fail_msg("%s", err);
+  F = M;
+  assert_int_equal(amap_set_part_scatter(&M, 1, err, sizeof err), 0);
+  /* per round: one page of each kind; over 4096 rounds both orders occur about equally */
+  unsigned dram_first = 0;
+  for (uint64_t r = 0; r < 4096; ++r) {
+    const unsigned a = amap_mem_type(&M, r * 8192), b = amap_mem_type(&M, r * 8192 + 4096);
+    assert_int_not_equal(a, b);
+    dram_first += a == AMAP_MEM_DRAM;
+    /* within a page the kind and the serving rank do not change */
+    amap_loc x, y;
+    amap_decode(&M, r * 8192, &x);
+    amap_decode(&M, r * 8192 + 4095, &y);
+    assert_int_equal(x.ra, y.ra);
+    assert_int_equal(x.ra, a == AMAP_MEM_DRAM ? 0 : 1);
+  }
+  assert_in_range(dram_first, 1948, 2148);
+  /* bijection: the device locations of the first 2 x 4096 pages are distinct atoms */
+  enum { N = 8192 };
+  static uint64_t key[N];
+  for (uint64_t i = 0; i < N; ++i) {
+    amap_loc a;
+    amap_decode(&M, i * 4096 + 96, &a);
+    key[i] = ((((uint64_t)a.ch * 2 + a.ra) * 16 + a.ba) << 40) | (a.row << 8) | a.col;
+  }
+  qsort(key, N, sizeof key[0], cmp_u64);
+  for (int i = 1; i < N; ++i) assert_true(key[i] != key[i - 1]);
+  /* a 48 KiB stride: one kind only with the fixed order, both kinds scattered */
+  for (uint64_t base = 0; base < 12 * 4096; base += 4096) {
+    unsigned nvm_fixed = 0, nvm_scat = 0;
+    for (uint64_t k = 0; k < 256; ++k) {
+      nvm_fixed += amap_mem_type(&F, base + k * 48 * 1024) == AMAP_MEM_NVM;
+      nvm_scat += amap_mem_type(&M, base + k * 48 * 1024) == AMAP_MEM_NVM;
+    }
+    assert_true(nvm_fixed == 0 || nvm_fixed == 256);
+    assert_in_range(nvm_scat, 96, 160);
+  }
+  /* off again: the fixed order */
+  assert_int_equal(amap_set_part_scatter(&M, 0, err, sizeof err), 0);
+  assert_int_equal(amap_mem_type(&M, 4096), AMAP_MEM_NVM);
+  /* refused without interleaved parts */
+  if (amap_init_parts(&M, p, 2, 0, "auto", 12, 2, 1, 16, 2048, 32, 1, 0, err, sizeof err) != 0) fail_msg("%s", err);
+  assert_int_equal(amap_set_part_scatter(&M, 1, err, sizeof err), -1);
+  assert_non_null(strstr(err, "interleaved"));
+}
+
+
 /* The hybrid DRAM+PCM partition: 12 channels, DRAM on the even ones, PCM on
  * the odd ones, PCM first (6 GiB) then DRAM. Every address's kind is the kind
  * of the device serving it (ddr3_800 / pcm_flrb), and no two atoms of a
@@ -222,7 +282,7 @@ static void two_channel_partitions(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(hms_ranks_contiguous), cmocka_unit_test(interleaved_blocks),
+      cmocka_unit_test(hms_ranks_contiguous), cmocka_unit_test(interleaved_blocks), cmocka_unit_test(scattered_blocks),
       cmocka_unit_test(two_channel_partitions),
       cmocka_unit_test(channel_split_agrees_with_devices), cmocka_unit_test(one_kind_tag), cmocka_unit_test(errors),
   };

@@ -395,6 +395,25 @@ static inline void dec_decode(const amap_dec *m, uint64_t pa, amap_loc *o) {
   o->vault = ch & (m->vaults - 1);
 }
 
+/* The rotation of a scattered round (amap_set_part_scatter): a 64-bit mixing
+ * function of the round number (the finaliser of a multiply-xorshift hash),
+ * taken modulo the round's block count by the caller. */
+static inline uint64_t round_rotation(uint64_t round) {
+  uint64_t x = round + 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+int amap_set_part_scatter(amap *m, int on, char *err, size_t errlen) {
+  if (on && (!m->nparts || !m->interleave)) {
+    snprintf(err, errlen, "scattered parts need interleaved parts (a hybrid map with an interleave block > 0)");
+    return -1;
+  }
+  m->scatter = on ? 1 : 0;
+  return 0;
+}
+
 /* The part serving `pa` and the part-local address. */
 static inline const amap_part *part_of(const amap *m, uint64_t pa, uint64_t *local) {
   if (!m->interleave) {
@@ -411,7 +430,9 @@ static inline const amap_part *part_of(const amap *m, uint64_t pa, uint64_t *loc
   }
   const uint64_t B = m->interleave;
   const uint64_t blk = pa / B, in = pa % B;
-  const uint64_t round = blk / m->round_blocks, j = blk % m->round_blocks;
+  const uint64_t round = blk / m->round_blocks;
+  uint64_t j = blk % m->round_blocks;
+  if (m->scatter) j = (j + round_rotation(round)) % m->round_blocks;
   unsigned k = 0;
   while (k + 1 < m->nparts && j >= m->part[k].block0 + m->part[k].blocks) ++k;
   const amap_part *P = &m->part[k];

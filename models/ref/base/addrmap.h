@@ -121,6 +121,7 @@ typedef struct amap {
   unsigned nparts;
   uint64_t interleave;        /* 0: parts contiguous; else block size of the interleaved map */
   uint64_t round_blocks;      /* interleaved: blocks per round (sum of the parts' blocks) */
+  uint8_t scatter;            /* interleaved: rotate each round's block order by a hash of the round (amap_set_part_scatter) */
   uint8_t mem_default;        /* kind of addresses in no region (one-kind maps, amap_set_mem) */
   amap_region region[AMAP_MAX_REGIONS];
   unsigned nregions;
@@ -182,6 +183,21 @@ int amap_init_parts(amap *m, const amap_part_cfg *parts, unsigned nparts, uint64
                     uint32_t channels, uint32_t ranks, uint32_t bankgroups, uint32_t banks_per_group,
                     uint32_t row_bytes, uint32_t atom_bytes, uint32_t l2_per_channel, int hash, char *err,
                     size_t errlen);
+
+/* Interleaved parts, scattered (addrmap.part_pattern = "scatter"): each
+ * round's blocks keep the parts' ratio, but the round's block order is
+ * rotated by a hash of the round number, so which blocks of a round belong to
+ * which part changes from round to round, as when an operating system hands
+ * out page frames from both memories, and no address stride sees one kind
+ * only. With the fixed order (the default) an address stride that is a
+ * multiple of the round always meets the same kind: e.g. 4 KiB DRAM and PCM
+ * pages alternating under a 12-bank L2 whose set lines lie 48 KiB apart put
+ * one kind in every set, which leaves a hybrid-aware L2 policy (HAC, whose
+ * per-set miss counter weighs DRAM against NVM misses, Sec. IV-B of the HAC
+ * paper) nothing to choose between. Still a bijection: part-local addresses
+ * stay dense. Needs an interleaved map (amap_init_parts, interleave > 0).
+ * Returns 0, or -1 with a one-line reason in err. */
+int amap_set_part_scatter(amap *m, int on, char *err, size_t errlen);
 
 /* Memory partitions of k consecutive channels (k a power of two dividing the
  * channel count; 1 = a partition per channel, the default): the L2 bank of an
