@@ -288,6 +288,7 @@ CudaDevice cuda_device(const Config& C) {
   d.l2_bytes = C.size("l2.size");
   d.mem_bytes = C.size("sim.max_footprint");
   d.max_warps_per_sm = static_cast<unsigned>(C.i("sm.max_warps"));
+  d.max_ctas_per_sm = static_cast<unsigned>(C.i("sm.max_ctas"));
   const MemDevices md = mem_devices(C);
   d.mem_mhz = md.iface->clk_mhz;
   d.bus_bits = md.channels * md.iface->bus_bits;

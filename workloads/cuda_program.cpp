@@ -170,7 +170,7 @@ void CudaProgram::reply(int status, const void* p, size_t n, const std::string& 
   else if (n) send_exact(p, n);
 }
 
-uint64_t CudaProgram::alloc(uint64_t bytes, uint64_t align) {
+uint64_t CudaProgram::alloc(uint64_t bytes, uint64_t align, const char* what) {
   // first fit between live allocations, else at the top
   uint64_t at = kHeapBase;
   for (const auto& a : allocs_) {
@@ -182,8 +182,16 @@ uint64_t CudaProgram::alloc(uint64_t bytes, uint64_t align) {
   if (at + bytes > dev_.mem_bytes || at + bytes < at) return 0;
   allocs_[at] = bytes;
   heap_top_ = std::max(heap_top_, at + bytes);
-  add_allocation("alloc" + std::to_string(arrays().size()), at, bytes);
+  add_allocation(what ? std::string(what) : "alloc" + std::to_string(arrays().size()), at, bytes);
   return at;
+}
+
+uint64_t CudaProgram::local_region(uint64_t bytes) {
+  if (bytes <= local_bytes_) return local_base_;
+  if (local_base_) release(local_base_);
+  local_base_ = alloc(bytes, 4096, "local");
+  local_bytes_ = local_base_ ? bytes : 0;
+  return local_base_;
 }
 
 bool CudaProgram::release(uint64_t addr) { return allocs_.erase(addr) == 1; }
@@ -606,6 +614,33 @@ ptx_cta* PtxKernel::cta_for(uint32_t cta) const {
   if (it != live_.end()) return it->second.cta;
   const uint32_t id[3] = {cta % launch_.grid[0], (cta / launch_.grid[0]) % launch_.grid[1],
                           cta / (launch_.grid[0] * launch_.grid[1])};
+  const uint32_t lpt = ptx_kernel_get_info(launch_.kernel).local_per_thread;
+  if (lpt && !local_stride_) {
+    // The region: a slot per CTA the GPU can hold at once (every SM full of this kernel's CTAs),
+    // each of warps_per_cta * 32 threads, lpt bytes (whole words) per thread.
+    const CudaDevice& d = prog_->device();
+    const uint64_t per_sm = std::max<uint64_t>(1, std::min<uint64_t>(d.max_ctas_per_sm, d.max_warps_per_sm / warps_per_cta));
+    const uint64_t slots = std::min<uint64_t>(ctas, std::max<uint64_t>(1, d.sms) * per_sm);
+    local_cta_threads_ = warps_per_cta * kWarpSize;
+    const uint64_t stride = slots * local_cta_threads_;
+    local_base_ = prog_->local_region((lpt + 3) / 4 * 4 * stride);
+    if (!local_base_) {
+      prog_->fail(name + ": the threads' local memory (" + std::to_string(lpt) + " bytes x " + std::to_string(stride) +
+                  " threads) does not fit the simulated device memory");
+      return nullptr;
+    }
+    local_stride_ = stride;
+    for (uint64_t i = slots; i-- > 0;) local_free_.push_back(static_cast<uint32_t>(i));
+  }
+  uint32_t slot = 0;
+  if (lpt) {
+    if (local_free_.empty()) {  // more CTAs resident than the GPU's limits allow: a model bug
+      prog_->fail(name + ": more resident CTAs than local-memory slots");
+      return nullptr;
+    }
+    slot = local_free_.back();
+    local_free_.pop_back();
+  }
   ptx_cta* c = nullptr;
   if (!pool_.empty()) {
     c = pool_.back();
@@ -618,7 +653,8 @@ ptx_cta* PtxKernel::cta_for(uint32_t cta) const {
       return nullptr;
     }
   }
-  live_[cta] = CtaState{c, ptx_cta_warps(c)};
+  if (lpt) ptx_cta_set_local(c, local_base_ + uint64_t{slot} * local_cta_threads_ * 4, local_stride_);
+  live_[cta] = CtaState{c, ptx_cta_warps(c), slot};
   return c;
 }
 
@@ -628,6 +664,7 @@ void PtxKernel::warp_begin(WarpCtx& w) const {
   w.pc = 0;
   w.s[0] = reinterpret_cast<uintptr_t>(prog_->failed() ? nullptr : cta_for(w.cta));
   w.s[1] = 0;
+  if (local_stride_ && w.s[0]) w.s[6] = local_base_ + uint64_t{live_[w.cta].local_slot} * local_cta_threads_ * 4;
   w.s[7] = kNoBlock;
 }
 
@@ -681,6 +718,7 @@ void PtxKernel::warp_done(const WarpCtx& w) const {
   auto it = live_.find(w.cta);
   if (it == live_.end()) return;
   if (--it->second.warps_left == 0) {
+    if (local_stride_) local_free_.push_back(it->second.local_slot);
     pool_.push_back(it->second.cta);
     live_.erase(it);
   }
@@ -694,6 +732,10 @@ inline uint8_t reg(uint32_t r) { return r == PTX_NOREG ? kNoReg : static_cast<ui
 // described to the SM. A 16-byte vector access becomes two 8-byte halves (the
 // second is handed out at the next call: w.s[1] = 1 load, 2 store).
 void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
+  if (w.s[1] >= 3) {
+    local_part(w, out);
+    return;
+  }
   if (w.s[1]) {
     const bool st = w.s[1] == 2;
     const uint32_t active = static_cast<uint32_t>(w.s[3]);
@@ -809,13 +851,62 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
     case PTX_IC_SHARED:  // the SM's shared memory, bank conflicts included
       out.shared(reg(wi.dst), wi.active, passes, reg(wi.src[0]), reg(wi.src[1]));
       return;
-    case PTX_IC_LOCAL:  // a thread's local memory: taken as an L1-resident access, a shared-memory latency
+    case PTX_IC_LOCAL:
+      if (local_stride_ && wi.space == PTX_SPACE_LOCAL && wi.active) {  // to the local region: a part per word
+        w.s[1] = wi.is_store ? 4 : 3;
+        w.s[2] = reg(wi.dst);
+        w.s[3] = wi.active;
+        w.t[1][0] = 0;
+        w.t[1][1] = wi.bytes < 4 ? 1 : wi.bytes / 4u;
+        w.t[1][2] = wi.bytes < 4 ? wi.bytes : 4;
+        for (unsigned l = 0; l < kWarpSize; ++l) w.t[0][l] = wi.addr[l];
+        local_part(w, out);
+        if (wi.is_store) out.src[0] = reg(wi.src[0]), out.src[1] = reg(wi.src[1]);
+        else out.src[0] = reg(wi.src[0]);
+        return;
+      }
+      // a device function's parameter (registers on a GPU), or no region: an L1-resident access's latency
       out.shared(reg(wi.dst), wi.active, 1, reg(wi.src[0]), reg(wi.src[1]));
       return;
     default:  // integer and f32 arithmetic, moves, branches, param/const accesses, warp functions
       out.alu(reg(wi.dst), wi.active, reg(wi.src[0]), reg(wi.src[1]), reg(wi.src[2]));
       return;
   }
+}
+
+// Part i of a local access: every lane's word i (or its smaller access) at its interleaved address in
+// the region, so the same word of the warp's lanes shares a line. A load writes its register with the
+// last part (the scoreboard then waits for that part; the earlier ones hold the warp only at exit).
+void PtxKernel::local_part(WarpCtx& w, WarpInst& out) const {
+  const bool st = w.s[1] == 4;
+  const uint32_t active = static_cast<uint32_t>(w.s[3]);
+  const unsigned i = static_cast<unsigned>(w.t[1][0]), parts = static_cast<unsigned>(w.t[1][1]);
+  const unsigned bytes = static_cast<unsigned>(w.t[1][2]);
+  const bool last = i + 1 == parts;
+  if (st) out.store(active, bytes, kNoReg);
+  else out.load(last ? static_cast<uint8_t>(w.s[2]) : kNoReg, active, bytes);
+  uint64_t lines[kWarpSize];
+  unsigned nlines = 0;
+  for (unsigned l = 0; l < kWarpSize; ++l) {
+    if (!((active >> l) & 1u)) {
+      out.addr[l] = 0;
+      continue;
+    }
+    const uint64_t a = ptx_local_addr(w.s[6], local_stride_, w.warp * kWarpSize + l, w.t[0][l] + 4u * i);
+    out.addr[l] = a;
+    if (st) {
+      out.data[l] = 0;
+      bstore_read(golden, a, &out.data[l], bytes);  // what the executor stored there
+    }
+    unsigned j = 0;
+    while (j < nlines && lines[j] != a >> 7) ++j;
+    if (j == nlines) lines[nlines++] = a >> 7;
+  }
+  local_lines_ += nlines;
+  ++(st ? local_stores_ : local_loads_);
+  if (last) w.s[1] = 0;
+  else w.t[1][0] = i + 1;
+  if (i && w.s[7] != kNoBlock) out.in_block(static_cast<uint16_t>(w.s[7]));  // the first part's block
 }
 
 // Shared memory has 32 banks of 4 bytes: lanes reaching different words of one
@@ -874,6 +965,14 @@ void PtxKernel::counters(std::vector<KernelCounter>* out) const {
                   static_cast<double>(conflicts_), false});
   out->push_back({"atomic_lanes", "atomic operations (lanes of atom/red instructions)",
                   static_cast<double>(atomic_lanes_), false});
+  if (local_loads_ + local_stores_) {
+    out->push_back({"local_loads", "local-memory loads sent to the memory system (warp accesses of one 4-byte word)",
+                    static_cast<double>(local_loads_), false});
+    out->push_back({"local_stores", "local-memory stores sent to the memory system (warp accesses of one 4-byte word)",
+                    static_cast<double>(local_stores_), false});
+    out->push_back({"local_lines", "128-byte lines the local-memory accesses touch (per access)",
+                    static_cast<double>(local_lines_), false});
+  }
 }
 
 }  // namespace strata

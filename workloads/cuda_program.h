@@ -44,6 +44,7 @@ struct CudaDevice {
   uint64_t l2_bytes = 0;
   uint64_t mem_bytes = 0;
   unsigned max_warps_per_sm = 0;
+  unsigned max_ctas_per_sm = 0;
 };
 
 class PtxKernel;
@@ -91,6 +92,11 @@ class CudaProgram : public Program {
   void fail(const std::string& why);
   bool failed() const { return !error_.empty(); }
   uint64_t launches() const { return launches_; }
+  const CudaDevice& device() const { return dev_; }
+  // The device-memory region that holds the threads' local memory (docs/cuda.md "Local memory"):
+  // reserved at the first launch that needs it, kept for later launches and replaced by a larger
+  // one when a launch needs more, as CUDA's runtime reserves local memory. 0 if it does not fit.
+  uint64_t local_region(uint64_t bytes);
   // The program without the timing model (`strata cuda run --functional`): every launch runs CTA by CTA
   // on the PTX executor over `golden`. Returns the warp instructions executed; exit_status() and error()
   // tell how it ended.
@@ -117,7 +123,7 @@ class CudaProgram : public Program {
   void reply(int status, const void* p = nullptr, size_t n = 0, const std::string& msg = "");
   bool recv_exact(void* p, size_t n);
   void send_exact(const void* p, size_t n);
-  uint64_t alloc(uint64_t bytes, uint64_t align);
+  uint64_t alloc(uint64_t bytes, uint64_t align, const char* what = nullptr);
   bool release(uint64_t addr);
   void write_mem(uint64_t addr, const void* src, size_t n);
   bool valid_range(uint64_t addr, uint64_t n) const;
@@ -142,6 +148,7 @@ class CudaProgram : public Program {
   std::vector<KernelRef> kernels_;
   std::map<uint64_t, uint64_t> allocs_;  // device heap: address -> bytes
   uint64_t heap_top_ = 0;
+  uint64_t local_base_ = 0, local_bytes_ = 0;  // local_region
   std::unique_ptr<PtxKernel> current_;
 };
 
@@ -169,7 +176,11 @@ class PtxKernel : public Kernel {
   struct CtaState {
     ptx_cta* cta = nullptr;
     unsigned warps_left = 0;
+    uint32_t local_slot = 0;  // its threads' slots in the local region (with a region)
   };
+  // A local-memory access of the warp (w.s[1] = 3 load, 4 store; w.t[0]: the lanes' local offsets;
+  // w.t[1][0..2]: next part, parts, bytes per part): part `i` as a load or store of the region.
+  void local_part(WarpCtx& w, WarpInst& out) const;
   ptx_cta* cta_for(uint32_t cta) const;
   void warp_done(const WarpCtx& w) const;
   static int load(void* ctx, ptx_space space, uint64_t addr, void* dst, unsigned size);
@@ -193,6 +204,13 @@ class PtxKernel : public Kernel {
   unsigned count(const ptx_winst& wi) const;  // returns a shared access's passes over the banks
   mutable uint64_t by_class_[PTX_IC_COUNT] = {};
   mutable uint64_t lanes_ = 0, insts_ = 0, shared_ = 0, conflicts_ = 0, atomic_lanes_ = 0;
+  mutable uint64_t local_loads_ = 0, local_stores_ = 0, local_lines_ = 0;
+  // Local memory in device memory (timed runs of kernels with .local variables): the region's base,
+  // its threads (stride of ptx_local_addr), threads per CTA slot (warps_per_cta * 32) and the free
+  // CTA slots (a CTA takes one while resident, as a GPU's threads own their slot's local memory).
+  mutable uint64_t local_base_ = 0, local_stride_ = 0;
+  mutable uint32_t local_cta_threads_ = 0;
+  mutable std::vector<uint32_t> local_free_;
   // A global atomic met by the executor in the timed run (atomic()): its lanes' operations in lane
   // order, handed to the SM instead of performed; run_functional performs them on the golden memory.
   bool functional_ = false;

@@ -162,6 +162,19 @@ int ptx_cta_init(ptx_cta **out, const ptx_launch *l, const uint32_t cta_id[3], c
 void ptx_cta_reset(ptx_cta *c, const uint32_t cta_id[3]);
 void ptx_cta_free(ptx_cta *c);
 unsigned ptx_cta_warps(const ptx_cta *c);
+/* Local memory in the caller's global memory (a timing model's device-memory region, as a GPU's
+ * runtime reserves one): from now on the CTA's .local variables (ld/st.local and generic addresses
+ * in the local window; not device-function parameters, which stay in the CTA) are read and written
+ * through ptx_launch.map / ptx_mem_ops.load/store at ptx_local_addr(base, stride, thread, offset),
+ * thread = warp * 32 + lane within the CTA, each naturally aligned 4-byte word (or the smaller
+ * access) by itself. stride 0: back to the CTA's own local memory. ptx_cta_reset sets stride 0. */
+void ptx_cta_set_local(ptx_cta *c, uint64_t base, uint64_t stride);
+/* The global address of byte `off` of thread `thread`'s local memory in a region of `stride`
+ * threads at `base`: word (off / 4) of every thread is contiguous, so the same word of the 32
+ * lanes of a warp is one 128-byte line (the interleaving NVIDIA's GPUs use for local memory). */
+static inline uint64_t ptx_local_addr(uint64_t base, uint64_t stride, uint32_t thread, uint64_t off) {
+  return base + ((off >> 2) * stride + thread) * 4 + (off & 3);
+}
 /* Shared memory of the CTA (static then dynamic), for tests and debuggers. */
 uint8_t *ptx_cta_shared(ptx_cta *c, uint32_t *bytes);
 /* The error of the last PTX_STEP_ERROR, one line. */
@@ -200,7 +213,7 @@ typedef struct ptx_winst {
   uint32_t src[3];   /* read registers */
   uint8_t bytes;     /* memory: bytes per lane (vector total) */
   uint8_t is_store;  /* memory: 1 for st, 0 for ld; atomics: 2 */
-  uint8_t space;     /* memory: ptx_space actually accessed */
+  uint8_t space;     /* memory: ptx_space actually accessed (PARAM for a device function's parameter in its frame, class local) */
   uint64_t addr[PTX_WARP]; /* memory: per active lane, address in `space` */
   uint64_t data[PTX_WARP]; /* scalar stores of <= 8 bytes: the stored value per active lane */
 } ptx_winst;

@@ -945,7 +945,10 @@ static bool address(ctx *c, const opnd *o, ptx_inst *in, ptx_space sp) {
     ptx_space nat = natural_space(o->var.symk);
     in->sym = o->var.symk == SYM_FRAME_PARAM ? SYM_FRAME : o->var.symk;
     in->imm += o->var.off;
-    if (sp == PTX_SPACE_PARAM && nat == PTX_SPACE_LOCAL) sp = PTX_SPACE_LOCAL; /* device-function params live in the frame */
+    if (sp == PTX_SPACE_PARAM && nat == PTX_SPACE_LOCAL) { /* device-function params live in the frame */
+      sp = PTX_SPACE_LOCAL;
+      in->fparam = 1;
+    }
     if (sp == PTX_SPACE_GENERIC) sp = nat;
     if (sp != nat) return pp_fail(p, c->line, "variable %s is not in the instruction's state space", pp_tokstr(p, &o->name));
   }

@@ -61,6 +61,8 @@ struct ptx_cta {
   uint32_t shared_bytes;
   uint8_t *local;
   uint32_t lpt; /* local bytes per thread */
+  /* ptx_cta_set_local: .local variables in the caller's global memory (lg_stride 0: in `local`) */
+  uint64_t lg_base, lg_stride;
   uint64_t *regs;
   uint32_t *preds;
   warp *w;
@@ -132,6 +134,8 @@ void ptx_cta_reset(ptx_cta *c, const uint32_t id[3]) {
   c->live_warps = c->nwarps;
   c->clock = 0;
   memset(c->map_ptr, 0, sizeof c->map_ptr);
+  c->lg_base = 0;
+  c->lg_stride = 0;
   c->err[0] = 0;
   for (uint32_t i = 0; i < c->nwarps; ++i) {
     warp *w = &c->w[i];
@@ -232,6 +236,10 @@ void ptx_cta_free(ptx_cta *c) {
 }
 
 unsigned ptx_cta_warps(const ptx_cta *c) { return c->nwarps; }
+void ptx_cta_set_local(ptx_cta *c, uint64_t base, uint64_t stride) {
+  c->lg_base = base;
+  c->lg_stride = stride;
+}
 uint8_t *ptx_cta_shared(ptx_cta *c, uint32_t *bytes) {
   if (bytes) *bytes = c->shared_bytes;
   return c->shared;
@@ -518,6 +526,27 @@ static ptx_step_status do_mem(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *
       } else if (!c->l.mem.load || c->l.mem.load(c->l.mem.ctx, sp, a, buf, n) != 0) {
         return fault(c, in, "%s load of %u bytes at 0x%llx faulted (thread %u)", space_name(sp), n, (unsigned long long)a, th);
       }
+    } else if (sp == PTX_SPACE_LOCAL && c->lg_stride && isp != PTX_SPACE_PARAM && !in->fparam) {
+      /* a .local variable in the caller's memory, word by word at its interleaved addresses */
+      if (a + n > c->lpt || a + n < a)
+        return fault(c, in, "local %s of %u bytes at local address 0x%llx is out of bounds (thread %u)", store ? "store" : "load", n,
+                     (unsigned long long)a, th);
+      p = buf;
+      if (store)
+        for (unsigned v = 0; v < vec; ++v) st_bytes(buf + v * eb, V[v][l], eb);
+      const unsigned piece = n < 4 ? n : 4;
+      for (unsigned o = 0; o < n; o += piece) {
+        const uint64_t ga = ptx_local_addr(c->lg_base, c->lg_stride, th, a + o);
+        uint8_t *q = mapped(c, PTX_SPACE_GLOBAL, ga, piece);
+        if (q) {
+          if (store) memcpy(q, buf + o, piece);
+          else memcpy(buf + o, q, piece);
+        } else if (store ? (!c->l.mem.store || c->l.mem.store(c->l.mem.ctx, ga, buf + o, piece) != 0)
+                         : (!c->l.mem.load || c->l.mem.load(c->l.mem.ctx, PTX_SPACE_GLOBAL, ga, buf + o, piece) != 0)) {
+          return fault(c, in, "local %s of %u bytes at 0x%llx (global 0x%llx) faulted (thread %u)", store ? "store" : "load", n,
+                       (unsigned long long)a, (unsigned long long)ga, th);
+        }
+      }
     } else {
       p = cta_mem(c, sp, a, n, th);
       if (!p) return fault(c, in, "%s %s of %u bytes at %s address 0x%llx is out of bounds (thread %u)", space_name(sp), store ? "store" : "load", n,
@@ -543,6 +572,7 @@ static ptx_step_status do_mem(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *
     out->bytes = (uint8_t)n;
     out->is_store = store;
     out->space = (uint8_t)(first_sp == PTX_SPACE_GENERIC ? isp : first_sp);
+    if (isp == PTX_SPACE_PARAM || in->fparam) out->space = PTX_SPACE_PARAM; /* a device function's parameter (its frame) */
     if (first_sp != PTX_SPACE_GENERIC && first_sp != isp) {
       out->cls = first_sp == PTX_SPACE_SHARED  ? PTX_IC_SHARED
                  : first_sp == PTX_SPACE_LOCAL ? PTX_IC_LOCAL

@@ -123,7 +123,8 @@ typedef struct ptx_inst {
   uint16_t pa, pb; /* predicate sources (selp c, setp c, pred logic a/b, vote a) */
   uint16_t base;   /* ld/st/atom: address register or PTX_R_NONE */
   uint8_t cls;     /* ptx_iclass for a timing model */
-  uint8_t pad[5];
+  uint8_t fparam;  /* ld/st: 1 for a device function's .param variable (in the frame; ptx_cta_set_local keeps it) */
+  uint8_t pad[4];
   int64_t imm;    /* address offset (symbol offset included); call: index into call_args */
   uint32_t target; /* bra: target pc; call: callee function index */
   uint32_t reconv; /* bra: reconvergence pc (immediate post-dominator) or PTX_PC_NONE */

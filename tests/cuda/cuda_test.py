@@ -24,6 +24,11 @@ usage: cuda_test.py CASE STRATA PROGS_DIR WORK_DIR
             --check, with the atomics performed at the L2: l2.atomic_lanes = check.atomics (every old value
             agreed with the golden memory) and = the executor's atomic lanes; two runs give identical stats;
             --functional passes the same check
+  local     local.cu (a per-thread array read at indices known only at run time, so it lives in local
+            memory) passes its own check under --check, its local accesses reaching the L2: with one warp,
+            32 word stores and 8 word loads are 40 line requests, exactly the L2 accesses it makes beyond the
+            same computation without the array; many CTAs (slots of the local region reused) and 8-byte
+            local accesses (two words each) pass under --check too, and --functional agrees
   run-bad   one line and exit 2: a missing program, a file that is not executable, --workload with a
             program, an instruction the PTX executor does not implement (naming it), a DRAM cache
             sized by the footprint (memside.dcache.footprint_ratio, mode auto: unknown before the run)
@@ -234,6 +239,33 @@ def case_atomics(strata, progs, work):
     check(r.returncode == 0 and "atomics ok" in r.stdout, f"--functional: {r.returncode} {r.stdout}")
 
 
+def case_local(strata, progs, work):
+    prog = build(strata, progs, work, "local.cu", "local")
+    s = {}
+    for mode in ("local", "reg"):
+        out = os.path.join(work, f"out_{mode}")
+        r = run([strata, "cuda", "run", prog, "--check", "--quiet", "--out", out, "--", "1", "32", mode])
+        check(r.returncode == 0 and f"local {mode}: 32 threads, 0 wrong" in r.stdout, f"{mode}: {r.returncode} {r.stdout} {r.stderr}")
+        s[mode] = stats_of(out)
+    k = "kernel.1.with_local."
+    # 32 stores of a[i] (one word of the 32 lanes: one line each) and 8 loads of a[idx[j]] (distinct words)
+    for key, want in [("local_stores", 32), ("local_loads", 8), ("local_lines", 40), ("insts.local", 40)]:
+        check(s["local"].get(k + key) == want, f"{k}{key} = {s['local'].get(k + key)}, expected {want}")
+    extra = s["local"]["l2.accesses"] - s["reg"]["l2.accesses"]
+    check(extra == 40, f"L2 accesses of the local memory: {extra}, expected 40 (32 write-through stores, 8 load misses)")
+    check(s["local"]["check.loads"] > s["reg"]["check.loads"], "the local loads were not checked")
+    for args in (["40", "96", "local"], ["24", "64", "wide"]):
+        out = os.path.join(work, "out_" + "_".join(args))
+        r = run([strata, "cuda", "run", prog, "--check", "--quiet", "--out", out, "--", *args])
+        n = int(args[0]) * int(args[1])
+        check(r.returncode == 0 and f"local {args[2]}: {n} threads, 0 wrong" in r.stdout, f"{args}: {r.returncode} {r.stdout} {r.stderr}")
+        ks = stats_of(out)
+        loads = sum(v for key, v in ks.items() if key.endswith(".local_loads"))
+        check(loads > 0 and ks["l2.accesses"] > ks.get("l2.atomics", 0), f"{args}: no local loads reached the memory system")
+        r = run([strata, "cuda", "run", "--functional", prog, "--", *args])
+        check(r.returncode == 0 and "0 wrong" in r.stdout, f"--functional {args}: {r.returncode} {r.stdout}")
+
+
 def case_run_bad(strata, progs, work):
     one_line_exit2(run([strata, "cuda", "run", os.path.join(work, "nope")]), "a missing program", "no such file")
     one_line_exit2(run([strata, "cuda", "run", os.path.join(progs, "selfcheck.cu")]), "a file that is not executable",
@@ -259,7 +291,7 @@ def main():
     os.makedirs(work)
     {"features": case_features, "multi": case_multi, "bad": case_bad, "run": case_run, "check": case_check,
      "status": case_status, "run-bad": case_run_bad, "functional": case_functional,
-     "atomics": case_atomics}[case](strata, progs, work)
+     "atomics": case_atomics, "local": case_local}[case](strata, progs, work)
     print(f"cuda {case}: ok")
     return 0
 
