@@ -15,7 +15,8 @@
 typedef struct ifacts {
   uint32_t def[6], use[12];
   uint8_t nd, nu;
-  uint8_t gld, gst, shared, atomic, sync, leaves, call, sfu;
+  uint8_t gld, gst; /* memory requests per lane of a load / store: 1 global, a local one's 4-byte words */
+  uint8_t shared, atomic, sync, leaves, call, sfu;
   uint8_t remat_kind; /* a pure computation that may be recomputed from the constant bank */
   uint32_t s0, s1;    /* successors (index in the body) or PTX_PC_NONE */
 } ifacts;
@@ -105,8 +106,12 @@ static void facts_of(ctx *c, uint32_t i) {
   const bool mem = in->kind == K_LD || in->kind == K_ST || in->kind == K_ATOM;
   const bool global_space = in->space == PTX_SPACE_GLOBAL || in->space == PTX_SPACE_GENERIC;
   f->shared = mem && (in->space == PTX_SPACE_SHARED || is_shared_sym(in->sym));
-  f->gld = in->kind == K_LD && global_space && !f->shared;
-  f->gst = in->kind == K_ST && global_space && !f->shared;
+  /* .local variables are device memory (a timed run sends each 4-byte word: docs/cuda.md "Local
+   * memory"); a device function's parameters are not */
+  const unsigned lbytes = ptx_ty_bytes((ptx_ty)in->ty) * (in->vec ? in->vec : 1u);
+  const uint8_t reqs = in->space == PTX_SPACE_LOCAL ? (in->fparam ? 0 : (uint8_t)(lbytes < 4 ? 1 : lbytes / 4)) : global_space ? 1 : 0;
+  f->gld = in->kind == K_LD && !f->shared ? reqs : 0;
+  f->gst = in->kind == K_ST && !f->shared ? reqs : 0;
   f->atomic = in->kind == K_ATOM;
   f->sync = in->kind == K_BAR || in->kind == K_MEMBAR;
   f->leaves = in->kind == K_EXIT || in->kind == K_RET || in->kind == K_TRAP;
@@ -486,8 +491,8 @@ static void describe_region(ctx *c, const region *R, ptx_oblock *ob) {
   bool shared = false, sync = false, atomic = false, leaves = false, call = false;
   for (uint32_t i = R->a; i <= R->b; ++i) {
     const ifacts *f = &c->fx[i];
-    if (f->gld) ++ld;
-    else if (f->gst) ++st;
+    if (f->gld) ld += f->gld;
+    else if (f->gst) st += f->gst;
     else if (f->sfu) ++sfu;
     else ++alu;
     shared |= f->shared;
