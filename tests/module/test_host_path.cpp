@@ -1,6 +1,6 @@
 // Module test of a memory-side policy reaching host memory over a link (models/host/host_path.h): the
-// MemSide shell hosts a toy policy in this file over two devices -- device 0 a MemCtrl (hbm2), device
-// 1 the host path (a Link to a HostMem), added as the platform adds it (add_host_device: the last
+// MemSide shell hosts a toy policy in this file over two devices -- device 0 a MemCtrl (the HBM2
+// channel of hbm2_channel.h), device 1 the host path (a Link to a HostMem), added as the platform adds it (add_host_device: the last
 // device, every rank of kind AMAP_MEM_HOST) -- and the policy
 //  - finds the host device by its kind and places physical lines from 1 MiB up there (host address =
 //    physical address - 1 MiB), the rest on device 0;
@@ -28,7 +28,7 @@
 #include "common/payload.h"
 #include "common/stats.h"
 #include "host/host_path.h"
-#include "mc_test_setup.h"
+#include "hbm2_channel.h"
 #include "memctrl/mem_ctrl.h"
 #include "memside/mem_side.h"
 #include "tlm_harness.h"
@@ -64,7 +64,6 @@ struct Toy {
 Toy* g_toy = nullptr;
 std::vector<Seen> g_seen;
 
-size_t toy_bytes(const memside_cfg*) { return sizeof(Toy); }
 int toy_init(void* st, const memside_cfg* cfg, const memside_env* env, char* err, size_t errlen) {
   Toy* t = static_cast<Toy*>(st);
   t->env = *env;
@@ -120,20 +119,11 @@ void toy_done(void* st, uint64_t tag) {
     t->page_written_ns = now_ns();
   }
 }
-int toy_busy(const void*) { return 0; }
 
 const memside_ops kToy = [] {
-  memside_ops o{};
-  o.name = "toy_host";
-  o.desc = "test policy: host lines over a link, a page moved in";
-  o.state_bytes = toy_bytes;
-  o.init = toy_init;
-  o.locate = toy_locate;
-  o.route = toy_route;
-  o.complete = toy_complete;
+  memside_ops o = toy_ops<Toy>("toy_host", "test policy: host lines over a link, a page moved in", toy_init,
+                               toy_locate, toy_route, toy_complete, toy_wake);
   o.done = toy_done;
-  o.wake = toy_wake;
-  o.busy = toy_busy;
   return o;
 }();
 
@@ -194,13 +184,9 @@ const L2::Got* got_at(const L2& l2, uint64_t pa, bool second = false) {
 
 int sc_main(int, char*[]) {
   sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
-  bstore mem;
-  bstore_init(&mem);
-  PayloadPool pool;
-  StatsRegistry stats;
-  McCfg c = mc_test_setup("hbm2");
-  c.engine.refresh = 0;
-  MemCtrl mc("mc", 0, c, &mem, pool, stats);
+  Hbm2Channel ch;
+  MemCtrl& mc = ch.mc;
+  StatsRegistry& stats = ch.stats;
 
   HostPathCfg hc;
   hc.link.req.bytes_per_s = 16000000000ull;
@@ -218,20 +204,12 @@ int sc_main(int, char*[]) {
   hc.mem.window_ps = 1600000;
   HostPath host(hc, stats);
 
-  memside_cfg m{};
-  m.ndevs = 1;
-  char err[256];
-  if (devaddr_init(&m.geom[0], 1, 4, 4, 64, 32, err, sizeof err) != 0) return 1;
-  m.rank_kind[0][0] = AMAP_MEM_DRAM;
-  // As the platform's add_host_device: the last device, kind host on every rank, no channel.
-  m.dev_channel[1] = UINT32_MAX;
-  for (unsigned r = 0; r < AMAP_MAX_RANKS; ++r) m.rank_kind[1][r] = AMAP_MEM_HOST;
-  m.ndevs = 2;
-  MemSide side("side", &kToy, m, 1, pool, stats);
-  side.connect(mc.tsock, &mem, &mc);
+  // Device 0 the channel, device 1 the host path.
+  MemSide side("side", &kToy, ch.one_device_and_host(hc.mem.capacity_bytes), 1, ch.pool, stats);
+  ch.serve(side);
   side.connect(host.tsock(), host.contents(), &host);
   MemSide::register_totals(stats, {&side});
-  L2 l2("l2", pool);
+  L2 l2("l2", ch.pool);
   l2.isock.bind(side.tsock);
   CHECK(g_toy != nullptr && g_toy->host == 1, "the policy found the host device");
   if (!g_toy) return strata_test::report();
@@ -286,7 +264,7 @@ int sc_main(int, char*[]) {
   CHECK(g_toy->page_written_ns > g_toy->page_read_ns, "page written at %g ns", g_toy->page_written_ns);
   {
     std::vector<unsigned char> b(4096);
-    bstore_read(&mem, kPageDev, b.data(), b.size());
+    bstore_read(&ch.mem, kPageDev, b.data(), b.size());
     bool ok = true;
     for (unsigned k = 0; k < 4096; ++k) ok &= b[k] == init_byte(kHostBase + kPageHost + k);
     CHECK(ok, "the page on device 0 is not the host's");
@@ -312,6 +290,5 @@ int sc_main(int, char*[]) {
   CHECK(stats.get("memside.own_read_bytes") == 4096 && stats.get("memside.own_write_bytes") == 4096,
         "own bytes %g / %g", stats.get("memside.own_read_bytes"), stats.get("memside.own_write_bytes"));
   CHECK(side.idle() && host.idle() && mc.idle(), "idle at the end");
-  bstore_free(&mem);
   return strata_test::report();
 }

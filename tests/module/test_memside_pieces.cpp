@@ -53,7 +53,6 @@ std::vector<Seen> g_routed, g_completed;
 Toy* g_toy = nullptr;
 constexpr uint32_t kHoldTicket = 7;
 
-size_t toy_bytes(const memside_cfg*) { return sizeof(Toy); }
 int toy_init(void* st, const memside_cfg*, const memside_env* env, char*, size_t) {
   Toy* t = static_cast<Toy*>(st);
   t->env = *env;
@@ -96,20 +95,11 @@ void toy_wake(void* st, uint64_t, uint64_t) {
   Toy* t = static_cast<Toy*>(st);
   t->env.release(t->env.ctx, kHoldTicket);
 }
-int toy_busy(const void*) { return 0; }
 uint32_t toy_granule(const void*) { return 64; }
 
 const memside_ops kToy = [] {
-  memside_ops o{};
-  o.name = "toy_pieces";
-  o.desc = "test policy: 64 B pieces, halves swapped in one region";
-  o.state_bytes = toy_bytes;
-  o.init = toy_init;
-  o.locate = toy_locate;
-  o.route = toy_route;
-  o.complete = toy_complete;
-  o.wake = toy_wake;
-  o.busy = toy_busy;
+  memside_ops o = toy_ops<Toy>("toy_pieces", "test policy: 64 B pieces, halves swapped in one region", toy_init,
+                               toy_locate, toy_route, toy_complete, toy_wake);
   o.granule = toy_granule;
   return o;
 }();
@@ -162,14 +152,11 @@ struct L2 : TestInitiator<L2> {
 
 int sc_main(int, char*[]) {
   Hbm2Channel ch;
-  bstore& mem = ch.mem;
-  PayloadPool& pool = ch.pool;
-  StatsRegistry& stats = ch.stats;
-  MemCtrl& mc = ch.mc;
-  MemSide side("side", &kToy, ch.one_device(), 1, pool, stats);
-  MemSide::register_totals(stats, {&side});
-  side.connect(mc.tsock, &mem, &mc);
-  L2 l2("l2", pool);
+  const StatsRegistry& stats = ch.stats;
+  MemSide side("side", &kToy, ch.one_device(), 1, ch.pool, ch.stats);
+  MemSide::register_totals(ch.stats, {&side});
+  ch.serve(side);
+  L2 l2("l2", ch.pool);
   l2.isock.bind(side.tsock);
 
   const uint64_t S = dev_line(0, 0, 5, 0);  // halves where the address says
@@ -196,7 +183,7 @@ int sc_main(int, char*[]) {
   if (l2.resp.size() != l2.script_.size()) return strata_test::report();
   // The device store: W's halves swapped, bytes 4..7 of the lower half (at device offset 64) written.
   unsigned char dev[kLineBytes];
-  bstore_read(&mem, W, dev, kLineBytes);
+  bstore_read(&ch.mem, W, dev, kLineBytes);
   for (unsigned i = 0; i < kLineBytes; ++i) {
     const unsigned phys = (i + 64) % kLineBytes;  // the physical byte at device offset i
     const uint8_t want = phys >= 4 && phys < 8 ? 0xaa : pattern(phys);
@@ -245,6 +232,6 @@ int sc_main(int, char*[]) {
   CHECK(stats.get("mem.class.demand.reads") + stats.get("mem.class.writeback.writes") == 11,
         "device requests: %g reads + %g writes, expected 11 pieces", stats.get("mem.class.demand.reads"),
         stats.get("mem.class.writeback.writes"));
-  CHECK(side.idle() && mc.idle(), "idle at the end");
+  CHECK(side.idle() && ch.mc.idle(), "idle at the end");
   return strata_test::report();
 }

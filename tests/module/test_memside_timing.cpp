@@ -57,7 +57,6 @@ std::vector<std::pair<uint64_t, uint64_t>> g_wakes;
 std::vector<Feedback> g_fb;
 Toy* g_toy = nullptr;
 
-size_t toy_bytes(const memside_cfg*) { return sizeof(Toy); }
 int toy_init(void* st, const memside_cfg*, const memside_env* env, char*, size_t) {
   Toy* t = static_cast<Toy*>(st);
   t->env = *env;
@@ -105,20 +104,11 @@ void toy_done(void* st, uint64_t tag) {
   CHECK(tag == 77, "own transfer tag %llu", static_cast<unsigned long long>(tag));
   ++static_cast<Toy*>(st)->own_done;
 }
-int toy_busy(const void*) { return 0; }
 
 const memside_ops kToy = [] {
-  memside_ops o{};
-  o.name = "toy_timer";
-  o.desc = "test policy: wake-ups, route delay, device feedback";
-  o.state_bytes = toy_bytes;
-  o.init = toy_init;
-  o.locate = toy_locate;
-  o.route = toy_route;
-  o.complete = toy_complete;
+  memside_ops o = toy_ops<Toy>("toy_timer", "test policy: wake-ups, route delay, device feedback", toy_init,
+                               toy_locate, toy_route, toy_complete, toy_wake);
   o.done = toy_done;
-  o.wake = toy_wake;
-  o.busy = toy_busy;
   return o;
 }();
 
@@ -165,13 +155,10 @@ const Feedback* fb_of(uint64_t pa) {
 
 int sc_main(int, char*[]) {
   Hbm2Channel ch;
-  bstore& mem = ch.mem;
-  PayloadPool& pool = ch.pool;
-  StatsRegistry& stats = ch.stats;
-  MemCtrl& mc = ch.mc;
-  MemSide side("side", &kToy, ch.one_device(), 1, pool, stats);
-  side.connect(mc.tsock, &mem, &mc);
-  Reader rd("rd", pool);
+  const StatsRegistry& stats = ch.stats;
+  MemSide side("side", &kToy, ch.one_device(), 1, ch.pool, ch.stats);
+  ch.serve(side);
+  Reader rd("rd", ch.pool);
   rd.isock.bind(side.tsock);
 
   const uint64_t A = dev_line(0, 0, 5, 0), A2 = dev_line(0, 0, 5, 1);  // bank (0,0) row 5
@@ -240,14 +227,14 @@ int sc_main(int, char*[]) {
   // Utilisation: busy data-bus cycles / elapsed cycles since the controller's first snapshot (cycle 0), asked
   // over a window longer than the run.
   {
-    const mc_stats& st = mc.counters();
-    const uint64_t now = mc.cycle_of(sc_core::sc_time_stamp());
+    const mc_stats& st = ch.mc.counters();
+    const uint64_t now = ch.mc.cycle_of(sc_core::sc_time_stamp());
     const uint32_t want_u = static_cast<uint32_t>((st.bus_busy << 16) / now);
     const uint32_t got_u = g_toy->env.dev_util(g_toy->env.ctx, 0, 1000000000ull);
     CHECK(got_u == want_u && got_u > 0, "utilisation %u / 65536, expected %u", got_u, want_u);
     std::printf("bus busy %llu of %llu cycles: utilisation %u / 65536\n", static_cast<unsigned long long>(st.bus_busy),
                 static_cast<unsigned long long>(now), got_u);
   }
-  CHECK(side.idle() && mc.idle(), "idle at the end");
+  CHECK(side.idle() && ch.mc.idle(), "idle at the end");
   return strata_test::report();
 }
