@@ -1,6 +1,7 @@
-/* A fake memory-side shell for the policy unit tests (test_memside.c,
- * test_memside_dcache.c): records the transfers a policy issues and the
- * tickets it releases, and never refuses a transfer. */
+/* A fake memory-side shell for the policy unit tests (test_memside*.c,
+ * test_blocks.c; memside_test_env.h makes an env of it): records the
+ * transfers a policy issues and the tickets it releases, and never refuses a
+ * transfer. */
 #ifndef STRATA_TEST_MEMSIDE_FAKE_SHELL_H
 #define STRATA_TEST_MEMSIDE_FAKE_SHELL_H
 #include "memside/memside.h"

@@ -16,7 +16,7 @@
 #include "blocks/blocks.h"
 #include "memside/memside.h"
 #include "memside/memside_dcache_params.h"
-#include "memside_fake_shell.h"
+#include "memside_test_env.h"
 
 static amap g_map;
 static memside_cfg g_cfg;
@@ -24,9 +24,7 @@ static memside_value g_par[32]; /* g_cfg's DRAM-cache parameters (memside_dcache
 
 /* Set DRAM-cache parameter `name` (as declared: "bypass", "=l2.ctc_ways", ...) in pv. */
 static void set_par(memside_value *pv, const char *name, int64_t x) {
-  const int k = memside_param_index(&memside_dcache_params, name);
-  assert_true(k >= 0);
-  pv[k].i = x;
+  mst_set_param(&memside_dcache_params, pv, name, x);
 }
 
 /* ------------------------------------------------------- registry */
@@ -214,10 +212,8 @@ static void rig_init(rig *r, const memside_cfg *c) {
   memset(r, 0, sizeof *r);
   r->o = memside_find("dcache");
   assert_non_null(r->o);
-  r->st = calloc(1, r->o->state_bytes(c));
-  r->env = (memside_env){.ctx = &r->f, .issue = fake_issue, .release = fake_release};
-  char err[256];
-  assert_int_equal(r->o->init(r->st, c, &r->env, err, sizeof err), 0);
+  r->env = mst_fake_env(&r->f);
+  r->st = mst_policy(r->o, c, &r->env);
 }
 
 /* One read of line pa run to its end: probes answered, the demand completed, every fill finished.
@@ -326,23 +322,7 @@ static void dcache_uses_the_configured_tag_cache(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  static const uint32_t ch[8] = {0, 1, 2, 3, 4, 5, 6, 7}, r0[1] = {0}, r1[1] = {1};
-  const amap_part_cfg p[2] = {{AMAP_MEM_SCM, 1ull << 30, 8, 1, ch, r1}, {AMAP_MEM_DRAM, 1ull << 28, 8, 1, ch, r0}};
-  char err[256];
-  if (amap_init_parts(&g_map, p, 2, 0, NULL, 8, 2, 4, 4, 2048, 32, 2, 0, err, sizeof err) != 0) return -1;
-  memset(&g_cfg, 0, sizeof g_cfg);
-  g_cfg.map = &g_map;
-  g_cfg.ndevs = 1;
-  if (devaddr_init(&g_cfg.geom[0], 2, 4, 4, 64, 32, err, sizeof err) != 0) return -1;
-  g_cfg.rank_kind[0][0] = AMAP_MEM_DRAM;
-  g_cfg.rank_kind[0][1] = AMAP_MEM_SCM;
-  g_cfg.rank_trcd[0][0] = 14, g_cfg.rank_twr[0][0] = 16;    /* hbm2 */
-  g_cfg.rank_trcd[0][1] = 120, g_cfg.rank_twr[0][1] = 1000; /* scm_mlc */
-  g_cfg.sys.nparts = 8;
-  if (memside_dcache_params.count > 32 || memside_param_defaults(&memside_dcache_params, g_par) != -1) return -1;
-  g_cfg.param = g_par;
-  set_par(g_par, "size", 16 * 2048); /* one row per bank: 16 x 7 = 112 lines */
-  set_par(g_par, "mshrs", 4);
+  if (mst_hms_partition(&g_map, &g_cfg, g_par, sizeof g_par / sizeof *g_par) != 0) return -1;
   set_par(g_par, "line_bytes", 256);
   return 0;
 }

@@ -17,7 +17,7 @@
 #include "blocks/bps.h"
 #include "memside/memside.h"
 #include "memside/memside_dcache_params.h"
-#include "memside_fake_shell.h"
+#include "memside_test_env.h"
 
 static amap g_map;
 static memside_cfg g_cfg;
@@ -31,9 +31,7 @@ static void own_params(memside_cfg *c, memside_value *pv) {
 
 /* Set parameter `name` (as declared: "size", "bypass", "=l2.ctc_ways", ...) in pv. */
 static void set_par(memside_value *pv, const char *name, int64_t x) {
-  const int k = memside_param_index(&memside_dcache_params, name);
-  assert_true(k >= 0);
-  pv[k].i = x;
+  mst_set_param(&memside_dcache_params, pv, name, x);
 }
 
 /* The sim.seed that gives partition 0 the per-partition seed `want` (seed = sim.seed x 2654435761 + partition,
@@ -48,14 +46,24 @@ typedef struct rig {
   memside_env env;
 } rig;
 
-static void rig_init_cfg(rig *r, const memside_cfg *c) {
+/* A rig of policy `name` (a DRAM-cache design) over c. */
+static void rig_init_policy(rig *r, const char *name, const memside_cfg *c) {
   memset(r, 0, sizeof *r);
-  r->o = memside_find("dcache");
+  r->o = memside_find(name);
   assert_non_null(r->o);
-  r->st = calloc(1, r->o->state_bytes(c));
-  r->env = (memside_env){.ctx = &r->f, .issue = fake_issue, .release = fake_release};
-  char err[256];
-  assert_int_equal(r->o->init(r->st, c, &r->env, err, sizeof err), 0);
+  r->env = mst_fake_env(&r->f);
+  r->st = mst_policy(r->o, c, &r->env);
+}
+
+static void rig_init_cfg(rig *r, const memside_cfg *c) { rig_init_policy(r, "dcache", c); }
+
+/* A rig of `policy` over c (g_cfg or a test's copy of it) with parameter `name` set to x in a copy of c's
+ * parameters (a policy reads them during init only). */
+static void rig_par(rig *r, const char *policy, memside_cfg c, const char *name, int64_t x) {
+  memside_value pv[32];
+  own_params(&c, pv);
+  set_par(pv, name, x);
+  rig_init_policy(r, policy, &c);
 }
 
 static void rig_init(rig *r) { rig_init_cfg(r, &g_cfg); }
@@ -326,12 +334,10 @@ static void finish_xfers(rig *r, int *from) {
 static void bypass_decisions_are_the_scorers(void **state) {
   (void)state;
   memside_cfg c = g_cfg;
-  memside_value pv[32];
-  own_params(&c, pv);
-  set_par(pv, "bypass", 1); /* numerators 106 = HMS Table I tRCD 120 - 14, 1090 = 106 + tWR 1000 - 16 (setup) */
   c.sys.seed = sim_seed_for(7);
   rig r;
-  rig_init_cfg(&r, &c);
+  /* bypass on: numerators 106 = HMS Table I tRCD 120 - 14, 1090 = 106 + tWR 1000 - 16 (setup) */
+  rig_par(&r, "dcache", c, "bypass", 1);
   bps_cfg_t bc;
   bps_cfg_default(&bc);
   bc.num_rd = 106;
@@ -400,14 +406,11 @@ static void bypass_decisions_are_the_scorers(void **state) {
 static void throttled_timing_moves_the_numerators(void **state) {
   (void)state;
   memside_cfg c = g_cfg;
-  memside_value pv[32];
-  own_params(&c, pv);
-  set_par(pv, "bypass", 1);
   c.sys.seed = sim_seed_for(7);
   c.rank_trcd[0][0] = 14, c.rank_twr[0][0] = 16;    /* hbm2 */
   c.rank_trcd[0][1] = 120, c.rank_twr[0][1] = 1000; /* scm_mlc */
   rig r;
-  rig_init_cfg(&r, &c);
+  rig_par(&r, "dcache", c, "bypass", 1);
   assert_non_null(r.o->timing_changed);
   bps_cfg_t bc;
   bps_cfg_default(&bc);
@@ -462,12 +465,9 @@ static void throttled_timing_moves_the_numerators(void **state) {
 static void write_behind_a_bypassed_line_goes_to_scm(void **state) {
   (void)state;
   memside_cfg c = g_cfg;
-  memside_value pv[32];
-  own_params(&c, pv);
-  set_par(pv, "bypass", 1);
   c.rank_trcd[0][1] = c.rank_trcd[0][0], c.rank_twr[0][1] = c.rank_twr[0][0]; /* Eq. 1 numerators 0 */
   rig r;
-  rig_init_cfg(&r, &c);
+  rig_par(&r, "dcache", c, "bypass", 1);
   uint64_t pa[1];
   block_lines(pa, 1);
   int from = 0;
@@ -508,12 +508,8 @@ static void write_behind_a_bypassed_line_goes_to_scm(void **state) {
  * each line of the row (8 reads, Sec. IV-C) and is done when the last is back; a fill writes no metadata. */
 static void tad_probe_reads_every_line(void **state) {
   (void)state;
-  memside_cfg c = g_cfg;
-  memside_value pv[32];
-  own_params(&c, pv);
-  set_par(pv, "org", 1); /* tad */
   rig r;
-  rig_init_cfg(&r, &c);
+  rig_par(&r, "dcache", g_cfg, "org", 1); /* tad */
   uint64_t pa[1];
   block_lines(pa, 1);
   uint32_t tk = 0;
@@ -549,17 +545,11 @@ static void tad_probe_reads_every_line(void **state) {
  * (mod 32) fill about one miss in ten. */
 static void beari_sampled_groups(void **state) {
   (void)state;
-  const memside_ops *o = memside_find("beari");
-  assert_non_null(o);
   memside_cfg c = g_cfg;
   c.sys.seed = sim_seed_for(3);
   rig r;
-  memset(&r, 0, sizeof r);
-  r.o = o;
-  r.st = calloc(1, o->state_bytes(&c));
-  r.env = (memside_env){.ctx = &r.f, .issue = fake_issue, .release = fake_release};
-  char err[256];
-  assert_int_equal(o->init(r.st, &c, &r.env, err, sizeof err), 0);
+  rig_init_policy(&r, "beari", &c);
+  const memside_ops *o = r.o;
   enum { J = 200, NB = 32 * J + 2 };
   uint64_t *pa = malloc(NB * sizeof *pa);
   block_lines(pa, NB);
@@ -588,15 +578,9 @@ static void beari_sampled_groups(void **state) {
  * column); a line is filled only at its gamma-th miss (gamma starts at 2). */
 static void redcachei_fills_at_gamma(void **state) {
   (void)state;
-  const memside_ops *o = memside_find("redcachei");
-  assert_non_null(o);
   rig r;
-  memset(&r, 0, sizeof r);
-  r.o = o;
-  r.st = calloc(1, o->state_bytes(&g_cfg));
-  r.env = (memside_env){.ctx = &r.f, .issue = fake_issue, .release = fake_release};
-  char err[256];
-  assert_int_equal(o->init(r.st, &g_cfg, &r.env, err, sizeof err), 0);
+  rig_init_policy(&r, "redcachei", &g_cfg);
+  const memside_ops *o = r.o;
   uint64_t pa[6];
   block_lines(pa, 6);
   int from = 0;
@@ -623,21 +607,24 @@ static void redcachei_fills_at_gamma(void **state) {
   free(r.st);
 }
 
+/* A rig with one MSHR, taken: lines pa[0..3) of three blocks, a read miss of pa[0] served by SCM whose
+ * fill holds the MSHR. */
+static void rig_mshr_taken(rig *r, uint64_t pa[3]) {
+  rig_par(r, "dcache", g_cfg, "mshrs", 1);
+  block_lines(pa, 3);
+  const memside_target t = access_line(r, pa[0], 0);
+  assert_int_equal(t.kind, AMAP_MEM_SCM);
+}
+
 /* A write miss that finds every MSHR busy waits for one (TICKET_MSHRWAIT) instead of going to SCM; a read
  * miss in the same state is served by SCM at once and only its fill is dropped. When the MSHR frees, the
  * write is routed again, takes it, and waits behind its own fill; it counts as one write miss. */
 static void write_waits_for_a_free_mshr(void **state) {
   (void)state;
-  memside_cfg c = g_cfg;
-  memside_value pv[32];
-  own_params(&c, pv);
-  set_par(pv, "mshrs", 1);
   rig r;
-  rig_init_cfg(&r, &c);
   uint64_t pa[3];
-  block_lines(pa, 3);
-  memside_target t = access_line(&r, pa[0], 0); /* read miss: SCM, its fill takes the only MSHR */
-  assert_int_equal(t.kind, AMAP_MEM_SCM);
+  rig_mshr_taken(&r, pa); /* read miss: SCM, its fill takes the only MSHR */
+  memside_target t;
   const int fill0 = r.f.n;
   uint32_t tk = 0;
   if (route(&r, pa[1], 1, &tk, &t) == MEMSIDE_HOLD && tk != 0x10000000u) { /* its row's probe first */
@@ -683,22 +670,14 @@ static void separate_dram_and_scm_channels(void **state) {
   assert_int_equal(amap_init_parts(&m, p, 2, 0, NULL, 8, 2, 4, 4, 2048, 32, 4, 0, err, sizeof err), 0);
   assert_int_equal(amap_set_partition_channels(&m, 2, err, sizeof err), 0);
   memside_cfg c;
-  memset(&c, 0, sizeof c);
-  c.map = &m;
+  mst_partition(&c, &m, 0, 2); /* device 0: channel 0 */
   c.ndevs = 2;
-  c.dev_channel[0] = 0;
-  c.dev_channel[1] = 1;
-  for (int d = 0; d < 2; ++d) {
-    assert_int_equal(devaddr_init(&c.geom[d], 2, 4, 4, 64, 32, err, sizeof err), 0);
-    c.rank_kind[d][0] = c.rank_kind[d][1] = d ? AMAP_MEM_SCM : AMAP_MEM_DRAM;
-  }
+  mst_hbm2_device(&c, 1, 1, 2); /* device 1: channel 1 */
+  for (int d = 0; d < 2; ++d) c.rank_kind[d][0] = c.rank_kind[d][1] = d ? AMAP_MEM_SCM : AMAP_MEM_DRAM;
   c.sys = g_cfg.sys;
-  memside_value pv[32];
   c.param = g_par;
-  own_params(&c, pv);
-  set_par(pv, "size", 32 * 2048); /* a row per bank of each DRAM rank */
   rig r;
-  rig_init_cfg(&r, &c);
+  rig_par(&r, "dcache", c, "size", 32 * 2048); /* a row per bank of each DRAM rank */
   uint64_t pa = UINT64_MAX;
   for (uint64_t q = 0; q < (1u << 20) && pa == UINT64_MAX; q += 256)
     if (amap_channel(&m, q) == 1) pa = q;
@@ -1130,19 +1109,9 @@ static void line_64_tad(void **state) {
  * bytes only, at their offsets). */
 static void line_64_write_through_piece(void **state) {
   (void)state;
-  const memside_ops *o = memside_find("mccachei");
-  assert_non_null(o);
-  memside_cfg c = g_cfg;
-  memside_value pv[32];
-  own_params(&c, pv);
-  set_par(pv, "line_bytes", 64);
   rig r;
-  memset(&r, 0, sizeof r);
-  r.o = o;
-  r.st = calloc(1, o->state_bytes(&c));
-  r.env = (memside_env){.ctx = &r.f, .issue = fake_issue, .release = fake_release};
-  char err[256];
-  assert_int_equal(o->init(r.st, &c, &r.env, err, sizeof err), 0);
+  rig_par(&r, "mccachei", g_cfg, "line_bytes", 64);
+  const memside_ops *o = r.o;
   assert_int_equal(o->granule(r.st), 64);
   uint64_t pa[2];
   block_pieces(pa, 2);
@@ -1169,16 +1138,10 @@ static void line_64_write_through_piece(void **state) {
  * the line's other sectors goes to SCM at once. 256 B lines, one MSHR. */
 static void read_waits_behind_a_waiting_write(void **state) {
   (void)state;
-  memside_cfg c = g_cfg;
-  memside_value pv[32];
-  own_params(&c, pv);
-  set_par(pv, "mshrs", 1);
   rig r;
-  rig_init_cfg(&r, &c);
   uint64_t pa[3];
-  block_lines(pa, 3);
-  memside_target t = access_line(&r, pa[0], 0); /* a read miss: its fill takes the only MSHR */
-  assert_int_equal(t.kind, AMAP_MEM_SCM);
+  rig_mshr_taken(&r, pa); /* a read miss: its fill takes the only MSHR */
+  memside_target t;
   uint32_t tw = 0, tr = 0, to = 0;
   while (route_s(&r, pa[1], 1, 0x1, &tw, &t) == MEMSIDE_HOLD && tw != 0x10000000u)
     r.o->done(r.st, r.f.x[r.f.n - 1].tag); /* its probe */
@@ -1216,38 +1179,19 @@ static void line_size_rejected(void **state) {
     own_params(&c, pv);
     set_par(pv, "line_bytes", bad[i]);
     const memside_ops *o = memside_find("dcache");
-    void *st = calloc(1, o->state_bytes(&c));
+    assert_non_null(o);
+    void *st = mst_state(o, &c);
     fake_shell f;
     memset(&f, 0, sizeof f);
-    const memside_env env = {.ctx = &f, .issue = fake_issue, .release = fake_release};
-    char err[256] = "";
-    assert_int_equal(o->init(st, &c, &env, err, sizeof err), -1);
-    assert_non_null(strstr(err, "memside.dcache.line_bytes"));
+    const memside_env env = mst_fake_env(&f);
+    mst_init_refused(o, st, &c, &env, "memside.dcache.line_bytes");
     free(st);
   }
 }
 
 static int setup(void **state) {
   (void)state;
-  static const uint32_t ch[8] = {0, 1, 2, 3, 4, 5, 6, 7}, r0[1] = {0}, r1[1] = {1};
-  const amap_part_cfg p[2] = {{AMAP_MEM_SCM, 1ull << 30, 8, 1, ch, r1}, {AMAP_MEM_DRAM, 1ull << 28, 8, 1, ch, r0}};
-  char err[256];
-  if (amap_init_parts(&g_map, p, 2, 0, NULL, 8, 2, 4, 4, 2048, 32, 2, 0, err, sizeof err) != 0) return -1;
-  memset(&g_cfg, 0, sizeof g_cfg);
-  g_cfg.map = &g_map;
-  g_cfg.ndevs = 1;
-  g_cfg.dev_channel[0] = 0;
-  if (devaddr_init(&g_cfg.geom[0], 2, 4, 4, 64, 32, err, sizeof err) != 0) return -1;
-  g_cfg.rank_kind[0][0] = AMAP_MEM_DRAM;
-  g_cfg.rank_kind[0][1] = AMAP_MEM_SCM;
-  g_cfg.rank_trcd[0][0] = 14, g_cfg.rank_twr[0][0] = 16;    /* hbm2 */
-  g_cfg.rank_trcd[0][1] = 120, g_cfg.rank_twr[0][1] = 1000; /* scm_mlc */
-  g_cfg.sys.nparts = 8;
-  if (memside_dcache_params.count > 32 || memside_param_defaults(&memside_dcache_params, g_par) != -1) return -1;
-  g_cfg.param = g_par;
-  set_par(g_par, "size", 16 * 2048); /* one row per bank: 16 x 7 = 112 lines */
-  set_par(g_par, "mshrs", 4);
-  return 0;
+  return mst_hms_partition(&g_map, &g_cfg, g_par, sizeof g_par / sizeof *g_par);
 }
 
 int main(void) {

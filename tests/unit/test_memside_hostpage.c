@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "memside/memside.h"
-#include "memside_fake_shell.h"
 #include "memside/memside_mgr.h"
+#include "memside_test_env.h"
 
 #define PAGE 4096u
 #define PERIOD_PS 2000000u /* the default memside.hostpage.decay_ns = 2000 */
@@ -52,47 +52,34 @@ typedef struct part {
   memside_env env;
 } part;
 
+/* Partition p with 1 GiB of host memory as its last device (host = 0: none), its state not initialised. */
 static void part_setup(part *q, uint32_t p, memside_mgr *mgr, int64_t threshold, int64_t max_pages, int host) {
   memset(q, 0, sizeof *q);
-  q->c.map = &g_map;
-  q->c.partition = p;
-  q->c.ndevs = 1;
-  q->c.dev_channel[0] = p;
-  char err[256];
-  assert_int_equal(devaddr_init(&q->c.geom[0], 1, 4, 4, 64, 32, err, sizeof err), 0);
-  q->c.rank_kind[0][0] = AMAP_MEM_DRAM;
-  if (host) { /* as the platform's add_host_device: the last device, kind host */
-    q->c.dev_channel[1] = UINT32_MAX;
-    for (unsigned r = 0; r < AMAP_MAX_RANKS; ++r) q->c.rank_kind[1][r] = AMAP_MEM_HOST;
-    q->c.dev_bytes[1] = 1ull << 30;
-    q->c.ndevs = 2;
-  }
+  mst_partition(&q->c, &g_map, p, 1);
+  if (host) mst_add_host(&q->c, 1ull << 30);
   q->c.program_end = 1u << 24;
   q->c.mgr = mgr;
   const memside_params *fam = O->params;
-  assert_int_equal(memside_param_defaults(fam, q->par), -1);
-  q->par[memside_param_index(fam, "threshold")].i = threshold;
-  q->par[memside_param_index(fam, "max_pages")].i = max_pages;
+  mst_param_defaults(fam, q->par, sizeof q->par / sizeof *q->par);
+  mst_set_param(fam, q->par, "threshold", threshold);
+  mst_set_param(fam, q->par, "max_pages", max_pages);
   q->c.param = q->par;
-  q->st = calloc(1, O->state_bytes(&q->c));
-  q->env = (memside_env){.ctx = &q->sh, .issue = fake_issue, .release = fake_release, .now_ps = sh_now,
-                         .wake = sh_wake, .unwake = sh_unwake};
+  q->st = mst_state(O, &q->c);
+  q->env = mst_fake_env(&q->sh.f); /* ctx: the shell, its fake_shell first */
+  q->env.now_ps = sh_now;
+  q->env.wake = sh_wake;
+  q->env.unwake = sh_unwake;
 }
 
 static void part_init(part *q, uint32_t p, memside_mgr *mgr, int64_t threshold, int64_t max_pages) {
   part_setup(q, p, mgr, threshold, max_pages, 1);
-  char err[256];
-  assert_int_equal(O->init(q->st, &q->c, &q->env, err, sizeof err), 0);
+  mst_init(O, q->st, &q->c, &q->env);
 }
 
 static void mgr_make(memside_mgr *m, uint64_t quantum, uint64_t budget, void **mem) {
-  memside_mgr_cfg c = {1024, quantum, budget, NULL, NULL};
   static shell clock; /* the budget's clock: the test sets clock.now */
-  c.clock_ctx = &clock;
-  c.now_ps = sh_now;
-  *mem = calloc(1, memside_mgr_bytes(&c) + 8);
-  char err[200];
-  assert_int_equal(memside_mgr_init(m, &c, *mem, err, sizeof err), 0);
+  const memside_mgr_cfg c = {1024, quantum, budget, &clock, sh_now};
+  *mem = mst_mgr(m, &c);
 }
 
 static int route(part *q, uint64_t pa, int write, uint32_t *ticket, memside_target *t) {
@@ -408,23 +395,19 @@ static void bad_setups(void **state) {
   void *mem;
   mgr_make(&m, 0, 0, &mem);
   part *q = calloc(1, sizeof *q);
-  char err[256];
   part_setup(q, 0, NULL, 16, 64, 1); /* no manager */
-  assert_int_equal(O->init(q->st, &q->c, &q->env, err, sizeof err), -1);
-  assert_non_null(strstr(err, "memside.mgr.page_counters"));
+  mst_init_refused(O, q->st, &q->c, &q->env, "memside.mgr.page_counters");
   free(q->st);
   part_setup(q, 0, &m, 16, 64, 0); /* no host device */
-  assert_int_equal(O->init(q->st, &q->c, &q->env, err, sizeof err), -1);
-  assert_non_null(strstr(err, "hostpath.link"));
+  mst_init_refused(O, q->st, &q->c, &q->env, "hostpath.link");
   free(q->st);
   part_setup(q, 0, &m, 16, 64, 1); /* no parameter values */
   q->c.param = NULL;
-  assert_int_equal(O->init(q->st, &q->c, &q->env, err, sizeof err), -1);
+  mst_init_refused(O, q->st, &q->c, &q->env, NULL);
   free(q->st);
   part_setup(q, 0, &m, 16, 64, 1); /* a host smaller than the program */
   q->c.program_end = (1ull << 30) + 1;
-  assert_int_equal(O->init(q->st, &q->c, &q->env, err, sizeof err), -1);
-  assert_non_null(strstr(err, "hostpath.size: expected at least 1073745920 B"));
+  mst_init_refused(O, q->st, &q->c, &q->env, "hostpath.size: expected at least 1073745920 B");
   free(q->st);
   /* the parameters: declared in the policy's file, with their prefix and ranges */
   const memside_params *fam = O->params;
@@ -442,8 +425,7 @@ static int setup(void **state) {
   (void)state;
   O = memside_find("hostpage");
   if (!O) return -1;
-  char err[256];
-  return amap_init(&g_map, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 8, 1, 4, 4, 2048, 2, 1, err, sizeof err);
+  return mst_map_init(&g_map);
 }
 
 int main(void) {

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "memside/memside.h"
-#include "memside_fake_shell.h"
 #include "memside/memside_mgr.h"
+#include "memside_test_env.h"
 
 static uint64_t g_now; /* the fake clock, ps */
 static uint64_t fake_now(void *ctx) {
@@ -23,10 +23,8 @@ static uint64_t fake_now(void *ctx) {
 }
 
 static void mgr_make(memside_mgr *m, uint32_t slots, uint64_t quantum, uint64_t budget, void **mem) {
-  memside_mgr_cfg c = {slots, quantum, budget, NULL, fake_now};
-  *mem = calloc(1, memside_mgr_bytes(&c) + 8);
-  char err[200];
-  assert_int_equal(memside_mgr_init(m, &c, *mem, err, sizeof err), 0);
+  const memside_mgr_cfg c = {slots, quantum, budget, NULL, fake_now};
+  *mem = mst_mgr(m, &c);
 }
 
 static void page_counters(void **state) {
@@ -114,25 +112,19 @@ static void pair_of(uint32_t p, uint64_t *a, uint64_t *b) {
 
 static void part_init(part *q, uint32_t p, memside_mgr *mgr) {
   memset(q, 0, sizeof *q);
-  q->c.map = &g_map;
-  q->c.partition = p;
-  q->c.ndevs = 1;
-  q->c.dev_channel[0] = p;
-  char err[256];
-  assert_int_equal(devaddr_init(&q->c.geom[0], 1, 4, 4, 64, 32, err, sizeof err), 0);
-  q->c.rank_kind[0][0] = AMAP_MEM_DRAM;
+  mst_partition(&q->c, &g_map, p, 1);
   q->c.mgr = mgr;
   q->o = memside_find("swap");
+  assert_non_null(q->o);
   const memside_params *fam = q->o->params;
-  assert_int_equal(memside_param_defaults(fam, q->par), -1);
+  mst_param_defaults(fam, q->par, sizeof q->par / sizeof *q->par);
   pair_of(p, &q->a, &q->b);
-  q->par[memside_param_index(fam, "a")].i = (int64_t)q->a;
-  q->par[memside_param_index(fam, "b")].i = (int64_t)q->b;
-  q->par[memside_param_index(fam, "after")].i = 2;
+  mst_set_param(fam, q->par, "a", (int64_t)q->a);
+  mst_set_param(fam, q->par, "b", (int64_t)q->b);
+  mst_set_param(fam, q->par, "after", 2);
   q->c.param = q->par;
-  q->st = calloc(1, q->o->state_bytes(&q->c));
-  q->env = (memside_env){.ctx = &q->f, .issue = fake_issue, .release = fake_release};
-  assert_int_equal(q->o->init(q->st, &q->c, &q->env, err, sizeof err), 0);
+  q->env = mst_fake_env(&q->f);
+  q->st = mst_policy(q->o, &q->c, &q->env);
 }
 
 static int route_line(part *q, uint64_t pa) {
@@ -202,8 +194,7 @@ static void two_partitions_share(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  char err[256];
-  return amap_init(&g_map, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 8, 1, 4, 4, 2048, 2, 1, err, sizeof err);
+  return mst_map_init(&g_map);
 }
 
 int main(void) {
