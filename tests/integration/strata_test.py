@@ -168,6 +168,8 @@ def main():
         if levels + s["dcache.bypasses_busy"] != d["bypasses"]:
             fail(f"{outdir}: bypasses {d['bypasses']} != first {s['dcache.bypasses_first_level']} + second "
                  f"{s['dcache.bypasses_second_level']} + busy {s['dcache.bypasses_busy']}")
+        if "memside.dcache.busy=wait" in args and s["dcache.bypasses_busy"]:  # misses wait for an MSHR or slot
+            fail(f"{outdir}: memside.dcache.busy = wait, yet {s['dcache.bypasses_busy']} busy bypasses")
         if args[args.index("--config") + 1] == "hmst" and not (s["dcache.victim_decrements"] and s["dcache.meta_writes"]):
             fail(f"{outdir}: TAD rewrites a victim's first column when its level drops: decrements "
                  f"{s['dcache.victim_decrements']}, metadata writes {s['dcache.meta_writes']}")

@@ -69,7 +69,10 @@
  * numbered densely (row, bank group, bank, line-column group); block k lives
  * in DRAM-cache slot k mod slots (tag k / slots); slot s is line s mod L of
  * DRAM row s / L, the rows taken bank after bank (bank groups first) so
- * consecutive slots spread over the banks.
+ * consecutive slots spread over the banks. memside.dcache.index = hashed
+ * rotates the index by an offset folded from the tag (slot_of_block), so
+ * blocks a cache size apart land far apart (the paper does not say how its
+ * index is formed; docs/hms.md "Slot index and busy slots").
  */
 #include "memside_dcache_engine.h"
 #include "memside_dcache_params.h"
@@ -158,6 +161,39 @@ static uint64_t scm_addr_of(const dc_st *s, uint64_t block) {
   l.ra = s->sr[block % s->nsr];
   l.row = block / s->nsr;
   return devaddr_encode(&s->g, &l);
+}
+
+/* The offset memside.dcache.index = hashed adds to block k's linear index: each set bit j of the tag selects a
+ * fixed 64-bit pattern hash_key[j], the patterns of the set bits are XORed (a linear fold of the tag's bits
+ * over GF(2), the XOR-based placement of cache indexing, e.g. Gonzalez et al., ICS 1997, and TOM's stack
+ * index, tom-ndp-offload-and-mapping.txt Sec. 5.1), and the fold is taken modulo the slot count. The offset
+ * is added modulo the slot count rather than XORed into the index: the count (lines per row x rows) is
+ * rarely a power of two, and an addition is a bijection of the slots for each tag (so every block keeps one
+ * place and the data stays correct) while keeping a tag's consecutive blocks in consecutive slots (a row's
+ * lines together, as the linear index has them). Under 128 B lines the offset is whole L2 lines, so a
+ * block's piece of an L2 line keeps its place in a 128 B device line (lines_per_row). */
+static uint64_t tag_offset(const dc_st *s, uint64_t tag) {
+  uint64_t h = 0;
+  for (uint32_t j = 0; tag; ++j, tag >>= 1)
+    if (tag & 1) h ^= s->hash_key[j];
+  h %= s->slots;
+  return s->line < 128 ? h - h % (128 / s->line) : h;
+}
+
+/* The slot and tag of SCM block `block`. */
+static uint64_t slot_of_block(const dc_st *s, uint64_t block, uint64_t *tag) {
+  const uint64_t t = block / s->slots, lin = block % s->slots;
+  if (tag) *tag = t;
+  if (!s->hashed) return lin;
+  const uint64_t o = tag_offset(s, t);
+  return lin >= s->slots - o ? lin - (s->slots - o) : lin + o;
+}
+
+/* The SCM block with tag `tag` in slot `slot` (slot_of_block's inverse). */
+static uint64_t block_in_slot(const dc_st *s, uint64_t slot, uint64_t tag) {
+  if (!s->hashed) return tag * s->slots + slot;
+  const uint64_t o = tag_offset(s, tag);
+  return tag * s->slots + (slot >= o ? slot - o : slot + (s->slots - o));
 }
 
 /* DRAM location of slot's line (column group `line` of its row), or of the
@@ -401,6 +437,14 @@ int dcache_init(void *st, const dc_design *d, const memside_cfg *cfg, const mems
     s->use_ctc = 1;
   }
   s->mshrs = dc_params_get(cfg).mshrs;
+  s->hashed = p.index_hashed;
+  s->busy_wait = p.busy_wait;
+  for (uint32_t j = 0; j < 32; ++j) { /* splitmix64 of j + 1: fixed, well-mixed patterns (tag_offset) */
+    uint64_t z = (j + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    s->hash_key[j] = z ^ (z >> 31);
+  }
   if (!s->mshrs || s->mshrs > DC_MAX_MSHRS) {
     snprintf(err, errlen, "memside.dcache.mshrs: expected 1..%u, got %u", DC_MAX_MSHRS, dc_params_get(cfg).mshrs);
     return -1;
@@ -429,8 +473,9 @@ void dcache_locate(const void *st, uint64_t pa, memside_target *out) {
   if (pa >= s->backing_limit) return; /* outside the SCM part: flat (the platform keeps programs out of it) */
   devaddr_loc l;
   devaddr_decode(&s->g, out->addr, &l);
-  const uint64_t block = block_of(s, &l), slot = block % s->slots;
-  if (cached(s, slot, block / s->slots)) {
+  uint64_t tag;
+  const uint64_t slot = slot_of_block(s, block_of(s, &l), &tag);
+  if (cached(s, slot, tag)) {
     out->addr = dram_addr_of(s, slot, 0) + (out->addr & (s->line - 1));
     out->dev = s->cdev;
     out->kind = AMAP_MEM_DRAM;
@@ -461,7 +506,7 @@ static void issue(dc_st *s, uint32_t dev, uint64_t addr, uint32_t bytes, int wri
 #define MSHR_GEN_MASK 0x1fffffu /* bits 8..28; 29 and 30 are the write-through waits */
 #define TICKET_MIRROR 0x40000000u  /* a write waiting for a free write-through slot (counted) */
 #define TICKET_MIRWAIT 0x20000000u /* an access to SCM waiting for a write-through copy of its line (not counted) */
-#define TICKET_MSHRWAIT 0x10000000u /* a write miss waiting for a free MSHR (counted; its slot's tags known) */
+#define TICKET_MSHRWAIT 0x10000000u /* a write miss (any miss with busy = wait) waiting for a free MSHR (counted; its slot's tags known) */
 #define TICKET_WRWAIT 0x08000000u   /* an access waiting behind a write miss of its line held for an MSHR */
 #define TICKET_WRWAIT_C 0x04000000u /* the same, counted already as a hit or a miss */
 
@@ -560,6 +605,7 @@ static int mshr_take(dc_st *s, uint64_t block, uint64_t slot) {
   ++F->gen;
   F->phase = F_PEND;
   F->tagrmw = 0;
+  F->slotwait = 0;
   F->has_victim = F->victim_dirty = 0;
   F->level = 0;
   F->block = block;
@@ -600,7 +646,7 @@ static int claim_fill(dc_st *s, uint32_t f) {
   const uint32_t meta = s->meta[F->slot];
   F->has_victim = (meta & META_VALID) != 0;
   F->victim_dirty = (meta & META_DIRTY) != 0;
-  F->victim = (uint64_t)(meta & META_TAG) * s->slots + F->slot;
+  F->victim = block_in_slot(s, F->slot, meta & META_TAG);
   dc_infl *ev = F->has_victim ? infl_find(s, F->victim, 1) : NULL, *es = infl_find(s, SLOT_KEY(F->slot), 1);
   if (!es || (F->has_victim && !ev)) return -1;
   ++es->busy;
@@ -673,6 +719,8 @@ static void fill_writes(dc_st *s, uint32_t f) {
   issue(s, s->cdev, dram_addr_of(s, F->slot, 1), DC_COL, 1, MEMSIDE_PROBE, F->meta, TAG_FILL | f);
 }
 
+static void wake_slot_waiters(dc_st *s, uint64_t slot);
+
 /* The line is in DRAM: the tags switch, the MSHR's claims end, the held accesses go. */
 static void fill_finish(dc_st *s, uint32_t f) {
   dc_fill *F = &s->fill[f];
@@ -685,6 +733,7 @@ static void fill_finish(dc_st *s, uint32_t f) {
     dc_infl *ev = infl_find(s, F->victim, 0);
     if (ev) --ev->busy, infl_release(s, ev);
   }
+  if (s->slot_waiters) wake_slot_waiters(s, F->slot); /* before the accesses held behind this fill go */
   mshr_free(s, f);
 }
 
@@ -705,7 +754,7 @@ static void meta_changed(dc_st *s, uint64_t slot) {
   }
   const uint32_t m = s->meta[slot];
   if (!(m & META_VALID) || infl_busy(s, SLOT_KEY(slot))) return; /* a fill of the slot rewrites it anyway */
-  const int f = mshr_take(s, (uint64_t)(m & META_TAG) * s->slots + slot, slot);
+  const int f = mshr_take(s, block_in_slot(s, slot, m & META_TAG), slot);
   if (f < 0) return; /* no MSHR: the level changes in the controller only (not counted as written) */
   dc_fill *F = &s->fill[f];
   dc_infl *es = infl_find(s, SLOT_KEY(slot), 1);
@@ -723,6 +772,8 @@ static void meta_changed(dc_st *s, uint64_t slot) {
 /* Settle MSHR f's deferred fill (the design's decision, Fig. 9 for HMS): fill (the line's DRAM-affinity level
  * stored with it) or bypass (the MSHR is freed; the requests it held go to SCM, and the victim's level may be
  * decremented). Returns 1 when it fills. */
+static void pend_bypass(dc_st *s, uint32_t f, const dc_decision *dp);
+
 static int decide_fill(dc_st *s, uint32_t f) {
   dc_fill *F = &s->fill[f];
   dc_decision d = {0, 0, 0, 0, 0};
@@ -734,7 +785,23 @@ static int decide_fill(dc_st *s, uint32_t f) {
       if (drained(s, F)) fill_reads(s, f);
       return 1;
     }
+  } else if (d.fill && s->busy_wait) {
+    /* memside.dcache.busy = wait: another fill holds the slot; the MSHR keeps gathering the line's requests
+     * and fills once that fill ends (wake_slot_waiters) */
+    F->level = d.level;
+    F->slotwait = 1;
+    ++s->slot_waiters;
+    return 1;
   }
+  pend_bypass(s, f, &d);
+  return 0;
+}
+
+/* MSHR f's deferred fill does not happen (decision d): the bypass counted, the victim's level decremented if
+ * the design says so, the requests it held sent to SCM, the MSHR freed. */
+static void pend_bypass(dc_st *s, uint32_t f, const dc_decision *dp) {
+  dc_fill *F = &s->fill[f];
+  const dc_decision d = *dp;
   ++s->st[S_BYPASSES];
   /* busy: the design would fill; another fill holds the slot */
   ++s->st[d.fill ? S_BYPASS_BUSY : d.first_level ? S_BYPASS_L1 : S_BYPASS_L2];
@@ -746,7 +813,26 @@ static int decide_fill(dc_st *s, uint32_t f) {
   dc_infl *eb = infl_find(s, F->block, 0);
   if (eb) eb->byp += F->held, --eb->busy, infl_release(s, eb);
   mshr_free(s, f);
-  return 0;
+}
+
+/* memside.dcache.busy = wait: the fill holding `slot` has ended; the MSHRs waiting for the slot claim it one
+ * at a time (the first in MSHR order now; the next when that fill ends). A claim refused for a full
+ * in-flight table goes to SCM as a busy bypass. */
+static void wake_slot_waiters(dc_st *s, uint64_t slot) {
+  for (uint32_t g = 0; g < s->mshrs && s->slot_waiters; ++g) {
+    dc_fill *G = &s->fill[g];
+    if (G->phase != F_PEND || !G->slotwait || G->slot != slot) continue;
+    if (infl_busy(s, SLOT_KEY(slot))) return;
+    G->slotwait = 0;
+    --s->slot_waiters;
+    if (claim_fill(s, g) == 0) {
+      ++s->st[S_FILLS];
+      if (drained(s, G)) fill_reads(s, g);
+      return;
+    }
+    const dc_decision d = {1, G->level, 0, 0, 0};
+    pend_bypass(s, g, &d);
+  }
 }
 
 /* ------------------------------------------------------------ route */
@@ -756,7 +842,7 @@ typedef struct dc_access {
   const memside_req *rq;
   uint64_t block, slot, tag, off;
   int pre_counted;      /* counted as a hit or a miss already (it waited for a write-through slot or an MSHR) */
-  int waited_mshr;      /* a write miss that waited for a free MSHR: counted, its slot's tags known */
+  int waited_mshr;      /* a miss that waited for a free MSHR (a write; a read with busy = wait): counted, its tags known */
   int counted;          /* step 5 does not count it (pre_counted, or held behind an MSHR after its miss) */
 } dc_access;
 
@@ -778,8 +864,7 @@ static void decode_access(const dc_st *s, const memside_req *rq, const memside_t
   devaddr_decode(&s->g, t->addr, &l);
   a->rq = rq;
   a->block = block_of(s, &l);
-  a->slot = a->block % s->slots;
-  a->tag = a->block / s->slots;
+  a->slot = slot_of_block(s, a->block, &a->tag);
   a->off = t->addr & (s->line - 1);
   a->pre_counted = a->waited_mshr = 0;
   if (*ticket == TICKET_MIRROR) a->pre_counted = 1, *ticket = 0;
@@ -946,10 +1031,12 @@ static int go_without_fill(dc_st *s, dc_infl *e, const memside_req *rq, int why)
 /* A write miss that finds every MSHR busy waits for one (an MSHR file that is full stalls the miss, Sec.
  * III-F's 128-entry MSHR) instead of going to SCM: a write to SCM holds its bank for tWR (Table I: 1000
  * cycles), and writes are what the DRAM cache is there to absorb. A read miss is served by SCM at once and
- * only its fill is dropped. Returns 1 when the access is held. */
+ * only its fill is dropped, unless memside.dcache.busy = wait: then it waits too. Returns 1 when the access
+ * is held. */
 static int wait_for_mshr(dc_st *s, const dc_access *a, dc_infl *e, uint32_t *ticket) {
-  if (!a->rq->write || s->fills_busy < s->mshrs) return 0; /* (a fill refused for a full in-flight table: to SCM) */
-  if (e) ++e->mw, e->mwcols |= cols_of(a); /* later accesses of these columns wait behind it (wait_for_write) */
+  if ((!a->rq->write && !s->busy_wait) || s->fills_busy < s->mshrs)
+    return 0; /* (a fill refused for a full in-flight table: to SCM) */
+  if (e && a->rq->write) ++e->mw, e->mwcols |= cols_of(a); /* later reads of these columns wait behind it (3d) */
   s->mshr_waiters = 1;
   *ticket = TICKET_MSHRWAIT;
   return 1;
@@ -1008,7 +1095,7 @@ int dcache_route(void *st, const memside_req *rq, uint32_t *ticket, memside_targ
   int r;
   /* 1. decode the line and the ticket */
   decode_access(s, rq, out, ticket, &a);
-  if (a.waited_mshr) { /* a write miss that waited for a free MSHR: no longer held (3d) */
+  if (a.waited_mshr && rq->write) { /* a write miss that waited for a free MSHR: no longer held (3d) */
     dc_infl *w = infl_find(s, a.block, 0);
     if (w && w->mw && !--w->mw) w->mwcols = 0, infl_release(s, w);
   }
@@ -1041,7 +1128,7 @@ void dcache_complete(void *st, const memside_req *rq, const memside_target *t) {
   uint64_t block;
   if (t->dev == s->cdev && t->kind == AMAP_MEM_DRAM) { /* a hit: the slot's line (no fill changes it while accesses are in flight) */
     const uint64_t slot = slot_of_dram(s, &l);
-    block = (uint64_t)(s->meta[slot] & META_TAG) * s->slots + slot;
+    block = block_in_slot(s, slot, s->meta[slot] & META_TAG);
   } else {
     block = block_of(s, &l);
   }
@@ -1054,7 +1141,7 @@ void dcache_complete(void *st, const memside_req *rq, const memside_target *t) {
   if (e->busy) { /* the one fill involving the block (fills of a slot run one at a time) may start now */
     const uint32_t f = e->fill;
     dc_fill *F = &s->fill[f];
-    if (F->phase == F_PEND && F->block == block) decide_fill(s, f); /* the demand has been served by SCM */
+    if (F->phase == F_PEND && F->block == block && !F->slotwait) decide_fill(s, f); /* the demand has been served by SCM */
     else if (F->phase == F_DRAIN && drained(s, F)) fill_reads(s, f);
     e = infl_find(s, block, 0);
     if (!e) return;

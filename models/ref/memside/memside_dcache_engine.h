@@ -67,6 +67,7 @@ typedef struct dc_fill {
   uint8_t wr;           /* F_PEND: a write among the line's requests */
   uint8_t level;        /* DRAM-affinity level stored with the new line */
   uint8_t tagrmw;       /* TAD: not a fill but a rewrite of the line's first column with its new tag bits */
+  uint8_t slotwait;     /* F_PEND, memside.dcache.busy = wait: decided to fill, waiting for another fill to free its slot */
   uint32_t cols;        /* F_PEND: 32 B columns the line's requests access (Eq. 1 denominator) */
   uint32_t held;        /* F_PEND: requests held behind it (to SCM if it bypasses) */
   uint32_t slot, outstanding;
@@ -172,6 +173,10 @@ struct dc_st {
   uint64_t slots;        /* DRAM-cache lines of the partition */
   uint64_t backing_limit;/* physical addresses below are the SCM part */
   uint32_t mshrs, fills_busy, probes_busy;
+  int hashed;            /* memside.dcache.index = hashed: slot = (block mod slots + tag_offset(tag)) mod slots */
+  int busy_wait;         /* memside.dcache.busy = wait: read misses wait for an MSHR, decided fills for their slot */
+  uint32_t slot_waiters; /* MSHRs with slotwait set */
+  uint64_t hash_key[32]; /* hashed: the offset pattern of each tag bit (tag_offset XORs those of its set bits) */
   int tad;               /* TAD organisation (tags with the data) instead of AMIL */
   int ideal_tags;        /* DC_TAGS_IDEAL */
   int probe_line;        /* DC_TAGS_PROBE_LINE */

@@ -54,7 +54,16 @@
     "Sec. III-D: up to 4 of 16); the L2 keeps the others")                                                           \
   X(DP_CTC_IDEAL, "=l2.ctc_ideal", MEMSIDE_P_BOOL, "false", 1, 0, NULL, NULL, NULL,                                  \
     "with l2.ctc_ways: the tag cache as a separate SRAM of the same size at no cost, the L2 keeping all its ways "   \
-    "(the HMS paper's \"ideal full L2 cache with zero-cost CTC\", Sec. IV-B: 0.9 % better than carving 4 ways)")
+    "(the HMS paper's \"ideal full L2 cache with zero-cost CTC\", Sec. IV-B: 0.9 % better than carving 4 ways)") \
+  X(DP_INDEX, "index", MEMSIDE_P_ENUM, "linear", 1, 0, "linear|hashed", NULL, NULL,                                 \
+    "policies dcache, beari, mccachei, redcachei: the DRAM-cache slot of an SCM block (the HMS paper does not say "  \
+    "how it forms the index): linear = block mod slots; hashed = the block's tag bits XOR-folded into an offset "    \
+    "that rotates the linear index (a bijection per tag), so blocks one cache size apart spread over the cache "    \
+    "(docs/hms.md \"Slot index and busy slots\")")                                                                   \
+  X(DP_BUSY, "busy", MEMSIDE_P_ENUM, "bypass", 1, 0, "bypass|wait", NULL, NULL,                                     \
+    "policies dcache, beari, mccachei, redcachei: a read miss that finds every MSHR busy, or a fill the bypass "     \
+    "policy chose whose slot another fill holds (the paper does not say): bypass = served by SCM without a fill "   \
+    "(dcache.bypasses_busy); wait = held until an MSHR or the slot frees, then filled")
 
 enum {
 #define X(id, nm, ty, def, lo, hi, ch, only, why, doc) id,
@@ -134,6 +143,8 @@ int dc_params_of(const memside_cfg *cfg, dc_params *out, char *err, size_t errle
   out->act_counters = v[DP_ACT].i != 0;
   out->no_second_level = !v[DP_SECOND].i;
   out->seed = (uint32_t)(cfg->sys.seed * 2654435761u + cfg->partition);
+  out->index_hashed = v[DP_INDEX].i == 1;
+  out->busy_wait = v[DP_BUSY].i == 1;
   if (out->bypass) { /* Eq. 1 numerators from the timing of the partition's DRAM and SCM ranks (Sec. III-C1) */
     int dd = -1, dr = 0, sd = -1, sr = 0;
     for (uint32_t d = 0; d < cfg->ndevs && d < MEMSIDE_MAX_DEVS; ++d)

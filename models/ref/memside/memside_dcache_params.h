@@ -25,6 +25,8 @@ typedef struct dc_params {
   uint8_t no_second_level; /* bypass: skip Fig. 9's second comparison (fill once the first passes; Sec. IV-B) */
   uint32_t num_rd, num_wr; /* Eq. 1 numerators in device cycles (bps_cfg_timing of the two ranks' timing) */
   uint32_t seed;         /* bypass scorer's LFSR seed (0: its default) */
+  uint8_t index_hashed;  /* memside.dcache.index = hashed: the tag XOR-folded into a rotation of the slot index */
+  uint8_t busy_wait;     /* memside.dcache.busy = wait: a miss waits for a free MSHR or its slot, never to SCM */
 } dc_params;
 
 /* The family's table (memside_ops.params of its four policies). */
