@@ -519,7 +519,12 @@ def build_programs(spec):
     for i, w in enumerate(spec["workloads"]):
         if "cuda" not in w:
             continue
-        os.makedirs(os.path.dirname(program_path(spec, w)), exist_ok=True)
+        d = os.path.dirname(program_path(spec, w))
+        try:
+            os.makedirs(d, exist_ok=True)
+        except OSError as e:  # (--out /proc: no folder can be made there)
+            raise SpecError(f"--out {_printable(os.path.dirname(d))}: expected a writable folder, got "
+                            f"{_printable(e.strerror)} ({_printable(e.filename)})")
         for src in w["cuda"]:
             if not os.path.isfile(src):
                 raise SpecError(f"spec {spec['path']}: key 'workloads[{i}].cuda': expected a source file, got "

@@ -744,6 +744,10 @@ def t_cuda(strata, work):
     p = sweep(strata, spec, "--out", out)
     check(p.returncode == 2 and "key 'workloads[0].cuda': the program selfcheck does not build" in p.stderr,
           f"a source that does not compile: exit {p.returncode}: {p.stderr}")
+    # --out where the programs' folder cannot be made: one line naming --out, exit 2 (was a Python exception)
+    p = sweep(strata, spec, "--out", "/proc")
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "--out /proc:" in p.stderr,
+          f"--out /proc with a CUDA workload: exit {p.returncode}: {p.stderr}")
 
 
 def main():
