@@ -21,6 +21,7 @@ SmCfg sm_cfg(const Config& C) {
   sm.sfu_latency = static_cast<unsigned>(C.i("sm.sfu_latency"));
   sm.shared_latency = static_cast<unsigned>(C.i("sm.shared_latency"));
   sm.ldst_per_cycle = static_cast<unsigned>(C.i("sm.ldst_per_cycle"));
+  sm.max_atomics = static_cast<unsigned>(C.i("sm.max_atomics_per_warp"));
   return sm;
 }
 

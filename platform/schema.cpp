@@ -128,6 +128,10 @@ static std::vector<KeySpec> build_schema() {
       {"sm.shared_latency", T::Int, "19", 1, 1000, {},
        "shared-memory access latency without bank conflict, core cycles (each extra pass adds one)"},
       {"sm.ldst_per_cycle", T::Int, "1", 1, 8, {}, "memory instructions accepted by the LD/ST unit per cycle"},
+      // A GPU does not stall a warp on an atomic's return unless a later instruction uses the value
+      // (the scoreboard tracks the destination register); 4, like the SM's load records per warp.
+      {"sm.max_atomics_per_warp", T::Int, "4", 1, 8, {},
+       "global atomic instructions in flight per warp (the warp stalls only on one that uses a returned value)"},
       {"l1.enabled", T::Bool, "true", 1, 0, {}, "L1 data cache present"},
       {"l1.size", T::Size, "128KiB", 1024, 16777216, {}, "L1 data cache capacity per SM, bytes"},
       {"l1.assoc", T::Int, "4", 1, 32, {}, "L1 associativity (at most 32: the cache model's way masks are 32 bits)"},

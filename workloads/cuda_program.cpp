@@ -594,19 +594,44 @@ int PtxKernel::atomic(void* ctx, uint64_t addr, ptx_atom_op op, ptx_atom_type ty
   return 0;
 }
 
-// While a warp's atomic is in flight (w.s[5]: its lanes, w.t[2]: their addresses, w.s[4]: its
-// destination register) the warp runs on only through instructions that do not depend on it.
-bool PtxKernel::fetch_during_atomic(WarpCtx& w) const {
+// While a warp's atomics are in flight the warp runs on only through instructions that depend on
+// none of them (their destination registers, the words they update); another atomic is one of
+// those while fewer than max_atomics are in flight (the L2 performs one warp's atomics to an
+// address in issue order: the SM sends them in order, the interconnect and the L2 keep a line's
+// requests in order).
+bool PtxKernel::fetch_during_atomic(WarpCtx& w, unsigned max_atomics) const {
   ptx_cta* c = reinterpret_cast<ptx_cta*>(static_cast<uintptr_t>(w.s[0]));
-  if (!c || prog_->failed() || w.s[1]) return true;  // ending (an Exit waits for the atomic), or a checked vector's half
-  return ptx_warp_next_independent(c, w.warp, static_cast<uint32_t>(w.s[4]), w.t[2], static_cast<uint32_t>(w.s[5])) != 0;
+  if (!c || prog_->failed() || w.s[1]) return true;  // ending (an Exit waits for the atomics), or a vector's or local access's part
+  const WarpAtoms* wa = reinterpret_cast<const WarpAtoms*>(static_cast<uintptr_t>(w.s[4]));
+  if (!wa) return true;
+  const int atom_ok = wa->inflight < max_atomics;
+  for (const AtomRec& r : wa->rec)
+    if (r.busy && !ptx_warp_next_independent(c, w.warp, r.reg, r.addr, r.lanes, atom_ok)) return false;
+  return true;
 }
 
-void PtxKernel::atomic_result(WarpCtx& w, uint32_t lanes, const uint64_t* old) const {
+void PtxKernel::atomic_result(WarpCtx& w, uint32_t seq, uint32_t lanes, const uint64_t* old) const {
   ptx_cta* c = reinterpret_cast<ptx_cta*>(static_cast<uintptr_t>(w.s[0]));
-  const uint32_t r = static_cast<uint32_t>(w.s[4]);
-  if (c && r != PTX_NOREG && ptx_warp_set_reg(c, w.warp, r, lanes, old) != 0)
-    prog_->fail(name + ": an atomic's old value for a register the warp does not have");
+  WarpAtoms* wa = reinterpret_cast<WarpAtoms*>(static_cast<uintptr_t>(w.s[4]));
+  if (!c || !wa) return;
+  for (AtomRec& r : wa->rec) {
+    if (!r.busy || r.seq != seq) continue;
+    r.busy = false;
+    --wa->inflight;
+    if (r.reg != PTX_NOREG && ptx_warp_set_reg(c, w.warp, r.reg, lanes, old) != 0)
+      prog_->fail(name + ": an atomic's old value for a register the warp does not have");
+    return;
+  }
+  prog_->fail(name + ": the result of an atomic the warp does not have in flight");
+}
+
+PtxKernel::WarpAtoms* PtxKernel::atoms_of(WarpCtx& w, ptx_cta* c) const {
+  if (!w.s[4]) {
+    std::vector<WarpAtoms>& v = atoms_[c];
+    if (v.empty()) v.resize(ptx_cta_warps(c));
+    w.s[4] = reinterpret_cast<uintptr_t>(&v[w.warp]);
+  }
+  return reinterpret_cast<WarpAtoms*>(static_cast<uintptr_t>(w.s[4]));
 }
 
 ptx_cta* PtxKernel::cta_for(uint32_t cta) const {
@@ -664,6 +689,14 @@ void PtxKernel::warp_begin(WarpCtx& w) const {
   w.pc = 0;
   w.s[0] = reinterpret_cast<uintptr_t>(prog_->failed() ? nullptr : cta_for(w.cta));
   w.s[1] = 0;
+  w.s[4] = 0;
+  if (w.s[0]) {
+    auto it = atoms_.find(reinterpret_cast<ptx_cta*>(static_cast<uintptr_t>(w.s[0])));
+    if (it != atoms_.end()) {  // this executor CTA object's warps had atomics before: start afresh
+      it->second[w.warp] = WarpAtoms();
+      w.s[4] = reinterpret_cast<uintptr_t>(&it->second[w.warp]);
+    }
+  }
   if (local_stride_ && w.s[0]) w.s[6] = local_base_ + uint64_t{live_[w.cta].local_slot} * local_cta_threads_ * 4;
   w.s[7] = kNoBlock;
 }
@@ -799,19 +832,37 @@ void PtxKernel::warp_next(WarpCtx& w, WarpInst& out) const {
       warp_done(w);
       return;
     }
+    WarpAtoms* wa = atoms_of(w, c);
+    AtomRec* rec = nullptr;
+    for (AtomRec& r : wa->rec)
+      if (!r.busy) {
+        rec = &r;
+        break;
+      }
+    if (!rec) {  // fetch_during_atomic lets no more atomics through than the SM holds
+      prog_->fail(name + ": PTX line " + std::to_string(wi.line) + ": more atomics in flight than a warp can hold");
+      out.exit(w.mask);
+      warp_done(w);
+      return;
+    }
     out.atomic(reg(wi.dst), wi.active, static_cast<gpu_atom_op>(atom_op_), static_cast<gpu_atom_type>(atom_ty_),
                wi.dst != PTX_NOREG, reg(wi.src[0]), reg(wi.src[1]), reg(wi.src[2]));
+    for (AtomRec& r : wa->rec)  // an older atomic to the same register: its values are overwritten (never delivered)
+      if (r.busy && r.reg == wi.dst) r.reg = PTX_NOREG;
+    rec->busy = true;
+    rec->seq = wa->next_seq++;
+    rec->reg = wi.dst;
+    rec->lanes = wi.active;
+    ++wa->inflight;
     unsigned k = 0;
     for (unsigned l = 0; l < kWarpSize; ++l) {
       if (!((wi.active >> l) & 1u)) continue;
       out.addr[l] = atom_addr_[k];
       out.data[l] = atom_a_[k];
       out.data2[l] = atom_b_[k];
-      w.t[2][l] = atom_addr_[k];
+      rec->addr[l] = atom_addr_[k];
       ++k;
     }
-    w.s[4] = wi.dst;
-    w.s[5] = wi.active;
     return;
   }
   switch (wi.cls) {

@@ -164,10 +164,11 @@ class PtxKernel : public Kernel {
   // All CTAs in order on the executor (no timing): the warp instructions, or -1 with the error reported
   // to the program.
   int64_t run_functional();
-  // The L2 performed the warp's global atomic: its old values into the destination register.
-  void atomic_result(WarpCtx& w, uint32_t lanes, const uint64_t* old) const override;
-  // The warp's next instruction needs neither the atomic's old values nor a word it updates.
-  bool fetch_during_atomic(WarpCtx& w) const override;
+  // The L2 performed the warp's global atomic number seq: its old values into its destination register.
+  void atomic_result(WarpCtx& w, uint32_t seq, uint32_t lanes, const uint64_t* old) const override;
+  // The warp's next instruction needs none of its atomics' old values nor a word they update (and is
+  // another atomic only while fewer than max_atomics are in flight).
+  bool fetch_during_atomic(WarpCtx& w, unsigned max_atomics) const override;
   // insts.<class> (PTX instruction classes), active_lanes (average per warp instruction: divergence),
   // shared_accesses and shared_bank_conflicts (extra passes of 32 four-byte banks), atomic_lanes.
   void counters(std::vector<KernelCounter>* out) const override;
@@ -181,6 +182,22 @@ class PtxKernel : public Kernel {
   // A local-memory access of the warp (w.s[1] = 3 load, 4 store; w.t[0]: the lanes' local offsets;
   // w.t[1][0..2]: next part, parts, bytes per part): part `i` as a load or store of the region.
   void local_part(WarpCtx& w, WarpInst& out) const;
+  // A warp's global atomics in flight (generated, their old values not yet back): w.s[4] points at its
+  // WarpAtoms, kept per executor CTA object (atoms_, reused with it) and reset at warp_begin.
+  struct AtomRec {
+    bool busy = false;
+    uint32_t seq = 0;            // the warp's atomic number (KernelIf::atomic_result)
+    uint32_t reg = PTX_NOREG;    // its destination register
+    uint32_t lanes = 0;
+    uint64_t addr[kWarpSize] = {};
+  };
+  struct WarpAtoms {
+    uint32_t next_seq = 0;
+    unsigned inflight = 0;
+    AtomRec rec[kMaxAtomicsPerWarp];
+  };
+  WarpAtoms* atoms_of(WarpCtx& w, ptx_cta* c) const;
+  mutable std::map<const ptx_cta*, std::vector<WarpAtoms>> atoms_;
   ptx_cta* cta_for(uint32_t cta) const;
   void warp_done(const WarpCtx& w) const;
   static int load(void* ctx, ptx_space space, uint64_t addr, void* dst, unsigned size);

@@ -37,6 +37,7 @@ struct SmCfg {                   // gpu.core_clock_mhz, sm.*
   unsigned sfu_latency = 0;      // cycles
   unsigned shared_latency = 0;   // cycles (a shared-memory access without bank conflict)
   unsigned ldst_per_cycle = 0;   // memory instructions accepted by the LD/ST unit per cycle
+  unsigned max_atomics = 4;      // global atomic instructions in flight per warp (1..kMaxAtomicsPerWarp)
 };
 
 struct L1Cfg {                   // l1.*

@@ -6,8 +6,8 @@
 // request (TLM_READ_COMMAND, sector_mask = the sectors its lanes touch, so a
 // miss fetches them as a write-allocate read would) whose GpuExt::atomic points
 // at an AtomicReq. The per-lane arrays belong to the issuing SM and stay valid
-// until the response (the SM copies them per warp slot; a warp has one atomic
-// in flight); the L2 bank
+// until the response (the SM copies them per warp slot and atomic slot: a warp
+// has up to SmCfg::max_atomics atomic instructions in flight); the L2 bank
 // performs the lanes in lane order on its copy of the line (the line becomes
 // dirty), writes each lane's old value into old[lane] and answers. Lanes of one
 // request that name the same address are serialised in lane order.

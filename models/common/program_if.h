@@ -24,7 +24,8 @@ namespace strata {
 constexpr unsigned kWarpSize = 32;
 constexpr unsigned kMaxRegs = 32;     // architectural registers per warp (ids 0..31)
 constexpr uint8_t kNoReg = 0xff;
-constexpr uint16_t kNoBlock = 0xffff;  // WarpInst::block of an instruction outside every offload block
+constexpr uint16_t kNoBlock = 0xffff;
+constexpr unsigned kMaxAtomicsPerWarp = 8;  // SmCfg::max_atomics at most (sm.max_atomics_per_warp)  // WarpInst::block of an instruction outside every offload block
 
 // Warp instruction classes. Alu/Sfu are latency classes (SmCfg::alu_latency,
 // sfu_latency); Load/Store are global-memory accesses through the coalescer
@@ -32,10 +33,11 @@ constexpr uint16_t kNoBlock = 0xffff;  // WarpInst::block of an instruction outs
 // an access to the SM's shared memory, a latency class too (shared_latency,
 // plus a cycle for each extra pass a bank conflict costs: WarpInst::passes);
 // Atomic is a global atomic (atom/red) performed at the L2 bank that owns each
-// line (common/gpu_ext.h): while its lines are in flight the SM fetches the
-// warp's next instruction only if KernelIf::fetch_during_atomic allows it, and
-// the old values reach the kernel through KernelIf::atomic_result (a generator
-// that executes at fetch must not run an instruction that needs them first).
+// line (common/gpu_ext.h): while a warp has atomics in flight (up to
+// SmCfg::max_atomics) the SM fetches its next instruction only if
+// KernelIf::fetch_during_atomic allows it, and each atomic's old values reach
+// the kernel through KernelIf::atomic_result (a generator that executes at
+// fetch must not run an instruction that needs them first).
 enum class Op : uint8_t { Alu, Sfu, Load, Store, Barrier, Exit, Shared, Atomic };
 
 struct WarpInst {
@@ -206,17 +208,20 @@ class KernelIf {
   // every warp is Exit; not called again after it.
   virtual void warp_next(WarpCtx& w, WarpInst& out) const = 0;
 
-  // The L2 has performed the warp's last Atomic instruction: old[lane] holds
-  // each lane's old value for the lanes in `lanes` (called before the warp's
-  // next warp_next; a kernel that issues no Atomic never sees it).
-  virtual void atomic_result(WarpCtx& w, uint32_t lanes, const uint64_t* old) const {
-    (void)w, (void)lanes, (void)old;
+  // The L2 has performed the warp's Atomic instruction number `seq` (the
+  // warp's Atomics counted from 0 in the order warp_next generated them; they
+  // can complete out of order): old[lane] holds each lane's old value for the
+  // lanes in `lanes` (a kernel that issues no Atomic never sees it).
+  virtual void atomic_result(WarpCtx& w, uint32_t seq, uint32_t lanes, const uint64_t* old) const {
+    (void)w, (void)seq, (void)lanes, (void)old;
   }
 
-  // The warp has an Atomic in flight: may the SM fetch (generate) its next
-  // instruction now? (Default: no, the warp waits for the old values.)
-  virtual bool fetch_during_atomic(WarpCtx& w) const {
-    (void)w;
+  // The warp has Atomics in flight: may the SM fetch (generate) its next
+  // instruction now? `max_atomics`: the SM holds at most this many of a warp's
+  // Atomics, so the next instruction may be another Atomic only while fewer
+  // are in flight. (Default: no, the warp waits for the old values.)
+  virtual bool fetch_during_atomic(WarpCtx& w, unsigned max_atomics) const {
+    (void)w, (void)max_atomics;
     return false;
   }
 

@@ -237,11 +237,13 @@ int ptx_warp_set_reg(ptx_cta *c, unsigned warp, uint32_t reg, uint32_t lanes, co
 
 /* 1 if the warp's next instruction may run while a global atomic of the warp is still being
  * performed elsewhere: it neither reads nor writes register `reg` (the atomic's destination, or
- * PTX_NOREG), nor accesses global memory in an 8-byte word an atomic lane updates (addr[lane] for
- * the lanes of `lanes`), and is not an atomic, call, return, exit, trap, barrier or fence. 0 if it
- * must wait (also when the warp waits, has exited or its next instruction is unknown). Nothing is
- * executed. */
-int ptx_warp_next_independent(ptx_cta *c, unsigned warp, uint32_t reg, const uint64_t *addr, uint32_t lanes);
+ * PTX_NOREG), nor accesses global memory with a load or store in an 8-byte word an atomic lane
+ * updates (addr[lane] for the lanes of `lanes`), and is not a call, return, exit, trap, barrier or
+ * fence, nor an atomic unless `atom_ok` (a timing model that keeps one warp's atomics to an address
+ * in issue order; such an atomic may write `reg` itself: the caller then delivers only the newer
+ * atomic's old values to it). 0 if it must wait (also when the warp waits, has exited or its next instruction
+ * is unknown). Nothing is executed. */
+int ptx_warp_next_independent(ptx_cta *c, unsigned warp, uint32_t reg, const uint64_t *addr, uint32_t lanes, int atom_ok);
 
 /* Run the CTA to completion functionally: warps in turn, each until it waits, exits or has run
  * a quantum of instructions. Returns 0, or -1 (error in ptx_cta_error; also when every live

@@ -1217,21 +1217,26 @@ ptx_step_status ptx_warp_step(ptx_cta *c, unsigned warp_i, ptx_winst *out) {
   return step(c, warp_i, out);
 }
 
-int ptx_warp_next_independent(ptx_cta *c, unsigned warp_i, uint32_t r, const uint64_t *addr, uint32_t lanes) {
+int ptx_warp_next_independent(ptx_cta *c, unsigned warp_i, uint32_t r, const uint64_t *addr, uint32_t lanes, int atom_ok) {
   if (warp_i >= c->nwarps || c->err[0]) return 0;
   warp *w = &c->w[warp_i];
   if (w->state != W_RUN || !settle(c, w)) return 0;
   const stk_ent *e = &w->stk[w->sp - 1];
   const ptx_inst *in = &c->code[e->pc];
   switch ((ptx_kind)in->kind) {
-    case K_ATOM: case K_CALL: case K_CALL_NATIVE: case K_RET: case K_EXIT: case K_TRAP: case K_BAR: case K_MEMBAR:
+    case K_ATOM:
+      if (!atom_ok) return 0;
+      break;
+    case K_CALL: case K_CALL_NATIVE: case K_RET: case K_EXIT: case K_TRAP: case K_BAR: case K_MEMBAR:
       return 0;
     default: break;
   }
   if (r != PTX_NOREG) {
     const uint32_t rb = c->k->reg_base[w->fn];
+    /* another atomic may write the same destination (its caller delivers only the newest's values) */
+    const int skip_d0 = in->kind == K_ATOM;
     for (int i = 0; i < 4; ++i)
-      if ((in->d[i] != PTX_R_NONE && rb + in->d[i] == r) || (in->s[i] != PTX_R_NONE && rb + in->s[i] == r)) return 0;
+      if ((in->d[i] != PTX_R_NONE && rb + in->d[i] == r && !(i == 0 && skip_d0)) || (in->s[i] != PTX_R_NONE && rb + in->s[i] == r)) return 0;
     if (in->base != PTX_R_NONE && rb + in->base == r) return 0;
   }
   if (in->kind == K_LD || in->kind == K_ST) {

@@ -39,7 +39,7 @@ Sm::Sm(sc_core::sc_module_name name, unsigned id, const SmCfg& cfg, const L1Cfg&
       gto_(cfg.sched == WarpSched::GreedyThenOldest),
       l1_on_(l1.enabled) {
   if (cfg.max_warps == 0 || cfg.max_warps > 1024 || cfg.max_ctas == 0 || cfg.issue_width == 0 ||
-      cfg.ldst_per_cycle == 0 || period_ps_ == 0)
+      cfg.ldst_per_cycle == 0 || period_ps_ == 0 || cfg.max_atomics == 0 || cfg.max_atomics > kMaxAtomicsPerWarp)
     SC_REPORT_FATAL(this->name(), "invalid SmCfg");
   isock.register_nb_transport_bw(this, &Sm::nb_transport_bw);
   warps_.resize(cfg.max_warps);
@@ -154,6 +154,8 @@ void Sm::launch_cta(const KernelIf* k, uint32_t cta) {
     w.cta_slot = static_cast<uint16_t>(cs);
     w.pending_loads = 0;
     w.atom_out = 0;
+    w.atom_busy = 0;
+    w.atom_seq = 0;
     w.age = age_ctr_++;
     w.max_ready = 0;
     std::fill(std::begin(w.reg_ready), std::end(w.reg_ready), 0);
@@ -298,13 +300,22 @@ void Sm::fetch(Warp& w) {
 uint64_t Sm::ready_time(Warp& w) {
   if (!w.has_inst) {
     // The generator may have to hear the atomic's old values first.
-    if (w.atom_out && !kernel_->fetch_during_atomic(w.ctx)) return kNever;
+    if (w.atom_out && !kernel_->fetch_during_atomic(w.ctx, cfg_.max_atomics)) return kNever;
     fetch(w);
   }
   const WarpInst& in = w.inst;
   switch (in.op) {
     case Op::Exit: return w.pending_loads || w.atom_out ? kNever : w.max_ready;
     case Op::Barrier: return 0;
+    case Op::Atomic: {  // a free atomic slot (freed by a response, which marks the warp dirty) and its sources;
+      // not its destination: an atomic whose old value is overwritten unread is a reduction (NVIDIA's
+      // assembler emits RED for it), so a loop's atomics to one register overlap
+      if (static_cast<unsigned>(__builtin_popcount(w.atom_busy)) >= cfg_.max_atomics) return kNever;
+      uint64_t t = 0;
+      for (uint8_t s : in.src)
+        if (s != kNoReg) t = std::max(t, w.reg_ready[s]);
+      return t;
+    }
     default: {
       uint64_t t = in.dst != kNoReg ? w.reg_ready[in.dst] : 0;
       for (uint8_t s : in.src)
@@ -674,11 +685,16 @@ void Sm::issue(unsigned slot, uint64_t c) {
         if (in.dst != kNoReg) w.reg_ready[in.dst] = c;
         break;
       }
-      if (w.atom_out) SC_REPORT_FATAL(name(), ("kernel " + kernel_->name + ": a warp's second atomic while its first is in flight").c_str());
-      if (atom_.empty()) atom_.resize(warps_.size());
-      AtomSlot& as = atom_[slot];
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(~static_cast<unsigned>(w.atom_busy)));
+      if (k >= cfg_.max_atomics) SC_REPORT_FATAL(name(), ("kernel " + kernel_->name + ": a warp's atomic with every atomic slot busy").c_str());
+      if (atom_.empty()) atom_.resize(warps_.size() * cfg_.max_atomics);
+      const unsigned ai = slot * cfg_.max_atomics + k;
+      AtomSlot& as = atom_[ai];
+      w.atom_busy = static_cast<uint8_t>(w.atom_busy | (1u << k));
       as.dst = in.dst;
       as.lanes = in.active;
+      as.out = static_cast<uint32_t>(n);
+      as.seq = w.atom_seq++;
       std::memcpy(as.addr, in.addr, sizeof as.addr);
       std::memcpy(as.a, in.data, sizeof as.a);
       std::memcpy(as.b, in.data2, sizeof as.b);
@@ -697,10 +713,11 @@ void Sm::issue(unsigned slot, uint64_t c) {
       m.atomic = true;
       m.line4 = false;
       m.warp = static_cast<uint16_t>(slot);
+      m.ldrec = static_cast<uint16_t>(ai);  // atomics: the atom_ slot
       m.bytes = in.bytes;
       m.n = static_cast<uint8_t>(n);
       m.next = 0;
-      w.atom_out = static_cast<uint32_t>(n);
+      w.atom_out += static_cast<uint32_t>(n);
       if (in.dst != kNoReg) w.reg_ready[in.dst] = kNever;
       ++memq_count_;
       break;
@@ -1039,9 +1056,9 @@ bool Sm::l1_atomic(MemInst& m, const coal_req& r) {
   GpuExt* xp;
   tlm::tlm_generic_payload* gp = new_request(r.line_addr, m.warp, r.ea_count, &xp);
   gp->set_command(tlm::TLM_READ_COMMAND);
-  xp->tag = kAtomTag | m.warp;
+  xp->tag = kAtomTag | m.ldrec;
   xp->sector_mask = r.sector_mask;
-  xp->atomic = &atom_[m.warp].req[m.next];
+  xp->atomic = &atom_[m.ldrec].req[m.next];
   ++atomic_reqs_;
   outq_[(outq_head_ + outq_count_++) % kOutQ] = gp;
   return true;
@@ -1050,14 +1067,19 @@ bool Sm::l1_atomic(MemInst& m, const coal_req& r) {
 // A line of a warp's atomic is back; after the last one the kernel hears the
 // old values and the warp may fetch again.
 void Sm::atomic_response(GpuExt& x, uint64_t c) {
-  const unsigned slot = x.tag & ~kAtomTag;
-  if (slot >= warps_.size() || warps_[slot].atom_out == 0)
+  const unsigned ai = x.tag & ~kAtomTag, slot = ai / cfg_.max_atomics;
+  if (ai >= atom_.size() || warps_[slot].atom_out == 0 || atom_[ai].out == 0)
     SC_REPORT_FATAL(name(), "atomic response for a warp without one in flight");
   Warp& w = warps_[slot];
-  if (--w.atom_out) return;
-  const AtomSlot& as = atom_[slot];
-  kernel_->atomic_result(w.ctx, as.lanes, as.old);
-  if (as.dst != kNoReg) w.reg_ready[as.dst] = c;
+  AtomSlot& as = atom_[ai];
+  --w.atom_out;
+  if (--as.out) return;
+  w.atom_busy = static_cast<uint8_t>(w.atom_busy & ~(1u << (ai % cfg_.max_atomics)));
+  kernel_->atomic_result(w.ctx, as.seq, as.lanes, as.old);
+  bool newer = false;  // another atomic of the warp in flight writes the register: it stays pending
+  for (unsigned k = 0; k < cfg_.max_atomics && as.dst != kNoReg; ++k)
+    newer |= ((w.atom_busy >> k) & 1u) && atom_[slot * cfg_.max_atomics + k].dst == as.dst;
+  if (as.dst != kNoReg && !newer) w.reg_ready[as.dst] = c;
   w.max_ready = std::max(w.max_ready, c);
   set_dirty(slot);
   issue_dirty_ = true;

@@ -14,10 +14,11 @@
 //  4. one request per cycle to the L2 over `isock` (Strata AT base protocol).
 // A global atomic (Op::Atomic) skips the L1: the LD/ST unit sends one atomic
 // request per line (common/gpu_ext.h) to the L2 bank that performs it, after
-// invalidating the line in the L1 (as GPUs do); until every line's response
-// has returned the warp fetches further only what the kernel allows
-// (KernelIf::fetch_during_atomic), then the kernel hears the old values
-// (KernelIf::atomic_result) and the destination register is ready.
+// invalidating the line in the L1 (as GPUs do); a warp has up to
+// SmCfg::max_atomics atomic instructions in flight, and while it has any it
+// fetches further only what the kernel allows (KernelIf::fetch_during_atomic);
+// when every line of one has returned the kernel hears its old values
+// (KernelIf::atomic_result) and its destination register is ready.
 // A load issued at cycle c whose line request is processed at c returns at
 // c + l1.latency on a hit; on a miss its register is ready in the cycle in which
 // the L2 response is processed. When nothing can issue the SM sleeps until the
@@ -143,14 +144,16 @@ class Sm : public sc_core::sc_module {
   static constexpr unsigned kLdPerWarp = 4;   // load records per warp slot (outstanding loads)
   static constexpr unsigned kOutQ = 32;       // requests waiting for the L2 port
   static constexpr uint32_t kStoreTag = 0x80000000u;
-  static constexpr uint32_t kAtomTag = 0x40000000u;  // | warp slot: an atomic request
+  static constexpr uint32_t kAtomTag = 0x40000000u;  // | atom_ index (warp slot x max_atomics + k): an atomic request
   static constexpr uint8_t kAllSectors = (1u << kSectorsPerLine) - 1;
 
   struct Warp {
     bool live = false, exited = false, at_barrier = false, has_inst = false;
     uint16_t cta_slot = 0;
     uint32_t pending_loads = 0;
-    uint32_t atom_out = 0;   // atomic line requests in flight (the next fetch waits for them)
+    uint32_t atom_out = 0;   // atomic line requests in flight (the next fetch may wait for them)
+    uint8_t atom_busy = 0;   // atom_ slots of this warp with an instruction in flight (bit k: slot k)
+    uint32_t atom_seq = 0;   // the warp's Atomic instructions issued so far (KernelIf::atomic_result's seq)
     uint64_t age = 0;
     uint64_t max_ready = 0;  // latest scoreboard release among issued instructions
     uint64_t reg_ready[kMaxRegs];
@@ -185,10 +188,12 @@ class Sm : public sc_core::sc_module {
     uint64_t addr[kWarpSize];  // other stores
     uint64_t data[kWarpSize];  // other stores
   };
-  struct AtomSlot {  // a warp slot's atomic instruction in flight (allocated at the SM's first atomic)
+  struct AtomSlot {  // an atomic instruction in flight (cfg max_atomics per warp slot, allocated at the SM's first atomic)
     AtomicReq req[COAL_MAX_REQS];
     uint8_t dst = kNoReg;
     uint32_t lanes = 0;
+    uint32_t out = 0;  // its line requests in flight
+    uint32_t seq = 0;  // Warp::atom_seq when it issued
     uint64_t addr[kWarpSize], a[kWarpSize], b[kWarpSize];  // the lanes' (the warp may fetch meanwhile)
     uint64_t old[kWarpSize];
   };
@@ -317,7 +322,7 @@ class Sm : public sc_core::sc_module {
   std::vector<LdRec> ldrecs_;
   std::vector<LdChk> ldchk_;  // by load record; allocated only when the checker is on
   std::vector<uint16_t> ldrec_free_;
-  std::vector<AtomSlot> atom_;  // by warp slot; empty until the first atomic
+  std::vector<AtomSlot> atom_;  // by warp slot x max_atomics + k; empty until the first atomic
   std::vector<MemInst> memq_;  // ring
   unsigned memq_head_ = 0, memq_count_ = 0;
   bool l1_blocked_ = false;

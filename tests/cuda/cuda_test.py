@@ -29,6 +29,12 @@ usage: cuda_test.py CASE STRATA PROGS_DIR WORK_DIR
             32 word stores and 8 word loads are 40 line requests, exactly the L2 accesses it makes beyond the
             same computation without the array; many CTAs (slots of the local region reused) and 8-byte
             local accesses (two words each) pass under --check too, and --functional agrees
+  atomic-overlap  atomic_overlap.cu under --check: 16 atomics per thread whose old values are unused
+            take well under the cycles with sm.max_atomics_per_warp = 4 than with 1 (they overlap), an add
+            and an exchange of one word by one warp perform in issue order (the exchange returns the add's
+            result); the same adds in a loop whose atomics all write one register overlap too, and the
+            register ends with the last add's old value; a chain where each atomic's operand is the previous one's old value takes exactly the
+            same cycles with 4 as with 1 (a dependent use waits)
   run-bad   one line and exit 2: a missing program, a file that is not executable, --workload with a
             program, an instruction the PTX executor does not implement (naming it), a DRAM cache
             sized by the footprint (memside.dcache.footprint_ratio, mode auto: unknown before the run)
@@ -266,6 +272,26 @@ def case_local(strata, progs, work):
         check(r.returncode == 0 and "0 wrong" in r.stdout, f"--functional {args}: {r.returncode} {r.stdout}")
 
 
+def case_atomic_overlap(strata, progs, work):
+    prog = build(strata, progs, work, "atomic_overlap.cu", "atomic_overlap")
+    cyc = {}
+    for mode in ("indep", "last", "dep"):
+        for n in (1, 4):
+            out = os.path.join(work, f"out_{mode}_{n}")
+            r = run([strata, "cuda", "run", prog, "--check", "--quiet", "--out", out, "--set", f"sm.max_atomics_per_warp={n}",
+                     "--", mode, "4"])
+            check(r.returncode == 0 and f"atomic_overlap {mode}: 256 threads, 0 wrong" in r.stdout,
+                  f"{mode}, {n} in flight: {r.returncode} {r.stdout} {r.stderr}")
+            s = stats_of(out)
+            check(s["check.atomics"] == s["l2.atomic_lanes"] > 0, f"{mode}, {n}: check.atomics {s['check.atomics']}")
+            cyc[mode, n] = s["gpu.cycles"]
+    check(cyc["indep", 4] < 0.6 * cyc["indep", 1], f"independent atomics do not overlap: {cyc['indep', 4]} cycles with 4 "
+          f"in flight, {cyc['indep', 1]} with 1")
+    check(cyc["last", 4] < 0.6 * cyc["last", 1], f"a loop's atomics to one register do not overlap: {cyc['last', 4]} "
+          f"cycles with 4 in flight, {cyc['last', 1]} with 1")
+    check(cyc["dep", 4] == cyc["dep", 1], f"dependent atomics: {cyc['dep', 4]} cycles with 4 in flight, {cyc['dep', 1]} with 1")
+
+
 def case_run_bad(strata, progs, work):
     one_line_exit2(run([strata, "cuda", "run", os.path.join(work, "nope")]), "a missing program", "no such file")
     one_line_exit2(run([strata, "cuda", "run", os.path.join(progs, "selfcheck.cu")]), "a file that is not executable",
@@ -291,7 +317,7 @@ def main():
     os.makedirs(work)
     {"features": case_features, "multi": case_multi, "bad": case_bad, "run": case_run, "check": case_check,
      "status": case_status, "run-bad": case_run_bad, "functional": case_functional,
-     "atomics": case_atomics, "local": case_local}[case](strata, progs, work)
+     "atomics": case_atomics, "local": case_local, "atomic-overlap": case_atomic_overlap}[case](strata, progs, work)
     print(f"cuda {case}: ok")
     return 0
 
