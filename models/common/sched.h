@@ -212,6 +212,28 @@ inline void Event::notify_at(uint64_t at, uint64_t now) {
   // Already due no later than `at`: an event keeps its earliest notification.
   if (state_ == kCur || state_ == kNext || state_ == kExt || (state_ == kSlot && t_ <= (at > now ? at : now)))
     return;
+  // The usual case inline: an idle event notified from inside an activation
+  // for a future time that already has a wheel slot at the front of its
+  // bucket (other processes due then): join that slot's list, as
+  // Scheduler::slot_add would (no wake-up needed: run() re-arms at its end).
+  Scheduler* s = s_;
+  if (state_ == kIdle && at > now && s->in_run_) {
+    const uint64_t b = at >> s->shift_;
+    if (b - s->cursor_ < Scheduler::kWheel) {
+      const uint32_t k = s->bucket_[static_cast<uint32_t>(b) & (Scheduler::kWheel - 1)];
+      if (k != Scheduler::kNone && s->pool_[k].t == at) {
+        Scheduler::Node& n = s->pool_[k];
+        state_ = kSlot;
+        t_ = at;
+        prev_ = nullptr;
+        next_ = n.head;
+        n.head->prev_ = this;
+        n.head = this;
+        slot_ = k;
+        return;
+      }
+    }
+  }
   notify_slow(at, now);
 }
 
