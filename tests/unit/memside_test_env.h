@@ -136,4 +136,21 @@ static inline void *mst_mgr(memside_mgr *m, const memside_mgr_cfg *c) {
   return mem;
 }
 
+/* Physical line (offset 0 of its 256 B block) of SCM blocks 0..n-1 of partition 0 of the DRAM-cache
+ * tests' map (one SCM rank: block = ((row x 4 + bank group) x 4 + bank) x 8 + column / 8), found by
+ * locating every line of the first 64 MiB statically. */
+static inline void mst_scm_block_lines(const amap *map, const memside_cfg *c, uint64_t *pa, unsigned n) {
+  for (unsigned i = 0; i < n; ++i) pa[i] = UINT64_MAX;
+  memside_target t;
+  for (uint64_t p = 0; p < (64u << 20); p += 128) {
+    if (amap_channel(map, p) != 0) continue;
+    memside_static_locate(c, p, &t);
+    devaddr_loc a;
+    devaddr_decode(&c->geom[0], t.addr, &a);
+    const uint64_t b = ((a.row * 4 + a.bg) * 4 + a.ba) * 8 + a.col / 8;
+    if (b < n && t.addr % 256 == 0) pa[b] = p;
+  }
+  for (unsigned i = 0; i < n; ++i) assert_true(pa[i] != UINT64_MAX);
+}
+
 #endif

@@ -304,19 +304,7 @@ static void dirty_victim_written_back(void **state) {
   free(r.st);
 }
 
-/* Physical line (offset 0 of its 256 B block) of SCM blocks 0..n-1 of partition 0. */
-static void block_lines(uint64_t *pa, unsigned n) {
-  for (unsigned i = 0; i < n; ++i) pa[i] = UINT64_MAX;
-  memside_target t;
-  for (uint64_t p = 0; p < (64u << 20); p += 128) {
-    if (amap_channel(&g_map, p) != 0) continue;
-    memside_static_locate(&g_cfg, p, &t);
-    const devaddr_loc a = loc_of(t.addr);
-    const uint64_t b = ((a.row * 4 + a.bg) * 4 + a.ba) * 8 + a.col / 8;
-    if (b < n && t.addr % 256 == 0) pa[b] = p;
-  }
-  for (unsigned i = 0; i < n; ++i) assert_true(pa[i] != UINT64_MAX);
-}
+static void block_lines(uint64_t *pa, unsigned n) { mst_scm_block_lines(&g_map, &g_cfg, pa, n); }
 
 static int route_s(rig *r, uint64_t pa, int w, unsigned sectors, uint32_t *ticket, memside_target *t) {
   const memside_req rq = {pa, (uint8_t)w, w ? MEMSIDE_WRITEBACK : MEMSIDE_FILL, (uint8_t)sectors};

@@ -20,6 +20,7 @@
 #include "memside/memside.h"
 #include "memside/memside_dcache_params.h"
 #include "memside_fake_shell.h"
+#include "memside_test_env.h"
 
 /* dcache stat values (dcache_stat_names order) */
 enum { V_READ_MISSES = 2, V_FILLS = 6, V_BYPASSES = 9, V_BYPASS_BUSY = 15 };
@@ -116,20 +117,7 @@ static devaddr_loc loc_of(uint64_t a) {
   return l;
 }
 
-/* Physical line (offset 0 of its 256 B block) of SCM blocks 0..n-1 of partition 0 (one SCM rank: block =
- * ((row x 4 + bank group) x 4 + bank) x 8 + column / 8). */
-static void block_lines(uint64_t *pa, unsigned n) {
-  for (unsigned i = 0; i < n; ++i) pa[i] = UINT64_MAX;
-  memside_target t;
-  for (uint64_t p = 0; p < (64u << 20); p += 128) {
-    if (amap_channel(&g_map, p) != 0) continue;
-    memside_static_locate(&g_cfg, p, &t);
-    const devaddr_loc a = loc_of(t.addr);
-    const uint64_t b = ((a.row * 4 + a.bg) * 4 + a.ba) * 8 + a.col / 8;
-    if (b < n && t.addr % 256 == 0) pa[b] = p;
-  }
-  for (unsigned i = 0; i < n; ++i) assert_true(pa[i] != UINT64_MAX);
-}
+static void block_lines(uint64_t *pa, unsigned n) { mst_scm_block_lines(&g_map, &g_cfg, pa, n); }
 
 static int in_dram(rig *r, uint64_t pa) {
   memside_target t;
