@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -133,6 +134,27 @@ void CudaProgram::fail(const std::string& why) {
   if (error_.empty()) error_ = why;
 }
 
+void CudaProgram::device_print(const char* text, size_t len) {
+  device_out_.append(text, len);
+  if (device_out_.size() >= (64u << 10)) flush_device_print();  // the program waits for the launch
+}
+
+// The program's standard output is strata's (or strata's standard error under --describe); the
+// runtime flushed the program's own buffered output before the launch, so the order is kept.
+void CudaProgram::flush_device_print() {
+  const int fd = stdout_to_stderr_ ? 2 : 1;
+  const char* p = device_out_.data();
+  size_t n = device_out_.size();
+  while (n) {
+    const ssize_t k = write(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;  // a closed output: the text is lost, as the program's own would be
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+  device_out_.clear();
+}
+
 bool CudaProgram::verify(bstore* golden, std::string* why) const {
   (void)golden;
   if (exit_status_ == 0) return true;
@@ -211,6 +233,7 @@ void CudaProgram::write_mem(uint64_t addr, const void* src, size_t n) {
 Kernel* CudaProgram::next_kernel() {
   if (awaiting_launch_reply_) {  // the previous launch has finished
     awaiting_launch_reply_ = false;
+    flush_device_print();
     if (!failed()) reply(0);
   }
   current_.reset();
@@ -336,6 +359,14 @@ bool CudaProgram::serve_until_launch() {
         strata_wire_time t{hooks_.now_ps ? hooks_.now_ps() : 0};
         reply(0, &t, sizeof t);
         break;
+      }
+      case STRATA_WIRE_FAIL: {
+        std::string why(body.begin(), body.end());
+        while (!why.empty() && (why.back() == 0 || why.back() == '\n')) why.pop_back();
+        for (char& ch : why)
+          if (ch == '\n' || ch == '\r') ch = ' ';
+        fail(path_ + ": " + why);
+        return false;
       }
       case STRATA_WIRE_PROPS: {
         cudaDeviceProp p{};
@@ -550,6 +581,7 @@ PtxKernel::PtxKernel(CudaProgram* prog, const ptx_kernel* k, const std::string& 
   launch_.params_size = params_.size();
   launch_.dyn_shared = dyn_shared;
   launch_.mem = ptx_mem_ops{this, &PtxKernel::load, &PtxKernel::store, &PtxKernel::atomic};
+  launch_.print = &PtxKernel::print;
   threads_per_cta_ = block[0] * block[1] * block[2];
   ctas = grid[0] * grid[1] * grid[2];
   warps_per_cta = (threads_per_cta_ + kWarpSize - 1) / kWarpSize;
@@ -559,6 +591,22 @@ PtxKernel::~PtxKernel() {
   for (auto& c : live_) ptx_cta_free(c.second.cta);
   for (ptx_cta* c : pool_) ptx_cta_free(c);
 }
+
+void PtxKernel::print(void* ctx, const char* text, size_t len) {
+  static_cast<PtxKernel*>(ctx)->prog_->device_print(text, len);
+}
+
+// The runtime writes texture descriptors (cuda/runtime/strata_cuda_wire.h) that the executor
+// reads (models/ptx/ptx.h): one layout.
+static_assert(sizeof(strata_wire_texture) == sizeof(ptx_tex_desc) && STRATA_WIRE_TEX_MAGIC == PTX_TEX_MAGIC &&
+                  offsetof(strata_wire_texture, base) == offsetof(ptx_tex_desc, base) &&
+                  offsetof(strata_wire_texture, bytes) == offsetof(ptx_tex_desc, bytes) &&
+                  offsetof(strata_wire_texture, read_mode) == offsetof(ptx_tex_desc, read_mode) &&
+                  offsetof(strata_wire_texture, format) == offsetof(ptx_tex_desc, format) &&
+                  offsetof(strata_wire_texture, channels) == offsetof(ptx_tex_desc, channels) &&
+                  offsetof(strata_wire_texture, bits) == offsetof(ptx_tex_desc, bits) &&
+                  offsetof(strata_wire_texture, kind) == offsetof(ptx_tex_desc, kind),
+              "texture descriptor layouts differ");
 
 int PtxKernel::load(void* ctx, ptx_space space, uint64_t addr, void* dst, unsigned size) {
   (void)space;  // .const variables live in device memory too (CudaProgram::on_module)

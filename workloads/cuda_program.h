@@ -90,6 +90,10 @@ class CudaProgram : public Program {
   void stdout_to_stderr() { stdout_to_stderr_ = true; }
   // A kernel's warp stopped with an error: end the program (the GPU drains).
   void fail(const std::string& why);
+  // Kernel printf text (the executor's ptx_launch.print): kept until the launch ends, then written
+  // to the program's standard output before the launch is answered (docs/cuda.md "Kernel printf").
+  void device_print(const char* text, size_t len);
+  void flush_device_print();
   bool failed() const { return !error_.empty(); }
   uint64_t launches() const { return launches_; }
   const CudaDevice& device() const { return dev_; }
@@ -143,6 +147,7 @@ class CudaProgram : public Program {
   std::string error_;
   bool awaiting_launch_reply_ = false;
   bool stdout_to_stderr_ = false;
+  std::string device_out_;  // kernel printf text not yet written
   uint64_t launches_ = 0;
   std::vector<Module> modules_;
   std::vector<KernelRef> kernels_;
@@ -203,6 +208,7 @@ class PtxKernel : public Kernel {
   static int load(void* ctx, ptx_space space, uint64_t addr, void* dst, unsigned size);
   static int store(void* ctx, uint64_t addr, const void* src, unsigned size);
   static int atomic(void* ctx, uint64_t addr, ptx_atom_op op, ptx_atom_type ty, uint64_t a, uint64_t b, uint64_t* old);
+  static void print(void* ctx, const char* text, size_t len);
 
   // Tags out with the offload block of the instruction at pc (w.s[7]: the warp's
   // current block, kNoBlock outside; instructions of called functions keep it).

@@ -12,5 +12,7 @@
 #include "cuda_runtime_api.h"
 #include "strata_cuda_device.h"
 #include "strata_cuda_math.h"
+#include "strata_cuda_texture.h"
+#include "strata_cuda_printf.h"
 
 #endif

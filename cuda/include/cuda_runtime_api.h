@@ -96,11 +96,7 @@ cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shared_bytes STRATA_
 unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared_bytes STRATA_DV(0), void* stream STRATA_DV(0));
 cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* shared_bytes, void** stream);
 
-/* textures on linear memory (tex1Dfetch) */
-cudaError_t cudaBindTexture(size_t* offset, const struct textureReference* tex, const void* dev_ptr,
-                            const struct cudaChannelFormatDesc* desc, size_t size);
-cudaError_t cudaUnbindTexture(const struct textureReference* tex);
-struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f);
+/* textures: strata_cuda_texture.h */
 
 #ifdef __cplusplus
 }

@@ -93,15 +93,6 @@ struct cudaChannelFormatDesc {
   enum cudaChannelFormatKind f;
 };
 
-/* A texture reference bound to linear memory (tex1Dfetch); the runtime keeps
- * the device address it is bound to. */
-struct textureReference {
-  int normalized;
-  struct cudaChannelFormatDesc channelDesc;
-  const void* strata_bound;  /* device address bound by cudaBindTexture, 0 when unbound */
-  size_t strata_bytes;
-};
-
 struct cudaDeviceProp {
   char name[256];
   size_t totalGlobalMem;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cuda_runtime_api.h"
+#include "strata_cuda_texture.h"
 #include "strata_cuda_wire.h"
 
 /* ---------------------------------------------------------------- state */
@@ -74,6 +75,21 @@ static char g_msg[512]; /* the server's message for the last failed call */
 static void die(const char* what) {
   fprintf(stderr, "%s: Strata CUDA runtime: %s\n", program_invocation_short_name, what);
   exit(2);
+}
+
+/* The program uses what Strata does not implement: strata stops the run with this line (exit 2); a
+ * program started outside strata prints it and exits 2. */
+static void unsupported(const char* what) {
+  if (g_fd < 0) die(what);
+  fflush(stdout);
+  struct strata_wire_req h = {STRATA_WIRE_FAIL, 0, (uint64_t)strlen(what)};
+  ssize_t k = send(g_fd, &h, sizeof h, MSG_NOSIGNAL);
+  if (k == (ssize_t)sizeof h) k = send(g_fd, what, strlen(what), MSG_NOSIGNAL);
+  if (k < 0) die(what);
+  char sink;
+  while (recv(g_fd, &sink, 1, 0) > 0) { /* strata ends the program */
+  }
+  _exit(2);
 }
 
 static void lost(void) {
@@ -678,6 +694,8 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** arg
   for (uint32_t i = 0; i < k->params.count; ++i) memcpy(buf + k->params.offset[i], args[i], k->params.size[i]);
   struct strata_wire_launch l = {k->kernel, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z},
                                  k->params.total, (uint64_t)shared_bytes};
+  /* kernel printf text follows the program's own output (strata writes it when the launch ends) */
+  fflush(stdout);
   return record(call(STRATA_WIRE_LAUNCH, &l, sizeof l, buf, k->params.total, NULL, 0));
 }
 
@@ -696,17 +714,146 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* f
   return cudaSuccess;
 }
 
-/* ---------------------------------------------------------------- textures (not yet) */
+/* ---------------------------------------------------------------- textures */
+
+/* Textures on linear device memory, read with tex1Dfetch (docs/cuda.md "Textures"). A texture is a
+ * descriptor in device memory (struct strata_wire_texture) that the PTX executor reads at each
+ * fetch: a texture object is the address of one the runtime allocates, a texture reference's is
+ * its .texref variable, which cudaBindTexture writes. What CUDA rejects returns CUDA's error; what
+ * CUDA supports but Strata does not (arrays, 2D pitched memory, half floats, 3 channels) stops the
+ * program with one line (exit 2), so it is never silently wrong. */
+
+static const char* resource_name(enum cudaResourceType t) {
+  switch (t) {
+    case cudaResourceTypeArray: return "cudaResourceTypeArray";
+    case cudaResourceTypeMipmappedArray: return "cudaResourceTypeMipmappedArray";
+    case cudaResourceTypePitch2D: return "cudaResourceTypePitch2D";
+    default: return "an unknown resource type";
+  }
+}
+
+/* The descriptor of `bytes` at dev_ptr read as `desc` in `mode`; cudaSuccess or CUDA's error. */
+static cudaError_t tex_describe(const char* who, const void* dev_ptr, size_t bytes, const struct cudaChannelFormatDesc* d,
+                                int mode, struct strata_wire_texture* t) {
+  memset(t, 0, sizeof *t);
+  if (!d || d->x <= 0 || (d->y && d->y != d->x) || (d->z && d->z != d->x) || (d->w && d->w != d->x) ||
+      (d->z && !d->y) || (d->w && !d->z) || d->f > cudaChannelFormatKindFloat)
+    return cudaErrorInvalidChannelDescriptor;
+  unsigned ch = 1u + (d->y != 0) + (d->z != 0) + (d->w != 0);
+  char msg[256];
+  if (ch == 3 || (d->x != 8 && d->x != 16 && d->x != 32) || (d->f == cudaChannelFormatKindFloat && d->x != 32)) {
+    snprintf(msg, sizeof msg,
+             "%s: a texture of %u channels of %d bits (format %d); Strata implements 1, 2 or 4 channels of 8, 16 or 32 "
+             "bits, floats of 32 bits",
+             who, ch, d->x, (int)d->f);
+    unsupported(msg);
+  }
+  if (mode == cudaReadModeNormalizedFloat && (d->f == cudaChannelFormatKindFloat || d->x == 32))
+    return cudaErrorInvalidValue; /* CUDA: normalized reads need 8- or 16-bit integer channels */
+  if (mode != cudaReadModeElementType && mode != cudaReadModeNormalizedFloat) return cudaErrorInvalidValue;
+  uint64_t a = (uint64_t)(uintptr_t)dev_ptr;
+  unsigned esz = ch * (unsigned)d->x / 8u;
+  if (!dev_ptr || !is_device(dev_ptr) || a % esz) return cudaErrorInvalidValue;
+  /* the bound bytes end at the allocation's end */
+  uint64_t left = 0;
+  for (size_t i = 0; i < g_nallocs; ++i)
+    if (a >= g_allocs[i].addr && a - g_allocs[i].addr < g_allocs[i].bytes) left = g_allocs[i].bytes - (a - g_allocs[i].addr);
+  for (size_t i = 0; i < g_nsymbols; ++i)
+    if (a >= g_symbols[i].dev && a - g_symbols[i].dev < g_symbols[i].bytes) left = g_symbols[i].bytes - (a - g_symbols[i].dev);
+  t->magic = STRATA_WIRE_TEX_MAGIC;
+  t->kind = STRATA_WIRE_TEX_LINEAR;
+  t->channels = (uint8_t)ch;
+  t->bits = (uint8_t)d->x;
+  t->format = (uint8_t)d->f;
+  t->base = a;
+  t->bytes = bytes < left ? (uint64_t)bytes : left;
+  t->read_mode = (uint32_t)mode;
+  return cudaSuccess;
+}
+
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t* tex, const struct cudaResourceDesc* res,
+                                    const struct cudaTextureDesc* desc, const struct cudaResourceViewDesc* view) {
+  if (!tex || !res || !desc) return record(cudaErrorInvalidValue);
+  char msg[256];
+  if (res->resType != cudaResourceTypeLinear) {
+    snprintf(msg, sizeof msg,
+             "cudaCreateTextureObject: a texture on %s; Strata implements textures on linear memory "
+             "(cudaResourceTypeLinear, read with tex1Dfetch)",
+             resource_name(res->resType));
+    unsupported(msg);
+  }
+  if (view) unsupported("cudaCreateTextureObject: a resource view; Strata implements textures on linear memory without views");
+  struct strata_wire_texture t;
+  cudaError_t e = tex_describe("cudaCreateTextureObject", res->res.linear.devPtr, res->res.linear.sizeInBytes,
+                               &res->res.linear.desc, (int)desc->readMode, &t);
+  if (e != cudaSuccess) return record(e);
+  void* at = NULL;
+  e = cudaMalloc(&at, sizeof t);
+  if (e != cudaSuccess) return e;
+  e = write_dev((uint64_t)(uintptr_t)at, &t, sizeof t);
+  if (e != cudaSuccess) return record(e);
+  *tex = (cudaTextureObject_t)(uintptr_t)at;
+  return cudaSuccess;
+}
+
+/* the descriptor of a texture object, or NULL */
+static int tex_read(cudaTextureObject_t tex, struct strata_wire_texture* t) {
+  if (!tex || !is_device((const void*)(uintptr_t)tex)) return 0;
+  return read_dev(t, (uint64_t)tex, sizeof *t) == cudaSuccess && t->magic == STRATA_WIRE_TEX_MAGIC;
+}
+
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t tex) {
+  struct strata_wire_texture t;
+  if (!tex) return cudaSuccess;
+  if (!tex_read(tex, &t)) return record(cudaErrorInvalidValue);
+  memset(&t, 0, sizeof t); /* a fetch through a destroyed object is an error, not stale data */
+  write_dev((uint64_t)tex, &t, sizeof t);
+  return cudaFree((void*)(uintptr_t)tex);
+}
+
+cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc* res, cudaTextureObject_t tex) {
+  struct strata_wire_texture t;
+  if (!res || !tex_read(tex, &t)) return record(cudaErrorInvalidValue);
+  memset(res, 0, sizeof *res);
+  res->resType = cudaResourceTypeLinear;
+  res->res.linear.devPtr = (void*)(uintptr_t)t.base;
+  res->res.linear.sizeInBytes = (size_t)t.bytes;
+  int b = t.bits;
+  res->res.linear.desc = cudaCreateChannelDesc(b, t.channels > 1 ? b : 0, t.channels > 2 ? b : 0, t.channels > 2 ? b : 0,
+                                               (enum cudaChannelFormatKind)t.format);
+  return cudaSuccess;
+}
+
+/* clang's module constructor: a texture<> variable, whose .texref holds its descriptor */
+void __cudaRegisterTexture(void** handle, const struct textureReference* host_var, const void** device_address,
+                           const char* device_name, int dim, int norm, int ext) {
+  (void)device_address, (void)norm;
+  if (dim != 1) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "texture reference %s has %d dimensions; Strata implements 1D textures on linear memory",
+             device_name, dim);
+    unsupported(msg);
+  }
+  __cudaRegisterVar(handle, (char*)host_var, NULL, device_name, ext, sizeof(struct strata_wire_texture), 0, 0);
+}
 
 cudaError_t cudaBindTexture(size_t* offset, const struct textureReference* tex, const void* dev_ptr,
                             const struct cudaChannelFormatDesc* desc, size_t size) {
-  (void)offset, (void)tex, (void)dev_ptr, (void)desc, (void)size;
-  return record(cudaErrorNotSupported);
+  const struct symbol_ref* s = tex ? find_symbol(tex) : NULL;
+  if (!s) return record(cudaErrorInvalidTexture);
+  struct strata_wire_texture t;
+  cudaError_t e = tex_describe("cudaBindTexture", dev_ptr, size, desc ? desc : &tex->channelDesc, tex->strata_read_mode, &t);
+  if (e != cudaSuccess) return record(e);
+  if (offset) *offset = 0;
+  return record(write_dev(s->dev, &t, sizeof t));
 }
 
 cudaError_t cudaUnbindTexture(const struct textureReference* tex) {
-  (void)tex;
-  return record(cudaErrorNotSupported);
+  const struct symbol_ref* s = tex ? find_symbol(tex) : NULL;
+  if (!s) return record(cudaErrorInvalidTexture);
+  struct strata_wire_texture t;
+  memset(&t, 0, sizeof t);
+  return record(write_dev(s->dev, &t, sizeof t));
 }
 
 struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {

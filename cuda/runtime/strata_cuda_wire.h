@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#define STRATA_WIRE_VERSION 1u
+#define STRATA_WIRE_VERSION 2u
 #define STRATA_WIRE_FD_ENV "STRATA_CUDA_FD"
 #define STRATA_WIRE_MAX_PAYLOAD (1ull << 32) /* one request's payload; larger copies are split */
 #define STRATA_WIRE_MAX_NAME 1024u           /* kernel and symbol names, NUL included */
@@ -38,6 +38,8 @@ enum strata_wire_op {
                               (replied when the kernel has finished) */
   STRATA_WIRE_TIME,        /* {} -> {simulated picoseconds} */
   STRATA_WIRE_PROPS,       /* {} -> struct cudaDeviceProp */
+  STRATA_WIRE_FAIL,        /* one line: the program uses what Strata does not implement -> no reply (strata
+                              stops the run with the line, exit 2) */
   STRATA_WIRE_OPS
 };
 
@@ -76,5 +78,23 @@ struct strata_wire_params {
   uint32_t size[STRATA_WIRE_MAX_PARAMS];   /* bytes of parameter i */
 };
 struct strata_wire_time { uint64_t ps; };
+
+/* A texture descriptor in device memory (not a request): cudaCreateTextureObject allocates one and
+ * the object is its address; cudaBindTexture writes one into the texture reference's .texref
+ * variable. The PTX executor reads it at each tex fetch (models/ptx/ptx.h ptx_tex_desc, the same
+ * layout: workloads/cuda_program.cpp checks). */
+#define STRATA_WIRE_TEX_MAGIC 0x31585453u
+enum { STRATA_WIRE_TEX_LINEAR = 1 };
+struct strata_wire_texture {
+  uint32_t magic;     /* STRATA_WIRE_TEX_MAGIC */
+  uint8_t kind;       /* STRATA_WIRE_TEX_LINEAR */
+  uint8_t channels;   /* 1, 2 or 4 */
+  uint8_t bits;       /* per channel: 8, 16 or 32 */
+  uint8_t format;     /* cudaChannelFormatKind: 0 signed, 1 unsigned, 2 float */
+  uint64_t base;      /* device address, aligned to the element */
+  uint64_t bytes;     /* bound bytes */
+  uint32_t read_mode; /* cudaTextureReadMode: 0 element type, 1 normalized float */
+  uint32_t pad;
+};
 
 #endif

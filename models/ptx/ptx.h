@@ -10,7 +10,7 @@
  *
  * Errors are one line in the caller's buffer: "NAME:LINE: what was expected" for parse errors,
  * "NAME:LINE: kernel K: ..." for instructions the executor does not implement and for faults at
- * run time. Nothing here prints or exits. */
+ * run time. Nothing here prints or exits (kernel printf goes to ptx_launch.print). */
 #ifndef STRATA_PTX_H
 #define STRATA_PTX_H
 
@@ -152,7 +152,30 @@ typedef struct ptx_launch {
   uint32_t dyn_shared; /* bytes of extern .shared */
   ptx_mem_ops mem;
   ptx_map_fn map; /* may be NULL */
+  /* Kernel printf (vprintf): the formatted text of one thread's call, called with
+   * ptx_mem_ops.ctx in execution order (a warp's lanes in lane order). May be NULL: the text is
+   * then discarded (formats are still checked). */
+  void (*print)(void *ctx, const char *text, size_t len);
 } ptx_launch;
+
+/* Texture descriptor (docs/ptx.md "Textures"): a texture handle (a texture object, or the address of
+ * a .texref variable) is the global address of one of these, written by the CUDA runtime. tex.1d
+ * with an integer coordinate (tex1Dfetch) reads element x of the linear memory [base, base + bytes). */
+#define PTX_TEX_MAGIC 0x31585453u /* "STX1" */
+enum { PTX_TEX_LINEAR = 1 };
+enum { PTX_TEX_SIGNED = 0, PTX_TEX_UNSIGNED = 1, PTX_TEX_FLOAT = 2 };  /* channel format */
+enum { PTX_TEX_ELEMENT = 0, PTX_TEX_NORMALIZED = 1 };              /* read mode */
+typedef struct ptx_tex_desc {
+  uint32_t magic;    /* PTX_TEX_MAGIC; anything else is a fetch through an unbound or bad handle */
+  uint8_t kind;      /* PTX_TEX_LINEAR */
+  uint8_t channels;  /* 1, 2 or 4 */
+  uint8_t bits;      /* per channel: 8, 16 or 32 (float: 32) */
+  uint8_t format;    /* PTX_TEX_SIGNED / UNSIGNED / FLOAT */
+  uint64_t base;     /* device address of element 0, aligned to the element size */
+  uint64_t bytes;    /* bound bytes: elements = bytes / (channels * bits / 8) */
+  uint32_t read_mode; /* PTX_TEX_ELEMENT, or PTX_TEX_NORMALIZED (8- and 16-bit integer channels) */
+  uint32_t pad;
+} ptx_tex_desc; /* 32 bytes, little-endian, 8-aligned */
 
 /* Allocate a CTA for launches like `l` and set it to CTA `cta_id`. All allocation happens here;
  * stepping never allocates. Returns 0, or -1 with a one-line reason (bad dimensions, parameter

@@ -216,7 +216,7 @@ int ptx_kernel_layout(ptx_module *m, ptx_kernel *k, char *err, size_t errlen) {
   for (uint32_t r = 0; r < k->nreach && !msg[0]; ++r) {
     const ptx_func *F = &m->funcs[k->reach[r]];
     if (!F->has_body)
-      ptx_errf(msg, sizeof msg, m->name, entry->line, "kernel %s: calls '%s', which has no body (external functions such as vprintf and malloc are not supported)",
+      ptx_errf(msg, sizeof msg, m->name, entry->line, "kernel %s: calls '%s', which has no body (external functions other than vprintf and the math functions, such as malloc, are not supported)",
                entry->name, F->name);
     else if (F->unsupported)
       ptx_errf(msg, sizeof msg, m->name, F->unsupported_line, "kernel %s: unsupported instruction '%s'%s%s", entry->name, F->unsupported,

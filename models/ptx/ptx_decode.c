@@ -268,15 +268,23 @@ static bool operand(P *p, opnd *o) {
       return pp_fail(p, p->t.line, "expected an address, found %s", pp_tokstr(p, &p->t));
     }
     if (pp_is(p, ',')) {
-      /* texture / surface operand [tex, {coords}]: kept only so the statement parses; the
-       * instructions that take it are not implemented */
-      unsigned depth = 1;
-      while (p->t.k != TK_EOF && !pp_is(p, ';') && depth) {
-        if (pp_is(p, '[')) depth++;
-        if (pp_is(p, ']')) depth--;
-        pp_next(p);
+      /* texture / surface operand [handle, {coordinates}] (or with a sampler in the middle,
+       * which no implemented instruction takes): the handle as the base or symbol, the
+       * coordinates in vec */
+      pp_next(p);
+      opnd v;
+      if (!pp_is(p, '{')) {
+        if (p->t.k != TK_WORD) return pp_fail(p, p->t.line, "expected '{' with the coordinates, found %s", pp_tokstr(p, &p->t));
+        pp_next(p); /* a sampler */
+        if (!pp_expect(p, ',', "',' after the sampler")) return false;
+        o->has_q = true; /* marks the sampler form */
       }
-      if (depth) return pp_fail(p, p->t.line, "expected ']' closing the operand");
+      if (!operand(p, &v)) return false;
+      if (v.k != O_VEC) return pp_fail(p, o->line, "expected the coordinates as a vector {..}");
+      memcpy(o->vec, v.vec, sizeof o->vec);
+      memcpy(o->vec_k, v.vec_k, sizeof o->vec_k);
+      o->nvec = v.nvec;
+      if (!pp_expect(p, ']', "']' closing the operand")) return false;
       o->k = O_COMPLEX;
       return true;
     }
@@ -1146,6 +1154,57 @@ static bool d_call(ctx *c) {
   return true;
 }
 
+/* tex.1d.v4.DT.s32 {d0, d1, d2, d3}, [handle, {x}]: tex1Dfetch, element x of the linear
+ * memory the handle's descriptor names (ptx_tex_desc); DT is s32, u32 or f32. The handle is a
+ * 64-bit register (a texture object, or the address of a .texref) or a .texref by name. Other
+ * geometries, float coordinates (filtered tex1D/tex2D on CUDA arrays), explicit samplers, levels,
+ * gradients and the sparse form are not implemented. */
+static bool d_tex(ctx *c) {
+  P *p = c->p;
+  mods *md = &c->md;
+  static const char *geo[] = {"2d", "3d", "a1d", "a2d", "cube", "acube", "2dms", "a2dms"};
+  for (size_t i = 0; i < sizeof geo / sizeof geo[0]; ++i)
+    if (has(md, geo[i])) return unsup(c, "texture geometry other than 1d");
+  if (has(md, "level") || has(md, "grad") || has(md, "base")) return unsup(c, "texture levels and gradients");
+  if (!has(md, "1d") || !has(md, "v4")) return pp_fail(p, c->line, "expected tex.1d.v4.DTYPE.CTYPE");
+  if (md->nty != 2) return pp_fail(p, c->line, "expected a destination and a coordinate type on tex");
+  ptx_ty dt = md->ty[0], ct = md->ty[1];
+  if (ct == TY_F32) return unsup(c, "float texture coordinates (filtered fetches from CUDA arrays)");
+  if (ct != TY_S32) return pp_fail(p, c->line, "expected .s32 or .f32 texture coordinates");
+  if (dt != TY_S32 && dt != TY_U32 && dt != TY_F32) return unsup(c, "texture destination type other than s32, u32, f32");
+  if (!nops(c, 2, 2)) return false;
+  const opnd *d = &c->o[0], *a = &c->o[1];
+  if (d->has_q) return unsup(c, "sparse texture fetch");
+  if (d->k != O_VEC || d->nvec != 4) return pp_fail(p, c->line, "expected a vector of 4 destination registers");
+  if (a->k != O_COMPLEX) return pp_fail(p, c->line, "expected a texture operand [handle, {x}]");
+  if (a->has_q) return unsup(c, "texture fetch with an explicit sampler");
+  if (a->nvec != 1 || a->vec_k[0] != O_REG) return pp_fail(p, c->line, "expected one coordinate register {x} for a 1d fetch");
+  ptx_inst *in = emit(c);
+  if (!in) return false;
+  if (a->has_sym) {
+    if (a->var.symk != SYM_GLOBAL) return pp_fail(p, c->line, "texture %s is not a .global .texref", pp_tokstr(p, &a->name));
+    in->sym = SYM_GLOBAL;
+    in->imm = a->var.off + a->off;
+  } else if (a->has_base) {
+    in->base = (uint16_t)a->base;
+    in->imm = a->off;
+  } else {
+    return pp_fail(p, c->line, "expected a texture handle register or .texref name");
+  }
+  for (unsigned i = 0; i < 4; ++i) {
+    opnd one = {0};
+    one.k = d->vec_k[i] == O_SINK ? O_SINK : O_REG;
+    one.reg = d->vec[i];
+    if (!dst(c, &one, &in->d[i])) return false;
+  }
+  in->kind = K_TEX;
+  in->ty = (uint8_t)dt;
+  in->s[0] = (uint16_t)a->vec[0];
+  in->space = PTX_SPACE_GLOBAL;
+  in->cls = PTX_IC_LOAD;
+  return true;
+}
+
 static bool d_bar(ctx *c, bool barrier_kw) {
   P *p = c->p;
   mods *md = &c->md;
@@ -1300,6 +1359,7 @@ static bool decode(ctx *c) {
   }
   if (IS("vote")) return d_vote(c);
   if (IS("shfl")) return d_shfl(c);
+  if (IS("tex")) return d_tex(c);
   if (IS("activemask")) {
     if (one_type(c) != TY_B32 || !nops(c, 1, 1)) return pp_fail(p, c->line, "expected activemask.b32 d");
     ptx_inst *in = emit(c);

@@ -73,7 +73,7 @@ struct ptx_cta {
   /* the last region ptx_launch.map returned, per space (0 global, 1 const) */
   uint8_t *map_ptr[2];
   uint64_t map_base[2], map_len[2];
-  char err[320];
+  char err[480];
 };
 
 static const uint64_t kZero[PTX_WARP];
@@ -89,7 +89,7 @@ const char *ptx_iclass_name(ptx_iclass c) {
 
 static ptx_step_status fault(ptx_cta *c, const ptx_inst *in, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static ptx_step_status fault(ptx_cta *c, const ptx_inst *in, const char *fmt, ...) {
-  char msg[200];
+  char msg[320];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -584,6 +584,148 @@ static ptx_step_status do_mem(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *
   return PTX_STEP_OK;
 }
 
+/* n bytes (1-16, naturally aligned) of global or const memory for the texture unit and printf. */
+static int read_mem(ptx_cta *c, ptx_space sp, uint64_t a, void *dst, unsigned n) {
+  uint8_t *p = mapped(c, sp, a, n);
+  if (p) {
+    memcpy(dst, p, n);
+    return 0;
+  }
+  return c->l.mem.load && c->l.mem.load(c->l.mem.ctx, sp, a, dst, n) == 0 ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- textures */
+
+static const char *tex_format_name(unsigned f) {
+  return f == PTX_TEX_SIGNED ? "signed" : f == PTX_TEX_UNSIGNED ? "unsigned" : "float";
+}
+
+/* tex.1d.v4.DT.s32 (tex1Dfetch): per lane, the handle's descriptor (ptx_tex_desc, read
+ * functionally: a texture unit keeps descriptors in its own cache), then element x of the bound
+ * linear memory, each channel into one destination register (missing channels 0). In element
+ * mode integer channels are sign- or zero-extended to 32 bits and float channels are the 32-bit
+ * value; in normalized mode 8- and 16-bit integers become floats in [0, 1] (unsigned) or
+ * [-1, 1] (signed). A coordinate outside [0, elements) returns zeros without a memory access,
+ * as CUDA defines for tex1Dfetch. For a timing model the instruction is a global load of the
+ * element by each lane that fetched one (the texture path of the L1, docs/ptx.md "Textures"). */
+static ptx_step_status do_tex(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *in, uint32_t m, ptx_winst *out) {
+  const uint64_t *B = sreg_or_zero(w, in->base);
+  const uint64_t sv = sym_value(c, w, in);
+  const uint64_t *X = reg(w, in->s[0]);
+  uint64_t *D[4];
+  for (unsigned i = 0; i < 4; ++i) D[i] = reg(w, in->d[i]);
+  ptx_tex_desc td;
+  memset(&td, 0, sizeof td);
+  uint64_t cur = 0;
+  bool have = false;
+  unsigned esz = 0, first_esz = 0;
+  uint32_t fetched = 0;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm), th = wi * PTX_WARP + l;
+    uint64_t h = B[l] + sv;
+    if (!have || h != cur) {
+      uint64_t ga = 0;
+      uint64_t raw[4];
+      bool ok = (h & 7) == 0 && resolve(PTX_SPACE_GENERIC, h, &ga) == PTX_SPACE_GLOBAL;
+      for (unsigned i = 0; ok && i < 4; ++i) ok = read_mem(c, PTX_SPACE_GLOBAL, ga + 8 * i, &raw[i], 8) == 0;
+      if (ok) memcpy(&td, raw, sizeof td);
+      if (!ok || td.magic != PTX_TEX_MAGIC)
+        return fault(c, in, "texture fetch through handle 0x%llx, which is not a texture object or a bound texture reference (thread %u)",
+                     (unsigned long long)h, th);
+      if (td.kind != PTX_TEX_LINEAR || (td.channels != 1 && td.channels != 2 && td.channels != 4) ||
+          (td.bits != 8 && td.bits != 16 && td.bits != 32) || td.format > PTX_TEX_FLOAT ||
+          (td.format == PTX_TEX_FLOAT && td.bits != 32) || td.read_mode > PTX_TEX_NORMALIZED ||
+          (td.read_mode == PTX_TEX_NORMALIZED && (td.format == PTX_TEX_FLOAT || td.bits == 32)))
+        return fault(c, in, "texture handle 0x%llx has a descriptor of a kind the executor does not implement (kind %u, %u channels of %u bits, format %u, read mode %u)",
+                     (unsigned long long)h, td.kind, td.channels, td.bits, td.format, td.read_mode);
+      esz = td.channels * td.bits / 8u;
+      if (td.base % esz)
+        return fault(c, in, "texture at 0x%llx is not aligned to its %u-byte elements", (unsigned long long)td.base, esz);
+      const bool want_f = td.format == PTX_TEX_FLOAT || td.read_mode == PTX_TEX_NORMALIZED;
+      if (want_f != (in->ty == TY_F32))
+        return fault(c, in, "texture of %u %u-bit %s channels (%s read mode) fetched as .%s (thread %u)", td.channels, td.bits,
+                     tex_format_name(td.format), td.read_mode == PTX_TEX_NORMALIZED ? "normalized-float" : "element-type",
+                     in->ty == TY_F32 ? "f32" : in->ty == TY_S32 ? "s32" : "u32", th);
+      have = true;
+      cur = h;
+    }
+    int32_t x = (int32_t)X[l];
+    uint64_t vals[4] = {0, 0, 0, 0};
+    if (x >= 0 && (uint64_t)x < td.bytes / esz) {
+      if (first_esz == 0) first_esz = esz;
+      else if (esz != first_esz)
+        return fault(c, in, "lanes of one tex instruction fetch elements of %u and %u bytes (thread %u)", first_esz, esz, th);
+      uint64_t a = td.base + (uint64_t)x * esz;
+      uint8_t buf[16];
+      if (read_mem(c, PTX_SPACE_GLOBAL, a, buf, esz) != 0)
+        return fault(c, in, "texture load of %u bytes at 0x%llx faulted (thread %u)", esz, (unsigned long long)a, th);
+      const unsigned cb = td.bits / 8u, sh = 64 - td.bits;
+      for (unsigned ch = 0; ch < td.channels; ++ch) {
+        uint64_t r = ld_bytes(buf + ch * cb, cb);
+        int64_t sx = (int64_t)(r << sh) >> sh;
+        if (td.read_mode == PTX_TEX_NORMALIZED) {
+          float f = td.format == PTX_TEX_SIGNED ? (float)sx / (float)((1u << (td.bits - 1)) - 1u)
+                                                : (float)r / (float)((1u << td.bits) - 1u);
+          if (f < -1.0f) f = -1.0f;
+          vals[ch] = ptx_bits32(f);
+        } else {
+          vals[ch] = td.format == PTX_TEX_SIGNED ? (uint32_t)sx : (uint32_t)r;
+        }
+      }
+      fetched |= 1u << l;
+      if (out) out->addr[l] = a;
+    }
+    for (unsigned i = 0; i < 4; ++i) D[i][l] = vals[i];
+  }
+  if (out) {
+    out->active = fetched;
+    out->space = PTX_SPACE_GLOBAL;
+    out->is_store = 0;
+    out->bytes = (uint8_t)first_esz;
+    if (!fetched) out->cls = PTX_IC_ALU; /* every coordinate out of range: no memory access */
+  }
+  return PTX_STEP_OK;
+}
+
+/* ---------------------------------------------------------------- kernel printf */
+
+typedef struct print_rd {
+  ptx_cta *c;
+  unsigned th;
+} print_rd;
+
+/* a generic address of thread th (format, argument buffer, %s strings) */
+static int print_read(void *ctx, uint64_t a, void *dst, unsigned n) {
+  print_rd *r = (print_rd *)ctx;
+  uint64_t sa = 0;
+  ptx_space sp = resolve(PTX_SPACE_GENERIC, a, &sa);
+  if (sp == PTX_SPACE_GLOBAL || sp == PTX_SPACE_CONST) return read_mem(r->c, sp, sa, dst, n);
+  uint8_t *p = cta_mem(r->c, sp, sa, n, r->th);
+  if (!p) return -1;
+  memcpy(dst, p, n);
+  return 0;
+}
+
+/* vprintf(fmt, args) per active lane in lane order (ptx_printf.c); the text goes to
+ * ptx_launch.print. Functional only: a timing model sees a call (class branch) without memory
+ * accesses. The return value is the number of arguments the format consumed. */
+static ptx_step_status do_vprintf(ptx_cta *c, warp *w, unsigned wi, const ptx_inst *in, uint32_t m) {
+  const ptx_call_info *ci = &c->m->calls[in->imm];
+  const ptx_call_arg *args = &c->m->call_args[ci->first_arg];
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    unsigned l = (unsigned)__builtin_ctz(mm), th = wi * PTX_WARP + l;
+    uint8_t *fr = c->local + (size_t)th * c->lpt + w->frame;
+    uint64_t fmt = ld_bytes(fr + args[0].off, 8), buf = ld_bytes(fr + args[1].off, 8);
+    print_rd r = {c, th};
+    int n = 0;
+    char why[240];
+    if (ptx_printf_run(print_read, &r, fmt, buf, c->l.print, c->l.mem.ctx, &n, why, sizeof why) != 0)
+      return fault(c, in, "%s (thread %u)", why, th);
+    if (ci->ret_size) st_bytes(fr + ci->ret_off, (uint32_t)n, 4);
+  }
+  return PTX_STEP_OK;
+}
+
 static ptx_atom_type atom_type(ptx_ty t) {
   switch (t) {
     case TY_S32: return PTX_ATY_S32;
@@ -1050,6 +1192,14 @@ static ptx_step_status step(ptx_cta *c, unsigned wi, ptx_winst *out) {
       st = do_atom(c, w, wi, in, m, out);
       if (st != PTX_STEP_OK) return st;
       break;
+    case K_TEX:
+      st = do_tex(c, w, wi, in, m, out);
+      if (st != PTX_STEP_OK) return st;
+      break;
+    case K_VPRINTF:
+      st = do_vprintf(c, w, wi, in, m);
+      if (st != PTX_STEP_OK) return st;
+      break;
     case K_VOTE: {
       uint32_t member = in->s[0] == PTX_R_NONE ? FULL : (uint32_t)reg(w, in->s[0])[__builtin_ctz(m)];
       uint32_t part = m & member;
@@ -1228,6 +1378,7 @@ int ptx_warp_next_independent(ptx_cta *c, unsigned warp_i, uint32_t r, const uin
       if (!atom_ok) return 0;
       break;
     case K_CALL: case K_CALL_NATIVE: case K_RET: case K_EXIT: case K_TRAP: case K_BAR: case K_MEMBAR:
+    case K_TEX: case K_VPRINTF:
       return 0;
     default: break;
   }

@@ -62,6 +62,8 @@ typedef enum ptx_kind {
   K_LD, K_ST, K_ATOM,
   K_BRA, K_CALL, K_CALL_NATIVE, K_RET, K_EXIT, K_TRAP, K_BAR, K_MEMBAR,
   K_VOTE, K_SHFL, K_ACTIVEMASK,
+  K_TEX,     /* tex.1d.v4 with an integer coordinate (tex1Dfetch) */
+  K_VPRINTF, /* call of vprintf (kernel printf) */
   K_COUNT
 } ptx_kind;
 
@@ -224,6 +226,14 @@ int ptx_kernel_layout(ptx_module *m, ptx_kernel *k, char *err, size_t errlen);
 int ptx_native_find(const char *name);
 void ptx_native_sig(int id, unsigned *ret_bytes, unsigned *nargs, unsigned arg_bytes[2]);
 uint64_t ptx_native_eval(int id, uint64_t a, uint64_t b);
+
+/* Kernel printf (ptx_printf.c): format one thread's vprintf(fmt, args) call. `rd` reads n bytes
+ * (1, 4 or 8) at a generic address of the thread (0, or nonzero when not readable); the text goes
+ * to `put` in pieces (put may be NULL). Returns 0 with *nargs = the arguments consumed, or -1
+ * with a one-line reason in err (bad or unsupported conversion, unreadable memory). */
+typedef int (*ptx_printf_read)(void *ctx, uint64_t addr, void *dst, unsigned n);
+int ptx_printf_run(ptx_printf_read rd, void *rctx, uint64_t fmt_addr, uint64_t args_addr,
+                   void (*put)(void *ctx, const char *s, size_t n), void *pctx, int *nargs, char *err, size_t errlen);
 
 /* Float helpers (ptx_fp.c): the generic per-lane evaluators. */
 uint64_t ptx_fgen32(const ptx_inst *in, uint64_t a, uint64_t b, uint64_t c);

@@ -266,14 +266,24 @@ static bool parse_init(P *p, int s, uint64_t base, const vartype *vt, uint64_t c
 /* ------------------------------------------------------------------ module-scope variables */
 
 static bool module_var(P *p, ptx_space space, bool is_extern, uint32_t line) {
-  if (pp_word(p, ".texref") || pp_word(p, ".samplerref") || pp_word(p, ".surfref")) {
+  vartype vt;
+  if (pp_word(p, ".texref") && space == PTX_SPACE_GLOBAL && !is_extern) {
+    /* a texture reference: a global variable holding its descriptor (ptx_tex_desc), which the
+     * runtime writes when the program binds the reference; the handle is its address */
+    pp_next(p);
+    memset(&vt, 0, sizeof vt);
+    vt.ty = TY_B8;
+    vt.elem = sizeof(ptx_tex_desc);
+    vt.vec = 1;
+    vt.align = 8;
+  } else if (pp_word(p, ".texref") || pp_word(p, ".samplerref") || pp_word(p, ".surfref")) {
     pp_next(p);
     tok name;
     if (!expect_ident(p, "a name", &name)) return false;
     return pp_expect(p, ';', "';'");
+  } else if (!parse_vartype(p, &vt, false)) {
+    return false;
   }
-  vartype vt;
-  if (!parse_vartype(p, &vt, false)) return false;
   tok name;
   if (!expect_ident(p, "a variable name", &name)) return false;
   uint64_t count;
@@ -803,6 +813,19 @@ int ptx_parse(const char *text, size_t len, const char *name, ptx_module **out, 
     ptx_inst *in = &m->code[p.callfix[i].pc];
     in->target = (uint32_t)f;
     const ptx_func *cf0 = &m->funcs[f];
+    if (!cf0->has_body && strcmp(cf0->name, "vprintf") == 0) {
+      /* kernel printf: clang passes the format and a buffer of the arguments (ptx_exec.c) */
+      const ptx_call_info *ci = &m->calls[in->imm];
+      bool ok = ci->nargs == 2 && (ci->ret_size == 0 || ci->ret_size == 4);
+      for (unsigned j = 0; ok && j < 2; ++j) ok = m->call_args[ci->first_arg + j].size == 8;
+      if (!ok) {
+        pp_fail(&p, in->line, "call of 'vprintf' with arguments of the wrong number or size (expected a format and an argument buffer, 64-bit each)");
+        break;
+      }
+      in->kind = K_VPRINTF;
+      in->cls = PTX_IC_BRANCH;
+      continue;
+    }
     int nat = cf0->has_body ? -1 : ptx_native_find(cf0->name);
     if (nat >= 0) {
       /* a libdevice math function: one instruction evaluated per lane (ptx_native.c) */

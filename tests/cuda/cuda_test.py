@@ -35,6 +35,18 @@ usage: cuda_test.py CASE STRATA PROGS_DIR WORK_DIR
             result); the same adds in a loop whose atomics all write one register overlap too, and the
             register ends with the last add's old value; a chain where each atomic's operand is the previous one's old value takes exactly the
             same cycles with 4 as with 1 (a dependent use waits)
+  printf    kprintf.cu: kernel printf's conversions, widths and precisions give the text C's printf gives;
+            a warp's lines come in lane order, divergent lanes print only their own, every thread of a
+            multi-warp grid prints once; the program's own lines before and after each launch stay in
+            order; a format in constant memory and %s strings in global and local memory; the same
+            output timed, --functional and in a second run; a bad conversion stops the run with one
+            line naming it (exit 2); under --describe the kernel's text goes to stderr with the
+            program's
+  textures  textures.cu: tex1Dfetch through texture objects (float gather with out-of-range coordinates,
+            short2, uchar4 read normalized, float4) and texture references (bound, rebound, unbound)
+            agree with the host under --check, with the fetches as global loads in the stats, and
+            --functional; one line and exit 2 for a texture on a CUDA array, a fetch through an
+            unbound reference and a 2D fetch
   run-bad   one line and exit 2: a missing program, a file that is not executable, --workload with a
             program, an instruction the PTX executor does not implement (naming it), a DRAM cache
             sized by the footprint (memside.dcache.footprint_ratio, mode auto: unknown before the run)
@@ -292,6 +304,79 @@ def case_atomic_overlap(strata, progs, work):
     check(cyc["dep", 4] == cyc["dep", 1], f"dependent atomics: {cyc['dep', 4]} cycles with 4 in flight, {cyc['dep', 1]} with 1")
 
 
+KPRINTF_CONVERSIONS = """\
+int -42 -42 3735928559 deadbeef DEADBEEF 33653337357|  -42|-42  |-0042|-42|4464|44
+long -1234567890123 -1234567890123 18446742839141661493 fffffee08e04fb35 42
+float 3.141593 3.142 3.141593e+00 3.14E+00 3.14159 1E-10     2.5000|2.50      |0x1p+0
+str hello|   hello|hello   |he|ok|0x1234abcd|0x0|100%|   -42|3.14
+"""
+
+
+def case_printf(strata, progs, work):
+    prog = build(strata, progs, work, "kprintf.cu", "kprintf")
+    lanes = "".join(f"lane {t} of warp 0\n" for t in range(1, 20, 2))
+    runs = []
+    for i, extra in enumerate([[], [], ["--functional"]]):
+        cmd = [strata, "cuda", "run"] + extra + [prog]
+        if not extra:
+            cmd += ["--quiet", "--out", os.path.join(work, f"out{i}")]
+        r = run(cmd)
+        check(r.returncode == 0, f"run {i}: exit {r.returncode}: {r.stderr}")
+        out = r.stdout if not extra else r.stdout.split("strata cuda run --functional")[0]
+        runs.append(out)
+        want_head = "host before\n" + KPRINTF_CONVERSIONS + "host between\n" + lanes
+        check(out.startswith(want_head), f"run {i}: expected\n{want_head}\ngot\n{out}")
+        rest = out[len(want_head):]
+        check(rest.endswith("host after\n"), f"run {i}: the program's last line is not last: {rest!r}")
+        blocks = rest[:-len("host after\n")].splitlines()
+        want = sorted(f"block {b} thread {t}" for b in range(3) for t in range(40))
+        check(sorted(blocks) == want, f"run {i}: the 3 x 40 threads' lines: {blocks}")
+        for b in range(3):  # within a warp, lane order
+            for w in range(2):
+                mine = [int(x.split()[3]) for x in blocks if x.startswith(f"block {b} ") and int(x.split()[3]) // 32 == w]
+                check(mine == sorted(mine), f"run {i}: block {b} warp {w}: lanes out of order: {mine}")
+    check(runs[0] == runs[1], "two timed runs printed differently")
+    r = run([strata, "cuda", "run", prog, "--quiet", "--out", os.path.join(work, "out_c"), "--", "2"])
+    check(r.returncode == 0 and r.stdout == "const format 0 global abcdefg\nconst format 1 global bcdefgh\ndone\n",
+          f"format in constant memory: {r.returncode} {r.stdout!r} {r.stderr!r}")
+    r = run([strata, "cuda", "run", prog, "--quiet", "--out", os.path.join(work, "out_bad"), "--", "1"])
+    one_line_exit2(r, "a bad printf conversion", "printf format \"value %y\\n\": unsupported conversion '%y'")
+    check(r.stdout == "before\n", f"the program's output before the failing launch: {r.stdout!r}")
+    r = run([strata, "cuda", "run", "--describe", prog, "--", "2"])
+    check(r.returncode == 0 and "const format 1 global bcdefgh" in r.stderr and "const format" not in r.stdout,
+          f"--describe: the kernel's text goes with the program's to stderr: {r.stdout!r} {r.stderr!r}")
+
+
+def case_textures(strata, progs, work):
+    prog = build(strata, progs, work, "textures.cu", "textures")
+    out = os.path.join(work, "out")
+    r = run([strata, "cuda", "run", prog, "--check", "--quiet", "--out", out, "--", "1000"])
+    check(r.returncode == 0, f"--check: exit {r.returncode}: {r.stdout} {r.stderr}")
+    m = re.match(r"textures: n 1000, gather sum (-?[0-9.]+): ok\n$", r.stdout)
+    check(m is not None, f"the program's output: {r.stdout!r}")
+    s = stats_of(out)
+    check(s["check.loads"] > 0, "no load was checked against the golden memory")
+    # gather_obj: 8 fetches per thread of 1000 threads: 8 tex instructions per warp (32 warps), plus the index loads
+    check(s["kernel.1.gather_obj.insts.load"] == 32 * 8 * 2, f"gather_obj loads {s['kernel.1.gather_obj.insts.load']}")
+    ptx_dir = os.path.join(work, "keep")
+    r = run([strata, "cuda", "build", os.path.join(progs, "textures.cu"), "-o", prog + "_k", "--keep", ptx_dir])
+    ptx = open(os.path.join(ptx_dir, "0_textures.ptx")).read()
+    for needle in [r"\.global \.texref tref_f;", r"tex\.1d\.v4\.f32\.s32", r"tex\.1d\.v4\.s32\.s32",
+r"mov\.u64\s+%rd\d+, tref_i2;"]:
+        check(re.search(needle, ptx), f"the PTX has no {needle}")
+    f = run([strata, "cuda", "run", "--functional", prog, "--", "1000"])
+    check(f.returncode == 0 and f.stdout.startswith(m.group(0)), f"--functional: {f.returncode} {f.stdout}")
+    one_line_exit2(run([strata, "cuda", "run", prog, "--quiet", "--out", os.path.join(work, "o1"), "--", "100", "1"]),
+                   "a texture on a CUDA array", "a texture on cudaResourceTypeArray; Strata implements textures on linear memory")
+    one_line_exit2(run([strata, "cuda", "run", prog, "--quiet", "--out", os.path.join(work, "o2"), "--", "100", "2"]),
+                   "a fetch through an unbound texture reference", "not a texture object or a bound texture reference")
+    p2 = os.path.join(work, "textures2d")
+    r = run([strata, "cuda", "build", os.path.join(progs, "textures.cu"), "-D", "TEX2D", "-o", p2])
+    check(r.returncode == 0, f"build -D TEX2D: {r.stderr}")
+    one_line_exit2(run([strata, "cuda", "run", p2, "--quiet", "--out", os.path.join(work, "o3")]), "a 2D fetch",
+                   "unsupported instruction 'tex.2d.v4.f32.f32 (texture geometry other than 1d)'")
+
+
 def case_run_bad(strata, progs, work):
     one_line_exit2(run([strata, "cuda", "run", os.path.join(work, "nope")]), "a missing program", "no such file")
     one_line_exit2(run([strata, "cuda", "run", os.path.join(progs, "selfcheck.cu")]), "a file that is not executable",
@@ -317,7 +402,8 @@ def main():
     os.makedirs(work)
     {"features": case_features, "multi": case_multi, "bad": case_bad, "run": case_run, "check": case_check,
      "status": case_status, "run-bad": case_run_bad, "functional": case_functional,
-     "atomics": case_atomics, "local": case_local, "atomic-overlap": case_atomic_overlap}[case](strata, progs, work)
+     "atomics": case_atomics, "local": case_local, "atomic-overlap": case_atomic_overlap, "printf": case_printf,
+     "textures": case_textures}[case](strata, progs, work)
     print(f"cuda {case}: ok")
     return 0
 
