@@ -106,7 +106,8 @@ static inline cudaError_t cudaUnbindTexture(const struct texture<T, dim, mode>& 
   return cudaUnbindTexture(static_cast<const struct textureReference*>(&tex));
 }
 
-/* ---------------------------------------------------------------- tex1Dfetch */
+/* ---------------------------------------------------------------- tex1Dfetch (CUDA sources only) */
+#ifdef __CUDA__
 
 #define STRATA_TEX_FETCH(NAME, V, DT, C)                                                         \
   __device__ static inline V NAME(cudaTextureObject_t t, int x) {                                 \
@@ -218,6 +219,7 @@ __device__ static inline auto tex1Dfetch(texture<T, 1, cudaReadModeNormalizedFlo
     -> decltype(__strata_tex<T>::norm(0, 0)) {
   return __strata_tex<T>::norm(__strata_tex_handle(t), x);
 }
+#endif /* __CUDA__ */
 #endif /* __cplusplus */
 
 #endif

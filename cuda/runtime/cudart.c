@@ -796,7 +796,7 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* tex, const struct cudaR
   return cudaSuccess;
 }
 
-/* the descriptor of a texture object, or NULL */
+/* 1 with the descriptor of texture object `tex` in *t, 0 if it is none */
 static int tex_read(cudaTextureObject_t tex, struct strata_wire_texture* t) {
   if (!tex || !is_device((const void*)(uintptr_t)tex)) return 0;
   return read_dev(t, (uint64_t)tex, sizeof *t) == cudaSuccess && t->magic == STRATA_WIRE_TEX_MAGIC;

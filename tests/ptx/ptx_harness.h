@@ -104,6 +104,18 @@ static void hm_place_module(ptx_module *m) {
   }
 }
 
+/* kernel printf text of the launches (ptx_launch.print), for tests to compare */
+static char g_hm_out[8192];
+static size_t g_hm_out_len;
+static void hm_print(void *ctx, const char *s, size_t n) {
+  (void)ctx;
+  if (g_hm_out_len + n < sizeof g_hm_out) {
+    memcpy(g_hm_out + g_hm_out_len, s, n);
+    g_hm_out_len += n;
+    g_hm_out[g_hm_out_len] = 0;
+  }
+}
+
 /* Launch `kernel` with args[i] written into parameter i (its size, little endian). Returns 0, or
  * -1 with err filled. */
 static int hm_launch(const ptx_module *m, const char *kernel, const uint32_t grid[3], const uint32_t block[3], uint32_t dyn,
@@ -131,6 +143,7 @@ static int hm_launch(const ptx_module *m, const char *kernel, const uint32_t gri
   l.dyn_shared = dyn;
   l.mem = hm_ops();
   if (g_hm_map) l.map = hm_map;
+  l.print = hm_print;
   return ptx_grid_run(&l, insts, err, errlen);
 }
 

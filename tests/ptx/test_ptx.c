@@ -904,19 +904,145 @@ static void bad_ptx(void **st) {
   }
 }
 
+/* tex.1d (tex1Dfetch) through a texture object in a register and a .texref by name, descriptors
+ * written as the CUDA runtime writes them; vprintf per lane in lane order, with an argument buffer in
+ * local memory and the format in the global segment. */
+static const char kTexPrintf[] =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".global .texref tr;\n"
+    ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 a, .param .b64 b);\n"
+    ".global .align 1 .b8 fmt[FMTLEN] = {FMT};\n"
+    ".visible .entry k(.param .u64 obj, .param .u64 out)\n{\n"
+    "  .local .align 8 .b8 buf[16];\n"
+    "  .reg .b32 %r<12>;\n  .reg .b64 %rd<12>;\n  .reg .f32 %f<4>;\n"
+    "  ld.param.u64 %rd1, [obj];\n  ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r1, %tid.x;\n  add.s32 %r2, %r1, -2;\n"
+    "  tex.1d.v4.s32.s32 {%r3, %r4, %r5, %r6}, [%rd1, {%r2}];\n"
+    "  tex.1d.v4.f32.s32 {%f0, %f1, %f2, %f3}, [tr, {%r1}];\n"
+    "  mul.wide.u32 %rd3, %r1, 16;\n  add.s64 %rd4, %rd2, %rd3;\n"
+    "  st.global.u32 [%rd4], %r3;\n  st.global.u32 [%rd4+4], %r4;\n  st.global.u32 [%rd4+8], %r5;\n"
+    "  st.global.f32 [%rd4+12], %f0;\n"
+    "  mov.u64 %rd5, buf;\n  st.local.u32 [%rd5], %r1;\n  st.local.u32 [%rd5+4], %r3;\n  st.local.f32 [%rd5+8], %f1;\n"
+    "  cvta.local.u64 %rd6, %rd5;\n  mov.u64 %rd7, fmt;\n  cvta.global.u64 %rd8, %rd7;\n"
+    "  setp.lt.u32 %p1, %r1, 4;\n"
+    "  @%p1 bra SKIP;\n"
+    "  {\n  .param .b64 param0;\n  st.param.b64 [param0+0], %rd8;\n  .param .b64 param1;\n  st.param.b64 [param1+0], %rd6;\n"
+    "  .param .b32 retval0;\n  call.uni (retval0), vprintf, (param0, param1);\n  ld.param.b32 %r7, [retval0+0];\n  }\n"
+    "  st.global.u32 [%rd4+8], %r7;\n"
+    "SKIP:\n  ret;\n}\n";
+
+static ptx_module *tex_module(const char *format) {
+  char fmtbytes[512] = "", text[4096];
+  size_t n = strlen(format);
+  for (size_t i = 0; i <= n; ++i) snprintf(fmtbytes + strlen(fmtbytes), sizeof fmtbytes - strlen(fmtbytes), "%s%u", i ? ", " : "", (unsigned char)format[i]);
+  char lenbuf[24];
+  snprintf(lenbuf, sizeof lenbuf, "%zu", n + 1);
+  /* FMTLEN and FMT in kTexPrintf */
+  const char *a = strstr(kTexPrintf, "FMTLEN"), *b = strstr(kTexPrintf, "{FMT}");
+  snprintf(text, sizeof text, "%.*s%s%.*s{%s}%s", (int)(a - kTexPrintf), kTexPrintf, lenbuf, (int)(b - (a + 6)), a + 6, fmtbytes, b + 5);
+  /* the predicate register */
+  char *r = strstr(text, "  .reg .f32 %f<4>;\n");
+  char text2[4200];
+  snprintf(text2, sizeof text2, "%.*s  .reg .pred %%p<2>;\n%s", (int)(r - text), text, r);
+  return parse_ok(text2);
+}
+
+static void put_desc(uint64_t at, uint8_t ch, uint8_t bits, uint8_t fmt, uint64_t base, uint64_t bytes, uint32_t mode) {
+  ptx_tex_desc d;
+  memset(&d, 0, sizeof d);
+  d.magic = PTX_TEX_MAGIC;
+  d.kind = PTX_TEX_LINEAR;
+  d.channels = ch, d.bits = bits, d.format = fmt, d.base = base, d.bytes = bytes, d.read_mode = mode;
+  memcpy(hm_ptr(at), &d, sizeof d);
+}
+
+static void textures_and_printf(void **st) {
+  (void)st;
+  hm_reset();
+  ptx_module *m = tex_module("t%d %d %.3f|");
+  hm_place_module(m);
+  /* the object: 20 short2 elements, signed; the reference: 32 unsigned bytes read normalized */
+  uint64_t data = hm_alloc(20 * 4), bytes = hm_alloc(32), obj = hm_alloc(32), out = hm_alloc(32 * 16);
+  for (int i = 0; i < 20; ++i) {
+    int16_t v[2] = {(int16_t)(i * 1000 - 7000), (int16_t)-i};
+    memcpy((uint8_t *)hm_ptr(data) + 4 * i, v, 4);
+  }
+  for (int i = 0; i < 32; ++i) ((uint8_t *)hm_ptr(bytes))[i] = (uint8_t)(i * 8);
+  put_desc(obj, 2, 16, PTX_TEX_SIGNED, data, 20 * 4, PTX_TEX_ELEMENT);
+  ptx_space sp;
+  uint64_t tr = 0, trsz = 0;
+  assert_int_equal(ptx_module_symbol(m, "tr", &sp, &tr, &trsz), 0);
+  assert_int_equal(trsz, sizeof(ptx_tex_desc));
+  put_desc(tr, 1, 8, PTX_TEX_UNSIGNED, bytes, 32, PTX_TEX_NORMALIZED);
+  const uint32_t g1[3] = {1, 1, 1}, b32[3] = {32, 1, 1};
+  uint64_t args[2] = {obj, out};
+  char err[480];
+  g_hm_out_len = 0;
+  g_hm_out[0] = 0;
+  if (hm_launch(m, "k", g1, b32, 0, 2, args, NULL, err, sizeof err) != 0) fail_msg("%s", err);
+  char want[4096] = "";
+  for (int t = 0; t < 32; ++t) {
+    const uint32_t *o = (const uint32_t *)((uint8_t *)hm_ptr(out) + 16 * t);
+    int x = t - 2;
+    int32_t e0 = x >= 0 && x < 20 ? x * 1000 - 7000 : 0, e1 = x >= 0 && x < 20 ? -x : 0;
+    assert_int_equal((int32_t)o[0], e0);
+    assert_int_equal((int32_t)o[1], e1);
+    float f;
+    memcpy(&f, &o[3], 4);
+    assert_true(f == (float)(t * 8) / 255.0f);
+    if (t < 4) {
+      assert_int_equal(o[2], 0); /* the third channel of a 2-channel texture */
+    } else {
+      assert_int_equal(o[2], 3); /* vprintf's value: the arguments consumed */
+      snprintf(want + strlen(want), sizeof want - strlen(want), "t%d %d %.3f|", t, e0, 0.0);
+    }
+  }
+  assert_string_equal(g_hm_out, want);
+  /* a fetch through an address that holds no descriptor, and through the wrong destination type */
+  args[0] = out;
+  assert_int_equal(hm_launch(m, "k", g1, b32, 0, 2, args, NULL, err, sizeof err), -1);
+  assert_non_null(strstr(err, "which is not a texture object or a bound texture reference (thread 0)"));
+  put_desc(obj, 1, 32, PTX_TEX_FLOAT, data, 80, PTX_TEX_ELEMENT);
+  args[0] = obj;
+  assert_int_equal(hm_launch(m, "k", g1, b32, 0, 2, args, NULL, err, sizeof err), -1);
+  assert_non_null(strstr(err, "texture of 1 32-bit float channels (element-type read mode) fetched as .s32"));
+  assert_null(strchr(err, '\n'));
+  ptx_free(m);
+  /* printf: a bad conversion, and an argument-less call with conversions */
+  static const struct {
+    const char *fmt, *want;
+  } bad[] = {{"x %q", "printf format \"x %q\": unsupported conversion '%q'"},
+             {"x %n", "conversion '%n' is not supported"},
+             {"x %5", "incomplete conversion at the end"},
+             {"x %Lf", "length modifier 'L' (long double) is not supported"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    hm_reset();
+    m = tex_module(bad[i].fmt);
+    hm_place_module(m);
+    obj = hm_alloc(32), out = hm_alloc(32 * 16), data = hm_alloc(80);
+    put_desc(obj, 2, 16, PTX_TEX_SIGNED, data, 80, PTX_TEX_ELEMENT);
+    ptx_module_symbol(m, "tr", &sp, &tr, &trsz);
+    put_desc(tr, 1, 8, PTX_TEX_UNSIGNED, data, 32, PTX_TEX_NORMALIZED);
+    args[0] = obj, args[1] = out;
+    assert_int_equal(hm_launch(m, "k", g1, b32, 0, 2, args, NULL, err, sizeof err), -1);
+    if (!strstr(err, bad[i].want) || !strstr(err, "(thread 4)") || strchr(err, '\n')) fail_msg("format '%s': %s", bad[i].fmt, err);
+    ptx_free(m);
+  }
+}
+
 static void unsupported_instruction(void **st) {
   (void)st;
   const char *text =
       ".version 7.0\n.target sm_70\n.address_size 64\n"
       ".visible .entry good(.param .u64 p)\n{\n  ret;\n}\n"
       ".visible .func helper()\n{\n  .reg .b32 %r<4>;\n  .reg .b64 %rd<2>;\n"
-      "  tex.1d.v4.s32.s32 {%r0, %r1, %r2, %r3}, [%rd1, {%r0}];\n  ret;\n}\n"
+      "  tex.2d.v4.s32.s32 {%r0, %r1, %r2, %r3}, [%rd1, {%r0, %r1}];\n  ret;\n}\n"
       ".visible .entry bad(.param .u64 p)\n{\n  call.uni helper, ();\n  ret;\n}\n";
   ptx_module *m = parse_ok(text);
   char err[300];
   assert_non_null(ptx_kernel_find(m, "good", err, sizeof err));
   assert_null(ptx_kernel_find(m, "bad", err, sizeof err));
-  assert_non_null(strstr(err, "t.ptx:12: kernel bad: unsupported instruction 'tex.1d.v4.s32.s32"));
+  assert_non_null(strstr(err, "t.ptx:12: kernel bad: unsupported instruction 'tex.2d.v4.s32.s32 (texture geometry other than 1d)"));
   assert_non_null(strstr(err, "in function helper"));
   assert_null(strchr(err, '\n'));
   assert_int_equal(ptx_module_check(m, err, sizeof err), -1);
@@ -924,12 +1050,12 @@ static void unsupported_instruction(void **st) {
   assert_non_null(strstr(err, "no kernel (.entry) named 'missing'"));
   ptx_free(m);
   /* an external function that is not one of the native math functions */
-  m = parse_ok(".extern .func (.param .b32 func_retval0) vprintf(.param .b64 a, .param .b64 b);\n"
+  m = parse_ok(".extern .func (.param .b64 func_retval0) malloc(.param .b64 a);\n"
                ".entry k()\n{\n  .reg .b32 %r<2>;\n  {\n  .param .b64 param0;\n  st.param.b64 [param0+0], 0;\n"
-               "  .param .b64 param1;\n  st.param.b64 [param1+0], 0;\n  .param .b32 retval0;\n"
-               "  call.uni (retval0), vprintf, (param0, param1);\n  }\n  ret;\n}\n");
+               "  .param .b64 retval0;\n"
+               "  call.uni (retval0), malloc, (param0);\n  }\n  ret;\n}\n");
   assert_null(ptx_kernel_find(m, "k", err, sizeof err));
-  assert_non_null(strstr(err, "kernel k: calls 'vprintf', which has no body"));
+  assert_non_null(strstr(err, "kernel k: calls 'malloc', which has no body"));
   ptx_free(m);
   /* parameter layout: .ptr attributes describe the pointee; arrays take their .align */
   m = parse_ok(".entry k(.param .u32 a, .param .u64 .ptr .global .align 1 p, .param .align 16 .b8 s[20], .param .f64 d)\n{\n  ret;\n}\n");
@@ -1114,7 +1240,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(warp_hand), cmocka_unit_test(device_calls),
       cmocka_unit_test(local_memory), cmocka_unit_test(arith_clang), cmocka_unit_test(math_functions),
       cmocka_unit_test(instructions_hand), cmocka_unit_test(state_spaces), cmocka_unit_test(nvcc_style),
-      cmocka_unit_test(bad_ptx), cmocka_unit_test(unsupported_instruction),
+      cmocka_unit_test(bad_ptx), cmocka_unit_test(unsupported_instruction), cmocka_unit_test(textures_and_printf),
       cmocka_unit_test(warp_step_describes), cmocka_unit_test(mapped_memory), cmocka_unit_test(determinism),
   };
   return cmocka_run_group_tests(tests, setup_kernels, teardown_kernels);
