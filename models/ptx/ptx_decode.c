@@ -279,6 +279,7 @@ static bool operand(P *p, opnd *o) {
         if (!pp_expect(p, ',', "',' after the sampler")) return false;
         o->has_q = true; /* marks the sampler form */
       }
+      if (!pp_is(p, '{')) return pp_fail(p, p->t.line, "expected '{' with the coordinates, found %s", pp_tokstr(p, &p->t));
       if (!operand(p, &v)) return false;
       if (v.k != O_VEC) return pp_fail(p, o->line, "expected the coordinates as a vector {..}");
       memcpy(o->vec, v.vec, sizeof o->vec);
