@@ -700,6 +700,14 @@ static int print_read(void *ctx, uint64_t a, void *dst, unsigned n) {
   uint64_t sa = 0;
   ptx_space sp = resolve(PTX_SPACE_GENERIC, a, &sa);
   if (sp == PTX_SPACE_GLOBAL || sp == PTX_SPACE_CONST) return read_mem(r->c, sp, sa, dst, n);
+  if (sp == PTX_SPACE_LOCAL && r->c->lg_stride) {
+    /* .local variables in the caller's memory (ptx_cta_set_local): byte by byte at their interleaved addresses */
+    if (sa + n > r->c->lpt || sa + n < sa) return -1;
+    for (unsigned i = 0; i < n; ++i)
+      if (read_mem(r->c, PTX_SPACE_GLOBAL, ptx_local_addr(r->c->lg_base, r->c->lg_stride, r->th, sa + i), (uint8_t *)dst + i, 1) != 0)
+        return -1;
+    return 0;
+  }
   uint8_t *p = cta_mem(r->c, sp, sa, n, r->th);
   if (!p) return -1;
   memcpy(dst, p, n);
