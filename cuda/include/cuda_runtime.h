@@ -4,6 +4,9 @@
  * strata_cuda_math.h. docs/cuda.md says what is supported. */
 #ifndef STRATA_CUDA_RUNTIME_H
 #define STRATA_CUDA_RUNTIME_H
+/* NVIDIA's include-guard name: helper headers (the CUDA samples' helper_cuda.h) test it to see that
+ * the runtime API is declared. */
+#define __CUDA_RUNTIME_H__
 
 #include "strata_cuda_defs.h"
 #include "vector_types.h"

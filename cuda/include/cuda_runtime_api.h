@@ -4,6 +4,7 @@
  * cuda run` starts the program and serves its calls (docs/cuda.md). */
 #ifndef STRATA_CUDA_RUNTIME_API_H
 #define STRATA_CUDA_RUNTIME_API_H
+#define __CUDA_RUNTIME_API_H__
 
 #include <stddef.h>
 #include "strata_cuda_defs.h"
@@ -54,6 +55,8 @@ cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int flags);
 cudaError_t cudaFreeHost(void* ptr);
 cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags);
 cudaError_t cudaHostUnregister(void* ptr);
+cudaError_t cudaHostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned int flags);
+cudaError_t cudaHostGetFlags(unsigned int* flags, void* host_ptr);
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream STRATA_DV(0));
@@ -77,6 +80,15 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags STRATA_DV(0));
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority);
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest);
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
+                                  unsigned int flags);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data);
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, enum cudaStreamAttrID attr,
+                                   const union cudaStreamAttrValue* value);
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, enum cudaStreamAttrID attr, union cudaStreamAttrValue* value);
+cudaError_t cudaCtxResetPersistingL2Cache(void);
 
 /* events: time stamps in simulated time */
 cudaError_t cudaEventCreate(cudaEvent_t* event);
@@ -92,6 +104,11 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** arg
                              cudaStream_t stream);
 cudaError_t cudaFuncSetCacheConfig(const void* func, enum cudaFuncCache config);
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* func, int block_size,
+                                                          size_t dynamic_shared_bytes);
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size, const void* func,
+                                               size_t dynamic_shared_bytes STRATA_DV(0),
+                                               int block_size_limit STRATA_DV(0));
 cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shared_bytes STRATA_DV(0), cudaStream_t stream STRATA_DV(0));
 unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared_bytes STRATA_DV(0), void* stream STRATA_DV(0));
 cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* shared_bytes, void** stream);
@@ -143,6 +160,23 @@ static inline cudaError_t cudaFuncSetCacheConfig(T* func, enum cudaFuncCache con
 template <class T>
 static inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, T* func) {
   return cudaFuncGetAttributes(attr, reinterpret_cast<const void*>(func));
+}
+template <class T>
+static inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, T func, int block_size,
+                                                                        size_t dynamic_shared_bytes) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, reinterpret_cast<const void*>(func), block_size,
+                                                       dynamic_shared_bytes);
+}
+template <class T>
+static inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size, T func,
+                                                             size_t dynamic_shared_bytes = 0,
+                                                             int block_size_limit = 0) {
+  return cudaOccupancyMaxPotentialBlockSize(min_grid_size, block_size, reinterpret_cast<const void*>(func),
+                                            dynamic_shared_bytes, block_size_limit);
+}
+template <class T>
+static inline cudaError_t cudaHostGetDevicePointer(T** dev_ptr, void* host_ptr, unsigned int flags) {
+  return cudaHostGetDevicePointer(reinterpret_cast<void**>(dev_ptr), host_ptr, flags);
 }
 template <class T>
 static inline cudaError_t cudaLaunchKernel(T* func, dim3 grid, dim3 block, void** args, size_t shared_bytes = 0,

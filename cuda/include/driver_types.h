@@ -5,6 +5,8 @@
  * runtime fills them from the simulated GPU's configuration. */
 #ifndef STRATA_CUDA_DRIVER_TYPES_H
 #define STRATA_CUDA_DRIVER_TYPES_H
+/* NVIDIA's include-guard name: helper headers test it to see that the runtime's types are declared. */
+#define __DRIVER_TYPES_H__
 
 #include <stddef.h>
 
@@ -26,12 +28,16 @@ enum cudaError {
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorInvalidKernelImage = 200,
+  cudaErrorInvalidPtx = 218,
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
   cudaErrorLaunchOutOfResources = 701,
   cudaErrorLaunchTimeout = 702,
+  cudaErrorAssert = 710,
   cudaErrorLaunchFailure = 719,
+  cudaErrorCooperativeLaunchTooLarge = 720,
+  cudaErrorNotPermitted = 800,
   cudaErrorNotSupported = 801,
   cudaErrorUnknown = 999
 };
@@ -55,7 +61,8 @@ enum cudaFuncCache {
 enum cudaLimit {
   cudaLimitStackSize = 0,
   cudaLimitPrintfFifoSize = 1,
-  cudaLimitMallocHeapSize = 2
+  cudaLimitMallocHeapSize = 2,
+  cudaLimitPersistingL2CacheSize = 6
 };
 
 enum cudaDeviceAttr {
@@ -70,15 +77,81 @@ enum cudaDeviceAttr {
   cudaDevAttrTotalConstantMemory = 9,
   cudaDevAttrWarpSize = 10,
   cudaDevAttrMaxRegistersPerBlock = 12,
+  cudaDevAttrMaxPitch = 11,
   cudaDevAttrClockRate = 13,
+  cudaDevAttrTextureAlignment = 14,
+  cudaDevAttrGpuOverlap = 15,
   cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrKernelExecTimeout = 17,
+  cudaDevAttrIntegrated = 18,
+  cudaDevAttrCanMapHostMemory = 19,
+  cudaDevAttrComputeMode = 20,
+  cudaDevAttrConcurrentKernels = 31,
+  cudaDevAttrEccEnabled = 32,
+  cudaDevAttrPciBusId = 33,
+  cudaDevAttrPciDeviceId = 34,
+  cudaDevAttrTccDriver = 35,
   cudaDevAttrMemoryClockRate = 36,
   cudaDevAttrGlobalMemoryBusWidth = 37,
   cudaDevAttrL2CacheSize = 38,
   cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrAsyncEngineCount = 40,
+  cudaDevAttrUnifiedAddressing = 41,
+  cudaDevAttrPciDomainId = 50,
   cudaDevAttrComputeCapabilityMajor = 75,
   cudaDevAttrComputeCapabilityMinor = 76,
-  cudaDevAttrManagedMemory = 83
+  cudaDevAttrStreamPrioritiesSupported = 78,
+  cudaDevAttrGlobalL1CacheSupported = 79,
+  cudaDevAttrLocalL1CacheSupported = 80,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrManagedMemory = 83,
+  cudaDevAttrIsMultiGpuBoard = 84,
+  cudaDevAttrHostNativeAtomicSupported = 86,
+  cudaDevAttrPageableMemoryAccess = 88,
+  cudaDevAttrConcurrentManagedAccess = 89,
+  cudaDevAttrComputePreemptionSupported = 90,
+  cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+  cudaDevAttrCooperativeLaunch = 95,
+  cudaDevAttrCooperativeMultiDeviceLaunch = 96,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrDirectManagedMemAccessFromHost = 101,
+  cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+  cudaDevAttrMaxPersistingL2CacheSize = 108,
+  cudaDevAttrMaxAccessPolicyWindowSize = 109,
+  cudaDevAttrReservedSharedMemoryPerBlock = 111
+};
+
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3
+};
+
+/* L2 access-policy hints (CUDA 11): accepted and kept per stream; the simulated L2 does not act on them. */
+enum cudaAccessProperty {
+  cudaAccessPropertyNormal = 0,
+  cudaAccessPropertyStreaming = 1,
+  cudaAccessPropertyPersisting = 2
+};
+
+struct cudaAccessPolicyWindow {
+  void* base_ptr;
+  size_t num_bytes;
+  float hitRatio;
+  enum cudaAccessProperty hitProp;
+  enum cudaAccessProperty missProp;
+};
+
+enum cudaStreamAttrID {
+  cudaStreamAttributeAccessPolicyWindow = 1,
+  cudaStreamAttributeSynchronizationPolicy = 3
+};
+
+union cudaStreamAttrValue {
+  struct cudaAccessPolicyWindow accessPolicyWindow;
+  int syncPolicy;
 };
 
 enum cudaChannelFormatKind {
@@ -126,6 +199,25 @@ struct cudaDeviceProp {
   int regsPerMultiprocessor;
   int managedMemory;
   int concurrentManagedAccess;
+  /* filled by the runtime (cudart.c), not by strata's reply */
+  int isMultiGpuBoard;
+  int multiGpuBoardGroupID;
+  int hostNativeAtomicSupported;
+  int pageableMemoryAccess;
+  int computePreemptionSupported;
+  int canUseHostPointerForRegisteredMem;
+  int cooperativeLaunch;
+  int cooperativeMultiDeviceLaunch;
+  size_t sharedMemPerBlockOptin;
+  int directManagedMemAccessFromHost;
+  int maxBlocksPerMultiProcessor;
+  int accessPolicyMaxWindowSize;
+  size_t reservedSharedMemPerBlock;
+  int persistingL2CacheMaxSize;
+  int streamPrioritiesSupported;
+  int globalL1CacheSupported;
+  int localL1CacheSupported;
+  int tccDriver;
 };
 
 struct cudaFuncAttributes {
@@ -141,11 +233,20 @@ struct cudaFuncAttributes {
 typedef struct CUstream_st* cudaStream_t;
 typedef struct CUevent_st* cudaEvent_t;
 
+/* Host functions a stream runs when the work before them has finished (here: at once, since every
+ * call is synchronous). */
+typedef void (*cudaStreamCallback_t)(cudaStream_t stream, enum cudaError status, void* user_data);
+typedef void (*cudaHostFn_t)(void* user_data);
+
 #define cudaHostAllocDefault 0x00u
 #define cudaHostAllocPortable 0x01u
 #define cudaHostAllocMapped 0x02u
 #define cudaHostAllocWriteCombined 0x04u
 #define cudaHostRegisterDefault 0x00u
+#define cudaHostRegisterPortable 0x01u
+#define cudaHostRegisterMapped 0x02u
+#define cudaHostRegisterIoMemory 0x04u
+#define cudaHostRegisterReadOnly 0x08u
 #define cudaMemAttachGlobal 0x01u
 #define cudaMemAttachHost 0x02u
 #define cudaEventDefault 0x00u
@@ -157,6 +258,11 @@ typedef struct CUevent_st* cudaEvent_t;
 #define cudaDeviceScheduleSpin 0x01u
 #define cudaDeviceScheduleYield 0x02u
 #define cudaDeviceScheduleBlockingSync 0x04u
+#define cudaDeviceBlockingSync 0x04u
+#define cudaDeviceLmemResizeToMax 0x10u
+#define cudaEventInterprocess 0x04u
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
 #define cudaDeviceMapHost 0x08u
 #define cudaCpuDeviceId (-1)
 

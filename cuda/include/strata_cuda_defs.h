@@ -27,6 +27,9 @@
 #define __noinline__ __attribute__((noinline))
 #define __align__(n) __attribute__((aligned(n)))
 #define __device_builtin__
+/* A kernel parameter the kernel reads in place (CUDA 11.7): kernel parameters are read-only here
+ * anyway, so the qualifier changes nothing (clang 14 does not know it). */
+#define __grid_constant__
 #define CUDART_CB
 
 /* The simulated toolkit version the headers describe (CUDA 11.0 API level). */

@@ -12,6 +12,7 @@
 
 #include "strata_cuda_defs.h"
 #include "vector_types.h"
+#include <string.h>
 
 #if defined(__cplusplus) && defined(__CUDA__)
 
@@ -39,7 +40,8 @@ extern const __device__ __attribute__((weak)) __strata_tid_t threadIdx;
 extern const __device__ __attribute__((weak)) __strata_ctaid_t blockIdx;
 extern const __device__ __attribute__((weak)) __strata_ntid_t blockDim;
 extern const __device__ __attribute__((weak)) __strata_nctaid_t gridDim;
-#define warpSize 32
+/* a constant, not a macro: host code reads cudaDeviceProp::warpSize */
+static constexpr int warpSize = 32;
 
 /* ---- synchronisation */
 STRATA_DEV void __threadfence(void) { __nvvm_membar_gl(); }
@@ -49,6 +51,13 @@ STRATA_DEV int __syncthreads_count(int p) { return __nvvm_bar0_popc(p); }
 STRATA_DEV int __syncthreads_and(int p) { return __nvvm_bar0_and(p); }
 STRATA_DEV int __syncthreads_or(int p) { return __nvvm_bar0_or(p); }
 STRATA_DEV void __syncwarp(unsigned mask = 0xffffffffu) { __nvvm_bar_warp_sync(mask); }
+
+/* ---- memcpy and memset in device code (host code keeps <string.h>'s) */
+STRATA_DEV void* memcpy(void* d, const void* s, size_t n) { return __builtin_memcpy(d, s, n); }
+STRATA_DEV void* memset(void* d, int v, size_t n) { return __builtin_memset(d, v, n); }
+
+/* ---- stopping a kernel: trap ends the run with one line naming the thread (docs/ptx.md) */
+STRATA_DEV void __trap(void) { asm volatile("trap;"); }
 
 /* ---- integer intrinsics */
 STRATA_DEV int __popc(unsigned x) { return __builtin_popcount(x); }
@@ -152,6 +161,22 @@ STRATA_DEV double atomicMax(double* p, double v) {
   return __longlong_as_double(old);
 }
 
+/* scoped atomics: _block (the CTA's threads) and _system (the host and other GPUs as well). One
+ * simulated GPU whose host never runs during a kernel makes every scope the device's. */
+#define STRATA_SCOPED(OP)                                                                             \
+  template <class T, class V>                                                                         \
+  STRATA_DEV T OP##_block(T* p, V v) { return OP(p, (T)v); }                                          \
+  template <class T, class V>                                                                         \
+  STRATA_DEV T OP##_system(T* p, V v) { return OP(p, (T)v); }
+STRATA_SCOPED(atomicAdd) STRATA_SCOPED(atomicSub) STRATA_SCOPED(atomicExch) STRATA_SCOPED(atomicMin)
+STRATA_SCOPED(atomicMax) STRATA_SCOPED(atomicInc) STRATA_SCOPED(atomicDec) STRATA_SCOPED(atomicAnd)
+STRATA_SCOPED(atomicOr) STRATA_SCOPED(atomicXor)
+#undef STRATA_SCOPED
+template <class T, class C, class V>
+STRATA_DEV T atomicCAS_block(T* p, C c, V v) { return atomicCAS(p, (T)c, (T)v); }
+template <class T, class C, class V>
+STRATA_DEV T atomicCAS_system(T* p, C c, V v) { return atomicCAS(p, (T)c, (T)v); }
+
 /* ---- warp vote and shuffle (the *_sync forms; the mask names the lanes taking part) */
 STRATA_DEV unsigned __ballot_sync(unsigned mask, int p) { return __nvvm_vote_ballot_sync(mask, p); }
 STRATA_DEV int __any_sync(unsigned mask, int p) { return __nvvm_vote_any_sync(mask, p); }
@@ -205,21 +230,22 @@ STRATA_DEV double __shfl_xor_sync(unsigned m, double v, int lm, int w = 32) {
   return __longlong_as_double(((long long)hi << 32) | (unsigned)lo);
 }
 
-/* ---- min/max/abs overloads for device code (host code keeps <stdlib.h>/<math.h>'s) */
-STRATA_DEV int min(int a, int b) { return a < b ? a : b; }
-STRATA_DEV unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
-STRATA_DEV long long min(long long a, long long b) { return a < b ? a : b; }
-STRATA_DEV unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
-STRATA_DEV float min(float a, float b) { return __nvvm_fmin_f(a, b); }
-STRATA_DEV double min(double a, double b) { return __nvvm_fmin_d(a, b); }
-STRATA_DEV int max(int a, int b) { return a > b ? a : b; }
-STRATA_DEV unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
-STRATA_DEV long long max(long long a, long long b) { return a > b ? a : b; }
-STRATA_DEV unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
-STRATA_DEV float max(float a, float b) { return __nvvm_fmax_f(a, b); }
-STRATA_DEV double max(double a, double b) { return __nvvm_fmax_d(a, b); }
-STRATA_DEV unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
-STRATA_DEV unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+/* ---- min/max for host and device code, as CUDA's math headers give them to both; abs for device
+ * code (host code keeps <stdlib.h>'s) */
+STRATA_HD int min(int a, int b) { return a < b ? a : b; }
+STRATA_HD unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+STRATA_HD long long min(long long a, long long b) { return a < b ? a : b; }
+STRATA_HD unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+STRATA_HD float min(float a, float b) { return __builtin_fminf(a, b); }
+STRATA_HD double min(double a, double b) { return __builtin_fmin(a, b); }
+STRATA_HD int max(int a, int b) { return a > b ? a : b; }
+STRATA_HD unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+STRATA_HD long long max(long long a, long long b) { return a > b ? a : b; }
+STRATA_HD unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+STRATA_HD float max(float a, float b) { return __builtin_fmaxf(a, b); }
+STRATA_HD double max(double a, double b) { return __builtin_fmax(a, b); }
+STRATA_HD unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+STRATA_HD unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
 STRATA_DEV int abs(int a) { return a < 0 ? -a : a; }
 STRATA_DEV long labs(long a) { return a < 0 ? -a : a; }
 STRATA_DEV long long llabs(long long a) { return a < 0 ? -a : a; }

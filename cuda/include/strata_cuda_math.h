@@ -109,6 +109,96 @@ STRATA_DEV float __fmul_rn(float a, float b) {
   return r;
 }
 STRATA_DEV float __fmaf_rn(float a, float b, float c) { return __nvvm_fma_rn_f(a, b, c); }
+/* The other rounding modes of the CUDA Math API's intrinsics (_rz toward zero, _ru up, _rd down; PTX
+ * .rz .rp .rm), written as the PTX instructions so clang cannot merge or reorder them. */
+#define STRATA_R2(NAME, INS, T, C)                                    \
+  STRATA_DEV T NAME(T a, T b) {                                       \
+    T r;                                                              \
+    asm(INS " %0, %1, %2;" : "=" C(r) : C(a), C(b));                  \
+    return r;                                                         \
+  }
+#define STRATA_R1(NAME, INS, T, C)                                    \
+  STRATA_DEV T NAME(T a) {                                            \
+    T r;                                                              \
+    asm(INS " %0, %1;" : "=" C(r) : C(a));                            \
+    return r;                                                         \
+  }
+#define STRATA_R3(NAME, INS, T, C)                                    \
+  STRATA_DEV T NAME(T a, T b, T c) {                                  \
+    T r;                                                              \
+    asm(INS " %0, %1, %2, %3;" : "=" C(r) : C(a), C(b), C(c));        \
+    return r;                                                         \
+  }
+#define STRATA_RMODES(M, PTXM)                                                         \
+  STRATA_R2(__fsub_##M, "sub." #PTXM ".f32", float, "f")                               \
+  STRATA_R2(__fdiv_##M, "div." #PTXM ".f32", float, "f")                               \
+  STRATA_R2(__dadd_##M, "add." #PTXM ".f64", double, "d")                              \
+  STRATA_R2(__dsub_##M, "sub." #PTXM ".f64", double, "d")                              \
+  STRATA_R2(__dmul_##M, "mul." #PTXM ".f64", double, "d")                              \
+  STRATA_R2(__ddiv_##M, "div." #PTXM ".f64", double, "d")                              \
+  STRATA_R1(__dsqrt_##M, "sqrt." #PTXM ".f64", double, "d")                            \
+  STRATA_R1(__drcp_##M, "rcp." #PTXM ".f64", double, "d")                              \
+  STRATA_R3(__fma_##M, "fma." #PTXM ".f64", double, "d")
+#define STRATA_RMODES_DIRECTED(M, PTXM)                                                \
+  STRATA_R2(__fadd_##M, "add." #PTXM ".f32", float, "f")                               \
+  STRATA_R2(__fmul_##M, "mul." #PTXM ".f32", float, "f")                               \
+  STRATA_R1(__fsqrt_##M, "sqrt." #PTXM ".f32", float, "f")                             \
+  STRATA_R1(__frcp_##M, "rcp." #PTXM ".f32", float, "f")                               \
+  STRATA_R3(__fmaf_##M, "fma." #PTXM ".f32", float, "f")
+STRATA_RMODES(rn, rn)
+STRATA_RMODES(rz, rz)
+STRATA_RMODES(ru, rp)
+STRATA_RMODES(rd, rm)
+STRATA_RMODES_DIRECTED(rz, rz)
+STRATA_RMODES_DIRECTED(ru, rp)
+STRATA_RMODES_DIRECTED(rd, rm)
+/* conversions with a rounding mode: cvt.rni/rzi/rmi/rpi to integers, cvt.rn/rz/rm/rp to floats */
+#define STRATA_CVT(NAME, INS, TO, CTO, FROM, CFROM)                    \
+  STRATA_DEV TO NAME(FROM a) {                                        \
+    TO r;                                                             \
+    asm("cvt." INS " %0, %1;" : "=" CTO(r) : CFROM(a));               \
+    return r;                                                         \
+  }
+#define STRATA_CVT4(BASE, SUFFIX, TO, CTO, FROM, CFROM, I)             \
+  STRATA_CVT(BASE##_ru, "rp" I "." SUFFIX, TO, CTO, FROM, CFROM)      \
+  STRATA_CVT(BASE##_rd, "rm" I "." SUFFIX, TO, CTO, FROM, CFROM)
+STRATA_CVT4(__float2int, "s32.f32", int, "r", float, "f", "i")
+STRATA_CVT4(__float2uint, "u32.f32", unsigned, "r", float, "f", "i")
+STRATA_CVT4(__double2int, "s32.f64", int, "r", double, "d", "i")
+STRATA_CVT4(__double2uint, "u32.f64", unsigned, "r", double, "d", "i")
+STRATA_CVT4(__int2float, "f32.s32", float, "f", int, "r", "")
+STRATA_CVT4(__uint2float, "f32.u32", float, "f", unsigned, "r", "")
+STRATA_CVT4(__double2float, "f32.f64", float, "f", double, "d", "")
+STRATA_CVT(__float2uint_rz, "rzi.u32.f32", unsigned, "r", float, "f")
+STRATA_CVT(__double2int_rz, "rzi.s32.f64", int, "r", double, "d")
+STRATA_CVT(__double2uint_rz, "rzi.u32.f64", unsigned, "r", double, "d")
+STRATA_CVT(__int2float_rz, "rz.f32.s32", float, "f", int, "r")
+STRATA_CVT(__uint2float_rz, "rz.f32.u32", float, "f", unsigned, "r")
+STRATA_CVT(__double2float_rz, "rz.f32.f64", float, "f", double, "d")
+STRATA_CVT(__double2uint_rn, "rni.u32.f64", unsigned, "r", double, "d")
+STRATA_CVT(__uint2float_rn, "rn.f32.u32", float, "f", unsigned, "r")
+STRATA_CVT(__float2ll_rn, "rni.s64.f32", long long, "l", float, "f")
+STRATA_CVT(__float2ll_rz, "rzi.s64.f32", long long, "l", float, "f")
+STRATA_CVT(__float2ull_rn, "rni.u64.f32", unsigned long long, "l", float, "f")
+STRATA_CVT(__float2ull_rz, "rzi.u64.f32", unsigned long long, "l", float, "f")
+STRATA_CVT(__double2ll_rn, "rni.s64.f64", long long, "l", double, "d")
+STRATA_CVT(__double2ll_rz, "rzi.s64.f64", long long, "l", double, "d")
+STRATA_CVT(__double2ull_rn, "rni.u64.f64", unsigned long long, "l", double, "d")
+STRATA_CVT(__double2ull_rz, "rzi.u64.f64", unsigned long long, "l", double, "d")
+STRATA_CVT(__ll2float_rn, "rn.f32.s64", float, "f", long long, "l")
+STRATA_CVT(__ull2float_rn, "rn.f32.u64", float, "f", unsigned long long, "l")
+STRATA_CVT(__ll2double_rn, "rn.f64.s64", double, "d", long long, "l")
+STRATA_CVT(__ull2double_rn, "rn.f64.u64", double, "d", unsigned long long, "l")
+STRATA_DEV double __int2double_rn(int a) { return (double)a; }
+STRATA_DEV double __uint2double_rn(unsigned a) { return (double)a; }
+STRATA_DEV float __float2float_rn(float a) { return a; }
+#undef STRATA_CVT4
+#undef STRATA_CVT
+#undef STRATA_RMODES
+#undef STRATA_RMODES_DIRECTED
+#undef STRATA_R1
+#undef STRATA_R2
+#undef STRATA_R3
 STRATA_DEV float __saturatef(float x) { return __nvvm_saturate_f(x); }
 STRATA_DEV float __exp2f(float x) { return __nvvm_ex2_approx_f(x); }
 STRATA_DEV float __expf(float x) { return __nvvm_ex2_approx_f(x * 1.4426950408889634f); }

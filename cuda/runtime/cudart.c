@@ -9,8 +9,9 @@
  * simulated time, managed memory is device memory (the host cannot touch it
  * until Unified Memory lands), one device.
  *
- * Not thread-safe: one host thread makes the CUDA calls (as the benchmark
- * suites do). Allocation happens only at registration and in the API calls
+ * Host threads may call it concurrently: each request and its reply, and each
+ * change of the allocation and mapping tables, is a critical section (g_wire),
+ * so calls from several threads are served one at a time. Allocation happens only at registration and in the API calls
  * the program makes, never per device access. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -43,6 +45,18 @@ struct alloc_ref {
   uint64_t addr, bytes;
 };
 
+/* Host memory mapped into the device (cudaHostAllocMapped, cudaHostRegisterMapped): a device
+ * allocation of the same size mirrors it. The simulated GPU cannot reach host memory, so the
+ * runtime copies the host bytes to the mirror before each launch, copy or memset that touches
+ * the device and copies the mirror back after it (zero simulated time, as every copy): host
+ * code and kernels see each other's writes at the points a program may rely on them. */
+struct mapped_ref {
+  char* host;
+  uint64_t dev, bytes;
+  unsigned flags;
+  int owned; /* allocated by cudaHostAlloc (freed by cudaFreeHost) rather than registered */
+};
+
 struct launch_cfg {
   dim3 grid, block;
   size_t shared;
@@ -50,7 +64,7 @@ struct launch_cfg {
 };
 
 struct CUstream_st {
-  int unused;
+  union cudaStreamAttrValue policy; /* kept for cudaStreamGetAttribute; the simulated L2 ignores it */
 };
 struct CUevent_st {
   uint64_t ps;
@@ -65,10 +79,15 @@ static struct symbol_ref* g_symbols;
 static size_t g_nsymbols, g_capsymbols;
 static struct alloc_ref* g_allocs; /* device allocations, for cudaMemcpyDefault and cudaFree checks */
 static size_t g_nallocs, g_capallocs;
-static struct launch_cfg g_cfg[8]; /* pushed by <<<>>>, popped by the stub */
-static unsigned g_ncfg;
-static cudaError_t g_last = cudaSuccess;
+static struct mapped_ref* g_mapped;
+static size_t g_nmapped, g_capmapped;
+static int g_syncing; /* inside a mapped-memory synchronisation: no nested one */
+static struct CUstream_st g_default_stream;
+static _Thread_local struct launch_cfg g_cfg[8]; /* pushed by <<<>>>, popped by the stub */
+static _Thread_local unsigned g_ncfg; /* per host thread, as a launch configuration and the last error are */
+static _Thread_local cudaError_t g_last = cudaSuccess;
 static char g_msg[512]; /* the server's message for the last failed call */
+static pthread_mutex_t g_wire = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP; /* recursive: calls nest */
 
 /* ---------------------------------------------------------------- the wire */
 
@@ -142,8 +161,8 @@ static void connect_once(void) {
 
 /* One call: header + fixed part + variable part out; the reply's fixed part
  * into `out` (`out_len` bytes expected) and, for READ, `bulk`. */
-static cudaError_t call(uint32_t op, const void* fixed, size_t fixed_len, const void* var, size_t var_len,
-                        void* out, size_t out_len) {
+static cudaError_t call_locked(uint32_t op, const void* fixed, size_t fixed_len, const void* var, size_t var_len,
+                               void* out, size_t out_len) {
   connect_once();
   struct strata_wire_req h = {op, 0, (uint64_t)(fixed_len + var_len)};
   send_all(&h, sizeof h);
@@ -166,6 +185,14 @@ static cudaError_t call(uint32_t op, const void* fixed, size_t fixed_len, const 
   if (r.len != out_len) die("strata replied with an unexpected length (wire out of step)");
   if (out_len) recv_all(out, out_len);
   return cudaSuccess;
+}
+
+static cudaError_t call(uint32_t op, const void* fixed, size_t fixed_len, const void* var, size_t var_len,
+                        void* out, size_t out_len) {
+  pthread_mutex_lock(&g_wire);
+  cudaError_t e = call_locked(op, fixed, fixed_len, var, var_len, out, out_len);
+  pthread_mutex_unlock(&g_wire);
+  return e;
 }
 
 static cudaError_t record(cudaError_t e) {
@@ -289,12 +316,17 @@ static const struct {
     {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
     {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
     {cudaErrorInvalidKernelImage, "cudaErrorInvalidKernelImage", "device kernel image is invalid"},
+    {cudaErrorInvalidPtx, "cudaErrorInvalidPtx", "a PTX JIT compilation failed"},
     {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
     {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
     {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
     {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
     {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
+    {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
     {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorCooperativeLaunchTooLarge, "cudaErrorCooperativeLaunchTooLarge",
+     "too many blocks in cooperative launch"},
+    {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
@@ -335,7 +367,16 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags) {
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
   if (!prop) return record(cudaErrorInvalidValue);
   if (device != 0) return record(cudaErrorInvalidDevice);
-  return record(call(STRATA_WIRE_PROPS, NULL, 0, NULL, 0, prop, sizeof *prop));
+  cudaError_t e = call(STRATA_WIRE_PROPS, NULL, 0, NULL, 0, prop, sizeof *prop);
+  if (e != cudaSuccess) return record(e);
+  /* what the runtime itself provides (strata's reply leaves these zero) */
+  prop->canMapHostMemory = 1; /* mapped host memory by mirroring (struct mapped_ref) */
+  prop->sharedMemPerBlockOptin = prop->sharedMemPerBlock;
+  prop->maxBlocksPerMultiProcessor = 32; /* Volta's limit (CUDA C++ Programming Guide, Table 15) */
+  prop->globalL1CacheSupported = 1;
+  prop->localL1CacheSupported = 1;
+  prop->computeMode = cudaComputeModeDefault;
+  return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
@@ -364,6 +405,40 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
     case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
     case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+    case cudaDevAttrMaxPitch: *value = p.memPitch > INT32_MAX ? INT32_MAX : (int)p.memPitch; break;
+    case cudaDevAttrTextureAlignment: *value = (int)p.textureAlignment; break;
+    case cudaDevAttrGpuOverlap: *value = p.deviceOverlap; break;
+    case cudaDevAttrKernelExecTimeout: *value = p.kernelExecTimeoutEnabled; break;
+    case cudaDevAttrIntegrated: *value = p.integrated; break;
+    case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
+    case cudaDevAttrComputeMode: *value = p.computeMode; break;
+    case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
+    case cudaDevAttrEccEnabled: *value = p.ECCEnabled; break;
+    case cudaDevAttrPciBusId: *value = p.pciBusID; break;
+    case cudaDevAttrPciDeviceId: *value = p.pciDeviceID; break;
+    case cudaDevAttrPciDomainId: *value = p.pciDomainID; break;
+    case cudaDevAttrTccDriver: *value = p.tccDriver; break;
+    case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
+    case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
+    case cudaDevAttrStreamPrioritiesSupported: *value = p.streamPrioritiesSupported; break;
+    case cudaDevAttrGlobalL1CacheSupported: *value = p.globalL1CacheSupported; break;
+    case cudaDevAttrLocalL1CacheSupported: *value = p.localL1CacheSupported; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = (int)p.sharedMemPerMultiprocessor; break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
+    case cudaDevAttrIsMultiGpuBoard: *value = p.isMultiGpuBoard; break;
+    case cudaDevAttrHostNativeAtomicSupported: *value = p.hostNativeAtomicSupported; break;
+    case cudaDevAttrPageableMemoryAccess: *value = p.pageableMemoryAccess; break;
+    case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
+    case cudaDevAttrComputePreemptionSupported: *value = p.computePreemptionSupported; break;
+    case cudaDevAttrCanUseHostPointerForRegisteredMem: *value = p.canUseHostPointerForRegisteredMem; break;
+    case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
+    case cudaDevAttrCooperativeMultiDeviceLaunch: *value = p.cooperativeMultiDeviceLaunch; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
+    case cudaDevAttrDirectManagedMemAccessFromHost: *value = p.directManagedMemAccessFromHost; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrMaxPersistingL2CacheSize: *value = p.persistingL2CacheMaxSize; break;
+    case cudaDevAttrMaxAccessPolicyWindowSize: *value = p.accessPolicyMaxWindowSize; break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: *value = (int)p.reservedSharedMemPerBlock; break;
     default: return record(cudaErrorInvalidValue);
   }
   return cudaSuccess;
@@ -407,7 +482,7 @@ cudaError_t cudaRuntimeGetVersion(int* version) { return cudaDriverGetVersion(ve
 
 /* ---------------------------------------------------------------- memory */
 
-cudaError_t cudaMalloc(void** ptr, size_t size) {
+static cudaError_t dev_malloc_locked(void** ptr, size_t size) {
   if (!ptr) return record(cudaErrorInvalidValue);
   *ptr = NULL;
   if (size == 0) return cudaSuccess;
@@ -418,6 +493,13 @@ cudaError_t cudaMalloc(void** ptr, size_t size) {
   g_allocs[g_nallocs++] = (struct alloc_ref){out.addr, (uint64_t)size};
   *ptr = (void*)(uintptr_t)out.addr;
   return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void** ptr, size_t size) {
+  pthread_mutex_lock(&g_wire);
+  cudaError_t e = dev_malloc_locked(ptr, size);
+  pthread_mutex_unlock(&g_wire);
+  return e;
 }
 
 /* Managed memory is device memory until Unified Memory lands (docs/cuda.md). */
@@ -432,7 +514,7 @@ cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t heig
   return cudaMalloc(ptr, *pitch * height);
 }
 
-cudaError_t cudaFree(void* ptr) {
+static cudaError_t dev_free_locked(void* ptr) {
   if (!ptr) return cudaSuccess;
   uint64_t a = (uint64_t)(uintptr_t)ptr;
   for (size_t i = 0; i < g_nallocs; ++i)
@@ -445,32 +527,151 @@ cudaError_t cudaFree(void* ptr) {
   return record(cudaErrorInvalidDevicePointer);
 }
 
-/* Host memory: pinning means nothing to a simulator. */
+cudaError_t cudaFree(void* ptr) {
+  pthread_mutex_lock(&g_wire);
+  cudaError_t e = dev_free_locked(ptr);
+  pthread_mutex_unlock(&g_wire);
+  return e;
+}
+
+/* Host memory: pinning means nothing to a simulator; mapping makes a device mirror. */
 cudaError_t cudaMallocHost(void** ptr, size_t size) {
   if (!ptr) return record(cudaErrorInvalidValue);
   *ptr = malloc(size ? size : 1);
   return *ptr ? cudaSuccess : record(cudaErrorMemoryAllocation);
 }
 
+static struct mapped_ref* find_mapped(const void* host) {
+  const char* h = (const char*)host;
+  for (size_t i = 0; i < g_nmapped; ++i)
+    if (h >= g_mapped[i].host && (uint64_t)(h - g_mapped[i].host) < g_mapped[i].bytes) return &g_mapped[i];
+  return NULL;
+}
+
+static cudaError_t map_host_locked(void* host, size_t size, unsigned flags, int owned) {
+  if (size == 0) return cudaSuccess;
+  if (find_mapped(host) || find_mapped((char*)host + size - 1)) return record(cudaErrorInvalidValue);
+  void* dev = NULL;
+  cudaError_t e = cudaMalloc(&dev, size);
+  if (e != cudaSuccess) return e;
+  g_mapped = (struct mapped_ref*)grow(g_mapped, &g_capmapped, g_nmapped + 1, sizeof *g_mapped);
+  g_mapped[g_nmapped++] = (struct mapped_ref){(char*)host, (uint64_t)(uintptr_t)dev, (uint64_t)size, flags, owned};
+  return cudaSuccess;
+}
+
+static cudaError_t map_host(void* host, size_t size, unsigned flags, int owned) {
+  pthread_mutex_lock(&g_wire);
+  cudaError_t e = map_host_locked(host, size, flags, owned);
+  pthread_mutex_unlock(&g_wire);
+  return e;
+}
+
+static cudaError_t unmap_host_locked(void* host) {
+  for (size_t i = 0; i < g_nmapped; ++i)
+    if (g_mapped[i].host == (char*)host) {
+      cudaError_t e = cudaFree((void*)(uintptr_t)g_mapped[i].dev);
+      g_mapped[i] = g_mapped[--g_nmapped];
+      return e;
+    }
+  return cudaErrorInvalidValue;
+}
+
+static cudaError_t unmap_host(void* host) {
+  pthread_mutex_lock(&g_wire);
+  cudaError_t e = unmap_host_locked(host);
+  pthread_mutex_unlock(&g_wire);
+  return e;
+}
+
+static cudaError_t write_dev(uint64_t dst, const void* src, size_t n);
+static cudaError_t read_dev(void* dst, uint64_t src, size_t n);
+
+/* Mapped host memory to its device mirrors (before device work) and back (after it). */
+static cudaError_t push_mapped(void) {
+  for (size_t i = 0; i < g_nmapped; ++i) {
+    cudaError_t e = write_dev(g_mapped[i].dev, g_mapped[i].host, g_mapped[i].bytes);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+/* Mirrors back to host memory: all (written = NULL, after a launch) or those overlapping the device range
+ * a copy or memset wrote (a copy into mapped host memory itself must not be undone). */
+static cudaError_t pull_mapped(const void* written, size_t n) {
+  uint64_t a = (uint64_t)(uintptr_t)written;
+  for (size_t i = 0; i < g_nmapped; ++i) {
+    if (written && !(a < g_mapped[i].dev + g_mapped[i].bytes && g_mapped[i].dev < a + n)) continue;
+    cudaError_t e = read_dev(g_mapped[i].host, g_mapped[i].dev, g_mapped[i].bytes);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int flags) {
-  (void)flags;
-  return cudaMallocHost(ptr, size);
+  cudaError_t e = cudaMallocHost(ptr, size);
+  if (e != cudaSuccess || !(flags & cudaHostAllocMapped)) return e;
+  e = map_host(*ptr, size, flags, 1);
+  if (e != cudaSuccess) {
+    free(*ptr);
+    *ptr = NULL;
+  }
+  return e;
 }
 
 cudaError_t cudaFreeHost(void* ptr) {
+  struct mapped_ref* m = ptr ? find_mapped(ptr) : NULL;
+  if (m && m->host == (char*)ptr && m->owned) unmap_host(ptr);
   free(ptr);
   return cudaSuccess;
 }
 
 cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) {
-  (void)ptr, (void)size, (void)flags;
-  return cudaSuccess;
+  if (!ptr || size == 0) return record(cudaErrorInvalidValue);
+  return flags & cudaHostRegisterMapped ? map_host(ptr, size, flags, 0) : cudaSuccess;
 }
 
 cudaError_t cudaHostUnregister(void* ptr) {
-  (void)ptr;
+  if (!ptr) return record(cudaErrorInvalidValue);
+  struct mapped_ref* m = find_mapped(ptr);
+  if (m && !m->owned) return record(unmap_host(ptr));
   return cudaSuccess;
 }
+
+cudaError_t cudaHostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned int flags) {
+  if (!dev_ptr || flags != 0) return record(cudaErrorInvalidValue);
+  const struct mapped_ref* m = find_mapped(host_ptr);
+  if (!m) return record(cudaErrorInvalidValue); /* not mapped: CUDA's answer as well */
+  *dev_ptr = (void*)(uintptr_t)(m->dev + (uint64_t)((char*)host_ptr - m->host));
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostGetFlags(unsigned int* flags, void* host_ptr) {
+  if (!flags) return record(cudaErrorInvalidValue);
+  const struct mapped_ref* m = find_mapped(host_ptr);
+  *flags = m ? m->flags : cudaHostAllocDefault;
+  return cudaSuccess;
+}
+
+/* Whether the device range [a, a + n) overlaps a mirror (a copy or memset through the device pointer
+ * of mapped host memory). */
+static int touches_mirror(const void* p, size_t n) {
+  uint64_t a = (uint64_t)(uintptr_t)p;
+  for (size_t i = 0; i < g_nmapped; ++i)
+    if (a < g_mapped[i].dev + g_mapped[i].bytes && g_mapped[i].dev < a + n) return 1;
+  return 0;
+}
+
+/* Device work bracketed by the mapped-memory synchronisation (nothing to do without mappings). */
+#define WITH_MAPPED(cond, written, n, expr)                                            \
+  do {                                                                     \
+    if (!g_nmapped || g_syncing || !(cond)) return (expr);                 \
+    g_syncing = 1;                                                         \
+    cudaError_t e_ = push_mapped();                                        \
+    cudaError_t r_ = e_ == cudaSuccess ? (expr) : e_;                      \
+    e_ = pull_mapped(written, n);                                          \
+    g_syncing = 0;                                                         \
+    return r_ != cudaSuccess ? r_ : record(e_);                            \
+  } while (0)
 
 /* Copies travel in pieces of at most 64 MiB (the wire's buffers stay small). */
 #define PIECE (64u << 20)
@@ -499,8 +700,7 @@ static cudaError_t read_dev(void* dst, uint64_t src, size_t n) {
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
-  if (count == 0) return cudaSuccess;
+static cudaError_t memcpy_now(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
   if (!dst || !src) return record(cudaErrorInvalidValue);
   if (kind == cudaMemcpyDefault)
     kind = is_device(dst) ? (is_device(src) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
@@ -515,6 +715,12 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpy
     }
     default: return record(cudaErrorInvalidMemcpyDirection);
   }
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  if (count == 0) return cudaSuccess;
+  if (!dst || !src) return record(cudaErrorInvalidValue);
+  WITH_MAPPED(touches_mirror(dst, count) || touches_mirror(src, count), dst, count, memcpy_now(dst, src, count, kind));
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
@@ -532,11 +738,15 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   return cudaSuccess;
 }
 
+static cudaError_t memset_now(void* ptr, int value, size_t count) {
+  struct strata_wire_set s = {(uint64_t)(uintptr_t)ptr, (uint64_t)count, (uint32_t)(value & 0xff), 0};
+  return record(call(STRATA_WIRE_SET, &s, sizeof s, NULL, 0, NULL, 0));
+}
+
 cudaError_t cudaMemset(void* ptr, int value, size_t count) {
   if (count == 0) return cudaSuccess;
   if (!ptr) return record(cudaErrorInvalidValue);
-  struct strata_wire_set s = {(uint64_t)(uintptr_t)ptr, (uint64_t)count, (uint32_t)(value & 0xff), 0};
-  return record(call(STRATA_WIRE_SET, &s, sizeof s, NULL, 0, NULL, 0));
+  WITH_MAPPED(touches_mirror(ptr, count), ptr, count, memset_now(ptr, value, count));
 }
 
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream) {
@@ -596,10 +806,71 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
   return *stream ? cudaSuccess : record(cudaErrorMemoryAllocation);
 }
 
+/* The default stream under its three names: 0, cudaStreamLegacy, cudaStreamPerThread. */
+static int is_default_stream(cudaStream_t stream) {
+  return stream == NULL || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority) {
+  (void)priority; /* one priority: cudaDeviceGetStreamPriorityRange gives [0, 0] */
+  return cudaStreamCreateWithFlags(stream, flags);
+}
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least) *least = 0;
+  if (greatest) *greatest = 0;
+  return cudaSuccess;
+}
+
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  if (is_default_stream(stream)) return record(cudaErrorInvalidResourceHandle);
   free(stream);
   return cudaSuccess;
 }
+
+/* A host function in a stream runs when the work issued before it has finished: every call is
+ * synchronous, so that is now. */
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
+                                  unsigned int flags) {
+  if (!callback || flags != 0) return record(cudaErrorInvalidValue);
+  callback(stream, cudaSuccess, user_data);
+  return cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
+  (void)stream;
+  if (!fn) return record(cudaErrorInvalidValue);
+  fn(user_data);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, enum cudaStreamAttrID attr,
+                                   const union cudaStreamAttrValue* value) {
+  struct CUstream_st* st = is_default_stream(stream) ? &g_default_stream : stream;
+  if (!value) return record(cudaErrorInvalidValue);
+  switch (attr) {
+    case cudaStreamAttributeAccessPolicyWindow: st->policy.accessPolicyWindow = value->accessPolicyWindow; break;
+    case cudaStreamAttributeSynchronizationPolicy: st->policy.syncPolicy = value->syncPolicy; break;
+    default: return record(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, enum cudaStreamAttrID attr, union cudaStreamAttrValue* value) {
+  const struct CUstream_st* st = is_default_stream(stream) ? &g_default_stream : stream;
+  if (!value) return record(cudaErrorInvalidValue);
+  switch (attr) {
+    case cudaStreamAttributeAccessPolicyWindow: value->accessPolicyWindow = st->policy.accessPolicyWindow; break;
+    case cudaStreamAttributeSynchronizationPolicy: value->syncPolicy = st->policy.syncPolicy; break;
+    default: return record(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
+
+cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
+cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   (void)stream;
@@ -680,23 +951,30 @@ cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shared_bytes, cudaSt
   return cudaSuccess;
 }
 
-cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_bytes,
-                             cudaStream_t stream) {
-  (void)stream;
+static cudaError_t launch_now(const void* func, dim3 grid, dim3 block, void** args, size_t shared_bytes) {
   const struct kernel_ref* k = find_kernel(func);
   if (!k) return record(cudaErrorInvalidDeviceFunction);
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0)
     return record(cudaErrorInvalidConfiguration);
-  /* the parameter buffer as the PTX entry lays it out */
-  static unsigned char buf[4096];
+  /* the parameter buffer as the PTX entry lays it out (CUDA 12.1 allows 32764 bytes of parameters) */
+  static unsigned char buf[32768]; /* filled and sent under g_wire: one launch at a time */
   if (k->params.total > sizeof buf) return record(cudaErrorInvalidValue);
+  pthread_mutex_lock(&g_wire);
   memset(buf, 0, k->params.total);
   for (uint32_t i = 0; i < k->params.count; ++i) memcpy(buf + k->params.offset[i], args[i], k->params.size[i]);
   struct strata_wire_launch l = {k->kernel, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z},
                                  k->params.total, (uint64_t)shared_bytes};
   /* kernel printf text follows the program's own output (strata writes it when the launch ends) */
   fflush(stdout);
-  return record(call(STRATA_WIRE_LAUNCH, &l, sizeof l, buf, k->params.total, NULL, 0));
+  cudaError_t e = call(STRATA_WIRE_LAUNCH, &l, sizeof l, buf, k->params.total, NULL, 0);
+  pthread_mutex_unlock(&g_wire);
+  return record(e);
+}
+
+cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+                             cudaStream_t stream) {
+  (void)stream;
+  WITH_MAPPED(1, NULL, 0, launch_now(func, grid, block, args, shared_bytes));
 }
 
 cudaError_t cudaFuncSetCacheConfig(const void* func, enum cudaFuncCache config) {
@@ -711,6 +989,54 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* f
   attr->maxThreadsPerBlock = 1024;
   attr->ptxVersion = 64;
   attr->binaryVersion = 70;
+  return cudaSuccess;
+}
+
+/* Occupancy from the simulated GPU's per-SM limits (threads, dynamic shared memory, 32 CTAs). The
+ * executor does not allocate registers and the runtime does not know a kernel's static shared
+ * memory, so neither limits the answer. */
+static cudaError_t occupancy(const void* func, int block_size, size_t dynamic_shared, int* blocks) {
+  if (!find_kernel(func)) return record(cudaErrorInvalidDeviceFunction);
+  struct cudaDeviceProp p;
+  cudaError_t e = cudaGetDeviceProperties(&p, 0);
+  if (e != cudaSuccess) return e;
+  if (block_size <= 0 || block_size > p.maxThreadsPerBlock || dynamic_shared > p.sharedMemPerBlock)
+    return record(cudaErrorInvalidValue);
+  int warps = (block_size + p.warpSize - 1) / p.warpSize;
+  int n = p.maxThreadsPerMultiProcessor / (warps * p.warpSize);
+  if (n > p.maxBlocksPerMultiProcessor) n = p.maxBlocksPerMultiProcessor;
+  if (dynamic_shared && (size_t)n * dynamic_shared > p.sharedMemPerMultiprocessor)
+    n = (int)(p.sharedMemPerMultiprocessor / dynamic_shared);
+  *blocks = n;
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* func, int block_size,
+                                                          size_t dynamic_shared_bytes) {
+  if (!blocks) return record(cudaErrorInvalidValue);
+  return occupancy(func, block_size, dynamic_shared_bytes, blocks);
+}
+
+/* The block size (a multiple of the warp size, at most block_size_limit) with the most resident threads
+ * per SM, the largest such on a tie; the grid that fills every SM with it. */
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size, const void* func,
+                                               size_t dynamic_shared_bytes, int block_size_limit) {
+  if (!min_grid_size || !block_size || block_size_limit < 0) return record(cudaErrorInvalidValue);
+  struct cudaDeviceProp p;
+  cudaError_t e = cudaGetDeviceProperties(&p, 0);
+  if (e != cudaSuccess) return e;
+  int limit = block_size_limit && block_size_limit < p.maxThreadsPerBlock ? block_size_limit : p.maxThreadsPerBlock;
+  int best = 0, best_blocks = 0;
+  for (int b = limit < p.warpSize ? limit : p.warpSize; b <= limit; b += p.warpSize) {
+    int n;
+    if (dynamic_shared_bytes > p.sharedMemPerBlock) break;
+    e = occupancy(func, b, dynamic_shared_bytes, &n);
+    if (e != cudaSuccess) return e;
+    if (n > 0 && n * b >= best_blocks * best) best = b, best_blocks = n;
+  }
+  if (!best) return record(cudaErrorInvalidValue);
+  *block_size = best;
+  *min_grid_size = best_blocks * p.multiProcessorCount;
   return cudaSuccess;
 }
 

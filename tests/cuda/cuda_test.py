@@ -47,6 +47,12 @@ usage: cuda_test.py CASE STRATA PROGS_DIR WORK_DIR
             agree with the host under --check, with the fetches as global loads in the stats, and
             --functional; one line and exit 2 for a texture on a CUDA array, a fetch through an
             unbound reference and a 2D fetch
+  realprog  realprog_api.cu (what third-party programs needed: NVIDIA's include-guard names, device
+            attributes, host min/max, mapped host memory, stream callbacks and attributes, occupancy, 8000
+            bytes of kernel parameters, directed rounding, scoped atomics, device memcpy, cooperative
+            groups, calls from four host threads) passes its own check under --check and --functional;
+            cg_too_many_tiles.cu (16 tiles of 64 threads, one more than the named barriers) stops the
+            run with one line naming the trap, exit 2
   run-bad   one line and exit 2: a missing program, a file that is not executable, --workload with a
             program, an instruction the PTX executor does not implement (naming it), a DRAM cache
             sized by the footprint (memside.dcache.footprint_ratio, mode auto: unknown before the run)
@@ -282,6 +288,17 @@ def case_local(strata, progs, work):
         check(loads > 0 and ks["l2.accesses"] > ks.get("l2.atomics", 0), f"{args}: no local loads reached the memory system")
         r = run([strata, "cuda", "run", "--functional", prog, "--", *args])
         check(r.returncode == 0 and "0 wrong" in r.stdout, f"--functional {args}: {r.returncode} {r.stdout}")
+def case_realprog(strata, progs, work):
+    prog = build(strata, progs, work, "realprog_api.cu", "realprog_api")
+    r = run([strata, "cuda", "run", prog, "--check", "--quiet", "--out", os.path.join(work, "out")])
+    check(r.returncode == 0, f"--check run: exit {r.returncode}: {r.stdout} {r.stderr}")
+    check(r.stdout.strip() == "realprog_api ok", f"the program's output: {r.stdout!r}")
+    r = run([strata, "cuda", "run", "--functional", prog])
+    check(r.returncode == 0 and "realprog_api ok" in r.stdout, f"--functional: {r.returncode} {r.stdout}")
+    prog = build(strata, progs, work, "cg_too_many_tiles.cu", "cg_too_many_tiles")
+    r = run([strata, "cuda", "run", prog, "--quiet", "--out", os.path.join(work, "out_trap")])
+    one_line_exit2(r, "16 tiles of 64 threads", "trap executed")
+    check("not stopped" not in r.stdout, f"the kernel ran on: {r.stdout!r}")
 
 
 def case_atomic_overlap(strata, progs, work):
@@ -403,7 +420,7 @@ def main():
     {"features": case_features, "multi": case_multi, "bad": case_bad, "run": case_run, "check": case_check,
      "status": case_status, "run-bad": case_run_bad, "functional": case_functional,
      "atomics": case_atomics, "local": case_local, "atomic-overlap": case_atomic_overlap, "printf": case_printf,
-     "textures": case_textures}[case](strata, progs, work)
+     "textures": case_textures, "realprog": case_realprog}[case](strata, progs, work)
     print(f"cuda {case}: ok")
     return 0
 
