@@ -7,6 +7,10 @@
 #define STRATA_CUDA_DEFS_H
 
 #ifdef __CUDA__
+/* nvcc defines it when it compiles a CUDA source; sources test it to mark functions __host__ __device__ */
+#ifndef __CUDACC__
+#define __CUDACC__
+#endif
 #define __host__ __attribute__((host))
 #define __device__ __attribute__((device))
 #define __global__ __attribute__((global))

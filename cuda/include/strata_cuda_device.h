@@ -13,6 +13,7 @@
 #include "strata_cuda_defs.h"
 #include "vector_types.h"
 #include <string.h>
+#include <time.h> /* nvcc's headers include it too: sources call time() without including it */
 
 #if defined(__cplusplus) && defined(__CUDA__)
 
@@ -244,6 +245,19 @@ STRATA_HD long long max(long long a, long long b) { return a > b ? a : b; }
 STRATA_HD unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 STRATA_HD float max(float a, float b) { return __builtin_fmaxf(a, b); }
 STRATA_HD double max(double a, double b) { return __builtin_fmax(a, b); }
+/* mixed argument types, as CUDA's headers resolve them: the wider or unsigned type */
+STRATA_HD double min(float a, double b) { return __builtin_fmin(a, b); }
+STRATA_HD double min(double a, float b) { return __builtin_fmin(a, b); }
+STRATA_HD double max(float a, double b) { return __builtin_fmax(a, b); }
+STRATA_HD double max(double a, float b) { return __builtin_fmax(a, b); }
+STRATA_HD unsigned min(int a, unsigned b) { return min((unsigned)a, b); }
+STRATA_HD unsigned min(unsigned a, int b) { return min(a, (unsigned)b); }
+STRATA_HD unsigned max(int a, unsigned b) { return max((unsigned)a, b); }
+STRATA_HD unsigned max(unsigned a, int b) { return max(a, (unsigned)b); }
+STRATA_HD unsigned long long min(long long a, unsigned long long b) { return min((unsigned long long)a, b); }
+STRATA_HD unsigned long long min(unsigned long long a, long long b) { return min(a, (unsigned long long)b); }
+STRATA_HD unsigned long long max(long long a, unsigned long long b) { return max((unsigned long long)a, b); }
+STRATA_HD unsigned long long max(unsigned long long a, long long b) { return max(a, (unsigned long long)b); }
 STRATA_HD unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
 STRATA_HD unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
 STRATA_DEV int abs(int a) { return a < 0 ? -a : a; }

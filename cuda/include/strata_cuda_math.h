@@ -91,6 +91,53 @@ STRATA_DEV bool isfinite(double x) { return !isnan(x) && !isinf(x); }
 STRATA_DEV bool signbit(float x) { return __nvvm_bitcast_f2i(x) < 0; }
 STRATA_DEV bool signbit(double x) { return __nvvm_bitcast_d2ll(x) < 0; }
 
+/* frexp, modf, nan, scalbn, ilogb by their definitions (C11 7.12.6), on the bits of the value */
+STRATA_DEV float frexpf(float x, int* e) {
+  if (x == 0.0f || x != x || __nvvm_fabs_f(x) == __builtin_huge_valf()) {
+    *e = 0;
+    return x;
+  }
+  int adj = 0;
+  if (__nvvm_fabs_f(x) < 0x1p-126f) x *= 0x1p25f, adj = 25; /* subnormal: normalise first */
+  int b = __nvvm_bitcast_f2i(x);
+  *e = ((b >> 23) & 0xff) - 126 - adj;
+  return __nvvm_bitcast_i2f((b & ~(0xff << 23)) | (126 << 23));
+}
+STRATA_DEV double frexp(double x, int* e) {
+  if (x == 0.0 || x != x || __nvvm_fabs_d(x) == __builtin_huge_val()) {
+    *e = 0;
+    return x;
+  }
+  int adj = 0;
+  if (__nvvm_fabs_d(x) < 0x1p-1022) x *= 0x1p54, adj = 54;
+  long long b = __nvvm_bitcast_d2ll(x);
+  *e = (int)((b >> 52) & 0x7ff) - 1022 - adj;
+  return __nvvm_bitcast_ll2d((b & ~(0x7ffll << 52)) | (1022ll << 52));
+}
+STRATA_DEV float frexp(float x, int* e) { return frexpf(x, e); }
+STRATA_DEV float modff(float x, float* ip) {
+  *ip = __nvvm_trunc_f(x);
+  return __nvvm_fabs_f(x) == __builtin_huge_valf() ? __builtin_copysignf(0.0f, x) : x - *ip;
+}
+STRATA_DEV double modf(double x, double* ip) {
+  *ip = __nvvm_trunc_d(x);
+  return __nvvm_fabs_d(x) == __builtin_huge_val() ? __builtin_copysign(0.0, x) : x - *ip;
+}
+STRATA_DEV float nanf(const char*) { return __builtin_nanf(""); }
+STRATA_DEV double nan(const char*) { return __builtin_nan(""); }
+STRATA_DEV float scalbnf(float x, int n) { return __nv_ldexpf(x, n); }
+STRATA_DEV double scalbn(double x, int n) { return __nv_ldexp(x, n); }
+STRATA_DEV int ilogbf(float x) {
+  int e;
+  frexpf(x, &e);
+  return e - 1;
+}
+STRATA_DEV int ilogb(double x) {
+  int e;
+  frexp(x, &e);
+  return e - 1;
+}
+
 /* the fast intrinsics: the .approx PTX instructions */
 STRATA_DEV float __fdividef(float a, float b) { return __nvvm_div_approx_f(a, b); }
 STRATA_DEV float __frcp_rn(float x) { return __nvvm_rcp_rn_f(x); }
@@ -228,7 +275,8 @@ using ::sin; using ::cos; using ::tan; using ::asin; using ::acos; using ::atan;
 using ::sinh; using ::cosh; using ::tanh; using ::cbrt; using ::erf; using ::erfc; using ::round;
 using ::pow; using ::fmod; using ::hypot; using ::sqrt; using ::fabs; using ::floor; using ::ceil;
 using ::trunc; using ::rint; using ::fmin; using ::fmax; using ::fma; using ::isnan; using ::isinf;
-using ::isfinite; using ::signbit; using ::copysign; using ::abs; using ::min; using ::max;
+using ::isfinite; using ::signbit; using ::copysign; using ::abs; using ::min; using ::max; using ::frexp;
+using ::modf; using ::nan; using ::scalbn; using ::ilogb;
 }  // namespace std
 
 #undef STRATA_NV1

@@ -317,6 +317,11 @@ static const struct {
     {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
     {cudaErrorInvalidKernelImage, "cudaErrorInvalidKernelImage", "device kernel image is invalid"},
     {cudaErrorInvalidPtx, "cudaErrorInvalidPtx", "a PTX JIT compilation failed"},
+    {cudaErrorMissingConfiguration, "cudaErrorMissingConfiguration", "__global__ function call is not configured"},
+    {cudaErrorNoKernelImageForDevice, "cudaErrorNoKernelImageForDevice", "no kernel image is available for execution on the device"},
+    {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered",
+     "part or all of the requested memory range is already mapped"},
+    {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"},
     {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
     {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
     {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
@@ -550,7 +555,7 @@ static struct mapped_ref* find_mapped(const void* host) {
 
 static cudaError_t map_host_locked(void* host, size_t size, unsigned flags, int owned) {
   if (size == 0) return cudaSuccess;
-  if (find_mapped(host) || find_mapped((char*)host + size - 1)) return record(cudaErrorInvalidValue);
+  if (find_mapped(host) || find_mapped((char*)host + size - 1)) return record(cudaErrorHostMemoryAlreadyRegistered);
   void* dev = NULL;
   cudaError_t e = cudaMalloc(&dev, size);
   if (e != cudaSuccess) return e;
@@ -634,7 +639,7 @@ cudaError_t cudaHostUnregister(void* ptr) {
   if (!ptr) return record(cudaErrorInvalidValue);
   struct mapped_ref* m = find_mapped(ptr);
   if (m && !m->owned) return record(unmap_host(ptr));
-  return cudaSuccess;
+  return cudaSuccess; /* registrations without a mapping are not kept: nothing to undo */
 }
 
 cudaError_t cudaHostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned int flags) {

@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifndef __CUDACC__
+#error "__CUDACC__ is not defined in a CUDA source"
+#endif
 #if !defined(__CUDA_RUNTIME_H__) || !defined(__DRIVER_TYPES_H__) || !defined(__CUDA_RUNTIME_API_H__)
 #error "NVIDIA's include-guard names are not defined"
 #endif
@@ -62,6 +65,19 @@ __global__ void rounding(const float* in, float* f, const double* din, double* d
   i[1] = __float2int_ru(-2.5f);
   i[2] = __double2int_rz(-2.5);
   i[3] = (int)__float2ll_rn(2.5f);  // to even: 2
+}
+
+// frexp, modf, nan, ilogb in device code against the host's libm
+__global__ void decompose(const float* fin, const double* din, float* f, double* d, int* e) {
+  f[0] = frexpf(fin[0], &e[0]);
+  f[1] = frexpf(fin[1], &e[1]);  // a subnormal
+  d[0] = frexp(din[0], &e[2]);
+  d[1] = frexp(din[1], &e[3]);  // a subnormal
+  float ip;
+  f[2] = modff(fin[2], &ip);
+  f[3] = ip;
+  e[4] = isnan(nanf("")) && isnan(nan(""));
+  e[5] = ilogbf(fin[3]);
 }
 
 __global__ void scoped(unsigned* counters, int* mx) {
@@ -162,7 +178,9 @@ int main() {
             cudaErrorInvalidValue,
         "an unknown attribute is cudaErrorInvalidValue");
   CHECK(strcmp(cudaGetErrorName(cudaErrorAssert), "cudaErrorAssert") == 0, "error name of cudaErrorAssert");
-  CHECK(max(2.5f, 1.0f) == 2.5f && min(3, -4) == -4 && max(7u, 9u) == 9u, "host min/max");
+  CHECK(max(2.5f, 1.0f) == 2.5f && min(3, -4) == -4 && max(7u, 9u) == 9u && max(1e-40, 2.0f) == 2.0 &&
+            min(-1, 5u) == 5u,
+        "host min/max");
   CHECK(cudaProfilerStart() == cudaSuccess && cudaProfilerStop() == cudaSuccess, "profiler calls");
 
   // mapped host memory: a kernel reads and writes it through the device pointer
@@ -191,6 +209,9 @@ int main() {
   CHECK(cudaHostRegister(plain, 64 * sizeof(int), cudaHostRegisterMapped) == cudaSuccess &&
             cudaHostGetDevicePointer(&dreg, plain + 8, 0) == cudaSuccess,
         "cudaHostRegister mapped");
+  CHECK(cudaHostRegister(plain + 4, 16, cudaHostRegisterMapped) == cudaErrorHostMemoryAlreadyRegistered,
+        "registering a mapped range twice");
+  cudaGetLastError();
   add_one<<<1, 32>>>(dreg, 32);  // elements 8..39
   cudaDeviceSynchronize();
   CHECK(plain[7] == 7 && plain[8] == 9 && plain[39] == 40 && plain[40] == 40, "registered memory: %d %d %d %d",
@@ -273,6 +294,25 @@ int main() {
         "double rounding: %a %a %a %a", dout[0], dout[1], dout[2], dout[3]);
   CHECK(iout[0] == -3 && iout[1] == -2 && iout[2] == -2 && iout[3] == 2, "conversions: %d %d %d %d", iout[0], iout[1],
         iout[2], iout[3]);
+
+  // frexp and friends
+  float xf[4] = {48.0f, 1e-40f, -2.75f, 1000.0f}, rf[4];
+  double xd[2] = {0.375, -3e-310}, rd[2];
+  int re[6];
+  cudaMemcpy(df, xf, sizeof xf, cudaMemcpyHostToDevice);
+  cudaMemcpy(dd, xd, sizeof xd, cudaMemcpyHostToDevice);
+  decompose<<<1, 1>>>(df, dd, df + 4, dd + 2, di);
+  cudaMemcpy(rf, df + 4, sizeof rf, cudaMemcpyDeviceToHost);
+  cudaMemcpy(rd, dd + 2, sizeof rd, cudaMemcpyDeviceToHost);
+  cudaMemcpy(re, di, sizeof re, cudaMemcpyDeviceToHost);
+  int ex[4];
+  const float mf0 = frexpf(xf[0], &ex[0]), mf1 = frexpf(xf[1], &ex[1]);
+  const double md0 = frexp(xd[0], &ex[2]), md1 = frexp(xd[1], &ex[3]);
+  CHECK(rf[0] == mf0 && re[0] == ex[0] && rf[1] == mf1 && re[1] == ex[1] && rd[0] == md0 && re[2] == ex[2] &&
+            rd[1] == md1 && re[3] == ex[3],
+        "frexp: %a %d %a %d %a %d %a %d", rf[0], re[0], rf[1], re[1], rd[0], re[2], rd[1], re[3]);
+  CHECK(rf[2] == -0.75f && rf[3] == -2.0f && re[4] == 1 && re[5] == 9, "modff %g %g, nan %d, ilogbf %d", rf[2], rf[3],
+        re[4], re[5]);
 
   // scoped atomics
   unsigned* dc;
