@@ -48,6 +48,12 @@ static constexpr int warpSize = 32;
 STRATA_DEV void __threadfence(void) { __nvvm_membar_gl(); }
 STRATA_DEV void __threadfence_block(void) { __nvvm_membar_cta(); }
 STRATA_DEV void __threadfence_system(void) { __nvvm_membar_sys(); }
+/* __syncthreads as the PTX instruction with a memory clobber: clang 14's builtin (llvm.nvvm.barrier0)
+ * let its optimiser move a shared-memory load above the barrier (thread 0 stores, the others load after
+ * the barrier: the others' load was hoisted into their branch before bar.sync), which a GPU happens to
+ * tolerate only by timing. The asm statement orders every memory access around it. */
+STRATA_DEV void strata_syncthreads(void) { asm volatile("bar.sync 0;" ::: "memory"); }
+#define __syncthreads() strata_syncthreads()
 STRATA_DEV int __syncthreads_count(int p) { return __nvvm_bar0_popc(p); }
 STRATA_DEV int __syncthreads_and(int p) { return __nvvm_bar0_and(p); }
 STRATA_DEV int __syncthreads_or(int p) { return __nvvm_bar0_or(p); }

@@ -51,6 +51,7 @@ usage: cuda_test.py CASE STRATA PROGS_DIR WORK_DIR
             attributes, host min/max, mapped host memory, stream callbacks and attributes, occupancy, 8000
             bytes of kernel parameters, directed rounding, scoped atomics, device memcpy, cooperative
             groups, calls from four host threads) passes its own check under --check and --functional;
+            barrier_order.cu (thread 0 stores to shared memory, a barrier, all load) passes timed;
             cg_too_many_tiles.cu (16 tiles of 64 threads, one more than the named barriers) stops the
             run with one line naming the trap, exit 2
   run-bad   one line and exit 2: a missing program, a file that is not executable, --workload with a
@@ -295,6 +296,10 @@ def case_realprog(strata, progs, work):
     check(r.stdout.strip() == "realprog_api ok", f"the program's output: {r.stdout!r}")
     r = run([strata, "cuda", "run", "--functional", prog])
     check(r.returncode == 0 and "realprog_api ok" in r.stdout, f"--functional: {r.returncode} {r.stdout}")
+    prog = build(strata, progs, work, "barrier_order.cu", "barrier_order")
+    for early in ("0", "1"):
+        r = run([strata, "cuda", "run", prog, "--quiet", "--out", os.path.join(work, "out_bar" + early), "--", early])
+        check(r.returncode == 0 and "bad -1" in r.stdout, f"shared store, barrier, load (timed): {r.stdout} {r.stderr}")
     prog = build(strata, progs, work, "cg_too_many_tiles.cu", "cg_too_many_tiles")
     r = run([strata, "cuda", "run", prog, "--quiet", "--out", os.path.join(work, "out_trap")])
     one_line_exit2(r, "16 tiles of 64 threads", "trap executed")
