@@ -1209,18 +1209,22 @@ static ptx_step_status step(ptx_cta *c, unsigned wi, ptx_winst *out) {
       if (st != PTX_STEP_OK) return st;
       break;
     case K_VOTE: {
-      uint32_t member = in->s[0] == PTX_R_NONE ? FULL : (uint32_t)reg(w, in->s[0])[__builtin_ctz(m)];
-      uint32_t part = m & member;
-      uint32_t pv = w->PR[in->pa];
-      if (in->mod & MOD_NEG_C) pv = ~pv;
-      pv &= part;
-      if (in->op == G_BALLOT) {
-        uint64_t *D = reg(w, in->d[0]);
-        LANES(D[l] = pv);
-      } else {
-        bool r = in->op == G_ALL ? pv == part : in->op == G_ANY ? pv != 0 : (pv == 0 || pv == part);
-        w->PR[in->d[0]] = (w->PR[in->d[0]] & ~m) | (r ? m : 0);
+      /* vote.sync: each lane votes over the lanes of its own member mask (a register operand may
+       * differ per lane, e.g. two half-warp tiles voting in one instruction) */
+      const uint64_t *M = in->s[0] == PTX_R_NONE ? NULL : reg(w, in->s[0]);
+      uint32_t pv0 = w->PR[in->pa];
+      if (in->mod & MOD_NEG_C) pv0 = ~pv0;
+      uint64_t *D = in->op == G_BALLOT ? reg(w, in->d[0]) : NULL;
+      uint32_t res = 0;
+      for (uint32_t rest = m; rest; rest &= rest - 1) {
+        const unsigned l = (unsigned)__builtin_ctz(rest);
+        const uint32_t part = m & (M ? (uint32_t)M[l] : FULL), pv = pv0 & part;
+        if (D)
+          D[l] = pv;
+        else if (in->op == G_ALL ? pv == part : in->op == G_ANY ? pv != 0 : (pv == 0 || pv == part))
+          res |= 1u << l;
       }
+      if (!D) w->PR[in->d[0]] = (w->PR[in->d[0]] & ~m) | res;
       break;
     }
     case K_SHFL: do_shfl(w, in, m); break;

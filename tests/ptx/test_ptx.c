@@ -446,6 +446,45 @@ static void warp_hand(void **st) {
   ptx_free(m);
 }
 
+/* vote.sync with a member mask that differs per lane (two half-warp tiles voting in one instruction,
+ * legal on sm_70): each lane votes over its own tile. Lanes 0-15 pass 0x0000ffff, lanes 16-31
+ * 0xffff0000; the predicate is lane < 4 or lane >= 30. Before each lane used its own mask, every lane
+ * took lane 0's and the upper tile's ballot read 0. */
+static const char *kVoteTiles =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".visible .entry v(.param .u64 out)\n{\n"
+    "  .reg .pred %p<6>;\n  .reg .b32 %r<12>;\n  .reg .b64 %rd<6>;\n"
+    "  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, %laneid;\n"
+    "  mul.wide.u32 %rd2, %r1, 16;\n  add.s64 %rd3, %rd1, %rd2;\n"
+    "  setp.lt.u32 %p1, %r1, 16;\n"
+    "  selp.b32 %r2, 65535, -65536, %p1;\n"
+    "  setp.lt.u32 %p2, %r1, 4;\n  setp.ge.u32 %p3, %r1, 30;\n  or.pred %p2, %p2, %p3;\n"
+    "  vote.sync.ballot.b32 %r3, %p2, %r2;\n"
+    "  vote.sync.any.pred %p4, %p2, %r2;\n  selp.u32 %r4, 1, 0, %p4;\n"
+    "  vote.sync.all.pred %p5, %p1, %r2;\n  selp.u32 %r5, 1, 0, %p5;\n"
+    "  vote.sync.uni.pred %p4, %p2, %r2;\n  selp.u32 %r6, 1, 0, %p4;\n"
+    "  st.global.v4.u32 [%rd3], {%r3, %r4, %r5, %r6};\n"
+    "  ret;\n}\n";
+
+static void vote_tiles(void **st) {
+  (void)st;
+  hm_reset();
+  ptx_module *m = parse_ok(kVoteTiles);
+  uint64_t out = hm_alloc(32 * 16);
+  uint32_t *o = hm_ptr(out);
+  uint64_t args[] = {out};
+  uint32_t block[3] = {32, 1, 1};
+  char err[400];
+  assert_int_equal(hm_launch(m, "v", kOne, block, 0, 1, args, NULL, err, sizeof err), 0);
+  for (uint32_t l = 0; l < 32; ++l) {
+    assert_int_equal(o[4 * l + 0], l < 16 ? 0xfu : 0xc0000000u);
+    assert_int_equal(o[4 * l + 1], 1);      /* any: both tiles have voters */
+    assert_int_equal(o[4 * l + 2], l < 16); /* all of lane < 16: true in the lower tile only */
+    assert_int_equal(o[4 * l + 3], 0);      /* uni: neither tile is uniform */
+  }
+  ptx_free(m);
+}
+
 /* ------------------------------------------------------------------ calls, local memory */
 
 static void device_calls(void **st) {
@@ -1236,7 +1275,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(divergence_early_return), cmocka_unit_test(divergence_exit),
       cmocka_unit_test(barrier_reduce), cmocka_unit_test(dynamic_shared),
       cmocka_unit_test(matmul_2d), cmocka_unit_test(barrier_reduction), cmocka_unit_test(atomics_contention),
-      cmocka_unit_test(atomics_shared_histogram), cmocka_unit_test(shuffles_votes),
+      cmocka_unit_test(atomics_shared_histogram), cmocka_unit_test(shuffles_votes), cmocka_unit_test(vote_tiles),
       cmocka_unit_test(warp_hand), cmocka_unit_test(device_calls),
       cmocka_unit_test(local_memory), cmocka_unit_test(arith_clang), cmocka_unit_test(math_functions),
       cmocka_unit_test(instructions_hand), cmocka_unit_test(state_spaces), cmocka_unit_test(nvcc_style),
