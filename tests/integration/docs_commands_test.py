@@ -61,8 +61,11 @@ EXTRA = {
     ("docs/experiments.md", "strata report"): ["--out", "report/results.md"],
 }
 
-# (doc, text the command contains): reason it is not run. None today: every command runs.
+# (doc, text the command contains): reason it is not run.
 SKIP = {
+    ("docs/cuda.md", "strata cuda build SOURCES..."): "the third-party survey's recipe: its sources are not in the repository",
+    ("docs/cuda.md", "strata cuda run --functional PROG -- ARGS"): "the third-party survey's recipe (a program built from sources not in the repository)",
+    ("docs/cuda.md", "strata cuda run PROG --check -q -- ARGS"): "the third-party survey's recipe (a program built from sources not in the repository)",
 }
 
 
