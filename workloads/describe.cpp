@@ -48,12 +48,16 @@ struct BlockStats {
   uint64_t ld_min = UINT64_MAX, ld_max = 0, st_min = UINT64_MAX, st_max = 0;  // per instance (warp instructions)
 };
 
+// every class of Op (program_if.h), in its order
+constexpr unsigned kOps = static_cast<unsigned>(Op::Atomic) + 1;
+const char* const kOpNames[kOps] = {"alu", "sfu", "load", "store", "barrier", "exit", "shared", "atomic"};
+
 struct KernelStats {
   std::string name;
   uint64_t launches = 0, ctas = 0, warps = 0;
   uint32_t warps_per_cta = 0;
   std::vector<unsigned> reads, writes;
-  uint64_t op[6] = {};  // by Op
+  uint64_t op[kOps] = {};  // by Op
   uint64_t thread_insts = 0, load_bytes = 0, store_bytes = 0;
   Hist ld, st;
   std::unordered_set<uint64_t> lines;
@@ -61,7 +65,6 @@ struct KernelStats {
   std::vector<BlockStats> bs;
 };
 
-const char* kOpNames[6] = {"alu", "sfu", "load", "store", "barrier", "exit"};
 
 std::string limit_names(uint32_t l) {
   std::string s;
@@ -249,7 +252,7 @@ json describe_program(Program& prog, const DescribeOptions& opt) {
     kj["reads"] = rd;
     kj["writes"] = wr;
     json mix;
-    for (unsigned i = 0; i < 6; ++i) mix[kOpNames[i]] = k.op[i];
+    for (unsigned i = 0; i < kOps; ++i) mix[kOpNames[i]] = k.op[i];
     kj["mix"] = mix;
     kj["thread_insts"] = k.thread_insts;
     kj["load_bytes"] = k.load_bytes;

@@ -63,7 +63,8 @@ def main():
     check([a["name"] for a in j["arrays"]] == ["table"], "random arrays")
     k = j["kernels"][0]
     check(k["name"] == "gups" and k["ctas"] == 4 and k["warps_per_cta"] == 8, f"random kernel {k['name']}")
-    check(k["mix"] == {"alu": 96, "sfu": 0, "load": 32, "store": 32, "barrier": 0, "exit": 32}, f"random mix {k['mix']}")
+    check(k["mix"] == {"alu": 96, "sfu": 0, "load": 32, "store": 32, "barrier": 0, "exit": 32, "shared": 0, "atomic": 0},
+          f"random mix {k['mix']}")
     for kind in ("load", "store"):
         h = k["coalescing"][kind]
         check(h["insts"] == 32 and sum(h["ea"]) == h["requests"], f"random {kind} histogram totals")
