@@ -23,9 +23,14 @@
  *   LEAVING  a batch sends it back to the host (page-out under way)
  * ABSENT -> FAULTED -> COMING -> RESIDENT -> LEAVING -> ABSENT; a prefetched page goes ABSENT -> COMING.
  *
- * Frames. COMING + RESIDENT + LEAVING pages never exceed cfg.frames: a batch that needs more frames
- * than are free first picks pages to evict (they hold their frames as LEAVING until the platform reports
- * their page-out done), and brings in only what then fits.
+ * Frames. A RESIDENT or LEAVING page holds a frame; a COMING page holds a free frame, or the frame of a
+ * page the same batch evicts (handed over: the platform pages a batch's in list in only after its out
+ * list is out). So used = COMING + RESIDENT + LEAVING - handover (COMING pages still waiting for a
+ * LEAVING page's frame) never exceeds cfg.frames, and neither do RESIDENT + COMING nor RESIDENT + LEAVING.
+ * A batch that needs more frames than are free first picks pages to evict (they hold their frames as
+ * LEAVING until the platform reports their page-out done, then hand them to the batch's COMING pages),
+ * and brings in only what then fits. (COMING + RESIDENT + LEAVING <= frames cannot hold: an evicted page
+ * is still LEAVING when the page that takes its frame becomes COMING.)
  *
  * A batch (um_batch, called by the platform when the fault-handling latency has passed):
  *   1. takes the FAULTED pages in the order they faulted, at most cfg.batch_max of them (the rest stay
@@ -33,24 +38,31 @@
  *   2. in = the faulted pages, plus with prefetch = TREE, for each faulted page in fault order:
  *        a. the rest of its 64 KiB leaf (every ABSENT page of the leaf);
  *        b. walking up from the leaf to the 2 MiB root: a node whose pages are resident or already
- *           chosen (RESIDENT, COMING, or in `in`) make up at least half of it (>= 50 %) gets all its
- *           ABSENT pages added; the walk goes on to the parent (a node under half stops nothing: the
- *           walk goes on up, each node judged on its own);
+ *           chosen (RESIDENT, COMING, or in `in`) make up more than half of it (> 50 %) gets all its
+ *           ABSENT pages added; the walk goes on to the parent (a node at or under half stops nothing:
+ *           the walk goes on up, each node judged on its own). Strictly more than half, as in the UM
+ *           simulator of ref. [46] the HMS paper used: with >= 50 % a full leaf is half of its parent,
+ *           so a region's first fault would bring all 2 MiB, not the 4 KiB .. 1 MiB of Sec. IV-A. One
+ *           fault brings its 64 KiB leaf; a 256 KiB node fills when 3 of its 4 leaves are there.
+ *           A node's size counts only tracked pages (the last region may end before 2 MiB);
  *      with prefetch = NONE: the faulted pages only (first touch, 4 KiB each);
- *   3. need = |in| - free frames (free = frames - COMING - RESIDENT - LEAVING). While need > 0, an
- *      eviction victim: the least recently used region (um_touch order; a region's first page coming in
- *      makes it most recent) that has RESIDENT pages, excluding regions that hold a page of `in`
+ *   3. need = |in| - free frames (free = frames - used). While need > 0, an
+ *      eviction victim: the least recently used region (um_touch order; step 5 makes the regions
+ *      of `in` most recent) that has RESIDENT pages, excluding regions that hold a page of `in`
  *      (then, if no other region has any, those too, but never a page of `in`). From the victim, with
  *      TREE: its RESIDENT pages leaf by leaf in address order; after each leaf, walking up, a node
  *      whose RESIDENT pages have fallen under half of it (< 50 %) loses all of them too (TBNe: the
- *      neighbourhood goes with it); stop once need <= 0 and the walk of the last leaf is done. With
+ *      neighbourhood goes with it; a node with no RESIDENT page is left alone, a node at exactly half
+ *      keeps its pages, as in ref. [46]'s simulator); stop once need <= 0 and the walk of the last leaf
+ *      is done (so TREE may evict more than need: the surplus frames come free at page-out). With
  *      NONE: its RESIDENT pages one by one in address order until need <= 0.
  *      Evicted pages become LEAVING (out list, in the order chosen).
- *   4. if frames still do not suffice (every other page is COMING or LEAVING), `in` is cut from the end:
+ *   4. if free frames plus the pages evicted in step 3 still do not suffice (every other page is COMING
+ *      or LEAVING), `in` is cut from the end:
  *      prefetched pages first, then faulted pages; a cut faulted page stays FAULTED (next batch), a cut
  *      prefetched page stays ABSENT;
  *   5. pages of `in` become COMING (in list, in the order chosen: faulted page, its prefetches, next
- *      faulted page, ...; each page once).
+ *      faulted page, ...; each page once); their regions become the most recently used, in in-list order.
  * The platform then pages out the out list, and once every page-out is done (um_page_out_done for
  * each), pages in the in list (um_page_in_done for each), and releases the accesses held on them.
  *
@@ -87,14 +99,15 @@ typedef struct um_stats {
   uint64_t pages_in;          /* pages that went COMING (faulted and prefetched) */
   uint64_t prefetched;        /* of those, pages the prefetcher added */
   uint64_t pages_out;         /* pages that went LEAVING */
-  uint64_t resident_peak;     /* largest COMING + RESIDENT + LEAVING seen */
+  uint64_t resident_peak;     /* largest `used` (frames in use) seen */
   uint64_t deferred;          /* faulted pages a batch left for the next one (batch_max or no frames) */
 } um_stats;
 
 typedef struct um {
   um_cfg cfg;
   uint8_t *state;             /* per page: enum um_state */
-  uint64_t used;              /* COMING + RESIDENT + LEAVING */
+  uint64_t used;              /* frames in use: COMING + RESIDENT + LEAVING - handover (<= cfg.frames) */
+  uint64_t handover;          /* COMING pages whose frame a LEAVING page hands over at its page-out done */
   /* implementation state (region LRU list, fault FIFO, per-leaf counts) follows; see um.c */
   uint32_t *fault_q;          /* FAULTED pages in fault order (ring of cfg.pages entries) */
   uint64_t fault_head, fault_n;
@@ -102,9 +115,16 @@ typedef struct um {
   uint32_t lru_head, lru_tail;   /* least / most recently used region in the list */
   uint16_t *leaf_res;         /* per leaf: RESIDENT pages */
   uint16_t *leaf_busy;        /* per leaf: COMING + LEAVING pages */
+  uint16_t *leaf_coming;      /* per leaf: COMING pages */
+  uint16_t *leaf_chosen;      /* per leaf: pages in the running batch's `in` (0 between batches) */
+  uint16_t *region_res;       /* per region: RESIDENT pages */
+  uint16_t *region_chosen;    /* per region: pages in the running batch's `in` (0 between batches) */
+  uint16_t *region_used;      /* per region: COMING + RESIDENT + LEAVING (a region is in the LRU list
+                                 while this is > 0) */
   uint32_t *in_list, *out_list; /* the last batch's decisions (each at most cfg.pages entries) */
   uint64_t n_in, n_out;
-  uint8_t *mark;              /* per page: bit 0 chosen by the running batch, bit 1 wanted while LEAVING */
+  uint8_t *mark;              /* per page: bit 0 chosen by the running batch, bit 1 wanted while LEAVING,
+                                 bit 2 chosen as a prefetch */
   um_stats st;
 } um;
 
@@ -127,14 +147,16 @@ static inline uint8_t um_page_state(const um *u, uint64_t page) {
  * page-out is done it faults again, see um_page_out_done). Counts fault_accesses either way. */
 int um_fault(um *u, uint64_t page);
 
-/* An access of a RESIDENT page: its region becomes the most recently used. */
+/* An access of a RESIDENT page: its region becomes the most recently used (O(1); pages beyond
+ * cfg.pages and regions with no page in device memory are left alone). */
 void um_touch(um *u, uint64_t page);
 
 /* Pages waiting in the fault buffer. */
 static inline uint64_t um_pending(const um *u) { return u->fault_n; }
 
 /* Decide a batch (steps 1-5 above). Results in u->in_list[0 .. n_in) and u->out_list[0 .. n_out).
- * Returns n_in + n_out (0: nothing to do, e.g. no faults pending). */
+ * Returns n_in + n_out (0: nothing to do: no faults pending, or every frame is COMING or LEAVING and
+ * nothing can be evicted; the faults stay pending, call again after a page-in or page-out is done). */
 uint64_t um_batch(um *u);
 
 /* The platform finished moving a page in: COMING -> RESIDENT. */
