@@ -9,9 +9,11 @@
 
 #include "common/sched.h"
 #include "host/host_path.h"
+#include "link/tlm_link.h"
 #include "memctrl/mem_ctrl.h"
 #include "memctrl/scm_throttle.h"
 #include "memside/mem_side.h"
+#include "memside/um_driver.h"
 #include "platform/module_cfg.h"
 #include "platform/policy_keys.h"
 
@@ -101,6 +103,16 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
     const McCfg mc = mc_setup(cfg, md, c);  // presets (mem.device with its overrides), queues, policies, checker
     mcs_.emplace_back(new MemCtrl(("mem_ch" + std::to_string(c)).c_str(), c, mc, &device_[c], pool_, stats_));
   }
+  if (cfg.b("um.enabled")) {  // before the partitions' policies see the host device
+    if (cfg.s("hostpath.link") == "none")
+      cfg.fail("um.enabled", "expected hostpath.link set (pages start in host memory behind it), got none");
+    if (!prog.end)
+      cfg.fail("um.enabled", "expected a workload whose arrays are known before the run (built-in workloads, "
+                             "traces); CUDA programs allocate as they run (a later step of Unified Memory)");
+    if (cfg.s("memside.policy") != "plain")
+      cfg.fail("um.enabled", "expected memside.policy = plain under Unified Memory (the DRAM caches and migration "
+                             "policies with it are a later step), got " + cfg.s("memside.policy"));
+  }
   const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
   const dram_preset* g = md.iface;
   const unsigned pch = static_cast<unsigned>(cfg.i("memside.partition_channels")), nparts = nch / pch;
@@ -155,6 +167,61 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
       sides_.back()->connect(mcs_[p * pch + d]->tsock, &device_[p * pch + d], mcs_[p * pch + d].get());
     if (host_) sides_.back()->connect(host_->tsock(), host_->contents(), host_.get());  // the last device
   }
+  build_um(prog);
+}
+
+// Unified Memory (um.*, docs/um.md): the driver with the GPU-wide page table over the program's pages, every
+// partition's shell attached to it. Its stats are um.*; the link's bytes and energy are link.host_link.*.
+void MemorySide::build_um(const MemSideProgram& prog) {
+  const Config& cfg = cfg_;
+  if (!cfg.b("um.enabled")) return;
+  UmCfg uc;
+  uc.model.pages = (prog.end + UM_PAGE - 1) / UM_PAGE;
+  const int64_t frames = cfg.i("um.frames");
+  const double rhbm = cfg.f("um.rhbm");
+  uc.model.frames = frames ? static_cast<uint64_t>(frames)
+                           : rhbm >= 1 ? uc.model.pages
+                                       : static_cast<uint64_t>(std::floor(rhbm * static_cast<double>(uc.model.pages)));
+  uc.model.prefetch = cfg.s("um.prefetch") == "none" ? UM_PREFETCH_NONE : UM_PREFETCH_TREE;
+  uc.model.batch_max = static_cast<uint32_t>(cfg.i("um.batch_max"));
+  uc.fault_ps = static_cast<uint64_t>(std::llround(cfg.f("um.fault_us") * 1e6));
+  try {
+    um_.reset(new UmDriver(uc, stats_));
+  } catch (const std::invalid_argument& e) {
+    std::string m = e.what();
+    if (m.rfind("um.frames: ", 0) == 0) m = m.substr(11);
+    if (!frames) m += " (um.rhbm " + cfg.s("um.rhbm") + " x " + std::to_string(uc.model.pages) + " pages)";
+    cfg.fail(frames ? "um.frames" : "um.rhbm", m);
+  }
+  for (auto& s : sides_) {
+    try {
+      s->attach_um(um_.get());
+    } catch (const std::invalid_argument& e) {
+      cfg.fail("um.enabled", e.what());
+    }
+  }
+  um_->attach(sides());
+  const std::vector<MemSide*> parts = sides();
+  stats_.formula("um.host_link.bytes_in", "page bytes moved from host memory into device memory", Unit::Byte, [parts] {
+    double b = 0;
+    for (MemSide* m : parts) b += static_cast<double>(m->um_bytes_in());
+    return b;
+  });
+  stats_.formula("um.host_link.bytes_out", "page bytes moved from device memory back to host memory", Unit::Byte,
+                 [parts] {
+                   double b = 0;
+                   for (MemSide* m : parts) b += static_cast<double>(m->um_bytes_out());
+                   return b;
+                 });
+  stats_.formula("um.l2_dirty_lines", "lines of leaving pages the L2 held dirty (their sectors went out with the page)",
+                 Unit::Count, [parts] {
+                   double b = 0;
+                   for (MemSide* m : parts) b += static_cast<double>(m->um_l2_dirty_lines());
+                   return b;
+                 });
+  if (HostPath* h = host_.get())
+    stats_.formula("um.host_link.energy_j", "host link energy (Unified Memory's page moves are its only traffic "
+                   "under memside.policy = plain), J", Unit::Joule, [h] { return h->link().energy_j(); });
 }
 
 void MemorySide::check_placement(uint64_t end) const {

@@ -34,6 +34,7 @@ class MemCtrl;
 class MemSide;
 class HostPath;
 class ScmThrottle;
+class UmDriver;
 
 // What a memory-side policy may derive from the program before the address
 // map is built (memside_ops.derive): the bytes of its arrays and the end of
@@ -100,11 +101,13 @@ class MemorySide {
   std::vector<MemSide*> sides() const;
   ScmThrottle* throttle() const { return throttle_.get(); }
   HostPath* host() const { return host_.get(); }
+  UmDriver* um() const { return um_.get(); }  // um.enabled: Unified Memory's driver (docs/um.md), else null
   // The partition serving physical address pa.
   uint32_t partition_of(uint64_t pa) const { return amap_channel(map_, pa) / map_->part_channels; }
 
  private:
   memside_mgr* build_mgr();
+  void build_um(const MemSideProgram& prog);
 
   const Config& cfg_;
   PayloadPool& pool_;
@@ -117,6 +120,7 @@ class MemorySide {
   std::vector<uint64_t> mgr_mem_;     // its tables
   std::unique_ptr<ScmThrottle> throttle_;  // mem.scm_throttle (HMS Sec. III-E), when on
   std::unique_ptr<HostPath> host_;         // hostpath.link: host memory behind a link (every partition's last device)
+  std::unique_ptr<UmDriver> um_;           // um.enabled: the pages start on the host, far faults, page moves
   memside_blocks blocks_{};  // blocks.* (models/ref/blocks/blocks.h): the block implementations the policies call
 };
 

@@ -380,6 +380,16 @@ void Platform::Impl::build_l2(unsigned nbanks, const L2Cfg& l2c) {
     xbar->to_l2.bind(l2.back()->tsock);
     l2.back()->isock.bind(side->tsock);
   }
+  if (mem->um())  // a Unified Memory page-out drops the page's lines from its partition's L2 banks
+    for (unsigned p = 0; p < mem->partitions(); ++p) {
+      std::vector<L2Bank*> banks;
+      for (unsigned b = p * per; b < (p + 1) * per; ++b) banks.push_back(l2[b].get());
+      mem->side(p).set_l2_evict([banks](uint64_t line, unsigned char* out) {
+        uint8_t dirty = 0;
+        for (L2Bank* b : banks) dirty = static_cast<uint8_t>(dirty | b->evict_line(line, out));
+        return dirty;
+      });
+    }
 }
 
 // A running program's hooks: bytes it copied into the golden memory reach the

@@ -214,6 +214,23 @@ static std::vector<KeySpec> build_schema() {
       {"hostpath.size", T::Size, "16GiB", 4096, 1ull << 50, {}, "host path: host-memory capacity, bytes"},
       {"hostpath.queue", T::Int, "64", 1, 65536, {},
        "host path: transfers each link direction holds and requests the host memory holds (back-pressure beyond)"},
+      {"um.enabled", T::Bool, "false", 1, 0, {},
+       "Unified Memory (docs/um.md): the program's pages start in host memory behind hostpath.link; an access to a "
+       "page not in device memory is a far fault the driver services in batches (HMS Sec. II-A, IV-A); off = every "
+       "byte in device memory from the start"},
+      {"um.rhbm", T::Float, "0.75", 0.01, 1e6, {},
+       "Unified Memory: device memory relative to the program's footprint (RHBM, HMS Sec. IV-A: 0.75); the page "
+       "frames are rhbm x the program's 4 KiB pages (>= 1: every page fits, compulsory faults only)"},
+      {"um.frames", T::Int, "0", 0, 1ll << 40, {},
+       "Unified Memory: device page frames of 4 KiB, overriding um.rhbm (0 = from um.rhbm); at least one 2 MiB "
+       "region's 512 unless the program fits"},
+      {"um.fault_us", T::Float, "20", 0, 1e6, {},
+       "Unified Memory: far-fault handling latency per batch, microseconds (HMS Table I: 20 us, a lower bound)"},
+      {"um.prefetch", T::Enum, "tree", 1, 0, {"tree", "none"},
+       "Unified Memory: tree = tree-based neighbourhood prefetch and pre-eviction over 2 MiB regions of 64 KiB "
+       "leaves (HMS ref. [46]); none = first touch, each fault moves its own 4 KiB page (HMS footnote 3)"},
+      {"um.batch_max", T::Int, "256", 1, 1 << 20, {},
+       "Unified Memory: faulted pages one batch services (the NVIDIA driver's fault batch: 256)"},
       {"addrmap.layout", T::String, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 1, 0, {},
        "address layout, least significant field first (models/ref/base/addrmap.h); \"auto\" derives one from the "
        "device geometry (one 128 B line per channel chunk, channel, bank group, columns, bank, rank, row)"},

@@ -95,6 +95,12 @@ class L2Bank : public sc_core::sc_module {
   std::string debug_state() const;
   // The tag store (e.g. to carve tag-cache ways out with cache_set_way_mask).
   cache* tags() { return &c_; }
+  // Unified Memory page-out (docs/um.md "Page-out and the L2"): drops line `line` if the bank holds it
+  // with no fill in flight, its dirty sectors' bytes copied into out (128 B, at their offsets in the
+  // line), as the copy engine reads a page through the L2. Returns the dirty sector mask (0: not held,
+  // clean, or kept because a fill is in flight: its merged writes stay and are written back later).
+  uint8_t evict_line(uint64_t line, unsigned char* out);
+  uint64_t um_evicted() const { return st_.um_evicted; }
   // Told of every atomic lane the bank performs, in order (the GPU keeps the
   // golden memory in that order and checks the old values); may be null.
   void set_atomic_observer(AtomicObserver* o) { atom_obs_ = o; }
@@ -241,6 +247,7 @@ class L2Bank : public sc_core::sc_module {
     uint64_t bypasses = 0;
     uint64_t atomics = 0, atomic_lanes = 0;
     uint64_t acc_dram = 0, acc_nvm = 0, miss_dram = 0, miss_nvm = 0;  // by the line's memory (NVM includes SCM)
+    uint64_t um_evicted = 0;  // lines dropped by Unified Memory page-outs (evict_line)
   } st_;
 };
 

@@ -1,5 +1,6 @@
 // MemSide implementation; see mem_side.h and docs/architecture.md.
 #include "memside/mem_side.h"
+#include "memside/um_driver.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -91,17 +92,20 @@ void MemSide::end_of_elaboration() {
 
 memside_target MemSide::locate(uint64_t pa) const {
   memside_target t;
+  if (um_ && um_host_locate(pa, &t)) return t;
   ops_->locate(st_.data(), pa, &t);
   return t;
 }
 
 uint8_t MemSide::kind_of(uint64_t line) const {
+  if (um_ && um_->state(line / UM_PAGE) != UM_RESIDENT) return AMAP_MEM_HOST;
   return static_cast<uint8_t>(ops_->kind_of ? ops_->kind_of(st_.data(), line) : locate(line).kind);
 }
 
 bool MemSide::idle() const {
   for (unsigned d = 0; d < cfg_.ndevs; ++d)
     if (!rel_q_[d].empty() || rel_wait_[d]) return false;
+  if (um_ && (!um_jobs_.empty() || um_own_free_.size() != kUmSlots * kUmXfers)) return false;
   return !held_n_ && up_wait_order_.empty() && own_free_.size() == MEMSIDE_XFER_SLOTS &&
          split_free_.size() == split_.size() &&
          mirror_free_.size() == mirror_.size() &&
@@ -113,8 +117,10 @@ bool MemSide::idle() const {
 // Ask the policy where gp goes (ticket: what it attached when it held gp).
 int MemSide::ask(tlm_generic_payload& gp, memside_target* t, uint32_t* ticket) {
   const memside_req rq = req_of(gp.get_address(), gp.is_write(), GpuExt::get(gp));
+  if (um_ && um_ask(rq.pa, ticket) == MEMSIDE_HOLD) return MEMSIDE_HOLD;  // a far fault (mem_side_um.cpp)
   const int r = ops_->route(st_.data(), &rq, ticket, t);
   if (r == MEMSIDE_GO) {
+    if (um_) ++um_inflight_[rq.pa / UM_PAGE % kUmBuckets];
     if (t->dev >= cfg_.ndevs) fatal("policy routed to device " + std::to_string(t->dev));
     if (t->mirror) queue_mirror(gp, *t);
     ++st2_.routed;
@@ -306,6 +312,7 @@ tlm_sync_enum MemSide::piece_response(uint32_t rec, tlm_generic_payload& gp, uns
   GpuExt& e = GpuExt::get(gp);
   if (!gp.is_write())
     std::memcpy(s.parent->get_data_ptr() + p.pa % kLineBytes, gp.get_data_ptr() + p.addr % kLineBytes, granule_);
+  if (um_) um_answered(p.pa);
   if (ops_->complete) {
     const memside_req rq = {p.pa, static_cast<uint8_t>(gp.is_write()), static_cast<uint8_t>(e.cls), p.sectors};
     memside_target t{};
@@ -463,6 +470,7 @@ tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phas
     t.kind = static_cast<uint8_t>(e.mem_type);
     t.addr = gp.get_address();
     gp.set_address(e.phys_addr);
+    if (um_) um_answered(e.phys_addr);
     if (ops_->complete) {
       const memside_req rq = req_of(e.phys_addr, gp.is_write(), e);
       if (granule_) t.addr += rq.pa % kLineBytes;  // the piece's place in its device line (kept: not moved)
@@ -718,6 +726,7 @@ void MemSide::send_own(unsigned dev) {
     const uint32_t s = own_queue_[dev].front();
     own_queue_[dev].pop_front();
     Own& o = own_[s];
+    const Stats keep = st2_;  // a page move of Unified Memory is counted in um.*, not in memside.own_*
     const bool line_req = o.mirror >= 0 || in_one_line(o.x);
     tlm_generic_payload* gp;
     if (line_req) {
@@ -759,6 +768,7 @@ void MemSide::send_own(unsigned dev) {
         st2_.own_read_bytes += o.x.bytes;
       }
     }
+    if (o.um >= 0) st2_ = keep;
     GpuExt& e = GpuExt::get(*gp);
     gp->set_command(o.x.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     e.cls = static_cast<ReqClass>(o.x.cls);
@@ -789,6 +799,12 @@ void MemSide::own_response(unsigned dev, tlm_generic_payload& gp) {
   }
   gp.release();
   if (--o.left) return;
+  if (o.um >= 0) {  // a page move of Unified Memory
+    const unsigned k = static_cast<unsigned>(o.um);
+    um_own_free_.push_back(s);
+    um_xfer_done(k);
+    return;
+  }
   const uint64_t tag = o.x.tag;
   if (o.mirror >= 0) mirror_free_.push_back(static_cast<uint32_t>(o.mirror));
   else own_free_.push_back(s);

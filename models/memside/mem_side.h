@@ -58,6 +58,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,8 @@ extern "C" {
 }
 
 namespace strata {
+
+class UmDriver;
 
 class MemSide : public sc_core::sc_module, public MemKindIf {
  public:
@@ -131,6 +134,30 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
     if (ops_->kernel_boundary) ops_->kernel_boundary(st_.data(), kernel_index, last ? 1 : 0);
   }
 
+  // Unified Memory (docs/um.md; models/memside/um_driver.h): this partition's
+  // part of the GPU-wide page table's work. With a driver attached, an access
+  // of the L2 whose page is not resident is held (a fault, told to the
+  // driver) and asks again at the driver's replay; the policy sees only
+  // accesses of resident pages. Needs the host device (the last device, kind
+  // HOST) for the pages' host copies (memside_page_part layout at the page's
+  // physical address). Call before the simulation starts.
+  void attach_um(UmDriver* um);
+  // Drops line `line` from the partition's L2 (its bank) with no fill in
+  // flight, dirty sectors' bytes into out (L2Bank::evict_line); set by the platform.
+  using L2Evict = std::function<uint8_t(uint64_t line, unsigned char* out)>;
+  void set_l2_evict(L2Evict f) { l2_evict_ = std::move(f); }
+  // Move this partition's part of `page` in (host -> device) or out (device
+  // -> host, after its accesses in flight and its L2 lines); the driver hears
+  // part_done(job) when it is over. False: the partition serves no line of
+  // the page (nothing to do).
+  bool um_move(uint64_t page, uint32_t job, bool in);
+  // The driver's replay: every access held on a fault asks again.
+  void um_release() { env_release(this, kUmTicket); }
+  // Bytes this partition's page moves carried over the host link (to the device / to the host).
+  uint64_t um_bytes_in() const { return um_st_.bytes_in; }
+  uint64_t um_bytes_out() const { return um_st_.bytes_out; }
+  uint64_t um_l2_dirty_lines() const { return um_st_.l2_dirty_lines; }
+
   // memside.moves, memside.moved_bytes, memside.remaps, memside.held,
   // memside.own_read_bytes, memside.own_write_bytes (sums over partitions).
   static void register_totals(StatsRegistry& stats, const std::vector<MemSide*>& parts);
@@ -140,7 +167,46 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
     memside_xfer x;
     unsigned parts = 0, sent = 0, left = 0;  // requests (one): in all, sent, not yet answered
     int mirror = -1;  // >= 0: the copy of a demand write (memside_target.mirror), its bytes in mirror_[mirror]
+    int um = -1;      // >= 0: a page move of Unified Memory, its slot um_slot_[um]
   };
+  // Unified Memory page moves of this partition (mem_side_um.cpp).
+  static constexpr uint32_t kUmTicket = 0xfffffff0u;  // the ticket of accesses held on a fault
+  static constexpr unsigned kUmSlots = 8;             // page parts moving at once
+  static constexpr unsigned kUmBuckets = 16384;       // accesses in flight per bucket of pages (page mod kUmBuckets)
+  static constexpr unsigned kUmXfers = 33;            // transfers one part may have outstanding (32 lines + host)
+  struct UmJob {
+    uint64_t page;
+    uint32_t job;
+    bool in;
+  };
+  enum UmPhase : uint8_t { kUmFree, kUmDrain, kUmRead, kUmWrite };
+  struct UmSlot {
+    uint64_t page = 0;
+    uint32_t job = 0, mine = 0, pending = 0, before = 0;
+    uint8_t phase = kUmFree;
+    bool in = false;
+    unsigned char buf[4096];      // the part's lines in address order
+    unsigned char l2[4096];       // page-out: the L2's dirty sectors of each line
+    uint8_t l2_dirty[32];         // page-out: their mask per line of the part
+  };
+  bool um_host_locate(uint64_t pa, memside_target* t) const;  // a page not in device memory: its host copy
+  int um_ask(uint64_t pa, uint32_t* ticket);  // MEMSIDE_GO for a resident page (counted in flight), else HOLD
+  void um_answered(uint64_t pa);              // an access of a resident page is back
+  void um_start();                            // queued jobs into free slots
+  void um_step(unsigned k);                   // advance slot k
+  void um_issue(unsigned k, uint32_t dev, uint64_t addr, uint32_t bytes, bool write, uint8_t cls, unsigned char* buf);
+  void um_device_runs(unsigned k, bool write);  // the part's lines at their device places, a transfer per run
+  void um_xfer_done(unsigned k);
+  UmDriver* um_ = nullptr;
+  unsigned um_host_ = 0;
+  std::vector<UmSlot> um_slot_;
+  std::deque<UmJob> um_jobs_;
+  std::vector<uint32_t> um_inflight_;
+  std::vector<uint32_t> um_own_free_;  // own_ slots kept for page moves
+  L2Evict l2_evict_;
+  struct UmStats {
+    uint64_t bytes_in = 0, bytes_out = 0, l2_dirty_lines = 0;
+  } um_st_;
   struct Mirror {  // the bytes of a demand write copied to a second place
     unsigned char data[kLineBytes];
     uint64_t byte_mask[2];

@@ -126,3 +126,15 @@ int memside_param_defaults(const memside_params *p, memside_value *out) {
     if (memside_param_parse(&p->param[i], p->param[i].def, &out[i]) != 0) return (int)i;
   return -1;
 }
+
+uint32_t memside_page_part(const amap *map, uint64_t page, uint32_t partition, uint32_t *before) {
+  const uint32_t k = map->part_channels ? map->part_channels : 1;
+  uint32_t mine = 0;
+  *before = 0;
+  for (uint32_t i = 0; i < 32; ++i) {
+    const uint32_t p = amap_channel(map, page * 4096 + i * 128) / k;
+    if (p == partition) mine |= 1u << i;
+    else if (p < partition) ++*before;
+  }
+  return mine;
+}

@@ -405,6 +405,12 @@ static inline void memside_static_locate(const memside_cfg *cfg, uint64_t pa, me
   out->mirror = 0;
 }
 
+/* A 4 KiB page's lines (32 of 128 B) that partition `partition` serves under the static map (bit i = line i)
+ * and, in *before, how many of the page's lines lie in lower partitions. The host layout of a page that
+ * keeps each partition's part contiguous: the part's lines in address order from page * 4096 + *before * 128
+ * (hostpage and Unified Memory move a part with one transfer over the host link). */
+uint32_t memside_page_part(const amap *map, uint64_t page, uint32_t partition, uint32_t *before);
+
 /* Checks shared by policies: the map keeps a 128 B line in consecutive
  * columns of one row (one device address range). Returns 0 or -1 with err. */
 int memside_check_map(const memside_cfg *cfg, char *err, size_t errlen);

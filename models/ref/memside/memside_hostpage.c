@@ -207,15 +207,7 @@ static void mark_promoted(hp_st *s, uint64_t page) {
 
 /* This partition's lines of `page` (bit i = line i) and the page's lines in lower partitions. */
 static uint32_t part_layout(const hp_st *s, uint64_t page, uint32_t *before) {
-  const uint32_t k = s->cfg.map->part_channels ? s->cfg.map->part_channels : 1;
-  uint32_t mine = 0;
-  *before = 0;
-  for (uint32_t i = 0; i < HP_LINES; ++i) {
-    const uint32_t p = amap_channel(s->cfg.map, page * HP_PAGE + i * HP_LINE) / k;
-    if (p == s->cfg.partition) mine |= 1u << i;
-    else if (p < s->cfg.partition) ++*before;
-  }
-  return mine;
+  return memside_page_part(s->cfg.map, page, s->cfg.partition, before);
 }
 
 /* The host copy of line pa (a line of this partition). */
