@@ -109,9 +109,6 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
     if (!prog.end)
       cfg.fail("um.enabled", "expected a workload whose arrays are known before the run (built-in workloads, "
                              "traces); CUDA programs allocate as they run (a later step of Unified Memory)");
-    if (cfg.s("memside.policy") != "plain")
-      cfg.fail("um.enabled", "expected memside.policy = plain under Unified Memory (the DRAM caches and migration "
-                             "policies with it are a later step), got " + cfg.s("memside.policy"));
   }
   const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
   const dram_preset* g = md.iface;
@@ -130,6 +127,7 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
   }
   const memside_sys sys = memside_sys_of(cfg);
   memside_mgr* const shared = build_mgr();
+  build_um(prog);
   // The policy's parameters (declared in its own file), the same for every partition; init copies them.
   const std::vector<memside_value> param = policy_values(cfg, ops);
   for (unsigned p = 0; p < nparts; ++p) {
@@ -152,7 +150,7 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
         m.rank_twr[d][r] = md.at(c, r)->t.WR;
       }
     }
-    if (host_) add_host_device(cfg, &m);
+    if (host_ && !um_) add_host_device(cfg, &m);  // (under Unified Memory the host is the shell's own device)
     m.sys = sys;
     m.footprint_bytes = prog.footprint_bytes;
     m.program_end = prog.end;
@@ -165,9 +163,16 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
     }
     for (unsigned d = 0; d < pch; ++d)
       sides_.back()->connect(mcs_[p * pch + d]->tsock, &device_[p * pch + d], mcs_[p * pch + d].get());
+    if (host_ && um_) {  // Unified Memory's host copies: the shell's own last device
+      try {
+        sides_.back()->attach_um(um_.get(), cfg.size("hostpath.size"));
+      } catch (const std::invalid_argument& e) {
+        cfg.fail("um.enabled", e.what());
+      }
+    }
     if (host_) sides_.back()->connect(host_->tsock(), host_->contents(), host_.get());  // the last device
   }
-  build_um(prog);
+  if (um_) um_->attach(sides());
 }
 
 // Unified Memory (um.*, docs/um.md): the driver with the GPU-wide page table over the program's pages, every
@@ -185,6 +190,12 @@ void MemorySide::build_um(const MemSideProgram& prog) {
   uc.model.prefetch = cfg.s("um.prefetch") == "none" ? UM_PREFETCH_NONE : UM_PREFETCH_TREE;
   uc.model.batch_max = static_cast<uint32_t>(cfg.i("um.batch_max"));
   uc.fault_ps = static_cast<uint64_t>(std::llround(cfg.f("um.fault_us") * 1e6));
+  if (cfg.s("memside.policy") != "plain" && uc.model.frames < uc.model.pages)
+    cfg.fail(frames ? "um.frames" : "um.rhbm",
+             "expected every page to fit (um.rhbm >= 1) with memside.policy = " + cfg.s("memside.policy") +
+                 " (a page-out drains and reads only what memside.policy = plain places; eviction under a DRAM "
+                 "cache or a migration policy is a later step), got " + std::to_string(uc.model.frames) + " frames for " +
+                 std::to_string(uc.model.pages) + " pages");
   try {
     um_.reset(new UmDriver(uc, stats_));
   } catch (const std::invalid_argument& e) {
@@ -193,35 +204,26 @@ void MemorySide::build_um(const MemSideProgram& prog) {
     if (!frames) m += " (um.rhbm " + cfg.s("um.rhbm") + " x " + std::to_string(uc.model.pages) + " pages)";
     cfg.fail(frames ? "um.frames" : "um.rhbm", m);
   }
-  for (auto& s : sides_) {
-    try {
-      s->attach_um(um_.get());
-    } catch (const std::invalid_argument& e) {
-      cfg.fail("um.enabled", e.what());
-    }
-  }
-  um_->attach(sides());
-  const std::vector<MemSide*> parts = sides();
-  stats_.formula("um.host_link.bytes_in", "page bytes moved from host memory into device memory", Unit::Byte, [parts] {
+  stats_.formula("um.host_link.bytes_in", "page bytes moved from host memory into device memory", Unit::Byte, [this] {
     double b = 0;
-    for (MemSide* m : parts) b += static_cast<double>(m->um_bytes_in());
+    for (auto& m : sides_) b += static_cast<double>(m->um_bytes_in());
     return b;
   });
   stats_.formula("um.host_link.bytes_out", "page bytes moved from device memory back to host memory", Unit::Byte,
-                 [parts] {
+                 [this] {
                    double b = 0;
-                   for (MemSide* m : parts) b += static_cast<double>(m->um_bytes_out());
+                   for (auto& m : sides_) b += static_cast<double>(m->um_bytes_out());
                    return b;
                  });
   stats_.formula("um.l2_dirty_lines", "lines of leaving pages the L2 held dirty (their sectors went out with the page)",
-                 Unit::Count, [parts] {
+                 Unit::Count, [this] {
                    double b = 0;
-                   for (MemSide* m : parts) b += static_cast<double>(m->um_l2_dirty_lines());
+                   for (auto& m : sides_) b += static_cast<double>(m->um_l2_dirty_lines());
                    return b;
                  });
   if (HostPath* h = host_.get())
-    stats_.formula("um.host_link.energy_j", "host link energy (Unified Memory's page moves are its only traffic "
-                   "under memside.policy = plain), J", Unit::Joule, [h] { return h->link().energy_j(); });
+    stats_.formula("um.host_link.energy_j", "host link energy (Unified Memory's page moves are its only "
+                   "traffic: the policies do not see the host), J", Unit::Joule, [h] { return h->link().energy_j(); });
 }
 
 void MemorySide::check_placement(uint64_t end) const {

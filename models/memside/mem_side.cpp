@@ -33,6 +33,7 @@ MemSide::MemSide(sc_core::sc_module_name name, const memside_ops* ops, const mem
   env_.unwake = &MemSide::env_unwake;
   env_.dev_util = &MemSide::env_dev_util;
   wakes_.reserve(MEMSIDE_WAKE_SLOTS);
+  ndev_ = cfg_.ndevs;
   dev_arrive_.assign(cfg_.ndevs, 0);
   {
     const uint64_t t = sc_time(1, sc_core::SC_PS).value();
@@ -80,9 +81,9 @@ void MemSide::fatal(const std::string& msg) const {
 void MemSide::end_of_elaboration() {
   if (static_cast<unsigned>(tsock.size()) != up_)
     fatal(std::to_string(tsock.size()) + " L2 banks bound, " + std::to_string(up_) + " announced");
-  if (bound_devs_ != cfg_.ndevs || static_cast<unsigned>(isock.size()) != cfg_.ndevs * (up_ + 2))
-    fatal("device controllers bound: " + std::to_string(bound_devs_) + ", expected " + std::to_string(cfg_.ndevs));
-  for (unsigned i = 0; i < cfg_.ndevs * (up_ + 2); ++i) {  // isock port -> (device, port of that device)
+  if (bound_devs_ != ndev_ || static_cast<unsigned>(isock.size()) != ndev_ * (up_ + 2))
+    fatal("device controllers bound: " + std::to_string(bound_devs_) + ", expected " + std::to_string(ndev_));
+  for (unsigned i = 0; i < ndev_ * (up_ + 2); ++i) {  // isock port -> (device, port of that device)
     port_dev_.push_back(i / (up_ + 2));
     port_up_.push_back(i % (up_ + 2));
   }
@@ -103,7 +104,7 @@ uint8_t MemSide::kind_of(uint64_t line) const {
 }
 
 bool MemSide::idle() const {
-  for (unsigned d = 0; d < cfg_.ndevs; ++d)
+  for (unsigned d = 0; d < ndev_; ++d)
     if (!rel_q_[d].empty() || rel_wait_[d]) return false;
   if (um_ && (!um_jobs_.empty() || um_own_free_.size() != kUmSlots * kUmXfers)) return false;
   return !held_n_ && up_wait_order_.empty() && own_free_.size() == MEMSIDE_XFER_SLOTS &&
@@ -594,7 +595,7 @@ bool MemSide::line_released(unsigned dev, uint64_t line) const {
 // Released requests go out on their device's release port in order, one
 // waiting for END_REQ at a time.
 void MemSide::send_released() {
-  for (unsigned dev = 0; dev < cfg_.ndevs; ++dev)
+  for (unsigned dev = 0; dev < ndev_; ++dev)
     while (!rel_wait_[dev] && !rel_q_[dev].empty()) {
       tlm_generic_payload* gp = rel_q_[dev].front();
       rel_q_[dev].pop_front();
@@ -714,7 +715,7 @@ sc_time MemSide::arrival(unsigned dev, const sc_time& d, uint64_t delay_ps) {
 // back. A transfer inside one 128 B line (and a demand write's copy) is a
 // line request with its sector mask, as the L2's.
 void MemSide::own_process() {
-  for (unsigned dev = 0; dev < cfg_.ndevs; ++dev) send_own(dev);
+  for (unsigned dev = 0; dev < ndev_; ++dev) send_own(dev);
 }
 
 namespace {

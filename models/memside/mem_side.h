@@ -138,10 +138,12 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   // part of the GPU-wide page table's work. With a driver attached, an access
   // of the L2 whose page is not resident is held (a fault, told to the
   // driver) and asks again at the driver's replay; the policy sees only
-  // accesses of resident pages. Needs the host device (the last device, kind
-  // HOST) for the pages' host copies (memside_page_part layout at the page's
-  // physical address). Call before the simulation starts.
-  void attach_um(UmDriver* um);
+  // accesses of resident pages. The pages' host copies live in a host memory
+  // (capacity host_bytes, hostpath.size) that is the shell's own device, after
+  // the policy's (the policy never sees it; memside_page_part layout at the
+  // page's physical address). Call after connecting the policy's devices and
+  // bind the host with connect() right after; before the simulation starts.
+  void attach_um(UmDriver* um, uint64_t host_bytes);
   // Drops line `line` from the partition's L2 (its bank) with no fill in
   // flight, dirty sectors' bytes into out (L2Bank::evict_line); set by the platform.
   using L2Evict = std::function<uint8_t(uint64_t line, unsigned char* out)>;
@@ -306,6 +308,7 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   PayloadPool& pool_;
   const unsigned up_;
   unsigned bound_devs_ = 0;
+  unsigned ndev_ = 0;  // devices the shell sends to: the policy's (cfg_.ndevs), then Unified Memory's host
   std::vector<bstore*> dev_mem_;  // per device (connect)
   std::vector<DevLoadIf*> dev_load_;  // per device (connect; may be null)
   struct Wake {  // a pending wake-up of the policy

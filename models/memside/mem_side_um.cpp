@@ -25,17 +25,19 @@
 
 namespace strata {
 
-void MemSide::attach_um(UmDriver* um) {
-  um_host_ = cfg_.ndevs;
-  for (unsigned d = 0; d < cfg_.ndevs; ++d)
-    if (cfg_.rank_kind[d][0] == AMAP_MEM_HOST) um_host_ = d;
-  if (um_host_ == cfg_.ndevs)
-    throw std::invalid_argument("expected a link to host memory (hostpath.link) under Unified Memory, got none");
+void MemSide::attach_um(UmDriver* um, uint64_t host_bytes) {
+  if (bound_devs_ != cfg_.ndevs || um_) throw std::logic_error("attach_um: after the policy's devices, once");
   const uint64_t end = um->model().cfg.pages * UM_PAGE;
-  if (cfg_.dev_bytes[um_host_] && end > cfg_.dev_bytes[um_host_])
+  if (end > host_bytes)
     throw std::invalid_argument("expected hostpath.size at least " + std::to_string(end) +
                                 " B under Unified Memory (a page's host copy is at its physical address), got " +
-                                std::to_string(cfg_.dev_bytes[um_host_]));
+                                std::to_string(host_bytes));
+  um_host_ = ndev_++;  // the shell's own device, bound next
+  dev_arrive_.push_back(0);
+  rel_q_.resize(ndev_);
+  rel_wait_.push_back(nullptr);
+  own_queue_.resize(ndev_);
+  own_wait_.push_back(nullptr);
   um_ = um;
   um_slot_.assign(kUmSlots, UmSlot{});
   um_inflight_.assign(kUmBuckets, 0);

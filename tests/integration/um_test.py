@@ -15,7 +15,10 @@ reads it, exit 3):
      baseline_hbm2's (no host transfers at all);
   4. first touch (um.prefetch = none) over a stream with every page fitting: exactly one fault per page moved in
      (N pages -> N faults), nothing prefetched; the tree prefetcher on the same run moves the same pages with
-     fewer faults.
+     fewer faults;
+  5. a DRAM cache under Unified Memory (hms with RHBM 1: the footprint fits, compulsory transfers only; the host is
+     the shell's own device, the policy never sees it): --check clean, every page moved in once, the DRAM cache
+     served the program (its hit rate and fills), and the link carried nothing but the page moves.
 """
 import os
 import sys
@@ -108,6 +111,17 @@ def main():
     equal(w, "pages in, first touch vs tree", ft["um.pages_in"], inf["um.pages_in"])
     if not inf["um.faults"] < ft["um.faults"]:
         fail(f"tree prefetch {inf['um.faults']} faults, first touch {ft['um.faults']}: expected fewer with the tree")
+
+    # 5. a DRAM cache under Unified Memory
+    w = outdir + ".hms"
+    h = run(strata, w, ["--config", "hms", "--set", "hostpath.link=pcie_hms", "--set", "um.enabled=true",
+                        "--set", "um.rhbm=1", *STENCIL])
+    moved(h, w)
+    equal(w, "pages out with every page fitting", h["um.pages_out"], 0)
+    if h["dcache.fills"] <= 0 or not 0 < h["dcache.hit_rate"] < 1:
+        fail(f"{w}: the DRAM cache did not serve the program (fills {h['dcache.fills']}, hit rate {h['dcache.hit_rate']})")
+    equal(w, "link data both ways vs page moves", h["link.host_link.req.data_bytes"] + h["link.host_link.resp.data_bytes"],
+          h["um.host_link.bytes_in"])
 
     print(f"ok: InfHBM+UM stream {inf['um.faults']:.0f} faults / {inf['um.pages_in']:.0f} pages in "
           f"({inf['um.prefetched_pages']:.0f} prefetched, first touch {ft['um.faults']:.0f} faults); stencil2d "
