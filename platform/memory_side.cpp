@@ -106,9 +106,6 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
   if (cfg.b("um.enabled")) {  // before the partitions' policies see the host device
     if (cfg.s("hostpath.link") == "none")
       cfg.fail("um.enabled", "expected hostpath.link set (pages start in host memory behind it), got none");
-    if (!prog.end)
-      cfg.fail("um.enabled", "expected a workload whose arrays are known before the run (built-in workloads, "
-                             "traces); CUDA programs allocate as they run (a later step of Unified Memory)");
   }
   const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
   const dram_preset* g = md.iface;
@@ -181,9 +178,15 @@ void MemorySide::build_um(const MemSideProgram& prog) {
   const Config& cfg = cfg_;
   if (!cfg.b("um.enabled")) return;
   UmCfg uc;
-  uc.model.pages = (prog.end + UM_PAGE - 1) / UM_PAGE;
+  // The pages tracked: the program's arrays; a CUDA program allocates as it runs (prog.end 0), inside its device
+  // heap of sim.max_footprint bytes, so its footprint (and RHBM's frames) is not known yet: um.frames gives them.
+  uc.model.pages = ((prog.end ? prog.end : cfg.size("sim.max_footprint")) + UM_PAGE - 1) / UM_PAGE;
   const int64_t frames = cfg.i("um.frames");
   const double rhbm = cfg.f("um.rhbm");
+  if (!prog.end && !frames && rhbm < 1)
+    cfg.fail("um.rhbm", "expected um.frames (rhbm x the program's footprint / 4096) or um.rhbm >= 1 for a program "
+                        "that allocates as it runs (a CUDA program: its footprint is not known before it runs), got " +
+                            cfg.s("um.rhbm"));
   uc.model.frames = frames ? static_cast<uint64_t>(frames)
                            : rhbm >= 1 ? uc.model.pages
                                        : static_cast<uint64_t>(std::floor(rhbm * static_cast<double>(uc.model.pages)));

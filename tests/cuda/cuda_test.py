@@ -54,6 +54,11 @@ usage: cuda_test.py CASE STRATA PROGS_DIR WORK_DIR
             barrier_order.cu (thread 0 stores to shared memory, a barrier, all load) passes timed;
             cg_too_many_tiles.cu (16 tiles of 64 threads, one more than the named barriers) stops the
             run with one line naming the trap, exit 2
+  um        selfcheck.cu under Unified Memory (docs/um.md; hbm_um with 512 frames for its 4 MiB): its pages start
+            in host memory, its host copies between the 61 launches land where each page is (host or
+            device), its atomics run on paged memory; it passes its own check under --check with pages
+            going out (their dirty L2 lines with them) and coming back; without um.frames a CUDA program
+            under RHBM < 1 stops with one line (its footprint is not known before it runs), exit 2
   run-bad   one line and exit 2: a missing program, a file that is not executable, --workload with a
             program, an instruction the PTX executor does not implement (naming it), a DRAM cache
             sized by the footprint (memside.dcache.footprint_ratio, mode auto: unknown before the run)
@@ -415,6 +420,25 @@ def case_run_bad(strata, progs, work):
         one_line_exit2(r, f"--set {kv} with a CUDA program", needle)
 
 
+def case_um(strata, progs, work):
+    prog = build(strata, progs, work, "selfcheck.cu", "selfcheck")
+    out = os.path.join(work, "out")
+    r = run([strata, "cuda", "run", prog, "--config", "hbm_um", "--set", "um.frames=512", "--check", "--quiet",
+             "--out", out, "--", "262144"])
+    check(r.returncode == 0, f"under UM: exit {r.returncode}: {r.stdout} {r.stderr}")
+    check("selfcheck: n 262144, 54 propagation launches, 0 wrong" in r.stdout, f"the program's output: {r.stdout!r}")
+    s = stats_of(out)
+    check(s["check.loads"] > 0, "--check compared no loads")
+    check(s["um.frames"] == 512 and s["um.resident_pages_peak"] <= 512, f"frames {s['um.frames']}, peak "
+          f"{s['um.resident_pages_peak']}")
+    check(s["um.pages_out"] > 0 and s["um.pages_in"] > s["workload.footprint_bytes"] // 4096 // 2,
+          f"pages in {s['um.pages_in']} / out {s['um.pages_out']}: expected eviction and refaults")
+    check(s["um.l2_dirty_lines"] > 0, "no leaving page had a dirty L2 line")
+    check(s["um.host_link.bytes_in"] == s["um.pages_in"] * 4096, "page bytes in vs pages in")
+    r = run([strata, "cuda", "run", prog, "--config", "hbm_um", "--out", os.path.join(work, "out_bad")])
+    one_line_exit2(r, "RHBM < 1 without um.frames for a CUDA program", "expected um.frames")
+
+
 def main():
     if len(sys.argv) != 5:
         print(__doc__)
@@ -425,7 +449,7 @@ def main():
     {"features": case_features, "multi": case_multi, "bad": case_bad, "run": case_run, "check": case_check,
      "status": case_status, "run-bad": case_run_bad, "functional": case_functional,
      "atomics": case_atomics, "local": case_local, "atomic-overlap": case_atomic_overlap, "printf": case_printf,
-     "textures": case_textures, "realprog": case_realprog}[case](strata, progs, work)
+     "textures": case_textures, "realprog": case_realprog, "um": case_um}[case](strata, progs, work)
     print(f"cuda {case}: ok")
     return 0
 
