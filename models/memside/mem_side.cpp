@@ -93,14 +93,17 @@ void MemSide::end_of_elaboration() {
 
 memside_target MemSide::locate(uint64_t pa) const {
   memside_target t;
-  if (um_ && um_host_locate(pa, &t)) return t;
+  if (__builtin_expect(um_ != nullptr, 0) && um_host_locate(pa, &t)) return t;
   ops_->locate(st_.data(), pa, &t);
   return t;
 }
 
 uint8_t MemSide::kind_of(uint64_t line) const {
-  if (um_ && um_->state(line / UM_PAGE) != UM_RESIDENT) return AMAP_MEM_HOST;
-  return static_cast<uint8_t>(ops_->kind_of ? ops_->kind_of(st_.data(), line) : locate(line).kind);
+  if (__builtin_expect(um_ != nullptr, 0) && um_->state(line / UM_PAGE) != UM_RESIDENT) return AMAP_MEM_HOST;
+  if (ops_->kind_of) return static_cast<uint8_t>(ops_->kind_of(st_.data(), line));
+  memside_target t;
+  ops_->locate(st_.data(), line, &t);
+  return t.kind;
 }
 
 bool MemSide::idle() const {
@@ -118,10 +121,10 @@ bool MemSide::idle() const {
 // Ask the policy where gp goes (ticket: what it attached when it held gp).
 int MemSide::ask(tlm_generic_payload& gp, memside_target* t, uint32_t* ticket) {
   const memside_req rq = req_of(gp.get_address(), gp.is_write(), GpuExt::get(gp));
-  if (um_ && um_ask(rq.pa, ticket) == MEMSIDE_HOLD) return MEMSIDE_HOLD;  // a far fault (mem_side_um.cpp)
+  if (__builtin_expect(um_ != nullptr, 0) && um_ask(rq.pa, ticket) == MEMSIDE_HOLD) return MEMSIDE_HOLD;  // a far fault (mem_side_um.cpp)
   const int r = ops_->route(st_.data(), &rq, ticket, t);
   if (r == MEMSIDE_GO) {
-    if (um_) ++um_inflight_[rq.pa / UM_PAGE % kUmBuckets];
+    if (__builtin_expect(um_ != nullptr, 0)) ++um_inflight_[rq.pa / UM_PAGE % kUmBuckets];
     if (t->dev >= cfg_.ndevs) fatal("policy routed to device " + std::to_string(t->dev));
     if (t->mirror) queue_mirror(gp, *t);
     ++st2_.routed;
@@ -471,7 +474,7 @@ tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phas
     t.kind = static_cast<uint8_t>(e.mem_type);
     t.addr = gp.get_address();
     gp.set_address(e.phys_addr);
-    if (um_) um_answered(e.phys_addr);
+    if (__builtin_expect(um_ != nullptr, 0)) um_answered(e.phys_addr);
     if (ops_->complete) {
       const memside_req rq = req_of(e.phys_addr, gp.is_write(), e);
       if (granule_) t.addr += rq.pa % kLineBytes;  // the piece's place in its device line (kept: not moved)
