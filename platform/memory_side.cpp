@@ -192,8 +192,12 @@ void MemorySide::build_um(const MemSideProgram& prog) {
                                        : static_cast<uint64_t>(std::floor(rhbm * static_cast<double>(uc.model.pages)));
   uc.model.prefetch = cfg.s("um.prefetch") == "none" ? UM_PREFETCH_NONE : UM_PREFETCH_TREE;
   uc.model.batch_max = static_cast<uint32_t>(cfg.i("um.batch_max"));
+  if (cfg.s("um.remote") == "counters") {  // migrations of hot leaves into free frames; no prefetch, no eviction
+    uc.model.counter_threshold = static_cast<uint32_t>(cfg.i("um.counter_threshold"));
+    uc.model.prefetch = UM_PREFETCH_NONE;
+  }
   uc.fault_ps = static_cast<uint64_t>(std::llround(cfg.f("um.fault_us") * 1e6));
-  if (cfg.s("memside.policy") != "plain" && uc.model.frames < uc.model.pages)
+  if (cfg.s("memside.policy") != "plain" && uc.model.frames < uc.model.pages && !uc.model.counter_threshold)
     cfg.fail(frames ? "um.frames" : "um.rhbm",
              "expected every page to fit (um.rhbm >= 1) with memside.policy = " + cfg.s("memside.policy") +
                  " (a page-out drains and reads only what memside.policy = plain places; eviction under a DRAM "

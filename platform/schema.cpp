@@ -229,6 +229,14 @@ static std::vector<KeySpec> build_schema() {
       {"um.prefetch", T::Enum, "tree", 1, 0, {"tree", "none"},
        "Unified Memory: tree = tree-based neighbourhood prefetch and pre-eviction over 2 MiB regions of 64 KiB "
        "leaves (HMS ref. [46]); none = first touch, each fault moves its own 4 KiB page (HMS footnote 3)"},
+      {"um.remote", T::Enum, "none", 1, 0, {"none", "counters"},
+       "Unified Memory: none = every access to a page not in device memory faults; counters = it is served "
+       "from host memory over the link at cacheline granularity and counted per 64 KiB, and a leaf whose count "
+       "reaches um.counter_threshold moves in while frames are free (NVLink's access-counter scheme, HMS Sec. "
+       "IV-A)"},
+      {"um.counter_threshold", T::Int, "256", 1, 65535, {},
+       "Unified Memory, um.remote = counters: remote accesses to a 64 KiB leaf that make it migrate (the NVIDIA "
+       "driver's default access-counter threshold: 256)"},
       {"um.batch_max", T::Int, "256", 1, 1 << 20, {},
        "Unified Memory: faulted pages one batch services (the NVIDIA driver's fault batch: 256)"},
       {"addrmap.layout", T::String, "off:32 col:4 ch:8 bg:4 col:16 ba:4 row", 1, 0, {},

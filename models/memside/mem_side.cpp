@@ -121,7 +121,14 @@ bool MemSide::idle() const {
 // Ask the policy where gp goes (ticket: what it attached when it held gp).
 int MemSide::ask(tlm_generic_payload& gp, memside_target* t, uint32_t* ticket) {
   const memside_req rq = req_of(gp.get_address(), gp.is_write(), GpuExt::get(gp));
-  if (__builtin_expect(um_ != nullptr, 0) && um_ask(rq.pa, ticket) == MEMSIDE_HOLD) return MEMSIDE_HOLD;  // a far fault (mem_side_um.cpp)
+  if (__builtin_expect(um_ != nullptr, 0)) {  // Unified Memory (mem_side_um.cpp)
+    const int u = um_ask(rq.pa, ticket, t);
+    if (u == MEMSIDE_HOLD) return MEMSIDE_HOLD;  // a far fault
+    if (u == kUmRemote) {                       // the host copy, over the link (access counters)
+      st2_.demand_bytes += static_cast<uint64_t>(__builtin_popcount(rq.sectors)) * kSectorBytes;
+      return MEMSIDE_GO;
+    }
+  }
   const int r = ops_->route(st_.data(), &rq, ticket, t);
   if (r == MEMSIDE_GO) {
     if (__builtin_expect(um_ != nullptr, 0)) ++um_inflight_[rq.pa / UM_PAGE % kUmBuckets];
@@ -316,8 +323,9 @@ tlm_sync_enum MemSide::piece_response(uint32_t rec, tlm_generic_payload& gp, uns
   GpuExt& e = GpuExt::get(gp);
   if (!gp.is_write())
     std::memcpy(s.parent->get_data_ptr() + p.pa % kLineBytes, gp.get_data_ptr() + p.addr % kLineBytes, granule_);
-  if (um_) um_answered(p.pa);
-  if (ops_->complete) {
+  const bool remote = um_ && dev == um_host_;  // served from the host copy: not the policy's
+  if (um_ && !remote) um_answered(p.pa);
+  if (ops_->complete && !remote) {
     const memside_req rq = {p.pa, static_cast<uint8_t>(gp.is_write()), static_cast<uint8_t>(e.cls), p.sectors};
     memside_target t{};
     t.dev = dev;
@@ -474,8 +482,9 @@ tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phas
     t.kind = static_cast<uint8_t>(e.mem_type);
     t.addr = gp.get_address();
     gp.set_address(e.phys_addr);
-    if (__builtin_expect(um_ != nullptr, 0)) um_answered(e.phys_addr);
-    if (ops_->complete) {
+    const bool remote = __builtin_expect(um_ != nullptr, 0) && dev == um_host_;  // the host copy: not the policy's
+    if (__builtin_expect(um_ != nullptr, 0) && !remote) um_answered(e.phys_addr);
+    if (ops_->complete && !remote) {
       const memside_req rq = req_of(e.phys_addr, gp.is_write(), e);
       if (granule_) t.addr += rq.pa % kLineBytes;  // the piece's place in its device line (kept: not moved)
       t.row = e.row;

@@ -192,7 +192,8 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
     uint8_t l2_dirty[32];         // page-out: their mask per line of the part
   };
   bool um_host_locate(uint64_t pa, memside_target* t) const;  // a page not in device memory: its host copy
-  int um_ask(uint64_t pa, uint32_t* ticket);  // MEMSIDE_GO for a resident page (counted in flight), else HOLD
+  static constexpr int kUmRemote = 2;        // um_ask: served from the host copy (t filled), not by the policy
+  int um_ask(uint64_t pa, uint32_t* ticket, memside_target* t);  // MEMSIDE_GO (resident), kUmRemote or HOLD
   void um_answered(uint64_t pa);              // an access of a resident page is back
   void um_start();                            // queued jobs into free slots
   void um_step(unsigned k);                   // advance slot k

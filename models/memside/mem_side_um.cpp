@@ -60,13 +60,21 @@ bool MemSide::um_host_locate(uint64_t pa, memside_target* t) const {
   return true;
 }
 
-// An access of the L2: its page resident (the policy routes it), or a far fault (held until the replay).
-int MemSide::um_ask(uint64_t pa, uint32_t* ticket) {
+// An access of the L2: its page resident (the policy routes it), served remotely from the host copy (access
+// counters: a page not yet coming in), or a far fault (held until the replay).
+int MemSide::um_ask(uint64_t pa, uint32_t* ticket, memside_target* t) {
   const uint64_t page = pa / UM_PAGE;
-  if (um_->state(page) == UM_RESIDENT) {
+  const uint8_t s = um_->state(page);
+  if (s == UM_RESIDENT) {
     um_->touch(page);
     if (*ticket == kUmTicket) *ticket = 0;  // the policy sees its first call
     return MEMSIDE_GO;
+  }
+  if (um_->remote() && (s == UM_ABSENT || s == UM_FAULTED)) {
+    um_->remote(page);
+    (void)um_host_locate(pa, t);
+    t->addr += pa % kLineBytes;  // a piece (policy granule) at its offset in the host line
+    return kUmRemote;
   }
   um_->fault(page);
   *ticket = kUmTicket;

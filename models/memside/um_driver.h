@@ -57,6 +57,10 @@ class UmDriver {
   void touch(uint64_t page) { um_touch(&u_, page); }
   // An access found its page not resident (step 1).
   void fault(uint64_t page);
+  // Access counters (um.remote = counters): pages not resident are served remotely; remote(page) counts an
+  // access so served (a leaf hot enough is queued for migration like faulted pages).
+  bool remote() const { return u_.cfg.counter_threshold != 0; }
+  void remote(uint64_t page);
   // A partition finished its part of job `job` of the running batch (step 4).
   void part_done(uint32_t job);
 

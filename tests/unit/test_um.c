@@ -3,8 +3,8 @@
  * there), merged faults, first touch (prefetch none: N pages streamed give N faults), the batch_max cut,
  * compulsory faults only when every page has a frame, eviction of the least recently used region
  * (um_touch order), tree pre-eviction taking a node that falls under half, regions of the batch's own
- * pages spared, the cut of a batch when frames are COMING, a LEAVING page faulted again, and bad
- * set-ups. After every step the frames invariant is checked against a recount of the page states. */
+ * pages spared, the cut of a batch when frames are COMING, a LEAVING page faulted again, the access
+ * counters (a leaf at the threshold queued once, only into free frames), and bad set-ups. After every step the frames invariant is checked against a recount of the page states. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -507,6 +507,52 @@ static void leaving_faults_again(void **state) {
   rm(u);
 }
 
+/* Access counters: remote accesses count per 64 KiB leaf; the threshold-th queues exactly the leaf's absent
+ * pages (no prefetch), the count restarts, nothing is evicted; with the frames all used a leaf stays remote. */
+static void access_counters(void **state) {
+  (void)state;
+  um *u = mk(2048, 512, UM_PREFETCH_NONE, 256);
+  u->cfg.counter_threshold = 4;
+  /* page 5's leaf (pages 0..15): three remote accesses count, the fourth queues the leaf */
+  for (int k = 0; k < 3; ++k) assert_int_equal(um_remote(u, 5), 0);
+  assert_int_equal(u->leaf_count[0], 3);
+  assert_int_equal(um_pending(u), 0);
+  assert_int_equal(um_remote(u, 9), 1); /* another page of the same leaf */
+  assert_int_equal(um_pending(u), 16);
+  assert_int_equal(u->leaf_count[0], 0);
+  assert_int_equal(u->st.counter_migrations, 1);
+  inv(u);
+  /* queued pages are still served remotely and counted, but not queued twice */
+  for (int k = 0; k < 8; ++k) assert_int_equal(um_remote(u, 3), 0);
+  assert_int_equal(um_pending(u), 16);
+  (void)batch(u);
+  assert_int_equal(u->n_in, 16);
+  assert_int_equal(u->n_out, 0);
+  assert_int_equal(u->st.prefetched, 0);
+  assert_int_equal(u->st.faults, 0); /* a migration, not a fault */
+  serve(u);
+  assert_int_equal(count_state(u, 0, 16, UM_RESIDENT), 16);
+  /* fill the remaining 496 frames with 31 leaves: 16 .. 511 */
+  for (uint64_t leaf = 1; leaf < 32; ++leaf)
+    for (int k = 0; k < 4; ++k) (void)um_remote(u, leaf * 16);
+  assert_int_equal(um_pending(u), 496);
+  (void)batch(u);
+  assert_int_equal(u->n_in, 256); /* batch_max: the first 256 queued */
+  serve(u);
+  (void)batch(u);
+  assert_int_equal(u->n_in, 240);
+  serve(u);
+  assert_int_equal(u->used, 512);
+  /* memory full: a hot leaf stays remote, nothing is evicted */
+  for (int k = 0; k < 10; ++k) assert_int_equal(um_remote(u, 1000), 0);
+  assert_int_equal(u->st.counter_full, 7); /* counts 4 .. 10 */
+  assert_int_equal(um_pending(u), 0);
+  assert_int_equal(u->st.pages_out, 0);
+  assert_int_equal(u->st.remote_accesses, 4 + 8 + 31 * 4 + 10);
+  inv(u);
+  rm(u);
+}
+
 static void bad_cfgs(void **state) {
   (void)state;
   um u;
@@ -545,7 +591,7 @@ int main(void) {
       cmocka_unit_test(batch_max_cut),      cmocka_unit_test(compulsory_only),
       cmocka_unit_test(lru_by_touch),       cmocka_unit_test(tree_pre_eviction),
       cmocka_unit_test(spares_own_regions), cmocka_unit_test(cut_when_frames_coming),
-      cmocka_unit_test(leaving_faults_again), cmocka_unit_test(bad_cfgs),
+      cmocka_unit_test(leaving_faults_again), cmocka_unit_test(access_counters), cmocka_unit_test(bad_cfgs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,9 +25,9 @@ static uint64_t regions_of(uint64_t pages) { return (pages + UM_REGION_PAGES - 1
 size_t um_bytes(const um_cfg *cfg) {
   if (cfg->pages == 0 || cfg->pages > UINT32_MAX) return 0;
   const uint64_t p = cfg->pages, r = regions_of(p), l = r * UM_LEAVES_PER_REGION;
-  /* u32: fault_q, in_list, out_list (per page), lru_prev, lru_next (per region); u16: four per leaf,
+  /* u32: fault_q, in_list, out_list (per page), lru_prev, lru_next (per region); u16: five per leaf,
    * three per region; u8: state, mark (per page) */
-  const uint64_t b = 3 * p * 4 + 2 * r * 4 + 4 * l * 2 + 3 * r * 2 + 2 * p;
+  const uint64_t b = 3 * p * 4 + 2 * r * 4 + 5 * l * 2 + 3 * r * 2 + 2 * p;
   return b > SIZE_MAX ? 0 : (size_t)b;
 }
 
@@ -76,6 +76,7 @@ int um_init(um *u, const um_cfg *cfg, void *mem, char *err, size_t errlen) {
   u->leaf_busy = (uint16_t *)(void *)m, m += l * 2;
   u->leaf_coming = (uint16_t *)(void *)m, m += l * 2;
   u->leaf_chosen = (uint16_t *)(void *)m, m += l * 2;
+  u->leaf_count = (uint16_t *)(void *)m, m += l * 2;
   u->region_res = (uint16_t *)(void *)m, m += r * 2;
   u->region_chosen = (uint16_t *)(void *)m, m += r * 2;
   u->region_used = (uint16_t *)(void *)m, m += r * 2;
@@ -152,6 +153,36 @@ int um_fault(um *u, uint64_t page) {
   default: /* FAULTED or COMING: merged with the pending service */
     return 0;
   }
+}
+
+/* ---- access counters (HMS Sec. IV-A: "the dynamic access counter scheme for NVLink, which considers the
+ * amount of free memory capacity and access frequency to migrate hot pages to the GPU while cold data is
+ * accessed directly from the remote memory in cacheline granularity") ---- */
+
+int um_remote(um *u, uint64_t page) {
+  u->st.remote_accesses++;
+  if (page >= u->cfg.pages || !u->cfg.counter_threshold) return 0;
+  const uint64_t leaf = page / UM_LEAF_PAGES;
+  if (u->leaf_count[leaf] < UINT16_MAX) u->leaf_count[leaf]++;
+  if (u->leaf_count[leaf] < u->cfg.counter_threshold) return 0;
+  const uint64_t start = leaf * UM_LEAF_PAGES, end = start + UM_LEAF_PAGES < u->cfg.pages ? start + UM_LEAF_PAGES
+                                                                                       : u->cfg.pages;
+  uint64_t absent = 0;
+  for (uint64_t q = start; q < end; ++q) absent += u->state[q] == UM_ABSENT;
+  if (!absent) return 0; /* queued or moving already */
+  const uint64_t taken = u->used + u->fault_n;
+  if (taken >= u->cfg.frames || u->cfg.frames - taken < absent) {
+    u->st.counter_full++;
+    return 0;
+  }
+  for (uint64_t q = start; q < end; ++q)
+    if (u->state[q] == UM_ABSENT) {
+      u->state[q] = UM_FAULTED;
+      fq_push(u, (uint32_t)q);
+    }
+  u->leaf_count[leaf] = 0;
+  u->st.counter_migrations++;
+  return 1;
 }
 
 /* ---- a batch ---- */

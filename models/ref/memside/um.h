@@ -90,6 +90,11 @@ typedef struct um_cfg {
   uint64_t frames;      /* device page frames (>= UM_REGION_PAGES, or >= pages) */
   uint8_t prefetch;     /* enum um_prefetch */
   uint32_t batch_max;   /* faulted pages one batch takes (>= 1) */
+  /* Access counters (NVLink, HMS Sec. IV-A): 0 = off (every access to a page not resident faults); n > 0 =
+   * a page not resident is read and written remotely, at cacheline granularity, and counted per 64 KiB
+   * leaf (um_remote); a leaf whose count reaches n while enough frames are free has its absent pages queued
+   * for migration (they go through the fault buffer and a batch like faulted pages, with no prefetch). */
+  uint32_t counter_threshold;
 } um_cfg;
 
 typedef struct um_stats {
@@ -101,6 +106,9 @@ typedef struct um_stats {
   uint64_t pages_out;         /* pages that went LEAVING */
   uint64_t resident_peak;     /* largest `used` (frames in use) seen */
   uint64_t deferred;          /* faulted pages a batch left for the next one (batch_max or no frames) */
+  uint64_t remote_accesses;   /* um_remote calls: accesses served from host memory directly (access counters) */
+  uint64_t counter_migrations; /* leaves whose access count queued their absent pages for migration */
+  uint64_t counter_full;      /* counts at the threshold that found too few free frames (the leaf stays remote) */
 } um_stats;
 
 typedef struct um {
@@ -117,6 +125,7 @@ typedef struct um {
   uint16_t *leaf_busy;        /* per leaf: COMING + LEAVING pages */
   uint16_t *leaf_coming;      /* per leaf: COMING pages */
   uint16_t *leaf_chosen;      /* per leaf: pages in the running batch's `in` (0 between batches) */
+  uint16_t *leaf_count;       /* per leaf: remote accesses since its last migration (access counters; saturating) */
   uint16_t *region_res;       /* per region: RESIDENT pages */
   uint16_t *region_chosen;    /* per region: pages in the running batch's `in` (0 between batches) */
   uint16_t *region_used;      /* per region: COMING + RESIDENT + LEAVING (a region is in the LRU list
@@ -146,6 +155,16 @@ static inline uint8_t um_page_state(const um *u, uint64_t page) {
  * (merged: the access waits for the same service) or LEAVING (the page is marked wanted: when its
  * page-out is done it faults again, see um_page_out_done). Counts fault_accesses either way. */
 int um_fault(um *u, uint64_t page);
+
+/* Access counters (cfg.counter_threshold > 0): an access of `page`, ABSENT or FAULTED, served remotely
+ * (from host memory over the link, cacheline granularity; the platform routes it). Counts remote_accesses
+ * and the page's 64 KiB leaf; when the leaf's count is at the threshold or above and the frames free after
+ * the pages already queued (cfg.frames - used - fault_n) hold the leaf's ABSENT pages, those become
+ * FAULTED at the end of the fault buffer, the count restarts at 0 and the call returns 1 (the platform
+ * starts the fault-handling latency if no batch is pending); else 0 (counter_full counts a count at the
+ * threshold that found too few frames: access counters migrate only into free memory, so with the frames
+ * all used a cold leaf stays remote). */
+int um_remote(um *u, uint64_t page);
 
 /* An access of a RESIDENT page: its region becomes the most recently used (O(1); pages beyond
  * cfg.pages and regions with no page in device memory are left alone). */
