@@ -31,14 +31,12 @@ UmDriver::UmDriver(const UmCfg& cfg, StatsRegistry& S) : cfg_(cfg) {
             &st->prefetched);
   S.counter("um.deferred", "faulted pages a batch left for the next (um.batch_max, or no frame free)", Unit::Count,
             &st->deferred);
-  if (cfg_.model.counter_threshold) {
-    S.counter("um.remote_accesses", "accesses served from host memory over the link at cacheline granularity "
-              "(access counters: pages not in device memory)", Unit::Count, &st->remote_accesses);
-    S.counter("um.counter_migrations", "64 KiB leaves whose access count reached um.counter_threshold and moved in",
-              Unit::Count, &st->counter_migrations);
-    S.counter("um.counter_full", "access counts at the threshold that found too few free frames (the leaf stays "
-              "remote)", Unit::Count, &st->counter_full);
-  }
+  S.counter("um.remote_accesses", "accesses served from host memory over the link at cacheline granularity "
+            "(um.remote = counters: pages not in device memory; 0 otherwise)", Unit::Count, &st->remote_accesses);
+  S.counter("um.counter_migrations", "64 KiB leaves whose access count reached um.counter_threshold and moved in",
+            Unit::Count, &st->counter_migrations);
+  S.counter("um.counter_full", "access counts at the threshold that found too few free frames (the leaf stays "
+            "remote)", Unit::Count, &st->counter_full);
   S.level("um.resident_pages_peak", "most pages resident, arriving or leaving at once (at most the frames)",
           Unit::Count, [st] { return static_cast<double>(st->resident_peak); });
   S.level("um.frames", "device page frames of 4 KiB (um.rhbm x the program's pages, or um.frames)", Unit::Count,
