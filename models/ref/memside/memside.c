@@ -21,7 +21,8 @@
   X(memside_dcache_ops, "dcache") \
   X(memside_beari_ops, "beari") \
   X(memside_mccachei_ops, "mccachei") \
-  X(memside_redcachei_ops, "redcachei")
+  X(memside_redcachei_ops, "redcachei") \
+  X(memside_dbuff_ops, "dbuff")
 
 #define X(sym, nm) extern const memside_ops sym;
 MEMSIDE_POLICIES
