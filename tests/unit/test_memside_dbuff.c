@@ -1,10 +1,11 @@
 /* Unit tests of the memory-side policy dbuff (models/ref/memside/memside_dbuff.c) against a fake shell that
  * also keeps the two devices' bytes (a DRAM channel and a PCM channel of one partition, the PCM part of the map
  * first): a miss fills its block from PCM into a DRAM frame with the block's bytes and later accesses hit;
- * eight blocks of a set, then the least recently used one is the victim; a dirty victim goes through the lazy
- * write queue to PCM with its dirty lines' bytes (waiting while PCM is busy, on a wake-up), a clean victim is
- * dropped without a transfer; accesses during a fill are held and released; a miss on a block still in the
- * write queue writes it first; a full queue drains at once; bad parameters and platforms are refused. */
+ * eight blocks of a set, then the least recently used one is the victim, once the accesses in flight to its
+ * frame are answered; a dirty victim goes through the lazy write queue to PCM with its dirty lines' bytes
+ * (waiting while PCM is busy, on a wake-up), a clean victim is dropped without a transfer; accesses during a
+ * fill are held and released; a miss on a block still in the write queue writes it first; a full queue drains
+ * at once; bad parameters and platforms are refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -257,6 +258,39 @@ static void lru_eviction_clean(void **state) {
   part_free(&q);
 }
 
+/* 2b. The victim's frame still has an access in flight (routed, not answered): the fill waits for it before
+ * it reads anything, so a write on its way lands before the victim is read or the frame overwritten. */
+static void fill_waits_for_victim_accesses(void **state) {
+  (void)state;
+  part q;
+  part_setup(&q);
+  part_init(&q);
+  for (uint64_t i = 0; i < 8; ++i) fill(&q, 2 * i);
+  uint32_t ticket = 0;
+  memside_target w0;
+  assert_int_equal(access(&q, 0, 5, 1, &ticket, &w0), MEMSIDE_GO); /* a write to block 0, not answered yet */
+  assert_int_equal(w0.dev, 0);
+  for (uint64_t i = 1; i < 8; ++i) hit(&q, 2 * i, 0, 0, 0); /* block 0 the least recent again */
+  const int n = q.sh->f.n;
+  memside_target t;
+  ticket = 0;
+  assert_int_equal(access(&q, 16, 0, 0, &ticket, &t), MEMSIDE_HOLD);
+  assert_int_equal(q.sh->f.n, n); /* draining: nothing read yet */
+  assert_int_equal(O->busy(q.st), 1);
+  memset(q.sh->dram + w0.addr, 0x77, 128); /* the write lands */
+  const memside_req rq = {pa_of(&q, 0 * BLK + 5 * 128), 1, MEMSIDE_DEMAND, 0xF};
+  O->complete(q.st, &rq, &w0);
+  assert_int_equal(q.sh->f.n, n + 2); /* now the block from PCM and the dirty victim from DRAM */
+  assert_int_equal(q.sh->f.x[n + 1].dev, 0);
+  assert_int_equal(q.sh->f.x[n + 1].addr, w0.addr - w0.addr % BLK);
+  q.sh->util_q16 = 0; /* PCM idle: the victim goes to PCM as soon as it is queued */
+  serve(&q);
+  for (unsigned i = 0; i < 128; ++i) assert_int_equal(q.sh->pcm[5 * 128 + i], 0x77);
+  assert_int_equal(stat(&q, "writeback_bytes"), 128);
+  assert_int_equal(O->busy(q.st), 0);
+  part_free(&q);
+}
+
 /* 3. A dirty victim: its block is read from DRAM into the write queue while the new block is read from PCM;
  * PCM is busy, so the write waits (one wake-up drain_ns ahead); at the wake-up PCM is idle and the victim's
  * dirty lines (lines 3 and 4 as one run, line 6 alone) are written to PCM with the bytes the L2 wrote. */
@@ -464,6 +498,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(miss_fills_then_hits),
       cmocka_unit_test(lru_eviction_clean),
+      cmocka_unit_test(fill_waits_for_victim_accesses),
       cmocka_unit_test(dirty_victim_lazy_queue),
       cmocka_unit_test(queue_conflict_full_end),
       cmocka_unit_test(held_during_fill),

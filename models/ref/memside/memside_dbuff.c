@@ -149,7 +149,7 @@ enum { TAG_FILL_READ = 1, TAG_VICTIM_READ = 2, TAG_FILL_WRITE = 3, TAG_WQ_WRITE 
 typedef struct db_way {
   uint32_t tag;      /* block number + 1; 0: empty */
   uint32_t dirty;    /* bit i: line i of the block written since the fill */
-  uint16_t inflight; /* accesses routed to the frame and not yet answered */
+  uint32_t inflight; /* accesses routed to the frame and not yet answered */
   uint8_t fill;      /* fill slot + 1 while the frame is being filled (and its victim evicted); 0: ready */
   uint8_t age;       /* LRU rank in the set: 0 most recent, ways - 1 least */
 } db_way;
