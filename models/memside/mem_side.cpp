@@ -739,7 +739,12 @@ void MemSide::send_own(unsigned dev) {
     const uint32_t s = own_queue_[dev].front();
     own_queue_[dev].pop_front();
     Own& o = own_[s];
-    const Stats keep = st2_;  // a page move of Unified Memory is counted in um.*, not in memside.own_*
+    // The policy's traffic (memside.own_*); a page move of Unified Memory is counted in um.* instead.
+    auto count = [this, &o](bool write, uint64_t reqs, uint64_t bytes) {
+      if (o.um >= 0) return;
+      (write ? st2_.own_writes : st2_.own_reads) += reqs;
+      (write ? st2_.own_write_bytes : st2_.own_read_bytes) += bytes;
+    };
     const bool line_req = o.mirror >= 0 || in_one_line(o.x);
     tlm_generic_payload* gp;
     if (line_req) {
@@ -755,16 +760,13 @@ void MemSide::send_own(unsigned dev) {
         e.byte_mask[0] = b.byte_mask[0];
         e.byte_mask[1] = b.byte_mask[1];
         e.sector_mask = b.sector_mask;
-        ++st2_.own_writes;
-        st2_.own_write_bytes += static_cast<uint64_t>(__builtin_popcount(b.sector_mask)) * kSectorBytes;
+        count(true, 1, static_cast<uint64_t>(__builtin_popcount(b.sector_mask)) * kSectorBytes);
       } else if (o.x.write) {
         std::memcpy(gp->get_data_ptr() + in_line, o.x.buf, n);
         e.set_bytes(in_line, n);
-        ++st2_.own_writes;
-        st2_.own_write_bytes += n;
+        count(true, 1, n);
       } else {
-        ++st2_.own_reads;
-        st2_.own_read_bytes += n;
+        count(false, 1, n);
       }
     } else {  // a span: its bytes from offset 0 of the payload
       gp = pool_.alloc(PayloadPool::Data::Stale, PayloadPool::fit(o.x.bytes));
@@ -772,16 +774,9 @@ void MemSide::send_own(unsigned dev) {
       gp->set_data_length(o.x.bytes);
       gp->set_streaming_width(o.x.bytes);
       const uint64_t first = o.x.addr / kLineBytes, lines = (o.x.addr + o.x.bytes - 1) / kLineBytes - first + 1;
-      if (o.x.write) {
-        std::memcpy(gp->get_data_ptr(), o.x.buf, o.x.bytes);
-        st2_.own_writes += lines;  // counted in lines, as the device controller queues them
-        st2_.own_write_bytes += o.x.bytes;
-      } else {
-        st2_.own_reads += lines;
-        st2_.own_read_bytes += o.x.bytes;
-      }
+      if (o.x.write) std::memcpy(gp->get_data_ptr(), o.x.buf, o.x.bytes);
+      count(o.x.write, lines, o.x.bytes);  // counted in lines, as the device controller queues them
     }
-    if (o.um >= 0) st2_ = keep;
     GpuExt& e = GpuExt::get(*gp);
     gp->set_command(o.x.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     e.cls = static_cast<ReqClass>(o.x.cls);
