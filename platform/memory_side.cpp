@@ -65,7 +65,7 @@ bool derive_memside_config(Config& cfg, const MemDevices& md, const MemSideProgr
 }
 
 bool memside_is_plain(const Config& cfg) {
-  return cfg.s("memside.policy") == "plain" && cfg.s("hostpath.link") == "none" &&
+  return cfg.s("memside.policy") == "plain" && cfg.s("hostpath.link") == "none" && cfg.s("mem.scm_link") == "none" &&
          !(cfg.f("mem.scm_throttle.threshold_w") > 0);
 }
 
@@ -103,6 +103,7 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
     const McCfg mc = mc_setup(cfg, md, c);  // presets (mem.device with its overrides), queues, policies, checker
     mcs_.emplace_back(new MemCtrl(("mem_ch" + std::to_string(c)).c_str(), c, mc, &device_[c], pool_, stats_));
   }
+  build_scm_links(md);
   if (cfg.b("um.enabled")) {  // before the partitions' policies see the host device
     if (cfg.s("hostpath.link") == "none")
       cfg.fail("um.enabled", "expected hostpath.link set (pages start in host memory behind it), got none");
@@ -158,8 +159,7 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
     } catch (const std::invalid_argument& e) {
       throw ConfigError("key 'memside.policy' (" + cfg.s("memside.policy") + "): " + e.what());
     }
-    for (unsigned d = 0; d < pch; ++d)
-      sides_.back()->connect(mcs_[p * pch + d]->tsock, &device_[p * pch + d], mcs_[p * pch + d].get());
+    for (unsigned d = 0; d < pch; ++d) connect_device(*sides_.back(), p * pch + d);
     if (host_ && um_) {  // Unified Memory's host copies: the shell's own last device
       try {
         sides_.back()->attach_um(um_.get(), cfg.size("hostpath.size"));
@@ -170,6 +170,71 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
     if (host_) sides_.back()->connect(host_->tsock(), host_->contents(), host_.get());  // the last device
   }
   if (um_) um_->attach(sides());
+}
+
+// mem.scm_link (HMS Sec. III-A: SCM devices "attached using external NVLink or CXL"; Sec. IV-C, Fig. 15a "CXL
+// SCM"): every channel whose ranks are all SCM is reached through a link of its own between the memory-side
+// controller and the channel's device controller. The preset is the one port the whole SCM side shares (the
+// GPU's CXL host port); the SCM channels' traffic is interleaved across them by address, so each channel's
+// link gets an equal 1/N of the port's bandwidth (N = the SCM channels; rounded down to the byte per second)
+// and the port's latency, packets and energy. A channel mixing SCM with other ranks (HMS's own stacks) has no
+// link of its own to give: one-line error.
+void MemorySide::build_scm_links(const MemDevices& md) {
+  const Config& cfg = cfg_;
+  scm_links_.resize(md.channels);
+  if (cfg.s("mem.scm_link") == "none") return;
+  std::vector<unsigned> scm;
+  for (unsigned c = 0; c < md.channels; ++c) {
+    unsigned n = 0;
+    for (unsigned r = 0; r < md.ranks; ++r) n += dram_mem_kind(md.at(c, r)) == AMAP_MEM_SCM;
+    if (n == md.ranks)
+      scm.push_back(c);
+    else if (n)
+      cfg.fail("mem.scm_link", "expected every channel's ranks all SCM or none (SCM on channels of its own, "
+                               "mem.channel_devices), got channel " + std::to_string(c) + " with " +
+                                   std::to_string(n) + " SCM ranks of " + std::to_string(md.ranks));
+  }
+  if (scm.empty()) cfg.fail("mem.scm_link", "expected SCM channels to put behind the link (mem.channel_devices), got none");
+  LinkCfg lc = LinkCfg::from_preset(*link_find(cfg.s("mem.scm_link").c_str()),  // the schema checked the name
+                                    static_cast<unsigned>(cfg.i("mem.scm_link_queue")));
+  lc.req.bytes_per_s /= scm.size();
+  lc.resp.bytes_per_s /= scm.size();
+  for (unsigned c : scm) {
+    try {  // same-time rank after the crossbar (Noc 0) and the host link (Noc 1)
+      scm_links_[c].reset(new Link(("scm_link" + std::to_string(c)).c_str(), lc, stats_, {Stage::Noc, 2 + c}));
+    } catch (const std::invalid_argument& e) {
+      cfg.fail("mem.scm_link", std::string(e.what()) + " (the port's bandwidth / " + std::to_string(scm.size()) +
+                                   " SCM channels)");
+    }
+    scm_links_[c]->isock.bind(mcs_[c]->tsock);
+  }
+  auto sum = [this](auto f) {
+    double v = 0;
+    for (auto& l : scm_links_)
+      if (l) v += f(*l);
+    return v;
+  };
+  stats_.formula("mem.scm_link.bytes", "bytes on the SCM links' wires, both directions (data + flit overhead)",
+                 Unit::Byte, [sum] {
+                   return sum([](const Link& l) {
+                     return static_cast<double>(l.channel(Link::kReq).st.wire_bytes + l.channel(Link::kResp).st.wire_bytes);
+                   });
+                 });
+  stats_.formula("mem.scm_link.data_bytes", "data bytes the SCM links carried, both directions", Unit::Byte, [sum] {
+    return sum([](const Link& l) {
+      return static_cast<double>(l.channel(Link::kReq).st.data_bytes + l.channel(Link::kResp).st.data_bytes);
+    });
+  });
+  stats_.formula("mem.scm_link.energy_j", "energy of the SCM links, J", Unit::Joule,
+                 [sum] { return sum([](const Link& l) { return l.energy_j(); }); });
+}
+
+// A partition's device d is channel c: its device controller, or the channel's SCM link in front of it.
+void MemorySide::connect_device(MemSide& side, unsigned c) {
+  if (Link* l = scm_links_[c].get())
+    side.connect(l->tsock, &device_[c], mcs_[c].get());
+  else
+    side.connect(mcs_[c]->tsock, &device_[c], mcs_[c].get());
 }
 
 // Unified Memory (um.*, docs/um.md): the driver with the GPU-wide page table over the program's pages, every

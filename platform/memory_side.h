@@ -33,6 +33,7 @@ namespace strata {
 class MemCtrl;
 class MemSide;
 class HostPath;
+class Link;
 class ScmThrottle;
 class UmDriver;
 
@@ -108,6 +109,8 @@ class MemorySide {
  private:
   memside_mgr* build_mgr();
   void build_um(const MemSideProgram& prog);
+  void build_scm_links(const MemDevices& md);     // mem.scm_link
+  void connect_device(MemSide& side, unsigned c);  // channel c as a device of side: its controller or its SCM link
 
   const Config& cfg_;
   PayloadPool& pool_;
@@ -116,6 +119,7 @@ class MemorySide {
   std::vector<bstore> device_;  // per channel: its contents by device address (models/ref/base/devaddr.h)
   std::vector<std::unique_ptr<MemCtrl>> mcs_;
   std::vector<std::unique_ptr<MemSide>> sides_;  // per memory partition
+  std::vector<std::unique_ptr<Link>> scm_links_;  // per channel: mem.scm_link's link in front of an SCM channel, or null
   std::unique_ptr<memside_mgr> mgr_;  // memside.mgr.*, shared by every partition's policy, when configured
   std::vector<uint64_t> mgr_mem_;     // its tables
   std::unique_ptr<ScmThrottle> throttle_;  // mem.scm_throttle (HMS Sec. III-E), when on

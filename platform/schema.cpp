@@ -205,6 +205,13 @@ static std::vector<KeySpec> build_schema() {
       {"mem.scm_throttle.stack_channels", T::Int, "8", 1, 256, {},
        "SCM throttling: consecutive channels per memory stack, the unit throttled together (an HBM2 stack has 8 "
        "channels); a divisor of mem.channels"},
+      {"mem.scm_link", T::String, "none", 1, 0, {},
+       "SCM behind a link (HMS Sec. III-A, IV-C: \"CXL-attached SCM\"): a link preset (models/ref/mem/link.c: "
+       "cxl_hms, cxl_64, ...) for the port the whole SCM side shares; every channel whose ranks are all SCM is "
+       "reached through a link of its own with 1/N of the preset's bandwidth (N = such channels) and the preset's "
+       "latency, packets and energy (stats link.scm_link<c>.*); none = SCM channels attached directly"},
+      {"mem.scm_link_queue", T::Int, "64", 1, 65536, {},
+       "SCM link: transfers each direction of each SCM channel's link holds (its credits; back-pressure beyond)"},
       {"hostpath.link", T::String, "none", 1, 0, {},
        "host path: a link preset (models/ref/mem/link.c: pcie_hms, pcie_hms_64, nvlink_hms, ...; HMS Table I) to a "
        "host-memory device that every memory partition's policy may target as its last device (kind host; "
@@ -437,6 +444,8 @@ void Config::check_consistency() const {
     fail("mem.wq_high", "expected <= mem.write_queue (" + std::to_string(i("mem.write_queue")) + ")");
   if (i("mem.wq_low") >= i("mem.wq_high"))
     fail("mem.wq_low", "expected < mem.wq_high (" + std::to_string(i("mem.wq_high")) + ")");
+  if (s("mem.scm_link") != "none" && !link_find(s("mem.scm_link").c_str()))
+    fail("mem.scm_link", std::string("expected none or one of ") + link_preset_names() + ", got '" + s("mem.scm_link") + "'");
   // The host path (models/host/host_path.h).
   if (!hostmem_find(s("hostpath.device").c_str()))
     fail("hostpath.device", std::string("expected one of ") + hostmem_names() + ", got '" + s("hostpath.device") + "'");

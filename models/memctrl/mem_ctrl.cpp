@@ -497,6 +497,13 @@ void MemCtrl::send_response(uint32_t si) {
     p.resp_tail = si;
     return;
   }
+  begin_response(si);
+}
+
+// BEGIN_RESP of slot si to its port, whose previous response is over.
+void MemCtrl::begin_response(uint32_t si) {
+  Slot& s = slots_[si];
+  Port& p = ports_[s.port];
   tlm_phase ph = tlm::BEGIN_RESP;
   sc_time d = SC_ZERO_TIME;
   const tlm_sync_enum r = tsock[s.port]->nb_transport_bw(*s.gp, ph, d);
@@ -519,7 +526,7 @@ void MemCtrl::resp_process() {
       const uint32_t si = p.resp_head;
       p.resp_head = slots_[si].next;
       if (p.resp_head == kNil) p.resp_tail = kNil;
-      send_response(si);
+      begin_response(si);  // the queue's head itself (send_response would queue it behind the rest again)
     }
   }
   accept_waiting();  // finished slots may unblock waiting requests

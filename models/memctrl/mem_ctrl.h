@@ -247,6 +247,7 @@ class MemCtrl : public sc_core::sc_module, public DevLoadIf {
   }
   void accept_waiting_loop();
   void send_response(uint32_t slot);
+  void begin_response(uint32_t slot);
   void finish(uint32_t slot);
   uint32_t alloc_slot();
   void register_stats(StatsRegistry& stats);

@@ -224,6 +224,23 @@ static void presets(void **state) {
   assert_true(link_find("nvlink_hms")->cfg.traffic_pj_per_bit == 8.0);
   assert_true(link_find("tom_gpu_stack")->cfg.bytes_per_s == 2 * link_find("tom_stack_stack")->cfg.bytes_per_s);
   assert_true(link_find("tom_gpu_stack")->cfg.idle_pj_per_bit == 1.5);
+  /* CXL 2.0 (link.c): 2 x pcie_hms at 1/5 scale, 68 B flits of 64 B data + 4 B, 40 ns each way */
+  {
+    const link_preset *c = link_find("cxl_hms");
+    link_chan l;
+    assert_non_null(c);
+    assert_int_equal(link_init(&l, &c->cfg, err, sizeof err), 0);
+    assert_true(c->cfg.bytes_per_s == 2 * link_find("pcie_hms")->cfg.bytes_per_s);
+    assert_true(link_find("cxl_64")->cfg.bytes_per_s == 5 * c->cfg.bytes_per_s / 2);
+    assert_true(c->cfg.latency_ps == 40000 && c->cfg.traffic_pj_per_bit == 8.0);
+    assert_true(link_wire_bytes(&l, 0) == 68);   /* a read request: one flit */
+    assert_true(link_wire_bytes(&l, 32) == 68);  /* a sector: a whole flit */
+    assert_true(link_wire_bytes(&l, 64) == 68);  /* a line: one all-data flit */
+    assert_true(link_wire_bytes(&l, 128) == 136);
+    assert_true(link_packets(&l, 128) == 2);
+    /* 128 B: 136 B at 25.6 GB/s = 5.3125 ns of wire, then 40 ns */
+    assert_true(link_send(&l, 0, 128, NULL) == 5313 + 40000);
+  }
   /* host memory: HMS Table I CPU memory 46.6 GB/s, 0.135 us */
   const hostmem_preset *h = hostmem_find("hms_cpu");
   assert_non_null(h);

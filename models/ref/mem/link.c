@@ -159,6 +159,25 @@ double link_energy_j(const link_chan *l, uint64_t now_ps) {
  * (0.135 us for a cacheline), which the host-memory presets (hostmem.c)
  * carry: the host links add only their serialisation. */
 #define HOST_LINK_ENERGY .traffic_pj_per_bit = 8.0, .idle_pj_per_bit = 0.0
+/* CXL.mem (CXL 2.0, 68 B flit mode): every flit is 64 B of slots (four 16 B
+ * slots) plus 2 B protocol ID and 2 B CRC; CXL.mem moves 64 B lines. Modelled
+ * as packets of at most 64 B of data with 4 B of per-flit overhead, padded to
+ * 68 B flits: a 64 B line is one flit (94 % efficiency, the all-data flit), a
+ * 32 B sector costs a whole flit (CXL.mem has no smaller access), a request
+ * or acknowledgement without data one flit. Estimate: message headers are
+ * taken to ride in the slots of flits shared with other messages (the link
+ * model pads each transfer on its own and cannot pack several into a flit).
+ * Latency: Pond (Li et al., ASPLOS 2023; summarised at
+ * khale.github.io/mem-systems-w26/blog/pond): CXL.mem adds "roughly 70-90ns"
+ * to a load over local DRAM; 80 ns per round trip = 40 ns per direction.
+ * Bandwidth: CXL 2.0 runs over PCIe 5.0, whose x16 port moves 64 GB/s each
+ * way, twice PCIe 4.0 x16. HMS Table I scales PCIe 4.0 x16 to 12.8 GB/s
+ * (pcie_hms: Sec. IV-A keeps "constant ratios between SM count, L2 cache
+ * capacity, memory channel count, and PCIe (or NVLink) lanes"); the same 1/5
+ * of a PCIe 5.0 x16 port is twice that, 25.6 GB/s each way. The full-scale
+ * port: cxl_64. */
+#define CXL_PACKETS .header_bytes = 4, .flit_bytes = 68, .max_payload_bytes = 64
+#define CXL_LATENCY_PS 40000ull
 
 static const link_preset k_links[] = {
     {"tom_gpu_stack", "GPU <-> memory stack link, 80 GB/s each way, HMC-style packets (TOM Table 1, Sec. 5.1)",
@@ -176,6 +195,12 @@ static const link_preset k_links[] = {
     {"nvlink_hms", "GPU <-> host NVLink, 76.8 GB/s each way (HMS Table I)",
      {.bytes_per_s = 76800000000ull, /* HMS Table I: NVLink BW 76.8 GB/s */
       .latency_ps = 0, NVLINK_PACKETS, HOST_LINK_ENERGY, .window_ps = WINDOW_1US}},
+    {"cxl_hms", "CXL 2.0 port (PCIe 5.0 x16 at HMS's 1/5 scale), 25.6 GB/s each way, 68 B flits, 40 ns each way",
+     {.bytes_per_s = 25600000000ull, /* 2 x HMS Table I's 12.8 GB/s: PCIe 5.0 doubles PCIe 4.0's lane rate */
+      .latency_ps = CXL_LATENCY_PS, CXL_PACKETS, HOST_LINK_ENERGY, .window_ps = WINDOW_1US}},
+    {"cxl_64", "CXL 2.0 port (PCIe 5.0 x16), 64 GB/s each way, 68 B flits, 40 ns each way",
+     {.bytes_per_s = 64000000000ull, /* PCIe 5.0 x16: 32 GT/s x 16 lanes, 128b/130b, ~64 GB/s each way */
+      .latency_ps = CXL_LATENCY_PS, CXL_PACKETS, HOST_LINK_ENERGY, .window_ps = WINDOW_1US}},
 };
 #define N_LINKS (sizeof k_links / sizeof k_links[0])
 
