@@ -380,7 +380,10 @@ void Platform::Impl::build_l2(unsigned nbanks, const L2Cfg& l2c) {
     xbar->to_l2.bind(l2.back()->tsock);
     l2.back()->isock.bind(side->tsock);
   }
-  if (mem->um())  // a Unified Memory page-out drops the page's lines from its partition's L2 banks
+  if (mem->um()) {  // a write to a page not in device memory faults; a page-out drops its lines from the L2
+    for (auto& b : l2) b->set_write_fetch(true);
+  }
+  if (mem->um())
     for (unsigned p = 0; p < mem->partitions(); ++p) {
       std::vector<L2Bank*> banks;
       for (unsigned b = p * per; b < (p + 1) * per; ++b) banks.push_back(l2[b].get());

@@ -14,6 +14,10 @@ namespace strata {
 struct MemKindIf {
   virtual ~MemKindIf() = default;
   virtual uint8_t kind_of(uint64_t line) const = 0;
+  // A write that misses must fetch its line even when it writes whole sectors (a cache asks only after
+  // set_write_fetch(true), L2Bank): under Unified Memory a line whose page is not in device memory, so
+  // the write reaches the memory side and faults its page in (docs/um.md "Writes").
+  virtual bool write_must_fetch(uint64_t line) const { return (void)line, false; }
 };
 
 }  // namespace strata

@@ -596,7 +596,8 @@ bool L2Bank::lookup_absent(Lookup& q) {
     const int k = bypassed_fill_for(q);
     if (k >= 0) return merge_into_bypass(q, k, mt);
   }
-  const uint8_t need = q.wr ? q.partial : q.req;
+  uint8_t need = q.wr ? q.partial : q.req;
+  if (q.wr && !need && write_fetch_ && kinds_->write_must_fetch(q.line)) need = q.req;  // it faults (docs/um.md)
   int nm = -1;
   if (need) {
     nm = lowest_free_mshr();

@@ -101,6 +101,9 @@ class L2Bank : public sc_core::sc_module {
   // clean, or kept because a fill is in flight: its merged writes stay and are written back later).
   uint8_t evict_line(uint64_t line, unsigned char* out);
   uint64_t um_evicted() const { return st_.um_evicted; }
+  // Unified Memory (docs/um.md "Writes"): a whole-sector write miss fetches its sectors when the memory
+  // side says its page is not in device memory (MemKindIf::write_must_fetch), so the write faults.
+  void set_write_fetch(bool on) { write_fetch_ = on; }
   // Told of every atomic lane the bank performs, in order (the GPU keeps the
   // golden memory in that order and checks the old values); may be null.
   void set_atomic_observer(AtomicObserver* o) { atom_obs_ = o; }
@@ -213,6 +216,7 @@ class L2Bank : public sc_core::sc_module {
   tlm::tlm_generic_payload* pending_req_ = nullptr;
   sc_core::sc_time tag_free_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time port_free_ = sc_core::SC_ZERO_TIME;
+  bool write_fetch_ = false;    // set_write_fetch
   bool stalled_ = false;        // head waits for a resource (retried by wake())
   bool stall_counted_ = false;
   bool head_no_mshr_ = false;   // the stalled head is a line miss that found no free MSHR or node

@@ -113,6 +113,8 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
 
   // MemKindIf: the kind (AMAP_MEM_*) of the memory serving a line now.
   uint8_t kind_of(uint64_t line) const override;
+  // Under Unified Memory: the line's page is not resident (a write must reach the memory side to fault it).
+  bool write_must_fetch(uint64_t line) const override;
   // Where a physical address lives now (functional).
   memside_target locate(uint64_t pa) const;
   // Set-up (before the simulation starts): physical bytes into the devices

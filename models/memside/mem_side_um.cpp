@@ -46,6 +46,10 @@ void MemSide::attach_um(UmDriver* um, uint64_t host_bytes) {
   for (size_t i = own_.size(); i-- > base;) um_own_free_.push_back(static_cast<uint32_t>(i));
 }
 
+bool MemSide::write_must_fetch(uint64_t line) const {
+  return um_ && um_->state(line / UM_PAGE) != UM_RESIDENT;
+}
+
 bool MemSide::um_host_locate(uint64_t pa, memside_target* t) const {
   const uint64_t page = pa / UM_PAGE;
   const uint8_t s = um_->state(page);

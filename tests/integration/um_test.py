@@ -6,7 +6,8 @@ models/memside/mem_side_um.cpp): pages start in host memory, far faults in batch
 
 Runs, all with the golden-memory checker on (a page that came in or went out with wrong bytes fails the load that
 reads it, exit 3):
-  1. hbm_inf stream (every page fits): compulsory faults only, no page-out; every page moved in crossed the link
+  1. hbm_inf stream (every page fits): compulsory faults only, no page-out; every page of the program comes in,
+     the written-only array's too (its writes fault); every page moved in crossed the link
      once (link bytes = pages in x 4 KiB = host-memory reads = device page_in writes); frames never exceeded;
   2. hbm_um stencil2d (RHBM 0.75: the grid pages in, pages go out and come back): pages out, their bytes on the
      link's request direction and in host-memory writes, refaults (pages in > the program's pages touched once),
@@ -74,6 +75,10 @@ def main():
     moved(inf, w)
     equal(w, "pages out with every page fitting", inf["um.pages_out"], 0)
     equal(w, "frames = the program's pages", inf["um.frames"], inf["workload.footprint_bytes"] // PAGE)
+    # every page the program touches comes in, the written-only output array too: a whole-sector write that
+    # misses in the L2 fetches its line when the page is not in device memory, so it faults (docs/um.md "Writes")
+    equal(w, "pages in = the program's pages (stream reads a, b and writes c)", inf["um.pages_in"],
+          inf["workload.footprint_bytes"] // PAGE)
     if inf["um.prefetched_pages"] <= 0:
         fail(f"{w}: the tree prefetcher added no page")
 
