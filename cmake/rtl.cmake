@@ -110,7 +110,9 @@ function(strata_rtl_block block)
   list(TRANSFORM _synth REPLACE "@PKG@" "${_pkg}")
   add_test(NAME rtl_${block}_synth COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tools/rtl_synth.py
     --yosys ${YOSYS} --workdir ${CMAKE_CURRENT_BINARY_DIR}/synth ${_synth})
-  set_tests_properties(rtl_${block}_lint rtl_${block}_synth PROPERTIES LABELS rtl TIMEOUT 120)
+  set_tests_properties(rtl_${block}_lint PROPERTIES LABELS rtl TIMEOUT 120)
+  # synthesis of a whole block takes about a minute on an idle core; a loaded machine needs more
+  set_tests_properties(rtl_${block}_synth PROPERTIES LABELS rtl TIMEOUT 600)
   set_tests_properties(rtl_${block}_synth PROPERTIES FAIL_REGULAR_EXPRESSION "LATCH|ERROR")
 
   if(A_GTKW)

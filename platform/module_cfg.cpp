@@ -52,6 +52,10 @@ bool host_path_cfg(const Config& C, HostPathCfg* out) {
   const hostmem_preset* hp = hostmem_find(C.s("hostpath.device").c_str());
   const unsigned q = static_cast<unsigned>(C.i("hostpath.queue"));
   out->link = LinkCfg::from_preset(*lp, q);
+  for (::link_cfg* d : {&out->link.req, &out->link.resp}) {  // the preset's fields a config may override
+    if (C.has("hostpath.gbps")) d->bytes_per_s = static_cast<uint64_t>(C.f("hostpath.gbps") * 1e9 + 0.5);
+    if (C.has("hostpath.latency_ns")) d->latency_ps = static_cast<uint64_t>(C.f("hostpath.latency_ns") * 1e3 + 0.5);
+  }
   out->mem = HostMemCfg::from_preset(*hp, C.size("hostpath.size"), q);
   return true;
 }

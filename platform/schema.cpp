@@ -221,6 +221,11 @@ static std::vector<KeySpec> build_schema() {
       {"hostpath.size", T::Size, "16GiB", 4096, 1ull << 50, {}, "host path: host-memory capacity, bytes"},
       {"hostpath.queue", T::Int, "64", 1, 65536, {},
        "host path: transfers each link direction holds and requests the host memory holds (back-pressure beyond)"},
+      {"hostpath.gbps", T::Float, "", 0.001, 10000, {},
+       "host path: bandwidth of each link direction, GB/s (1e9 B/s), overriding hostpath.link's preset (unset: the "
+       "preset's, e.g. pcie_hms 12.8); for sensitivity studies of the host interface (HMS Table I)"},
+      {"hostpath.latency_ns", T::Float, "", 0, 1e6, {},
+       "host path: latency of each link direction, ns, overriding hostpath.link's preset (unset: the preset's)"},
       {"um.enabled", T::Bool, "false", 1, 0, {},
        "Unified Memory (docs/um.md): the program's pages start in host memory behind hostpath.link; an access to a "
        "page not in device memory is a far fault the driver services in batches (HMS Sec. II-A, IV-A); off = every "

@@ -142,11 +142,7 @@ def main():
     a = strata_test.run(strata, outdir + ".a", args)
     check(a, outdir + ".a")
     b = strata_test.run(strata, outdir + ".b", args)
-    da = {k: v for k, v in a.items() if not k.startswith("host.")}
-    db = {k: v for k, v in b.items() if not k.startswith("host.")}
-    if da != db:
-        diff = [k for k in sorted(set(da) | set(db)) if da.get(k) != db.get(k)]
-        fail(f"same seed, different stats in {len(diff)}, e.g. {diff[:5]}")
+    strata_test.same_stats(a, b, "same seed")
     print(f"ok: {a['hostpage.promotions']:.0f} promotions ({a['hostpage.promoted_bytes']:.0f} B over the link), "
           f"{a['hostpage.decays']:.0f} decays in {a['sim.seconds'] * 1e6:.1f} us, host share "
           f"{a['hostpage.host_share']:.3f}, DRAM row hits {a['hostpage.row_hits']:.0f} / misses "
