@@ -111,9 +111,59 @@ uint32_t coal_q16(uint64_t reqs, uint64_t insts) {
   return static_cast<uint32_t>(std::min<uint64_t>(std::max<uint64_t>(q, OFL_ONE), uint64_t(kWarpSize) * OFL_ONE));
 }
 
+// Which array holds an address: the program's arrays sorted by base (refreshed
+// at every launch: a CUDA program allocates while it runs).
+class ArrayIndex {
+ public:
+  void refresh(const Program& p) {
+    if (p.arrays().size() == spans_.size()) return;
+    spans_.clear();
+    for (size_t i = 0; i < p.arrays().size(); ++i)
+      spans_.push_back({p.arrays()[i].base, p.arrays()[i].base + p.arrays()[i].bytes, static_cast<unsigned>(i)});
+    std::sort(spans_.begin(), spans_.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
+  }
+  int find(uint64_t addr) const {
+    auto it = std::upper_bound(spans_.begin(), spans_.end(), addr, [](uint64_t a, const Span& s) { return a < s.lo; });
+    if (it == spans_.begin()) return -1;
+    --it;
+    return addr < it->hi ? static_cast<int>(it->idx) : -1;
+  }
+  size_t size() const { return spans_.size(); }
+
+ private:
+  struct Span {
+    uint64_t lo, hi;
+    unsigned idx;
+  };
+  std::vector<Span> spans_;
+};
+
+// A memory instruction's requests into the per-array counts (ArrayAccess).
+void count_accesses(const WarpInst& in, const coal_req* r, int n, const ArrayIndex& ix, std::vector<ArrayAccess>* out) {
+  if (n <= 0) return;
+  const bool write = in.op != Op::Load;
+  const uint64_t lanes = static_cast<uint64_t>(__builtin_popcount(in.active));
+  const uint64_t contiguous = (lanes * in.bytes + COAL_LINE_BYTES - 1) / COAL_LINE_BYTES;
+  const bool coal = static_cast<uint64_t>(n) <= contiguous + 1;  // a shifted contiguous window spans one line more
+  const int first = ix.find(r[0].line_addr);
+  if (first >= 0) {
+    ArrayAccess& a = (*out)[static_cast<unsigned>(first)];
+    ++(write ? a.writes : a.reads);
+    ++(coal ? a.coal_insts : a.uncoal_insts);
+  }
+  for (int i = 0; i < n; ++i) {
+    const int k = ix.find(r[i].line_addr);
+    if (k < 0) continue;
+    ArrayAccess& a = (*out)[static_cast<unsigned>(k)];
+    ++(write ? (coal ? a.wr_coal : a.wr_uncoal) : (coal ? a.rd_coal : a.rd_uncoal));
+  }
+}
+
 class Observer : public FuncObserver {
  public:
+  explicit Observer(const Program& p) : prog_(p) {}
   std::vector<KernelStats> ks;
+  std::vector<LaunchProfile> launches;
   std::unordered_set<uint64_t> all_lines;
   KernelStats* cur = nullptr;
   // Open block instance of each warp of the CTA (the driver interleaves the
@@ -126,6 +176,13 @@ class Observer : public FuncObserver {
   uint32_t wc = 0;
 
   void kernel_begin(const Kernel& k) override {
+    index_.refresh(prog_);
+    launches.emplace_back();
+    launch_ = &launches.back();
+    launch_->name = k.name;
+    launch_->warps = k.warps();
+    launch_->warps_per_cta = k.warps_per_cta;
+    launch_->arrays.assign(index_.size(), ArrayAccess());
     cur = nullptr;
     for (KernelStats& s : ks)
       if (s.name == k.name) cur = &s;
@@ -166,6 +223,8 @@ class Observer : public FuncObserver {
     KernelStats& k = *cur;
     const unsigned op = static_cast<unsigned>(in.op);
     ++k.op[op];
+    ++launch_->insts;
+    if (in.op == Op::Barrier) ++launch_->syncs;
     const uint64_t lanes = static_cast<uint64_t>(__builtin_popcount(in.active));
     k.thread_insts += lanes;
     int n = 0;
@@ -175,6 +234,7 @@ class Observer : public FuncObserver {
         throw std::runtime_error("kernel " + k.name + ": misaligned " + std::to_string(in.bytes) +
                                  "-byte access in a warp instruction");
       (in.op == Op::Load ? k.ld : k.st).add(reqs_, n);
+      count_accesses(in, reqs_, n, index_, &launch_->arrays);
       (in.op == Op::Load ? k.load_bytes : k.store_bytes) += lanes * in.bytes;
       for (int i = 0; i < n; ++i) {
         k.lines.insert(reqs_[i].line_addr);
@@ -205,15 +265,42 @@ class Observer : public FuncObserver {
   void warp_end() override { close(); }
 
  private:
+  const Program& prog_;
+  ArrayIndex index_;
+  LaunchProfile* launch_ = nullptr;
   coal_req reqs_[COAL_MAX_REQS];
   size_t blocks_ = 0;
 };
 
+json access_json(const ArrayAccess& a) {
+  return json{{"reads", a.reads},           {"writes", a.writes},       {"coalesced_insts", a.coal_insts},
+              {"uncoalesced_insts", a.uncoal_insts}, {"read_coalesced", a.rd_coal}, {"read_uncoalesced", a.rd_uncoal},
+              {"write_coalesced", a.wr_coal}, {"write_uncoalesced", a.wr_uncoal}};
+}
+
 }  // namespace
+
+void ArrayAccess::merge(const ArrayAccess& o) {
+  reads += o.reads;
+  writes += o.writes;
+  coal_insts += o.coal_insts;
+  uncoal_insts += o.uncoal_insts;
+  rd_coal += o.rd_coal;
+  rd_uncoal += o.rd_uncoal;
+  wr_coal += o.wr_coal;
+  wr_uncoal += o.wr_uncoal;
+}
+
+std::vector<LaunchProfile> profile_launches(Program& prog) {
+  Observer obs(prog);
+  run_functional(prog, &obs);
+  for (LaunchProfile& l : obs.launches) l.arrays.resize(prog.arrays().size());
+  return std::move(obs.launches);
+}
 
 json describe_program(Program& prog, const DescribeOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
-  Observer obs;
+  Observer obs(prog);
   const FuncCounts fc = run_functional(prog, &obs);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -259,6 +346,20 @@ json describe_program(Program& prog, const DescribeOptions& opt) {
     kj["store_bytes"] = k.store_bytes;
     kj["touched_bytes"] = static_cast<uint64_t>(k.lines.size()) * COAL_LINE_BYTES;
     kj["coalescing"] = {{"load", k.ld.to_json()}, {"store", k.st.to_json()}};
+    std::vector<ArrayAccess> per(prog.arrays().size());  // this name's launches, per array
+    for (const LaunchProfile& l : obs.launches)
+      if (l.name == k.name)
+        for (size_t a = 0; a < l.arrays.size(); ++a) per[a].merge(l.arrays[a]);
+    json aj = json::array();
+    for (size_t a = 0; a < per.size(); ++a) {
+      if (!per[a].reads && !per[a].writes && !per[a].rd_coal && !per[a].rd_uncoal && !per[a].wr_coal &&
+          !per[a].wr_uncoal)
+        continue;
+      json x = access_json(per[a]);
+      x["array"] = prog.array(static_cast<unsigned>(a)).name;
+      aj.push_back(x);
+    }
+    kj["arrays"] = aj;
     tld.merge(k.ld);
     tst.merge(k.st);
     mem_insts += k.op[2] + k.op[3];
@@ -396,6 +497,14 @@ std::string describe_text(const json& d) {
              m["barrier"].get<uint64_t>(), m["exit"].get<uint64_t>(), k["thread_insts"].get<uint64_t>());
     o += fmt("  bytes: loaded %" PRIu64 ", stored %" PRIu64 ", touched %s\n", k["load_bytes"].get<uint64_t>(),
              k["store_bytes"].get<uint64_t>(), bytes_h(k["touched_bytes"]).c_str());
+    for (const json& a : k["arrays"])
+      o += fmt("  array %-16s ld %" PRIu64 " st %" PRIu64 " (coalesced %" PRIu64 ", uncoalesced %" PRIu64
+               "); requests: read %" PRIu64 " + %" PRIu64 " uncoalesced, write %" PRIu64 " + %" PRIu64
+               " uncoalesced\n",
+               a["array"].get<std::string>().c_str(), a["reads"].get<uint64_t>(), a["writes"].get<uint64_t>(),
+               a["coalesced_insts"].get<uint64_t>(), a["uncoalesced_insts"].get<uint64_t>(),
+               a["read_coalesced"].get<uint64_t>(), a["read_uncoalesced"].get<uint64_t>(),
+               a["write_coalesced"].get<uint64_t>(), a["write_uncoalesced"].get<uint64_t>());
     o += "  coalescing, loads : " + hist_text(k["coalescing"]["load"]) + "\n";
     o += "  coalescing, stores: " + hist_text(k["coalescing"]["store"]) + "\n";
     if (k["blocks"].empty()) {

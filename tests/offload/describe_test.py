@@ -74,6 +74,22 @@ def main():
           f"random block {b}")
     # Measured coalescing ~32 lines per instruction: TX = 32 - (32 x 0.5 + 32 + 32) = -48 at exactly 32.
     check(b["observed"]["coal_ld"] > 30 and b["measured"]["tx"] < -40, f"random measured {b['measured']}")
+    # Per-array profile (placement engine, Sec. V-A): every gups request is to `table`, all 32 loads and 32
+    # stores uncoalesced (~32 lines each), the request counts equal the histograms'.
+    pa = k["arrays"]
+    check(len(pa) == 1 and pa[0]["array"] == "table" and pa[0]["reads"] == 32 and pa[0]["writes"] == 32 and
+          pa[0]["uncoalesced_insts"] == 64 and pa[0]["coalesced_insts"] == 0 and
+          pa[0]["read_uncoalesced"] == k["coalescing"]["load"]["requests"] and
+          pa[0]["write_uncoalesced"] == k["coalescing"]["store"]["requests"], f"random per-array profile {pa}")
+    # stream, n = 8192: 256 warps, one coalesced load each of a and b, one coalesced store of c, 1 line each.
+    j = json.loads(run(strata, "stream", "--json", "--set", "workload.stream.n=8192"))
+    pa = {a["array"]: a for a in j["kernels"][0]["arrays"]}
+    check(sorted(pa) == ["a", "b", "c"], f"stream per-array names {sorted(pa)}")
+    for n, r, w in (("a", 256, 0), ("b", 256, 0), ("c", 0, 256)):
+        x = pa.get(n, {})
+        check(x.get("reads") == r and x.get("writes") == w and x.get("coalesced_insts") == 256 and
+              x.get("read_coalesced") == r and x.get("write_coalesced") == w and x.get("uncoalesced_insts") == 0,
+              f"stream array {n}: {x}")
 
     # Determinism: same seed, same JSON (apart from host time); another seed, other data.
     def strip(s):
