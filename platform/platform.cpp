@@ -23,6 +23,7 @@
 #include "memside/mem_side.h"
 #include "noc/xbar.h"
 #include "platform/memory_side.h"
+#include "platform/placement.h"
 #include "platform/module_cfg.h"
 #include "sm/gpu.h"
 #include "workloads/registry.h"
@@ -221,6 +222,7 @@ struct Platform::Impl {
   amap map{};
   bstore golden{};
   std::unique_ptr<Program> program;
+  std::unique_ptr<PlacementEngine> placement;  // placement.mode = engine: the GPU runs the program through it
   std::unique_ptr<Gpu> gpu;
   std::unique_ptr<Xbar> xbar;
   std::vector<std::unique_ptr<L2Bank>> l2;
@@ -252,6 +254,7 @@ struct Platform::Impl {
   void build_memory_side(const MemDevices& md);
   void build_l2(unsigned nbanks, const L2Cfg& l2c);
   void load_initial_data();
+  void register_energy_metrics();
   HostHooks host_hooks();
 
   // Platform::run in steps, in the order run() calls them.
@@ -340,7 +343,7 @@ bool Platform::Impl::derive_policy_config(const MemDevices& md) {
 // GPU: SMs (with their L1s) and the CTA dispatcher, running the program.
 void Platform::Impl::build_gpu(unsigned nsm, const SmCfg& sm, const L1Cfg& l1) {
   gpu.reset(new Gpu("gpu", nsm, sm, l1, &map, pool, &golden, cfg.b("sim.check"), stats));
-  gpu->load(program.get());
+  gpu->load(placement ? static_cast<ProgramIf*>(placement.get()) : program.get());
   Gpu* g = gpu.get();
   const uint64_t* base = &inst_base;
   probes.level("gpu.instructions", "count", [g, base] { return static_cast<double>(g->instructions() - *base); });
@@ -412,6 +415,27 @@ HostHooks Platform::Impl::host_hooks() {
   return h;
 }
 
+// sim.edp for every run; nvm.lifetime_years where the map has an NVM part of known size (hybrid DRAM+PCM
+// paper Sec. VII-I, the endurance model of its ref. [25]: Y = Wmax x S / (F x B x 2^25) with Wmax = 1e8 writes
+// per cell, S the PCM bytes, F x B the write traffic in bytes per second, 2^25 s ~ a year).
+void Platform::Impl::register_energy_metrics() {
+  StatsRegistry* S = &stats;
+  stats.level("sim.edp", "energy-delay product: mem.energy_j x sim.seconds (hybrid DRAM+PCM Sec. VI)",
+              Unit::JouleSecond, [S] { return S->get("mem.energy_j") * S->get("sim.seconds"); });
+  uint64_t nvm_bytes = 0;
+  for (unsigned i = 0; i < map.nparts; ++i)
+    if (map.part[i].mem == AMAP_MEM_NVM) nvm_bytes = map.part[i].bytes;
+  if (!nvm_bytes || !stats.has("mem.nvm.write_bytes")) return;
+  const double size = static_cast<double>(nvm_bytes);
+  stats.level("nvm.lifetime_years",
+              "PCM lifetime at this write rate: 1e8 x NVM part bytes / (mem.nvm.write_bytes per second x 2^25) "
+              "(hybrid DRAM+PCM Sec. VII-I; 0 when nothing was written)",
+              Unit::Year, [S, size] {
+                const double secs = S->get("sim.seconds"), wr = S->get("mem.nvm.write_bytes");
+                return wr > 0 && secs > 0 ? 1e8 * size / (wr / secs * 33554432.0) : 0.0;
+              });
+}
+
 // The program's initial data (in the golden memory after Program::init) into
 // the devices, each line where its partition's memory side places it.
 void Platform::Impl::load_initial_data() {
@@ -446,6 +470,12 @@ void Platform::build() {
   }
   if (P.derive_policy_config(md)) md = mem_devices(C);
   init_address_map(C, md, &P.map);
+  if (C.s("placement.mode") == "engine") {  // profile, solve, mallocHyb (platform/placement.h)
+    if (P.opt.make_program)
+      C.fail("placement.mode", "expected none for a program the run is given (a trace or CUDA program): engine "
+                               "profiles a built-in workload (workload.name), got engine");
+    P.placement.reset(new PlacementEngine(C, P.map, md, *P.program, make_workload_program(C), &P.golden));
+  }
   P.program->init(&P.golden, nullptr);
 
   // GPU.
@@ -524,6 +554,8 @@ void Platform::build() {
                   [] { return static_cast<double>(Scheduler::get().activations()); });
   if (!P.derived_stat.name.empty())  // the memory-side policy's derivation (memside_ops.derive)
     P.stats.value(P.derived_stat.name, P.derived_stat.desc, Unit::Count, &P.derived_stat.value);
+  P.register_energy_metrics();
+  if (P.placement) P.placement->register_stats(P.stats, [ip] { return ip->stats.total("mem.energy_j"); });
   P.stats.level("workload.footprint_bytes", "bytes of all arrays of the workload", Unit::Byte,
                   [ip] { return static_cast<double>(ip->program->footprint_bytes()); });
   P.host_setup = host_now() - t0;
@@ -727,6 +759,9 @@ bool Platform::Impl::write_results() {
     o.close();
     return !o.fail();
   });
+  if (placement && !write_file_atomic(opt.out_dir + "/placement_plan.txt",
+                                      [&](const std::string& f) { return placement->write_plan(f); }))
+    return false;
   return config_ok &&
          write_file_atomic(opt.out_dir + "/stats.json", [&](const std::string& f) { return stats.write_json(f); }) &&
          write_file_atomic(opt.out_dir + "/stats.txt", [&](const std::string& f) { return stats.write_txt(f); });

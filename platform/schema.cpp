@@ -271,6 +271,11 @@ static std::vector<KeySpec> build_schema() {
        "scatter = each round's block order is rotated by a hash of the round number (the ratio is kept; no address "
        "stride meets one kind only, as with page frames handed out from both memories)"},
       {"memside.policy", T::String, memside_at(0)->name, 1, 0, {}, memside_policy_doc()},
+      {"placement.mode", T::Enum, "none", 1, 0, {"none", "engine"},
+       "data placement of the arrays: none = where the program puts them (from address 0); engine = the hybrid "
+       "DRAM+PCM paper's compiler-directed placement (Sec. V): a profiling pass, the Placement Cost Graph solved "
+       "for minimum EDP, each array in the DRAM or NVM part of the map per kernel, copies between kernels "
+       "(docs/hybrid_dram_pcm.md 'Placement engine'; needs DRAM and NVM parts and a built-in workload)"},
       {"memside.partition_channels", T::Int, "1", 1, 256, {},
        "channels per memory partition: one memory-side controller over k consecutive channels (a power of two "
        "dividing mem.channels), whose L2 banks serve all of them; 1 = a partition per channel. 2 with "

@@ -139,7 +139,12 @@ class ArrayIndex {
 };
 
 // A memory instruction's requests into the per-array counts (ArrayAccess).
-void count_accesses(const WarpInst& in, const coal_req* r, int n, const ArrayIndex& ix, std::vector<ArrayAccess>* out) {
+struct LineSets {  // per array, the lines read and written in the current launch
+  std::vector<std::unordered_set<uint64_t>> rd, wr;
+};
+
+void count_accesses(const WarpInst& in, const coal_req* r, int n, const ArrayIndex& ix, std::vector<ArrayAccess>* out,
+                    LineSets* lines) {
   if (n <= 0) return;
   const bool write = in.op != Op::Load;
   const uint64_t lanes = static_cast<uint64_t>(__builtin_popcount(in.active));
@@ -156,6 +161,8 @@ void count_accesses(const WarpInst& in, const coal_req* r, int n, const ArrayInd
     if (k < 0) continue;
     ArrayAccess& a = (*out)[static_cast<unsigned>(k)];
     ++(write ? (coal ? a.wr_coal : a.wr_uncoal) : (coal ? a.rd_coal : a.rd_uncoal));
+    if ((write ? lines->wr : lines->rd)[static_cast<unsigned>(k)].insert(r[i].line_addr).second)
+      ++(write ? a.wr_lines : a.rd_lines);
   }
 }
 
@@ -183,6 +190,8 @@ class Observer : public FuncObserver {
     launch_->warps = k.warps();
     launch_->warps_per_cta = k.warps_per_cta;
     launch_->arrays.assign(index_.size(), ArrayAccess());
+    lines_.rd.assign(index_.size(), {});
+    lines_.wr.assign(index_.size(), {});
     cur = nullptr;
     for (KernelStats& s : ks)
       if (s.name == k.name) cur = &s;
@@ -234,7 +243,7 @@ class Observer : public FuncObserver {
         throw std::runtime_error("kernel " + k.name + ": misaligned " + std::to_string(in.bytes) +
                                  "-byte access in a warp instruction");
       (in.op == Op::Load ? k.ld : k.st).add(reqs_, n);
-      count_accesses(in, reqs_, n, index_, &launch_->arrays);
+      count_accesses(in, reqs_, n, index_, &launch_->arrays, &lines_);
       (in.op == Op::Load ? k.load_bytes : k.store_bytes) += lanes * in.bytes;
       for (int i = 0; i < n; ++i) {
         k.lines.insert(reqs_[i].line_addr);
@@ -267,6 +276,7 @@ class Observer : public FuncObserver {
  private:
   const Program& prog_;
   ArrayIndex index_;
+  LineSets lines_;
   LaunchProfile* launch_ = nullptr;
   coal_req reqs_[COAL_MAX_REQS];
   size_t blocks_ = 0;
@@ -275,7 +285,8 @@ class Observer : public FuncObserver {
 json access_json(const ArrayAccess& a) {
   return json{{"reads", a.reads},           {"writes", a.writes},       {"coalesced_insts", a.coal_insts},
               {"uncoalesced_insts", a.uncoal_insts}, {"read_coalesced", a.rd_coal}, {"read_uncoalesced", a.rd_uncoal},
-              {"write_coalesced", a.wr_coal}, {"write_uncoalesced", a.wr_uncoal}};
+              {"write_coalesced", a.wr_coal}, {"write_uncoalesced", a.wr_uncoal}, {"lines_read", a.rd_lines},
+              {"lines_written", a.wr_lines}};
 }
 
 }  // namespace
@@ -289,6 +300,8 @@ void ArrayAccess::merge(const ArrayAccess& o) {
   rd_uncoal += o.rd_uncoal;
   wr_coal += o.wr_coal;
   wr_uncoal += o.wr_uncoal;
+  rd_lines += o.rd_lines;
+  wr_lines += o.wr_lines;
 }
 
 std::vector<LaunchProfile> profile_launches(Program& prog) {
@@ -500,11 +513,12 @@ std::string describe_text(const json& d) {
     for (const json& a : k["arrays"])
       o += fmt("  array %-16s ld %" PRIu64 " st %" PRIu64 " (coalesced %" PRIu64 ", uncoalesced %" PRIu64
                "); requests: read %" PRIu64 " + %" PRIu64 " uncoalesced, write %" PRIu64 " + %" PRIu64
-               " uncoalesced\n",
+               " uncoalesced; lines read %" PRIu64 ", written %" PRIu64 "\n",
                a["array"].get<std::string>().c_str(), a["reads"].get<uint64_t>(), a["writes"].get<uint64_t>(),
                a["coalesced_insts"].get<uint64_t>(), a["uncoalesced_insts"].get<uint64_t>(),
                a["read_coalesced"].get<uint64_t>(), a["read_uncoalesced"].get<uint64_t>(),
-               a["write_coalesced"].get<uint64_t>(), a["write_uncoalesced"].get<uint64_t>());
+               a["write_coalesced"].get<uint64_t>(), a["write_uncoalesced"].get<uint64_t>(),
+               a["lines_read"].get<uint64_t>(), a["lines_written"].get<uint64_t>());
     o += "  coalescing, loads : " + hist_text(k["coalescing"]["load"]) + "\n";
     o += "  coalescing, stores: " + hist_text(k["coalescing"]["store"]) + "\n";
     if (k["blocks"].empty()) {

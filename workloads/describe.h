@@ -36,6 +36,7 @@ struct ArrayAccess {
   uint64_t coal_insts = 0, uncoal_insts = 0;  // of those, coalesced / uncoalesced
   uint64_t rd_coal = 0, rd_uncoal = 0;        // line requests of coalesced / uncoalesced loads
   uint64_t wr_coal = 0, wr_uncoal = 0;        // line requests of coalesced / uncoalesced stores
+  uint64_t rd_lines = 0, wr_lines = 0;        // distinct 128 B lines read / written in the launch
   void merge(const ArrayAccess& o);
 };
 

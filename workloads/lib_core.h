@@ -173,6 +173,8 @@ class LibProgram : public Program {
   Kernel* next_kernel() override;
   bool verify(bstore* g, std::string* why) const override;
   unsigned kernels_estimate() const override { return estimate; }
+  // Schedules read base(a) when they build a launch, so arrays may move between kernels.
+  bool relocatable() const override { return true; }
 
   bstore* golden() const { return golden_; }
   uint64_t seed() const { return seed_; }

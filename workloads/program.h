@@ -84,6 +84,23 @@ class Program : public ProgramIf {
     arrays_.at(i).base = base;
   }
 
+  // Whether arrays may move between kernels (relocate_array): true when the
+  // program reads its arrays' bases as it launches each kernel (the kernel
+  // library does), false when addresses are fixed (traces, a CUDA program's
+  // host pointers).
+  virtual bool relocatable() const { return false; }
+  // Array i now lives at `base` (a placement engine's migration, issued
+  // between kernels after the bytes were copied there by a kernel of its
+  // own): the next kernels use it. 128 B aligned, no overlap, relocatable().
+  void relocate_array(unsigned i, uint64_t base) {
+    if (!inited_ || !relocatable()) throw std::logic_error("Program::relocate_array: program " + name_ + " cannot move arrays");
+    if (base % 128) throw std::invalid_argument("array " + arrays_.at(i).name + " not 128 B aligned");
+    for (size_t j = 0; j < arrays_.size(); ++j)
+      if (j != i && base < arrays_[j].base + arrays_[j].bytes && arrays_[j].base < base + arrays_.at(i).bytes)
+        throw std::invalid_argument("arrays " + arrays_[j].name + " and " + arrays_[i].name + " overlap");
+    arrays_[i].base = base;
+  }
+
   // Write the initial array contents into the golden and the device memory
   // (like cudaMemcpy). Call once, before the first next_kernel(). `golden` stays
   // in use by the kernels' generators; `device` may be the same store or null.

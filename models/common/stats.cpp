@@ -26,6 +26,8 @@ const char* unit_name(Unit u) {
     case Unit::GigabytePerSecond: return "GB/second";
     case Unit::PerSecond: return "1/second";
     case Unit::InstPerCycle: return "instruction/cycle";
+    case Unit::JouleSecond: return "joule*second";
+    case Unit::Year: return "year";
   }
   return "?";
 }

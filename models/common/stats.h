@@ -29,7 +29,8 @@ namespace strata {
 
 enum class Unit {
   Count, Cycle, Byte, Second, Nanosecond, Joule, Watt, Ratio,
-  BytePerSecond, GigabytePerSecond, PerSecond, InstPerCycle
+  BytePerSecond, GigabytePerSecond, PerSecond, InstPerCycle,
+  JouleSecond, Year  // energy-delay product; a device lifetime
 };
 const char* unit_name(Unit u);
 // Units a cumulative reading can have (formula()); rates, averages and shares

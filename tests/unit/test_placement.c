@@ -170,6 +170,16 @@ static void migration_edges(void **st) {
   assert_int_equal(plc_cal_place(&s), 0);
   assert_int_equal(plc_plan(&s, 0), 0x1);
   assert_int_equal(plc_plan(&s, 1), 0x2);
+  /* Without migration edges (static_only) the plan keeps one placement. */
+  plc_state s0;
+  static uint64_t work0[(1u << 16) / 8];
+  plc_cfg c0 = c;
+  c0.static_only = 1;
+  assert_int_equal(plc_init(&s0, &c0, prof, work0, sizeof work0, NULL, 0), 0);
+  assert_int_equal(plc_get_size(&s0, small), 0);
+  assert_int_equal(plc_cal_place(&s0), 0);
+  assert_int_equal(plc_plan(&s0, 0), plc_plan(&s0, 1));
+  assert_true(s0.predicted_edp > s.predicted_edp);
   const uint16_t stay[2] = {0x1, 0x1};
   assert_true(s.predicted_edp < plc_sequence_edp(&s, stay));
   /* The path length includes the migration edge. */

@@ -340,7 +340,8 @@ int plc_cal_place(plc_state *s) {
   double *mig = mig_table(s);
   /* Edge weights' migration part: independent of the kernel, once. */
   for (uint32_t p = 0; p < m; ++p)
-    for (uint32_t c = 0; c < m; ++c) mig[(size_t)p * m + c] = plc_migration_cost(s, p, c).edp;
+    for (uint32_t c = 0; c < m; ++c)
+      mig[(size_t)p * m + c] = s->cfg.static_only && p != c ? INFINITY : plc_migration_cost(s, p, c).edp;
   /* Group 1: edges from the start node carry S1(V). */
   for (uint32_t c = 0; c < m; ++c) s->best[c] = plc_legal(s, c) ? plc_kernel_cost(s, 0, c).edp : INFINITY;
   for (uint32_t k = 1; k < K; ++k) {

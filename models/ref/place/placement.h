@@ -83,6 +83,8 @@ typedef struct plc_cfg {
   uint32_t narrays, nkernels;
   plc_mem dram, pcm;
   uint64_t align;            /* allocation alignment of plc_malloc_hyb (power of two) */
+  uint8_t static_only;       /* no migration edges: one placement for every kernel (programs whose
+                                addresses cannot change between kernels) */
 } plc_cfg;
 
 /* The models' estimate of one kernel (or one migration phase) under a placement. */

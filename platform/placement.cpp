@@ -1,0 +1,240 @@
+// The placement engine in the simulation (placement.h).
+#include "platform/placement.h"
+
+#include <systemc>
+
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+
+#include "common/payload.h"  // kLineBytes
+#include "common/stats.h"
+
+namespace strata {
+
+namespace {
+
+// The address map's part of memory kind `kind` (AMAP_MEM_*) as the engine's view of it.
+bool part_of(const amap& map, const MemDevices& md, unsigned kind, plc_mem* out) {
+  for (unsigned i = 0; i < map.nparts; ++i) {
+    const amap_part& p = map.part[i];
+    if (p.mem != kind) continue;
+    out->dev = md.at(p.ch[0], p.ra[0]);
+    out->channels = p.nch;
+    out->ranks = p.nra ? p.nra : 1;
+    out->base = p.base;
+    out->capacity = p.bytes ? p.bytes : (1ull << 50);
+    return true;
+  }
+  return false;
+}
+
+plc_kernel_prof to_prof(const LaunchProfile& l) {
+  plc_kernel_prof k{};
+  k.insts = l.insts;
+  k.syncs = l.syncs;
+  k.warps = l.warps;
+  k.warps_per_cta = l.warps_per_cta;
+  for (size_t a = 0; a < l.arrays.size() && a < PLC_MAX_ARRAYS; ++a) {
+    const ArrayAccess& x = l.arrays[a];
+    // Memory transactions: the launch's distinct lines of the array (what reaches the memory when the L2 holds
+    // the kernel's working set -- Strata's GPU has an L1 and an L2, the paper's cache-less model of [8] counts
+    // every request), split into coalesced and uncoalesced in the requests' proportion.
+    auto scale = [](uint64_t part, uint64_t all, uint64_t lines) {
+      return all ? (part * lines + all / 2) / all : 0;
+    };
+    const uint64_t rd = x.rd_coal + x.rd_uncoal, wr = x.wr_coal + x.wr_uncoal;
+    k.arr[a] = {x.reads, x.writes, x.coal_insts, x.uncoal_insts,
+                scale(x.rd_coal, rd, x.rd_lines), scale(x.rd_uncoal, rd, x.rd_lines),
+                scale(x.wr_coal, wr, x.wr_lines), scale(x.wr_uncoal, wr, x.wr_lines)};
+  }
+  return k;
+}
+
+double now_s() { return sc_core::sc_time_stamp().to_seconds(); }
+
+}  // namespace
+
+PlacementEngine::PlacementEngine(const Config& C, const amap& map, const MemDevices& md, Program& prog,
+                                 std::unique_ptr<Program> profile_copy, bstore* golden)
+    : prog_(prog), golden_(golden) {
+  const std::string key = "placement.mode";
+  plc_cfg c{};
+  if (map.interleave || !part_of(map, md, AMAP_MEM_DRAM, &c.dram) || !part_of(map, md, AMAP_MEM_NVM, &c.pcm))
+    C.fail(key, "expected none unless the address map has a DRAM part and an NVM part side by side "
+                "(addrmap.part_order with addrmap.dram_size and addrmap.nvm_size, addrmap.part_interleave = 0), got "
+                "engine");
+  dram_dev_ = *c.dram.dev;
+  pcm_dev_ = *c.pcm.dev;
+  c.dram.dev = &dram_dev_;
+  c.pcm.dev = &pcm_dev_;
+  const size_t narrays = prog.arrays().size();
+  if (narrays == 0 || narrays > PLC_MAX_ARRAYS)
+    C.fail(key, "expected a program of 1 to " + std::to_string(PLC_MAX_ARRAYS) + " arrays for engine, got " +
+                    std::to_string(narrays) + " (workload " + prog.name() + ")");
+  // 1. Profiling pass (Sec. V-A): a functional run of a second instance of the program.
+  bstore scratch;
+  bstore_init(&scratch);
+  try {
+    profile_copy->init(&scratch, nullptr);
+    launches_ = profile_launches(*profile_copy);
+  } catch (...) {
+    bstore_free(&scratch);
+    throw;
+  }
+  bstore_free(&scratch);
+  if (launches_.empty() || launches_.size() > PLC_MAX_KERNELS)
+    C.fail(key, "expected a program of 1 to " + std::to_string(PLC_MAX_KERNELS) + " kernel launches for engine, got " +
+                    std::to_string(launches_.size()) + " (workload " + prog.name() + ")");
+  for (const LaunchProfile& l : launches_) {
+    prof_.push_back(to_prof(l));
+    kernel_names_.push_back(l.name);
+  }
+  for (const ArrayInfo& a : prog.arrays()) array_names_.push_back(a.name);
+  // 2. The engine (Sec. V-B, V-D) over the map's parts and the GPU.
+  migrate_ = prog.relocatable();
+  c.sms = static_cast<uint32_t>(C.i("gpu.num_sms"));
+  c.max_warps = static_cast<uint32_t>(C.i("sm.max_warps"));
+  c.core_mhz = C.f("gpu.core_clock_mhz");
+  c.line_bytes = kLineBytes;
+  c.narrays = static_cast<uint32_t>(narrays);
+  c.nkernels = static_cast<uint32_t>(launches_.size());
+  c.align = 4096;  // Program::add_array's alignment
+  c.static_only = migrate_ ? 0 : 1;
+  work_.assign(plc_workspace_bytes(&c) / sizeof(uint64_t) + 1, 0);
+  char err[200] = "";
+  if (plc_init(&st_, &c, prof_.data(), work_.data(), work_.size() * sizeof(uint64_t), err, sizeof err) != 0)
+    C.fail(key, std::string("expected a platform the placement engine can model, got: ") + err);
+  std::vector<int64_t> sizes;
+  for (const ArrayInfo& a : prog.arrays()) sizes.push_back(static_cast<int64_t>(a.bytes));
+  plc_get_size(&st_, sizes.data());
+  if (plc_cal_place(&st_) != 0)
+    C.fail(key, "expected the arrays of " + prog.name() + " to fit the DRAM and NVM parts (addrmap.dram_size, "
+                "addrmap.nvm_size) in some mix, got no legal placement");
+  predicted_edp_ = st_.predicted_edp;
+  all_pcm_edp_ = st_.all_pcm_edp;
+  // 3. mallocHyb (Sec. V-C): each array's base in its part for the first kernel.
+  for (uint32_t a = 0; a < c.narrays; ++a) {
+    uint64_t at = 0;
+    if (plc_malloc_hyb(&st_, 0, a, &at) != 0)
+      C.fail(key, "expected room for array " + array_names_[a] + " in the DRAM or NVM part, got none");
+    prog.set_array_base(a, at);
+    initial_dram_ += st_.in_dram[a];
+  }
+  moves_.resize(c.narrays);
+}
+
+unsigned PlacementEngine::kernels_estimate() const { return prog_.kernels_estimate(); }
+uint64_t PlacementEngine::kernel_warp_insts(unsigned k) const {
+  (void)k;
+  return 0;  // copies interleave with the program's launches: progress in kernels
+}
+
+void PlacementEngine::begin_phase(const std::string& what) {
+  Phase p;
+  p.what = what;
+  p.t0 = now_s();
+  p.e0 = energy_now_ ? energy_now_() : 0;
+  phases_.push_back(p);
+}
+
+void PlacementEngine::end_phase() {
+  if (phases_.empty() || phases_.back().t1 > 0) return;
+  phases_.back().t1 = now_s();
+  phases_.back().e1 = energy_now_ ? energy_now_() : 0;
+}
+
+// The copy kernel of moves_[move_] (dataMigrate, Sec. V-C): one thread per 4-byte word (the allocation's
+// 4 KiB slots hold the rounded-up tail), 8 warps per CTA; the load reads the old place, the store writes the
+// golden memory and the devices' new place.
+KernelIf* PlacementEngine::start_copy() {
+  const plc_move& m = moves_[move_++];
+  const uint64_t words = (m.bytes + 3) / 4, from = m.from, to = m.to;
+  copy_.name = "placement_copy";
+  copy_.golden = golden_;
+  copy_.threads = words;
+  copy_.cta_threads = 0;
+  copy_.warps_per_cta = 8;
+  copy_.ctas = static_cast<uint32_t>((words + 255) / 256);
+  copy_.reads = {m.array};
+  copy_.writes = {m.array};
+  copy_.blocks.clear();
+  copy_.body = [from, to](uint64_t tid, lib::Thread& t) { t.st(to + 4 * tid, t.ld(from + 4 * tid)); };
+  copying_ = true;
+  migrations_ += 1;
+  migrated_bytes_ += static_cast<double>(m.bytes);
+  begin_phase("copy " + array_names_[m.array] + (m.to_dram ? " -> DRAM" : " -> PCM") + " before kernel " +
+              std::to_string(next_k_));
+  return &copy_;
+}
+
+KernelIf* PlacementEngine::next_kernel() {
+  end_phase();
+  if (copying_) {  // the copy has ended (kernels run back to back): the program uses the new place
+    const plc_move& m = moves_[move_ - 1];
+    prog_.relocate_array(m.array, m.to);
+    copying_ = false;
+  }
+  if (move_ < nmoves_) return start_copy();
+  if (migrate_ && !checked_k_ && next_k_ >= 1 && next_k_ < st_.cfg.nkernels) {  // dataMigrate before launch k
+    checked_k_ = true;
+    nmoves_ = plc_data_migrate(&st_, next_k_, moves_.data(), static_cast<uint32_t>(moves_.size()));
+    move_ = 0;
+    if (nmoves_) return start_copy();
+  }
+  Kernel* k = prog_.next_kernel();
+  if (!k) {
+    for (uint32_t a = 0; a < st_.cfg.narrays; ++a) plc_finalize(&st_, a);
+    return nullptr;
+  }
+  begin_phase("kernel " + std::to_string(next_k_));
+  ++next_k_;
+  checked_k_ = false;
+  return k;
+}
+
+void PlacementEngine::register_stats(StatsRegistry& S, std::function<double()> energy_now) {
+  energy_now_ = std::move(energy_now);
+  S.value("placement.migrations", "arrays moved between kernels by the placement engine (dataMigrate copies)",
+          Unit::Count, &migrations_);
+  S.value("placement.migrated_bytes", "bytes of the arrays moved between kernels (each read once and written once)",
+          Unit::Byte, &migrated_bytes_);
+  S.value("placement.predicted_edp", "the plan's EDP predicted by the engine's models: sum over kernels and "
+          "migrations of energy x time (hybrid DRAM+PCM Sec. V-B)", Unit::JouleSecond, &predicted_edp_);
+  S.value("placement.predicted_all_pcm_edp", "the same models' EDP with every array on PCM for every kernel",
+          Unit::JouleSecond, &all_pcm_edp_);
+  S.value("placement.initial_dram_arrays", "arrays mallocHyb placed in DRAM for the first kernel", Unit::Count,
+          &initial_dram_);
+  S.level("placement.kernels", "kernel launches of the profiling pass (nodes groups of the Placement Cost Graph)",
+          Unit::Count, [this] { return static_cast<double>(st_.cfg.nkernels); });
+}
+
+bool PlacementEngine::write_plan(const std::string& path) const {
+  std::vector<const char*> kn, an;
+  for (const std::string& s : kernel_names_) kn.push_back(s.c_str());
+  for (const std::string& s : array_names_) an.push_back(s.c_str());
+  const size_t n = plc_plan_text(&st_, kn.data(), an.data(), nullptr, 0);
+  std::string text(n + 1, '\0');
+  plc_plan_text(&st_, kn.data(), an.data(), &text[0], text.size());
+  text.resize(n);
+  std::ofstream o(path);
+  o << text;
+  if (!migrate_) o << "# program " << prog_.name() << " cannot move arrays between kernels: one placement for all\n";
+  o << "# simulated (sc time and mem.energy_j at each launch; copies are kernels of their own):\n";
+  double sum_edp = 0;
+  for (const Phase& p : phases_) {
+    const double t = p.t1 - p.t0, e = p.e1 - p.e0;
+    sum_edp += t * e;
+    char line[256];
+    std::snprintf(line, sizeof line, "simulated %-40s %.4g s %.4g J EDP %.4g J.s\n", p.what.c_str(), t, e, t * e);
+    o << line;
+  }
+  char line[200];
+  std::snprintf(line, sizeof line, "simulated EDP (sum over kernels and copies): %.6g J.s; predicted %.6g J.s\n",
+                sum_edp, predicted_edp_);
+  o << line;
+  o.close();
+  return !o.fail();
+}
+
+}  // namespace strata
