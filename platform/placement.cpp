@@ -3,6 +3,7 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
@@ -29,6 +30,16 @@ bool part_of(const amap& map, const MemDevices& md, unsigned kind, plc_mem* out)
   return false;
 }
 
+// Memory transactions of one array in one launch (Strata estimate; the paper's cache-less model of its ref. [8]
+// counts every request, Strata's GPU has an L1 and an L2): the launch's distinct lines of the array -- what
+// reaches the memory when the caches catch the re-references, as they do for the Table III analogues' neighbour
+// and tile reuse (convsep 4 MiB: a launch moves its arrays' bytes about once) --, split into coalesced and
+// uncoalesced in the requests' proportion.
+uint64_t memory_transactions(uint64_t part, uint64_t requests, uint64_t lines) {
+  if (!requests) return 0;
+  return (part * lines + requests / 2) / requests;
+}
+
 plc_kernel_prof to_prof(const LaunchProfile& l) {
   plc_kernel_prof k{};
   k.insts = l.insts;
@@ -37,16 +48,10 @@ plc_kernel_prof to_prof(const LaunchProfile& l) {
   k.warps_per_cta = l.warps_per_cta;
   for (size_t a = 0; a < l.arrays.size() && a < PLC_MAX_ARRAYS; ++a) {
     const ArrayAccess& x = l.arrays[a];
-    // Memory transactions: the launch's distinct lines of the array (what reaches the memory when the L2 holds
-    // the kernel's working set -- Strata's GPU has an L1 and an L2, the paper's cache-less model of [8] counts
-    // every request), split into coalesced and uncoalesced in the requests' proportion.
-    auto scale = [](uint64_t part, uint64_t all, uint64_t lines) {
-      return all ? (part * lines + all / 2) / all : 0;
-    };
     const uint64_t rd = x.rd_coal + x.rd_uncoal, wr = x.wr_coal + x.wr_uncoal;
     k.arr[a] = {x.reads, x.writes, x.coal_insts, x.uncoal_insts,
-                scale(x.rd_coal, rd, x.rd_lines), scale(x.rd_uncoal, rd, x.rd_lines),
-                scale(x.wr_coal, wr, x.wr_lines), scale(x.wr_uncoal, wr, x.wr_lines)};
+                memory_transactions(x.rd_coal, rd, x.rd_lines), memory_transactions(x.rd_uncoal, rd, x.rd_lines),
+                memory_transactions(x.wr_coal, wr, x.wr_lines), memory_transactions(x.wr_uncoal, wr, x.wr_lines)};
   }
   return k;
 }
@@ -68,6 +73,9 @@ PlacementEngine::PlacementEngine(const Config& C, const amap& map, const MemDevi
   pcm_dev_ = *c.pcm.dev;
   c.dram.dev = &dram_dev_;
   c.pcm.dev = &pcm_dev_;
+  if (!prog.relocatable())
+    C.fail(key, "expected none for a program whose array addresses are fixed (" + prog.name() +
+                    ": a trace or a program that does not read its arrays' bases at launch), got engine");
   const size_t narrays = prog.arrays().size();
   if (narrays == 0 || narrays > PLC_MAX_ARRAYS)
     C.fail(key, "expected a program of 1 to " + std::to_string(PLC_MAX_ARRAYS) + " arrays for engine, got " +
@@ -92,7 +100,7 @@ PlacementEngine::PlacementEngine(const Config& C, const amap& map, const MemDevi
   }
   for (const ArrayInfo& a : prog.arrays()) array_names_.push_back(a.name);
   // 2. The engine (Sec. V-B, V-D) over the map's parts and the GPU.
-  migrate_ = prog.relocatable();
+  migrate_ = prog.relocatable();  // (always, see above; static_only stays for programs that could place but not move)
   c.sms = static_cast<uint32_t>(C.i("gpu.num_sms"));
   c.max_warps = static_cast<uint32_t>(C.i("sm.max_warps"));
   c.core_mhz = C.f("gpu.core_clock_mhz");
@@ -101,6 +109,7 @@ PlacementEngine::PlacementEngine(const Config& C, const amap& map, const MemDevi
   c.nkernels = static_cast<uint32_t>(launches_.size());
   c.align = 4096;  // Program::add_array's alignment
   c.static_only = migrate_ ? 0 : 1;
+  c.migration_weight = C.f("placement.migration_weight");
   work_.assign(plc_workspace_bytes(&c) / sizeof(uint64_t) + 1, 0);
   char err[200] = "";
   if (plc_init(&st_, &c, prof_.data(), work_.data(), work_.size() * sizeof(uint64_t), err, sizeof err) != 0)

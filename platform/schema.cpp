@@ -276,6 +276,9 @@ static std::vector<KeySpec> build_schema() {
        "DRAM+PCM paper's compiler-directed placement (Sec. V): a profiling pass, the Placement Cost Graph solved "
        "for minimum EDP, each array in the DRAM or NVM part of the map per kernel, copies between kernels "
        "(docs/hybrid_dram_pcm.md 'Placement engine'; needs DRAM and NVM parts and a built-in workload)"},
+      {"placement.migration_weight", T::Float, "1", 0, 1e6, {},
+       "placement.mode = engine: factor on the migration costs in the Placement Cost Graph's edge weights (1 = the "
+       "engine's estimate; 0 = free migrations, each kernel gets its own best placement: a sensitivity setting)"},
       {"memside.partition_channels", T::Int, "1", 1, 256, {},
        "channels per memory partition: one memory-side controller over k consecutive channels (a power of two "
        "dividing mem.channels), whose L2 banks serve all of them; 1 = a partition per channel. 2 with "

@@ -92,6 +92,8 @@ class GupsProgram : public Program {
       : Program("random"), words_(words), updates_(updates), seed_(seed) {
     t_ = add_array("table", 8 * words);
   }
+  // The kernel reads the arrays' bases when it is launched (a placement engine may place them).
+  bool relocatable() const override { return true; }
   Kernel* next_kernel() override {
     if (launched_) return nullptr;
     launched_ = true;

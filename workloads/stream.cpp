@@ -87,6 +87,8 @@ class StreamProgram : public Program {
     b_ = add_array("b", 4 * n);
     c_ = add_array("c", 4 * n);
   }
+  // The kernel reads the arrays' bases when it is launched (a placement engine may place them).
+  bool relocatable() const override { return true; }
   Kernel* next_kernel() override {
     if (launched_) return nullptr;
     launched_ = true;

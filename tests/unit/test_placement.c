@@ -40,6 +40,7 @@ static plc_cfg base_cfg(uint32_t narrays, uint32_t nkernels, uint64_t dram_cap) 
   c.pcm.base = PCM_BASE;
   c.pcm.capacity = 6ull << 30;
   c.align = 4096;
+  c.migration_weight = 1.0;
   return c;
 }
 
@@ -199,6 +200,26 @@ static void migration_edges(void **st) {
   assert_int_equal(plc_plan(&s, 0), plc_plan(&s, 1));
   const uint16_t move[2] = {0x1, 0x2};
   assert_true(plc_sequence_edp(&s, move) > s.predicted_edp);
+  /* Free migrations (weight 0): each kernel gets its own best placement, and the plan's reported EDP is the
+   * unweighted length of that sequence, above the weighted optimum's. */
+  plc_cfg c3 = c2;
+  c3.migration_weight = 0;
+  plc_state s3;
+  static uint64_t work3[(1u << 16) / 8];
+  assert_int_equal(plc_init(&s3, &c3, prof, work3, sizeof work3, NULL, 0), 0);
+  assert_int_equal(plc_get_size(&s3, big), 0);
+  assert_int_equal(plc_cal_place(&s3), 0);
+  for (uint32_t k = 0; k < 2; ++k) {
+    double best = INFINITY;
+    uint32_t arg = 0;
+    for (uint32_t m = 0; m < 4; ++m)
+      if (plc_legal(&s3, m) && plc_kernel_cost(&s3, k, m).edp < best) best = plc_kernel_cost(&s3, k, m).edp, arg = m;
+    assert_int_equal(plc_plan(&s3, k), arg);
+  }
+  assert_true(plc_plan(&s3, 0) != plc_plan(&s3, 1));
+  assert_true(s3.predicted_edp > s.predicted_edp);
+  c3.migration_weight = -1;
+  assert_int_equal(plc_init(&s3, &c3, prof, work3, sizeof work3, NULL, 0), -1);
 }
 
 static void runtime_calls(void **st) {

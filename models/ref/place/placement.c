@@ -297,6 +297,8 @@ int plc_init(plc_state *s, const plc_cfg *c, plc_kernel_prof *prof, void *work, 
   if (c->sms == 0 || c->max_warps == 0 || !(c->core_mhz > 0) || c->line_bytes == 0)
     return fail(err, errlen, "GPU needs SMs, warp slots, a clock and a line size > 0");
   if (c->align == 0 || (c->align & (c->align - 1))) return fail(err, errlen, "alignment is not a power of two");
+  if (!(c->migration_weight >= 0) || !isfinite(c->migration_weight))
+    return fail(err, errlen, "migration weight is not a finite number >= 0");
   if (mem_ok(&c->dram, 1, err, errlen) || mem_ok(&c->pcm, 0, err, errlen)) return -1;
   if (c->dram.base < c->pcm.base + c->pcm.capacity && c->pcm.base < c->dram.base + c->dram.capacity)
     return fail(err, errlen, "DRAM and PCM parts overlap");
@@ -341,7 +343,9 @@ int plc_cal_place(plc_state *s) {
   /* Edge weights' migration part: independent of the kernel, once. */
   for (uint32_t p = 0; p < m; ++p)
     for (uint32_t c = 0; c < m; ++c)
-      mig[(size_t)p * m + c] = s->cfg.static_only && p != c ? INFINITY : plc_migration_cost(s, p, c).edp;
+      mig[(size_t)p * m + c] = s->cfg.static_only && p != c ? INFINITY
+                               : p == c                      ? 0.0
+                                                             : s->cfg.migration_weight * plc_migration_cost(s, p, c).edp;
   /* Group 1: edges from the start node carry S1(V). */
   for (uint32_t c = 0; c < m; ++c) s->best[c] = plc_legal(s, c) ? plc_kernel_cost(s, 0, c).edp : INFINITY;
   for (uint32_t k = 1; k < K; ++k) {
@@ -367,14 +371,14 @@ int plc_cal_place(plc_state *s) {
   for (uint32_t c = 0; c < m; ++c)
     if (s->best[c] < b) b = s->best[c], arg = c;
   if (b == INFINITY) return -1;
-  s->predicted_edp = b;
   for (uint32_t k = K; k-- > 0;) {
     s->place[k] = (uint16_t)arg;
     if (k) arg = s->parent[(size_t)k * m + arg];
   }
+  s->solved = 1;
+  s->predicted_edp = s->cfg.migration_weight == 1.0 ? b : plc_sequence_edp(s, s->place);  /* unweighted length */
   s->all_pcm_edp = 0;  /* every array on PCM at every kernel: no migration */
   for (uint32_t k = 0; k < K; ++k) s->all_pcm_edp += plc_legal(s, 0) ? plc_kernel_cost(s, k, 0).edp : INFINITY;
-  s->solved = 1;
   return 0;
 }
 

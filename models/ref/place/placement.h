@@ -83,6 +83,9 @@ typedef struct plc_cfg {
   uint32_t narrays, nkernels;
   plc_mem dram, pcm;
   uint64_t align;            /* allocation alignment of plc_malloc_hyb (power of two) */
+  double migration_weight;   /* factor on the migration part of the edge weights in the DP (1 = the models'
+                                estimate; 0 = free: each kernel gets its own best placement); >= 0. The
+                                reported costs and plc_sequence_edp stay unweighted. */
   uint8_t static_only;       /* no migration edges: one placement for every kernel (programs whose
                                 addresses cannot change between kernels) */
 } plc_cfg;
