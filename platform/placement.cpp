@@ -100,7 +100,8 @@ PlacementEngine::PlacementEngine(const Config& C, const amap& map, const MemDevi
   }
   for (const ArrayInfo& a : prog.arrays()) array_names_.push_back(a.name);
   // 2. The engine (Sec. V-B, V-D) over the map's parts and the GPU.
-  migrate_ = prog.relocatable();  // (always, see above; static_only stays for programs that could place but not move)
+  migrate_ = prog.relocatable();  // true here (fixed-address programs are refused above); plc_cfg.static_only
+                                  // is the engine's mode for a program that could be placed but not moved
   c.sms = static_cast<uint32_t>(C.i("gpu.num_sms"));
   c.max_warps = static_cast<uint32_t>(C.i("sm.max_warps"));
   c.core_mhz = C.f("gpu.core_clock_mhz");
