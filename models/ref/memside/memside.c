@@ -22,7 +22,8 @@
   X(memside_beari_ops, "beari") \
   X(memside_mccachei_ops, "mccachei") \
   X(memside_redcachei_ops, "redcachei") \
-  X(memside_dbuff_ops, "dbuff")
+  X(memside_dbuff_ops, "dbuff") \
+  X(memside_rapp_ops, "rapp")
 
 #define X(sym, nm) extern const memside_ops sym;
 MEMSIDE_POLICIES
