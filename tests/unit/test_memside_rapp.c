@@ -1,6 +1,7 @@
 /* Unit tests of the memory-side policy rapp (models/ref/memside/memside_rapp.c) against a fake shell that also
  * keeps the two devices' bytes (a DRAM channel and a PCM channel of one partition, the PCM part of the map first):
- * a page becomes a migration candidate after exactly 16 weighted accesses (threshold queue 5, write-backs weigh 3)
+ * a page becomes a migration candidate after exactly 16 weighted accesses (threshold queue 5, set here; write-backs
+ * weigh 3)
  * and its move reads it from PCM and writes it into a DRAM frame with its bytes, after which the remap table sends
  * its lines there; with every frame in use the coldest DRAM page (lowest queue, least recent) goes back to its PCM
  * home with the bytes the L2 wrote while it was in DRAM, a candidate that does not outrank it stays on PCM, and
@@ -67,6 +68,7 @@ static part *part_setup(uint32_t frames) {
   q->c.sys.nparts = 1;
   mst_param_defaults(O->params, q->par, 16);
   mst_set_param(O->params, q->par, "size", (int64_t)frames * PAGE);
+  mst_set_param(O->params, q->par, "threshold", 5); /* 16 weighted accesses: short sequences */
   q->c.param = q->par;
   q->env = mst_fake_env(&q->sh->f);
   for (uint32_t i = 0; i < PCM_BYTES; ++i) q->sh->pcm[i] = (unsigned char)(i * 7u + (i >> 12));
@@ -488,7 +490,7 @@ static void bad_setups(void **state) {
   mst_set_param(p, pv, "threshold", 8);
   assert_int_equal(p->validate(pv, &sys, &bad, err, sizeof err), -1);
   assert_int_equal(bad, (uint32_t)memside_param_index(p, "threshold"));
-  mst_set_param(p, pv, "threshold", 5);
+  mst_set_param(p, pv, "threshold", 7);
   mst_set_param(p, pv, "page", 3000);
   assert_int_equal(p->validate(pv, &sys, &bad, err, sizeof err), -1);
   assert_int_equal(bad, (uint32_t)memside_param_index(p, "page"));

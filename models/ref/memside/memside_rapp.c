@@ -43,7 +43,9 @@
  *    access.
  *
  * What the papers leave open and this file decides: the page size (4 KiB: RaPP's OS pages; the paper says "memory
- * frame (or page)"), the threshold queue (5: at least 16 weighted accesses, half of a 4 KiB page's 32 lines), the
+ * frame (or page)"), the threshold queue (7: at least 64 weighted accesses; one read of each of a 4 KiB page's 32 lines per
+ * partition gives 32, queue 6, so a page migrates when the L2 comes back to it or writes it, not when a kernel
+ * streams through it once), the
  * lifetime (4096 accesses of the partition: MQ derives it from the workload's temporal distance, a fixed value
  * here), moves in flight (4), victims go back to their home PCM frame (the paper: "we assume that the MC could put
  * data evenly across the PCM area for wear leveling", so no PCM frame rotation), a descriptor for every PCM page
@@ -76,9 +78,9 @@ enum { WB_ALWAYS, WB_DIRTY };
   X(RP_QUEUES, "queues", MEMSIDE_P_INT, "8", 2, RP_MAX_QUEUES, NULL,                                              \
     "policy rapp: LRU queues of the multi-queue; queue i holds counts in [2^(i-1), 2^i) (Sec. IV: M = 8 for the "   \
     "multi-queue taken from [26])")                                                                               \
-  X(RP_THRESHOLD, "threshold", MEMSIDE_P_INT, "5", 1, RP_MAX_QUEUES - 1, NULL,                                    \
-    "policy rapp: a page on PCM in this queue or above migrates to DRAM (Strata choice: queue 5, 16 weighted "     \
-    "accesses; below memside.rapp.queues)")                                                                       \
+  X(RP_THRESHOLD, "threshold", MEMSIDE_P_INT, "7", 1, RP_MAX_QUEUES - 1, NULL,                                    \
+    "policy rapp: a page on PCM in this queue or above migrates to DRAM (Strata choice: queue 7, 64 weighted "     \
+    "accesses, more than one read of each line of a 4 KiB page; below memside.rapp.queues)")                      \
   X(RP_WRITE_WEIGHT, "write_weight", MEMSIDE_P_INT, "3", 1, 1024, NULL,                                           \
     "policy rapp: what an L2 write-back adds to its page's count, a fill adds 1 (Sec. IV: writes weigh 3; [26] "    \
     "ranks by popularity and write intensity)")                                                                   \
