@@ -147,6 +147,8 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
         m.rank_trcd[d][r] = md.at(c, r)->t.RCD;
         m.rank_twr[d][r] = md.at(c, r)->t.WR;
       }
+      m.dev_clk_mhz[d] = md.at(c, 0)->clk_mhz;
+      m.dev_bytes_per_clk[d] = md.at(c, 0)->bus_bits / 8 * md.at(c, 0)->data_rate;
     }
     if (host_ && !um_) add_host_device(cfg, &m);  // (under Unified Memory the host is the shell's own device)
     m.sys = sys;

@@ -251,6 +251,11 @@ typedef struct memside_cfg {
    * preset's); memside_ops.timing_changed reports later changes. */
   uint32_t rank_trcd[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS];
   uint32_t rank_twr[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS];
+  /* Command clock of each device (MHz, its rank 0 preset's clk_mhz) and its peak data bytes per command
+   * clock (bus bytes x data rate): a policy that counts time in memory cycles or sizes a budget by the peak
+   * bandwidth (FLRB's quantum and quota, Eq. 1-3). 0: not given (the host device). */
+  double dev_clk_mhz[MEMSIDE_MAX_DEVS];
+  uint32_t dev_bytes_per_clk[MEMSIDE_MAX_DEVS];
   /* Implementations of the swappable blocks a policy calls (blocks.h: bypass scorer, tag cache, FLRB; config
    * blocks.*); NULL: the C reference of each (memside_blocks_c). */
   const struct memside_blocks *blocks;
