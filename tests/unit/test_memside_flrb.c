@@ -101,6 +101,7 @@ static void part_setup(part *q) {
   }
   q->c.blocks = &g_blocks;
   mst_param_defaults(O->params, q->par, 16);
+  mst_set_param(O->params, q->par, "clock", 0); /* exptm in memory cycles: the sequences below set the time */
   q->c.param = q->par;
   q->env = (memside_env){.ctx = q->sh, .issue = fake_issue, .release = fake_release, .now_ps = sh_now,
                          .wake = sh_wake, .unwake = sh_unwake, .dev_util = sh_util};
@@ -374,6 +375,30 @@ static void expiry_demotes(void **state) {
   part_free(&q);
 }
 
+/* 4b. With clock = accesses (the default) exptm counts the partition's accesses: the same descriptor is demoted
+ * only once 150 other accesses have come (the round-robin checks still run per memory cycle). */
+static void expiry_by_accesses(void **state) {
+  (void)state;
+  part q;
+  part_setup(&q);
+  mst_set_param(O->params, q.par, "clock", 1);
+  part_init(&q);
+  warm(&q, 30); /* accesses 0 and 1: exptm 151 */
+  for (unsigned i = 0; i < 149; ++i) { /* accesses 2..150, one per memory cycle: not expired yet */
+    q.sh->now += TCK;
+    acc(&q, 31, 0, 0, MEMSIDE_ROW_HIT);
+  }
+  q.sh->now += 1000u * TCK; /* time alone expires nothing */
+  acc(&q, 31, 0, 0, MEMSIDE_ROW_HIT);
+  assert_int_equal(stat(&q, "demotions"), 0);
+  for (unsigned i = 0; i < 2; ++i) {
+    q.sh->now += 20u * TCK; /* the checks of the next cycles see access 152 > 151 */
+    acc(&q, 31, 0, 0, MEMSIDE_ROW_HIT);
+  }
+  assert_int_equal(stat(&q, "demotions"), 1);
+  part_free(&q);
+}
+
 /* Makes seg a DRAM segment (candidate, moved); returns its DRAM address. */
 static uint64_t promote(part *q, uint32_t seg) {
   warm(q, seg);
@@ -480,6 +505,7 @@ int main(void) {
       cmocka_unit_test(move_waits_for_accesses_in_flight),
       cmocka_unit_test(quota_defers_to_next_quantum),
       cmocka_unit_test(expiry_demotes),
+      cmocka_unit_test(expiry_by_accesses),
       cmocka_unit_test(eviction_copies_back),
       cmocka_unit_test(dram_full_demotes_proactively),
       cmocka_unit_test(bad_setups_refused),

@@ -13,7 +13,11 @@
  *
  *  - Counting: every L2 access the devices answer (complete) is one ACCESS of its segment, with the device that
  *    served it (PCM writes weigh 3 in the engine) and its row-buffer outcome (t->row: a miss or a conflict is a
- *    row-buffer miss, the rbm flag). Time is the PCM device's memory cycle.
+ *    row-buffer miss, the rbm flag). The time of exptm ("the last accessed time plus a constant (150)") is by
+ *    default the partition's access count, the logical time of the multi-queue (MQ) algorithm RaPP [26] uses and
+ *    FLRB extends; `clock = cycles` makes it the PCM channel's memory cycle instead (docs/hybrid_dram_pcm.md
+ *    measures both: 150 cycles = 375 ns at DDR3-800 is shorter than the reuse distance behind the L2 of
+ *    nearly every segment, so almost nothing becomes a candidate).
  *  - Round-robin queue checks (Sec. IV "checks the queues in a round-robin fashion"): one engine TICK per memory
  *    cycle, as the hardware does, replayed when the policy next runs (an access, a completion, the quantum
  *    timer): stretches in which no queue head can expire (the engine's cycles_to_expiry) cost at most M - 1
@@ -103,9 +107,9 @@
     "policy flrb: entries of the list of recently freed DRAM slots (Sec. IV: 50)")                               \
   X(FL_PROACTIVE, "proactive_demotion", MEMSIDE_P_BOOL, "true", 0, 1,                                             \
     "policy flrb: when DRAM is full, copy a colder DRAM segment back to PCM for a candidate (Sec. IV)")          \
-  X(FL_CLOCK, "clock", MEMSIDE_P_ENUM, "cycles", 0, 0,                                                            \
-    "policy flrb: the time of exptm and expiry: cycles (memory cycles of the PCM channel, rtl/params/flrb.toml) "  \
-    "or accesses (accesses the partition counted, the logical time of the multi-queue algorithm RaPP builds on)")
+  X(FL_CLOCK, "clock", MEMSIDE_P_ENUM, "accesses", 0, 0,                                                          \
+    "policy flrb: the time of exptm (Sec. IV: last accessed time + 150): accesses (the partition's accesses, the "\
+    "logical time of the multi-queue algorithm of RaPP [26] the scheme extends) or cycles (memory cycles)")
 
 enum {
 #define X(id, nm, ty, def, lo, hi, doc) id,
