@@ -84,7 +84,7 @@
     "policy flrb: segment descriptors of the multi-queue per partition, a power of two (Sec. IV Space Overhead: "  \
     "capped at 4K descriptors, 32 KB)")                                                                           \
   X(FL_LIFETIME, "lifetime", MEMSIDE_P_INT, "150", 1, 1073741823,                                                 \
-    "policy flrb: exptm = last access + this, memory cycles (Sec. IV: 150)")                                      \
+    "policy flrb: exptm = last access + this, in the unit of memside.flrb.clock (Sec. IV: 150)")                  \
   X(FL_CAND_QUEUE, "cand_queue", MEMSIDE_P_INT, "3", 0, 7,                                                        \
     "policy flrb: m, a PCM segment in queue >= m is a migration candidate (Sec. IV: m = 3)")                      \
   X(FL_CAND_RBM, "cand_rbm", MEMSIDE_P_INT, "2", 0, 3,                                                            \
