@@ -23,7 +23,7 @@
   X(memside_mccachei_ops, "mccachei") \
   X(memside_redcachei_ops, "redcachei") \
   X(memside_dbuff_ops, "dbuff") \
-  X(memside_rapp_ops, "rapp")
+  X(memside_rapp_ops, "rapp") \
   X(memside_flrb_ops, "flrb")
 
 #define X(sym, nm) extern const memside_ops sym;
