@@ -23,28 +23,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import strata_test  # noqa: E402  (run, fail, timing_checked)
 
 fail = strata_test.fail
-
-
-def equal(where, what, a, b):
-    if a != b:
-        fail(f"{where}: {what}: {a} != {b}")
-
-
-def config_value(outdir, key):
-    with open(os.path.join(outdir, "config.txt")) as f:
-        for line in f:
-            k, _, rest = line.partition("=")
-            if k.strip() == key:
-                return rest.split("#")[0].strip().strip('"')
-    fail(f"{outdir}/config.txt: no {key}")
-
-
-def size_bytes(text):
-    units = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
-    for u, m in units.items():
-        if text.endswith(u):
-            return int(float(text[:-len(u)]) * m)
-    return int(text)
+equal = strata_test.equal
+config_value = strata_test.config_value
+size_bytes = strata_test.size_bytes
 
 
 def check(s, outdir, require_dirty):

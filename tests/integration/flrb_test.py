@@ -26,11 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import strata_test  # noqa: E402  (run, fail, timing_checked)
 
 fail = strata_test.fail
-
-
-def equal(where, what, a, b):
-    if a != b:
-        fail(f"{where}: {what}: {a} != {b}")
+equal = strata_test.equal
 
 
 def check(s, where, require_full, require_rise):
@@ -75,11 +71,7 @@ def main():
     a = strata_test.run(strata, outdir + ".a", args)
     check(a, outdir + ".a", "--require-full" in head, "--require-rise" in head)
     b = strata_test.run(strata, outdir + ".b", args)
-    da = {k: v for k, v in a.items() if not k.startswith("host.")}
-    db = {k: v for k, v in b.items() if not k.startswith("host.")}
-    if da != db:
-        diff = [k for k in sorted(set(da) | set(db)) if da.get(k) != db.get(k)]
-        fail(f"same seed, different stats in {len(diff)}, e.g. {diff[:5]}")
+    strata_test.same_stats(a, b, "same seed")
     print(f"ok: {a['flrb.migrated_segments']:.0f} segments to DRAM in {a['flrb.migrations']:.0f} migrations, "
           f"{a['flrb.copybacks']:.0f} back to PCM ({a['flrb.proactive_demotions']:.0f} proactively), DRAM share "
           f"{a['flrb.dram_hit_share']:.4f} (first kernel {a['flrb.first_kernel_dram_share']:.4f}, last "

@@ -26,11 +26,6 @@ import strata_test  # noqa: E402  (run, fail)
 fail = strata_test.fail
 
 
-def same_stats(a, b, where):
-    diff = [k for k in set(a) | set(b) if not k.startswith("host.") and a.get(k) != b.get(k)]
-    if diff:
-        fail(f"{where}: same seed, different stats: {sorted(diff)[:8]}")
-
 
 def plan(outdir):
     with open(os.path.join(outdir, "placement_plan.txt")) as f:
@@ -65,7 +60,7 @@ def migrating_run(strata, out, workload, sizes):
     want = 1e8 * (6 << 30) / (wr / s["sim.seconds"] * 2 ** 25) if wr > 0 else 0
     if wr <= 0 or abs(s["nvm.lifetime_years"] - want) > 1e-9 * want:
         fail(f"{where}: nvm.lifetime_years {s['nvm.lifetime_years']}, expected {want} from {wr} B written")
-    same_stats(s, strata_test.run(strata, out + "_again", args), where)
+    strata_test.same_stats(s, strata_test.run(strata, out + "_again", args), f"{where}: same seed")
 
 
 def main():

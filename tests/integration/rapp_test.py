@@ -27,33 +27,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import strata_test  # noqa: E402  (run, fail, timing_checked)
 
 fail = strata_test.fail
-
-
-def equal(where, what, a, b):
-    if a != b:
-        fail(f"{where}: {what}: {a} != {b}")
+equal = strata_test.equal
+config_value = strata_test.config_value
+size_bytes = strata_test.size_bytes
 
 
 def close(where, what, a, b):
     if abs(a - b) > 1e-9 * max(1.0, abs(b)):
         fail(f"{where}: {what}: {a} != {b}")
-
-
-def config_value(outdir, key):
-    with open(os.path.join(outdir, "config.txt")) as f:
-        for line in f:
-            k, _, rest = line.partition("=")
-            if k.strip() == key:
-                return rest.split("#")[0].strip().strip('"')
-    fail(f"{outdir}/config.txt: no {key}")
-
-
-def size_bytes(text):
-    units = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
-    for u, m in units.items():
-        if text.endswith(u):
-            return int(float(text[:-len(u)]) * m)
-    return int(text)
 
 
 def check(s, outdir, require_writes):
@@ -111,11 +92,7 @@ def main():
     a = strata_test.run(strata, outdir + ".a", args)
     check(a, outdir + ".a", require_writes)
     b = strata_test.run(strata, outdir + ".b", args)
-    da = {k: v for k, v in a.items() if not k.startswith("host.")}
-    db = {k: v for k, v in b.items() if not k.startswith("host.")}
-    if da != db:
-        diff = [k for k in sorted(set(da) | set(db)) if da.get(k) != db.get(k)]
-        fail(f"same seed, different stats in {len(diff)}, e.g. {diff[:5]}")
+    strata_test.same_stats(a, b, "same seed")
     print(f"ok: {a['rapp.migrations']:.0f} migrations, {a['rapp.evictions']:.0f} evictions, DRAM hit rate "
           f"{a['rapp.dram_hit_rate']:.3f}, writes to DRAM {a['rapp.writes_redirected_to_dram']:.3f}, migration rate "
           f"{a['rapp.migration_rate']:.3f}, IPC {a['gpu.ipc']:.3f}")

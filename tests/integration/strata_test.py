@@ -44,6 +44,31 @@ def run(strata, outdir, args, extra=()):
         return json.load(f)
 
 
+def equal(where, what, a, b):
+    """Fail unless a == b, naming where (a run folder) and what was compared."""
+    if a != b:
+        fail(f"{where}: {what}: {a} != {b}")
+
+
+def config_value(outdir, key):
+    """The value of key in a run folder's config.txt (as written there, quotes and comment removed)."""
+    with open(os.path.join(outdir, "config.txt")) as f:
+        for line in f:
+            k, _, rest = line.partition("=")
+            if k.strip() == key:
+                return rest.split("#")[0].strip().strip('"')
+    fail(f"{outdir}/config.txt: no {key}")
+
+
+def size_bytes(text):
+    """A size as config.txt writes it ("64KiB", "256MiB", "4096") in bytes."""
+    units = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+    for u, m in units.items():
+        if text.endswith(u):
+            return int(float(text[:-len(u)]) * m)
+    return int(text)
+
+
 def model_stats(s):
     """The stats a run's model produced: every stat but host.* (host time, speed and memory vary run to run)."""
     return {k: v for k, v in s.items() if not k.startswith("host.")}

@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import strata_test  # noqa: E402
 
 fail = strata_test.fail
+equal = strata_test.equal
 PAGE = 4096
 STENCIL = ["--workload", "stencil2d", "--set", "workload.stencil2d.iters=3"]
 
@@ -46,11 +47,6 @@ def run(strata, outdir, args):
     if s["um.resident_pages_peak"] > s["um.frames"]:
         fail(f"{outdir}: {s['um.resident_pages_peak']} pages in device memory at once, frames {s['um.frames']}")
     return s
-
-
-def equal(where, what, a, b):
-    if a != b:
-        fail(f"{where}: {what}: {a} != {b}")
 
 
 def moved(s, where):
