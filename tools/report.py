@@ -156,6 +156,20 @@ def spec_section(name, specs_dir, results_dir, fig_dir, out_md, allow_dirty=Fals
     return md, None
 
 
+def doc_link(doc, out):
+    """Link from the report file to a model-notes file named from a source tree's root: the tree is the
+    one the report file lives in (the nearest folder above it holding DOC), so a report written into
+    another checkout links to that checkout's notes, not to the tree the tool runs from."""
+    d = os.path.dirname(out)
+    while True:
+        if os.path.exists(os.path.join(d, doc)):
+            return os.path.relpath(os.path.join(d, doc), os.path.dirname(out))
+        up = os.path.dirname(d)
+        if up == d:
+            return os.path.relpath(os.path.join(ROOT, doc), os.path.dirname(out))
+        d = up
+
+
 def main(argv=None):
     ap = cliargs.Parser(prog="strata report", description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -191,7 +205,7 @@ def main(argv=None):
               "averaged over the workloads as the spec says (docs/experiments.md).", ""]
         for p in papers:
             md += [f"## {p['title']}", "", f"Paper: `shared/papers/{p['file']}`" +
-                   (f"; model notes: [{p['doc']}]({os.path.relpath(os.path.join(ROOT, p['doc']), os.path.dirname(out))})"
+                   (f"; model notes: [{p['doc']}]({doc_link(p['doc'], out)})"
                     if p.get("doc") else ""), ""]
             if not p.get("specs"):
                 md += [f"Not reproduced yet: {p.get('status', 'the system is not built yet.')}", ""]

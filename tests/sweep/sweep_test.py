@@ -476,6 +476,11 @@ def t_report(strata, work):
     check(p.returncode == 0, f"report in a fresh clone: {p.returncode} {p.stderr}")
     check(open(os.path.join(clone, "docs", "results.md"), "rb").read() == committed,
           "docs/results.md changed by a report with no results")
+    # The tool of one checkout writing into another's docs/results.md links to that checkout's model notes.
+    p = subprocess.run([py, os.path.join(ROOT, "tools", "report.py"), "--results", os.path.join(clone, "runs", "experiments"),
+                        "--out", os.path.join(clone, "docs", "results.md")], capture_output=True, text=True, cwd=work)
+    check(p.returncode == 0 and open(os.path.join(clone, "docs", "results.md"), "rb").read() == committed,
+          f"report into another checkout: {p.returncode} {p.stderr}")
     p = report("--out", work)
     check(p.returncode == 2 and "expected a file" in p.stderr, f"--out at a folder: {p.stderr}")
 

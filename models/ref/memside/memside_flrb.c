@@ -60,8 +60,9 @@
  * What the paper leaves open and this file decides: the rbm flag is the access's worst column outcome (miss or
  * conflict); the quota of the first quantum is the full peak; a candidate that finds no free buffer, no quota
  * or a full DRAM waits in a 16-entry deferred list, retried at the next quantum and when a buffer frees
- * (re-checked against its descriptor); the reserved region is the DRAM device's first `dram_size` bytes (the
- * partition's whole DRAM part by default); in-flight accesses are counted per bucket of segments (65536
+ * (re-checked against its descriptor); the reserved region is `dram_size` bytes of the DRAM device from
+ * `dram_offset` (by default the device's first bytes, as many as the partition's DRAM part: in pc-hw the program
+ * lies in PCM only; in pc the engine's arrays keep the DRAM part and the region lies beyond it); in-flight accesses are counted per bucket of segments (65536
  * buckets), so a move may wait for an unrelated access of its bucket; no migrations start after the program's
  * end; the remap lookup costs no time (on-chip table).
  */
@@ -100,6 +101,10 @@
   X(FL_DRAM_SIZE, "dram_size", MEMSIDE_P_SIZE, "0", 0, (double)(1ull << 40),                                     \
     "policy flrb: reserved DRAM region for migrated segments per partition, bytes (multiple of 256); 0: the "     \
     "partition's DRAM part of the map (addrmap.dram_size / DRAM channels: 256 MB, Sec. VI)")                      \
+  X(FL_DRAM_OFFSET, "dram_offset", MEMSIDE_P_SIZE, "0", 0, (double)(1ull << 40),                                 \
+    "policy flrb: DRAM device address where the reserved region starts, bytes (multiple of 256); 0: the "        \
+    "device's start. With arrays placed in the DRAM part (pc: placement.mode = engine) it must lie beyond that "  \
+    "part's bytes per channel, so migrated segments never overwrite placed arrays")                              \
   X(FL_REMAP, "remap_entries", MEMSIDE_P_INT, "4096", 1, 1048576,                                                 \
     "policy flrb: entries of the remap table, i.e. segments in DRAM at most per partition (Sec. IV Space "        \
     "Overhead: 20 KB remapping table, 4K entries)")                                                               \
@@ -224,6 +229,7 @@ typedef struct fl_st {
   uint32_t row_segs, max_batch;    /* segments per device row; per buffer */
   uint32_t cand_queue;
   uint64_t nsegs;                  /* PCM segments of the channel */
+  uint64_t base;                   /* DRAM device address of slot 0 (memside.flrb.dram_offset) */
   uint64_t tck_ps;                 /* PCM memory cycle */
   uint64_t quantum_ps;
   double peak_q[2];                /* peak bytes per quantum of the DRAM [0] and PCM [1] channel (Eq. 2) */
@@ -371,12 +377,20 @@ static int fl_init(void *st, const memside_cfg *cfg, const memside_env *env, cha
   for (uint32_t k = 1; k < m->nparts; ++k)
     if (m->part[k].mem == AMAP_MEM_DRAM && m->part[k].nch) dram_bytes = m->part[k].bytes / m->part[k].nch;
   const uint64_t region = region_of(cfg);
-  if (region < FL_SEG || region % FL_SEG || (dram_bytes && region > dram_bytes)) {
+  if (region < FL_SEG || region % FL_SEG || (dram_bytes && !p[FL_DRAM_OFFSET].i && region > dram_bytes)) {
     snprintf(err, errlen, "memside.flrb.dram_size: expected a multiple of 256 B up to the partition's DRAM (%llu B "
              "per channel, addrmap.dram_size / channels), got %llu B", (unsigned long long)dram_bytes,
              (unsigned long long)region);
     return -1;
   }
+  const uint64_t off = (uint64_t)p[FL_DRAM_OFFSET].i;
+  if (off % FL_SEG || (off && off < dram_bytes)) {
+    snprintf(err, errlen, "memside.flrb.dram_offset: expected 0 or a multiple of 256 B at or beyond the map's DRAM "
+             "part (%llu B per channel, addrmap.dram_size / channels), got %llu B", (unsigned long long)dram_bytes,
+             (unsigned long long)off);
+    return -1;
+  }
+  s->base = off;
   s->nsegs = m->part[0].bytes / m->part[0].nch / FL_SEG;
   if (s->nsegs > (1ull << FLRB_SEG_W)) {
     snprintf(err, errlen, "addrmap.nvm_size: expected at most %llu B of PCM per channel (the descriptor's %u-bit "
@@ -601,8 +615,8 @@ static void transfer(fl_st *s, uint32_t b, int write) {
     const uint32_t at = on_dram ? f->slot[i] : f->seg[i];
     uint32_t j = i + 1;
     while (j < f->n && (on_dram ? f->slot[j] : f->seg[j]) == at + (j - i)) ++j;
-    if (issue(s, dev, (uint64_t)at * FL_SEG, (j - i) * FL_SEG, write, f->data + i * FL_SEG,
-              write ? TAG_WRITE : TAG_READ, b))
+    const uint64_t addr = (on_dram ? s->base : 0) + (uint64_t)at * FL_SEG;
+    if (issue(s, dev, addr, (j - i) * FL_SEG, write, f->data + i * FL_SEG, write ? TAG_WRITE : TAG_READ, b))
       ++f->pending;
     i = j;
   }
@@ -870,7 +884,7 @@ static void fl_locate(const void *st, uint64_t pa, memside_target *out) {
   if (out->dev != s->pcm) return; /* outside the PCM part: flat */
   const fl_map *e = map_find(s, (uint32_t)(out->addr / FL_SEG));
   if (!e || e->where == W_IN) return; /* at home (a segment moving in is there until the switch) */
-  out->addr = (uint64_t)e->slot * FL_SEG + out->addr % FL_SEG;
+  out->addr = s->base + (uint64_t)e->slot * FL_SEG + out->addr % FL_SEG;
   out->dev = s->dram;
   out->kind = AMAP_MEM_DRAM;
 }
@@ -897,7 +911,7 @@ static int fl_route(void *st, const memside_req *rq, uint32_t *ticket, memside_t
     return MEMSIDE_HOLD;
   }
   if (e) {
-    out->addr = (uint64_t)e->slot * FL_SEG + out->addr % FL_SEG;
+    out->addr = s->base + (uint64_t)e->slot * FL_SEG + out->addr % FL_SEG;
     out->dev = s->dram;
     out->kind = AMAP_MEM_DRAM;
   }
