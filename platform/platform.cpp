@@ -425,13 +425,19 @@ void Platform::Impl::register_energy_metrics() {
   uint64_t nvm_bytes = 0;
   for (unsigned i = 0; i < map.nparts; ++i)
     if (map.part[i].mem == AMAP_MEM_NVM) nvm_bytes = map.part[i].bytes;
-  if (!nvm_bytes || !stats.has("mem.nvm.write_bytes")) return;
+  // A memory of NVM only (pcm_only_partition, the paper's pcmOnly) has no parts: addrmap.nvm_size is its size.
+  const bool all_nvm = map.nparts == 0 && map.mem_default == AMAP_MEM_NVM;
+  if (all_nvm) nvm_bytes = cfg.size("addrmap.nvm_size");
+  // The NVM write traffic: the NVM ranks' where the memory mixes kinds; every byte written where it is all
+  // NVM (pcm_only_partition, the paper's pcmOnly: no kind stats in a memory of one kind).
+  const std::string writes = stats.has("mem.nvm.write_bytes") ? "mem.nvm.write_bytes" : "mem.write_bytes";
+  if (!nvm_bytes || (!all_nvm && !stats.has("mem.nvm.write_bytes")) || !stats.has(writes)) return;
   const double size = static_cast<double>(nvm_bytes);
   stats.level("nvm.lifetime_years",
-              "PCM lifetime at this write rate: 1e8 x NVM part bytes / (mem.nvm.write_bytes per second x 2^25) "
+              "PCM lifetime at this write rate: 1e8 x NVM part bytes / (" + writes + " per second x 2^25) "
               "(hybrid DRAM+PCM Sec. VII-I; 0 when nothing was written)",
-              Unit::Year, [S, size] {
-                const double secs = S->get("sim.seconds"), wr = S->get("mem.nvm.write_bytes");
+              Unit::Year, [S, size, writes] {
+                const double secs = S->get("sim.seconds"), wr = S->get(writes);
                 return wr > 0 && secs > 0 ? 1e8 * size / (wr / secs * 33554432.0) : 0.0;
               });
 }
@@ -490,9 +496,13 @@ void Platform::build() {
   // Memory side: device controllers and memory-side controllers.
   P.build_memory_side(md);
   {  // a policy caching the first part in the others needs the program there
-    uint64_t end = 0;
-    for (const auto& a : P.program->arrays()) end = std::max<uint64_t>(end, a.base + a.bytes);
-    P.mem->check_placement(end);
+    uint64_t end = 0, flat_end = 0;  // flat_end: arrays wholly beyond the first part (a placement engine's)
+    const uint64_t first = P.map.nparts ? P.map.part[0].bytes : 0;
+    for (const auto& a : P.program->arrays()) {
+      uint64_t& e = first && a.base >= first ? flat_end : end;
+      e = std::max<uint64_t>(e, a.base + a.bytes);
+    }
+    P.mem->check_placement(end, flat_end);
   }
   P.load_initial_data();
   P.program->set_host_hooks(P.host_hooks());

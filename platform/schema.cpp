@@ -261,7 +261,8 @@ static std::vector<KeySpec> build_schema() {
        "addrmap.layout over them"},
       {"addrmap.dram_size", T::Size, "0", 0, 1ull << 50, {},
        "hybrid memory: bytes of the DRAM part (all its channels and ranks); 0 = unbounded (last part only)"},
-      {"addrmap.nvm_size", T::Size, "0", 0, 1ull << 50, {}, "hybrid memory: bytes of the NVM (PCM, STT-RAM, RRAM) part"},
+      {"addrmap.nvm_size", T::Size, "0", 0, 1ull << 50, {}, "hybrid memory: bytes of the NVM (PCM, STT-RAM, RRAM) part; a memory of NVM only: its capacity, the S of "
+       "nvm.lifetime_years (the map itself is unbounded)"},
       {"addrmap.scm_size", T::Size, "0", 0, 1ull << 50, {}, "hybrid memory: bytes of the SCM part"},
       {"addrmap.part_interleave", T::Size, "0", 0, 1ull << 40, {},
        "hybrid memory: 0 = parts one after the other (part_order, sizes); B = the parts alternate in blocks of B "

@@ -216,9 +216,10 @@ def load_spec(path):
                     _expect(k not in c or _is_name(c[k], names), where, f"{q}.{k}", "a design name", c.get(k))
     for i, c in enumerate(s["compare"]):
         p = f"compare[{i}]"
-        _only(c, {"design", "against", "stat", "title", "paper", "where"}, where, p + ".")
+        _only(c, {"design", "against", "stat", "title", "paper", "where", "base"}, where, p + ".")
         for k in ("design", "against"):
             _expect(_is_name(c.get(k), names), where, f"{p}.{k}", "a design name", c.get(k))
+        _expect("base" not in c or _is_name(c["base"], names), where, p + ".base", "a design name", c.get("base"))
         _expect(isinstance(c.get("stat"), str), where, p + ".stat", "a stat name", c.get("stat"))
         _expect("paper" not in c or isinstance(c["paper"], (int, float)), where, p + ".paper",
                 "a ratio (1.05 = +5 %)", c.get("paper"))

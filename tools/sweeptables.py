@@ -183,14 +183,16 @@ def md_tables(spec, runs, stats, command, builds=None):
 
 
 def compare_values(spec, runs, stats):
-    """The spec's [[compare]] entries with Strata's per-repeat value: amean(design/base) / amean(against/base)."""
+    """The spec's [[compare]] entries with Strata's per-repeat value: amean(design/base) / amean(against/base),
+    base the entry's own `base` design or the spec's baseline (a stat the baseline does not have, such as a
+    PCM lifetime against a pure-DRAM baseline, is compared through another design)."""
     out = []
     for c in spec["compare"]:
         T = Table(spec, runs, stats, c["stat"])
         per_rep = []
         for i in range(len(T.reps)):
-            a = amean([T.ratios(row, c["design"])[i] for row in T.rows])
-            b = amean([T.ratios(row, c["against"])[i] for row in T.rows])
+            a = amean([T.ratios(row, c["design"], c.get("base"))[i] for row in T.rows])
+            b = amean([T.ratios(row, c["against"], c.get("base"))[i] for row in T.rows])
             per_rep.append(a / b if b else math.nan)
         out.append(dict(c, title=c.get("title", c["stat"]), per_rep=per_rep, strata=amean(per_rep)))
     return out

@@ -24,6 +24,7 @@
 """
 import csv
 import json
+import math
 import os
 import shutil
 import signal
@@ -112,6 +113,8 @@ BAD = [  # (spec text, key named in the error)
      "tables[0].kind"),
     ('name = "n"\nstats = ["x"]\n[[designs]]\nname="a"\nconfig="c"\n[[workloads]]\nname="w"\n'
      '[[compare]]\ndesign="a"\nagainst="q"\nstat="x"\n', "compare[0].against"),
+    ('name = "n"\nstats = ["x"]\n[[designs]]\nname="a"\nconfig="c"\n[[workloads]]\nname="w"\n'
+     '[[compare]]\ndesign="a"\nagainst="a"\nstat="x"\nbase="q"\n', "compare[0].base"),
     ('name = "n"\nstats = ["x"]\n[[designs]]\nname="a"\nconfig="c"\n[[workloads]]\nname="w"\npaper={"x"="1"}\n',
      "workloads[0].paper"),
     ('name = "n"\nstats = ["x"]\n[[designs]]\nname="a"\nconfig="c"\n[[workloads]]\nname="w"\n[[tables]]\nkind="paper"\n'
@@ -424,6 +427,14 @@ def t_report(strata, work):
     check([R.within_2x(1.048, x) for x in (0.9455, 1.03, 1.09, 1.02, 1.1, 1.0)] ==
           ["no", "yes", "yes", "no", "no", "no"], "within_2x")
     check([R.same_direction(0.9, x) for x in (0.95, 1.01, 1.0)] == ["yes", "no", "no"], "same_direction")
+    # A [[compare]] base: ratios to that design, for a stat the baseline lacks (a PCM lifetime vs pure DRAM).
+    import sweeptables as T
+    cspec = {"baseline": "dram", "compare": [{"design": "x", "against": "pcm", "stat": "life", "base": "pcm"},
+                                             {"design": "x", "against": "pcm", "stat": "life"}]}
+    cruns = [{"name": f"{d}_{w}", "row": w, "design": d, "repeat": ()} for d in ("dram", "pcm", "x") for w in "uv"]
+    cstats = {"pcm_u": {"life": 1.0}, "x_u": {"life": 3.0}, "pcm_v": {"life": 2.0}, "x_v": {"life": 2.0}}
+    cv = T.compare_values(cspec, cruns, cstats)
+    check(cv[0]["strata"] == 2.0 and math.isnan(cv[1]["strata"]), f"compare base: {cv}")
     check("## Made-up paper B" in md and "Not reproduced yet: its system is not built yet." in md, "unbuilt paper")
     check("Results collected " in md and "all 6 runs of the spec" in md and "at commit `0123456789ab`;" in md,
           f"build line:\n{md}")
