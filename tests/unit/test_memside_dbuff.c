@@ -210,7 +210,7 @@ static void dirty_victim_lazy_queue(void **state) {
   hit(&q, 2, 6, 1, 0xA6);
   for (uint64_t i = 0; i < 8; ++i)
     if (i != 1) hit(&q, 2 * i, 0, 0, 0); /* block 2 the least recent */
-  q.sh->util_q16[1] = 60000;                /* PCM busy */
+  q.sh->util_q16[1] = 60000;             /* PCM busy */
   q.sh->now = 7000000;
   const int n = q.sh->f.n;
   uint32_t ticket = 0;

@@ -310,7 +310,8 @@ static void accesses_held_during_the_move(void **state) {
     assert_int_equal(q->sh->dram[f0 + 8 * 128 + i], 0x88); /* the page's write reached its frame */
   }
   assert_int_equal(hyb_stat(q, "holds"), 2);
-  assert_int_equal(hyb_stat(q, "read_dram") + hyb_stat(q, "write_dram"), 2); /* the retries counted once, where they went */
+  /* the retries counted once, where they went */
+  assert_int_equal(hyb_stat(q, "read_dram") + hyb_stat(q, "write_dram"), 2);
   part_free(q);
 }
 
