@@ -6,7 +6,10 @@
  * write; accesses during a move are held and released; a quota used up defers the migration to the next
  * quantum; an expired descriptor is demoted; a DRAM segment whose descriptor leaves the low-end queue is copied
  * back to PCM with the bytes written in DRAM; a full DRAM demotes a colder segment proactively; the policy
- * reaches the engine only through cfg->blocks->flrb; bad parameters are refused. */
+ * reaches the engine only through cfg->blocks->flrb; bad parameters are refused; with memside.flrb.dram_offset
+ * beyond the map's DRAM part the reserved region (and every migration transfer, locate and route into it) lies
+ * there and the DRAM part's bytes stay untouched, and an offset not a multiple of 256 B or inside the DRAM part
+ * is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -396,6 +399,115 @@ static void bad_setups_refused(void **state) {
   hyb_part_free(&q);
 }
 
+/* The partition of the dram_offset tests (part_setup's, not initialised) with a DRAM device of HYB_DRAM_MAX
+ * bytes: the map's DRAM part (HYB_DRAM_PART) at its start, room for the reserved region beyond it. */
+static void part_setup_wide(hyb_part *q) {
+  hyb_opts o = OPTS;
+  o.dram_bytes = HYB_DRAM_MAX;
+  part_setup_with(q, &o);
+}
+#define OFF HYB_DRAM_PART
+
+/* 8. dram_offset = the DRAM part's bytes (64 KiB), dram_size 64 KiB: the region is DRAM device bytes 64..128 KiB.
+ * The first migrated segment is written to slot 0 at the offset and located and routed there; a batch goes to
+ * consecutive slots above it; a copy-back reads the slot at the offset; an access to the DRAM part stays below
+ * the offset, and the DRAM part's bytes are never written. */
+static void dram_offset_places_the_region(void **state) {
+  (void)state;
+  hyb_part q;
+  part_setup_wide(&q);
+  mst_set_param(O->params, q.par, "dram_offset", OFF);
+  mst_set_param(O->params, q.par, "dram_size", HYB_DRAM_PART);
+  hyb_part_init(&q);
+  static unsigned char below[OFF];
+  for (uint32_t i = 0; i < OFF; ++i) below[i] = (unsigned char)(0xD5 ^ (i >> 8)); /* the placed arrays */
+  memcpy(q.sh->dram, below, OFF);
+  /* a segment in: written at the offset, then located and routed there */
+  const uint64_t slot = promote(&q, 5);
+  assert_int_equal(slot, OFF);
+  assert_int_equal(q.sh->f.x[1].dev, 0);
+  assert_int_equal(q.sh->f.x[1].write, 1);
+  assert_int_equal(q.sh->f.x[1].addr, OFF);
+  assert_memory_equal(q.sh->dram + OFF, q.sh->pcm + 5 * SEG, SEG);
+  assert_int_equal(hyb_dram_addr(&q, 5 * SEG + 128), OFF + 128);
+  memside_target t = acc(&q, 5, 1, 1, MEMSIDE_ROW_HIT);
+  assert_int_equal(t.dev, 0);
+  assert_int_equal(t.addr, OFF + 128);
+  memset(q.sh->dram + t.addr, 0xC3, 128); /* the write's bytes in the region */
+  /* the DRAM part: flat, below the offset */
+  const memside_req flat = {HYB_PCM_BYTES + 3 * 128, 0, MEMSIDE_DEMAND, 0xF};
+  uint32_t ticket = 0;
+  assert_int_equal(O->route(q.st, &flat, &ticket, &t), MEMSIDE_GO);
+  assert_int_equal(t.dev, 0);
+  assert_true(t.addr < OFF);
+  O->complete(q.st, &flat, &t);
+  /* the copy-back reads the slot at the offset and takes the written bytes home */
+  int n = q.sh->f.n;
+  q.sh->now = 5000u * TCK; /* far past 4 demotions + the low-end expiry */
+  O->wake(q.st, q.sh->now, 0);
+  assert_int_equal(hyb_stat(&q, "evictions_expired"), 1);
+  assert_int_equal(q.sh->f.n, n + 1);
+  assert_int_equal(q.sh->f.x[n].dev, 0);
+  assert_int_equal(q.sh->f.x[n].write, 0);
+  assert_int_equal(q.sh->f.x[n].addr, OFF);
+  hyb_serve(&q);
+  for (unsigned i = 0; i < 128; ++i) assert_int_equal(q.sh->pcm[5 * SEG + 128 + i], 0xC3);
+  assert_int_equal(O->kind_of(q.st, hyb_pa_of(&q, 5 * SEG)), AMAP_MEM_NVM);
+  /* a batch of three: consecutive slots in the region, one write */
+  warm(&q, 1);
+  warm(&q, 2);
+  warm(&q, 3);
+  n = q.sh->f.n;
+  acc(&q, 3, 0, 0, MEMSIDE_ROW_MISS);
+  assert_int_equal(q.sh->f.n, n + 1);
+  assert_int_equal(q.sh->f.x[n].bytes, 3 * SEG);
+  hyb_serve(&q);
+  const memside_xfer w = q.sh->f.x[n + 1];
+  assert_int_equal(w.dev, 0);
+  assert_int_equal(w.write, 1);
+  assert_int_equal(w.bytes, 3 * SEG);
+  assert_true(w.addr >= OFF && w.addr + w.bytes <= OFF + HYB_DRAM_PART);
+  assert_int_equal((w.addr - OFF) % SEG, 0);
+  assert_memory_equal(q.sh->dram + w.addr, q.sh->pcm + SEG, 3 * SEG);
+  assert_int_equal(route(&q, 2, 1, 0, &ticket, &t), MEMSIDE_GO);
+  assert_int_equal(t.dev, 0);
+  assert_int_equal(t.addr, w.addr + SEG + 128);
+  answer(&q, 2, 1, 0, &t, MEMSIDE_ROW_HIT);
+  /* every DRAM transfer in the region, the DRAM part untouched */
+  for (int i = 0; i < q.sh->f.n; ++i)
+    if (q.sh->f.x[i].dev == 0) {
+      assert_true(q.sh->f.x[i].addr >= OFF);
+      assert_int_equal((q.sh->f.x[i].addr - OFF) % SEG, 0);
+    }
+  assert_memory_equal(q.sh->dram, below, OFF);
+  hyb_part_free(&q);
+}
+
+/* 9. dram_offset refused with the key named: not a multiple of 256 B (below and beyond the DRAM part), or a
+ * multiple of 256 B inside the DRAM part (its bytes per channel, 64 KiB). At the part's end it is taken, and then
+ * dram_size may exceed the part (with offset 0 it may not). */
+static void bad_dram_offsets_refused(void **state) {
+  (void)state;
+  static const int64_t bad[] = {128, 300, OFF + 128, OFF + 300, 256, 4096, OFF - 256};
+  hyb_part q;
+  part_setup_wide(&q);
+  for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    mst_set_param(O->params, q.par, "dram_offset", bad[i]);
+    q.st = mst_state(O, &q.c);
+    mst_init_refused(O, q.st, &q.c, &q.env, "memside.flrb.dram_offset");
+    free(q.st);
+  }
+  mst_set_param(O->params, q.par, "dram_offset", 0);
+  mst_set_param(O->params, q.par, "dram_size", 2 * HYB_DRAM_PART);
+  q.st = mst_state(O, &q.c);
+  mst_init_refused(O, q.st, &q.c, &q.env, "memside.flrb.dram_size");
+  free(q.st);
+  mst_set_param(O->params, q.par, "dram_offset", OFF);
+  q.st = mst_state(O, &q.c);
+  mst_init(O, q.st, &q.c, &q.env);
+  hyb_part_free(&q);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(candidate_after_two_misses),
@@ -407,6 +519,8 @@ int main(void) {
       cmocka_unit_test(eviction_copies_back),
       cmocka_unit_test(dram_full_demotes_proactively),
       cmocka_unit_test(bad_setups_refused),
+      cmocka_unit_test(dram_offset_places_the_region),
+      cmocka_unit_test(bad_dram_offsets_refused),
   };
   return cmocka_run_group_tests(tests, group_setup, NULL);
 }
