@@ -15,136 +15,41 @@
 #include <string.h>
 
 #include "memside/memside.h"
-#include "memside_test_env.h"
+#include "memside_hybrid_env.h"
 
 #define BLK 1024u
-#define PCM_BYTES (1u << 20)
-#define DRAM_BYTES (1u << 16)
+#define DRAM_BYTES HYB_DRAM_PART
 #define BUF_BYTES (2u * 8u * BLK) /* size: 2 sets of 8 ways */
 
 static amap g_map;
 static const memside_ops *O;
 
-/* The fake shell plus a clock, the PCM utilisation the policy is told, its wake-ups, and both devices' bytes. */
-typedef struct shell {
-  fake_shell f; /* first: fake_issue / fake_release take the context as a fake_shell */
-  uint64_t now;
-  uint32_t util_q16;
-  uint64_t wake_at[64];
-  int nwake, unwakes, served; /* transfers of f.x[] already carried out */
-  unsigned char dram[DRAM_BYTES], pcm[PCM_BYTES];
-} shell;
+/* The shell's PCM utilisation is asked for the drain window (drain_ns = 500); fills and write-backs are not
+ * migrations. */
+static const hyb_opts OPTS = {.npar = 8, .pcm_shift = 10, .util_dev = 1, .util_window = 500000};
 
-static uint64_t sh_now(void *ctx) { return ((shell *)ctx)->now; }
-static int sh_wake(void *ctx, uint64_t at, uint64_t tag) {
-  shell *s = (shell *)ctx;
-  assert_int_equal(tag, 0);
-  s->wake_at[s->nwake++] = at;
-  return 0;
-}
-static uint32_t sh_unwake(void *ctx, uint64_t tag) {
-  (void)tag;
-  ++((shell *)ctx)->unwakes;
-  return 1;
-}
-static uint32_t sh_util(void *ctx, uint32_t dev, uint64_t window) {
-  assert_int_equal(dev, 1);
-  assert_int_equal(window, 500000); /* drain_ns = 500 */
-  return ((shell *)ctx)->util_q16;
-}
-
-typedef struct part {
-  memside_cfg c;
-  memside_value par[8];
-  void *st;
-  memside_env env;
-  shell *sh;
-} part;
-
-/* g_map: 2 channels of one rank (4 x 4 banks, 2 KiB rows): the PCM part (1 MiB) on channel 1 first, the DRAM
- * part (64 KiB) on channel 0. */
 static int group_setup(void **state) {
   (void)state;
-  static const uint32_t pch[1] = {1}, dch[1] = {0}, r0[1] = {0};
-  const amap_part_cfg p[2] = {{AMAP_MEM_NVM, PCM_BYTES, 1, 1, pch, r0}, {AMAP_MEM_DRAM, DRAM_BYTES, 1, 1, dch, r0}};
-  char err[256];
-  if (amap_init_parts(&g_map, p, 2, 0, NULL, 2, 1, 4, 4, 2048, 32, 2, 0, err, sizeof err) != 0) return -1;
+  if (hyb_map_init(&g_map) != 0) return -1;
   O = memside_find("dbuff");
   return O ? 0 : -1;
 }
 
-/* The partition: device 0 DRAM on channel 0, device 1 PCM on channel 1; the family's defaults with a buffer of
- * BUF_BYTES; PCM filled with a pattern. Not initialised. */
-static void part_setup(part *q) {
-  memset(q, 0, sizeof *q);
-  q->sh = calloc(1, sizeof(shell));
-  assert_non_null(q->sh);
-  mst_partition(&q->c, &g_map, 0, 1);
-  q->c.ndevs = 2;
-  mst_hbm2_device(&q->c, 1, 1, 1);
-  q->c.rank_kind[1][0] = AMAP_MEM_NVM;
-  q->c.sys.nparts = 1;
-  mst_param_defaults(O->params, q->par, 8);
+/* The partition (hyb_part_setup) with the family's defaults and a buffer of BUF_BYTES. Not initialised. */
+static void part_setup(hyb_part *q) {
+  hyb_part_setup(q, O, &g_map, &OPTS);
   mst_set_param(O->params, q->par, "size", BUF_BYTES);
-  q->c.param = q->par;
-  q->env = (memside_env){.ctx = q->sh, .issue = fake_issue, .release = fake_release, .now_ps = sh_now,
-                         .wake = sh_wake, .unwake = sh_unwake, .dev_util = sh_util};
-  for (uint32_t i = 0; i < PCM_BYTES; ++i) q->sh->pcm[i] = (unsigned char)(i * 7u + (i >> 10));
-}
-
-static void part_init(part *q) {
-  q->st = mst_state(O, &q->c);
-  mst_init(O, q->st, &q->c, &q->env);
-}
-
-static void part_free(part *q) {
-  free(q->st);
-  free(q->sh);
-}
-
-/* Carry out every transfer issued and not yet served, in order, with the bytes (reads fill buf, writes store
- * it), answering each (done); transfers those answers issue are served too. */
-static void serve(part *q) {
-  shell *s = q->sh;
-  while (s->served < s->f.n) {
-    const memside_xfer x = s->f.x[s->served++];
-    unsigned char *mem = x.dev == 0 ? s->dram : s->pcm;
-    assert_true(x.addr + x.bytes <= (x.dev == 0 ? DRAM_BYTES : PCM_BYTES));
-    if (x.write) memcpy(mem + x.addr, x.buf, x.bytes);
-    else memcpy(x.buf, mem + x.addr, x.bytes);
-    O->done(q->st, x.tag);
-  }
-}
-
-static uint64_t stat(const part *q, const char *name) {
-  uint64_t v[32];
-  O->stat_values(q->st, v);
-  for (unsigned i = 0; O->stat_names[i]; ++i)
-    if (strcmp(O->stat_names[i], name) == 0) return v[i];
-  fail_msg("no stat dbuff.%s", name);
-  return 0;
-}
-
-/* The physical line at PCM device address `addr` (a 128 B-aligned one), found by locating every PCM line. */
-static uint64_t pa_of(const part *q, uint64_t addr) {
-  memside_target t;
-  for (uint64_t pa = 0; pa < PCM_BYTES; pa += 128) {
-    memside_static_locate(&q->c, pa, &t);
-    if (t.dev == 1 && t.addr == addr) return pa;
-  }
-  fail_msg("no line at PCM address %llu", (unsigned long long)addr);
-  return 0;
 }
 
 /* Route line `line` of PCM block b; returns MEMSIDE_GO or MEMSIDE_HOLD, *t and *ticket as route left them. */
-static int access(part *q, uint64_t b, uint32_t line, int write, uint32_t *ticket, memside_target *t) {
-  const memside_req rq = {pa_of(q, b * BLK + line * 128u), (uint8_t)write, MEMSIDE_DEMAND, 0xF};
+static int access(hyb_part *q, uint64_t b, uint32_t line, int write, uint32_t *ticket, memside_target *t) {
+  const memside_req rq = {hyb_pa_of(q, b * BLK + line * 128u), (uint8_t)write, MEMSIDE_DEMAND, 0xF};
   memset(t, 0, sizeof *t);
   return O->route(q->st, &rq, ticket, t);
 }
 
 /* An access that must hit: routed to DRAM at once, then answered (for a write, its bytes `v` stored there). */
-static memside_target hit(part *q, uint64_t b, uint32_t line, int write, unsigned char v) {
+static memside_target hit(hyb_part *q, uint64_t b, uint32_t line, int write, unsigned char v) {
   uint32_t ticket = 0;
   memside_target t;
   assert_int_equal(access(q, b, line, write, &ticket, &t), MEMSIDE_GO);
@@ -152,24 +57,24 @@ static memside_target hit(part *q, uint64_t b, uint32_t line, int write, unsigne
   assert_int_equal(t.kind, AMAP_MEM_DRAM);
   assert_int_equal(t.addr % BLK, line * 128u);
   if (write) memset(q->sh->dram + t.addr, v, 128);
-  const memside_req rq = {pa_of(q, b * BLK + line * 128u), (uint8_t)write, MEMSIDE_DEMAND, 0xF};
+  const memside_req rq = {hyb_pa_of(q, b * BLK + line * 128u), (uint8_t)write, MEMSIDE_DEMAND, 0xF};
   O->complete(q->st, &rq, &t);
   return t;
 }
 
 /* Block b missing: held, filled (served), released, then routed to its frame and answered. */
-static memside_target fill(part *q, uint64_t b) {
+static memside_target fill(hyb_part *q, uint64_t b) {
   uint32_t ticket = 0;
   memside_target t;
   assert_int_equal(access(q, b, 0, 0, &ticket, &t), MEMSIDE_HOLD);
   assert_true(ticket != 0);
   const int nrel = q->sh->f.nrel;
-  serve(q);
+  hyb_serve(q);
   assert_true(q->sh->f.nrel > nrel);
   assert_int_equal(q->sh->f.released[nrel], ticket);
   assert_int_equal(access(q, b, 0, 0, &ticket, &t), MEMSIDE_GO);
   assert_int_equal(t.dev, 0);
-  const memside_req rq = {pa_of(q, b * BLK), 0, MEMSIDE_DEMAND, 0xF};
+  const memside_req rq = {hyb_pa_of(q, b * BLK), 0, MEMSIDE_DEMAND, 0xF};
   O->complete(q->st, &rq, &t); /* answered: the frame has nothing in flight */
   return t;
 }
@@ -178,9 +83,9 @@ static memside_target fill(part *q, uint64_t b) {
  * with the same bytes, releases the access, which then goes to the frame; later accesses hit. */
 static void miss_fills_then_hits(void **state) {
   (void)state;
-  part q;
+  hyb_part q;
   part_setup(&q);
-  part_init(&q);
+  hyb_part_init(&q);
   uint32_t ticket = 0;
   memside_target t;
   assert_int_equal(access(&q, 3, 2, 0, &ticket, &t), MEMSIDE_HOLD);
@@ -192,7 +97,7 @@ static void miss_fills_then_hits(void **state) {
   assert_int_equal(q.sh->f.x[0].write, 0);
   assert_int_equal(q.sh->f.x[0].cls, MEMSIDE_FILL);
   assert_int_equal(q.sh->f.nrel, 0);
-  serve(&q);
+  hyb_serve(&q);
   assert_int_equal(q.sh->f.n, 2);
   assert_int_equal(q.sh->f.x[1].dev, 0);
   assert_int_equal(q.sh->f.x[1].write, 1);
@@ -210,29 +115,29 @@ static void miss_fills_then_hits(void **state) {
   t = hit(&q, 3, 5, 0, 0);
   assert_int_equal(t.addr, frame + 5 * 128);
   memside_target l;
-  O->locate(q.st, pa_of(&q, 3 * BLK + 128), &l);
+  O->locate(q.st, hyb_pa_of(&q, 3 * BLK + 128), &l);
   assert_int_equal(l.dev, 0);
   assert_int_equal(l.addr, frame + 128);
-  assert_int_equal(O->kind_of(q.st, pa_of(&q, 3 * BLK)), AMAP_MEM_DRAM);
-  assert_int_equal(O->kind_of(q.st, pa_of(&q, 5 * BLK)), AMAP_MEM_NVM);
-  assert_int_equal(stat(&q, "read_misses"), 1);
-  assert_int_equal(stat(&q, "read_hits"), 1); /* the held access counts as a miss only */
-  assert_int_equal(stat(&q, "fills"), 1);
-  assert_int_equal(stat(&q, "fill_bytes"), BLK);
+  assert_int_equal(O->kind_of(q.st, hyb_pa_of(&q, 3 * BLK)), AMAP_MEM_DRAM);
+  assert_int_equal(O->kind_of(q.st, hyb_pa_of(&q, 5 * BLK)), AMAP_MEM_NVM);
+  assert_int_equal(hyb_stat(&q, "read_misses"), 1);
+  assert_int_equal(hyb_stat(&q, "read_hits"), 1); /* the held access counts as a miss only */
+  assert_int_equal(hyb_stat(&q, "fills"), 1);
+  assert_int_equal(hyb_stat(&q, "fill_bytes"), BLK);
   memside_stats ms;
   O->stats(q.st, &ms);
   assert_int_equal(ms.moves, 1);
   assert_int_equal(ms.moved_bytes, BLK);
-  part_free(&q);
+  hyb_part_free(&q);
 }
 
 /* 2. Eight blocks fill set 0 (even blocks); block 0 is used again, so block 2 is the least recent: the ninth
  * block takes block 2's frame; block 2 is clean, so it is dropped without a transfer. */
 static void lru_eviction_clean(void **state) {
   (void)state;
-  part q;
+  hyb_part q;
   part_setup(&q);
-  part_init(&q);
+  hyb_part_init(&q);
   uint64_t frame[9];
   for (uint64_t i = 0; i < 8; ++i) frame[i] = fill(&q, 2 * i).addr;
   for (uint64_t i = 0; i < 8; ++i)
@@ -243,28 +148,28 @@ static void lru_eviction_clean(void **state) {
   memside_target t;
   assert_int_equal(access(&q, 16, 0, 0, &ticket, &t), MEMSIDE_HOLD);
   assert_int_equal(q.sh->f.n, n + 1); /* the fill's PCM read only: no victim read */
-  serve(&q);
+  hyb_serve(&q);
   assert_int_equal(q.sh->f.x[n + 1].addr, frame[1]); /* block 2's frame */
-  assert_int_equal(stat(&q, "clean_evictions"), 1);
-  assert_int_equal(stat(&q, "dirty_evictions"), 0);
-  assert_int_equal(stat(&q, "writeback_bytes"), 0);
-  assert_int_equal(O->kind_of(q.st, pa_of(&q, 2 * BLK)), AMAP_MEM_NVM);
-  assert_int_equal(O->kind_of(q.st, pa_of(&q, 0)), AMAP_MEM_DRAM);
-  assert_int_equal(O->kind_of(q.st, pa_of(&q, 16 * BLK)), AMAP_MEM_DRAM);
+  assert_int_equal(hyb_stat(&q, "clean_evictions"), 1);
+  assert_int_equal(hyb_stat(&q, "dirty_evictions"), 0);
+  assert_int_equal(hyb_stat(&q, "writeback_bytes"), 0);
+  assert_int_equal(O->kind_of(q.st, hyb_pa_of(&q, 2 * BLK)), AMAP_MEM_NVM);
+  assert_int_equal(O->kind_of(q.st, hyb_pa_of(&q, 0)), AMAP_MEM_DRAM);
+  assert_int_equal(O->kind_of(q.st, hyb_pa_of(&q, 16 * BLK)), AMAP_MEM_DRAM);
   /* block 2 again: a miss, filled from PCM (its copy there is current); block 4 is now the least recent */
   fill(&q, 2);
-  assert_int_equal(O->kind_of(q.st, pa_of(&q, 4 * BLK)), AMAP_MEM_NVM);
-  assert_int_equal(stat(&q, "clean_evictions"), 2);
-  part_free(&q);
+  assert_int_equal(O->kind_of(q.st, hyb_pa_of(&q, 4 * BLK)), AMAP_MEM_NVM);
+  assert_int_equal(hyb_stat(&q, "clean_evictions"), 2);
+  hyb_part_free(&q);
 }
 
 /* 2b. The victim's frame still has an access in flight (routed, not answered): the fill waits for it before
  * it reads anything, so a write on its way lands before the victim is read or the frame overwritten. */
 static void fill_waits_for_victim_accesses(void **state) {
   (void)state;
-  part q;
+  hyb_part q;
   part_setup(&q);
-  part_init(&q);
+  hyb_part_init(&q);
   for (uint64_t i = 0; i < 8; ++i) fill(&q, 2 * i);
   uint32_t ticket = 0;
   memside_target w0;
@@ -278,17 +183,17 @@ static void fill_waits_for_victim_accesses(void **state) {
   assert_int_equal(q.sh->f.n, n); /* draining: nothing read yet */
   assert_int_equal(O->busy(q.st), 1);
   memset(q.sh->dram + w0.addr, 0x77, 128); /* the write lands */
-  const memside_req rq = {pa_of(&q, 0 * BLK + 5 * 128), 1, MEMSIDE_DEMAND, 0xF};
+  const memside_req rq = {hyb_pa_of(&q, 0 * BLK + 5 * 128), 1, MEMSIDE_DEMAND, 0xF};
   O->complete(q.st, &rq, &w0);
   assert_int_equal(q.sh->f.n, n + 2); /* now the block from PCM and the dirty victim from DRAM */
   assert_int_equal(q.sh->f.x[n + 1].dev, 0);
   assert_int_equal(q.sh->f.x[n + 1].addr, w0.addr - w0.addr % BLK);
-  q.sh->util_q16 = 0; /* PCM idle: the victim goes to PCM as soon as it is queued */
-  serve(&q);
+  q.sh->util_q16[1] = 0; /* PCM idle: the victim goes to PCM as soon as it is queued */
+  hyb_serve(&q);
   for (unsigned i = 0; i < 128; ++i) assert_int_equal(q.sh->pcm[5 * 128 + i], 0x77);
-  assert_int_equal(stat(&q, "writeback_bytes"), 128);
+  assert_int_equal(hyb_stat(&q, "writeback_bytes"), 128);
   assert_int_equal(O->busy(q.st), 0);
-  part_free(&q);
+  hyb_part_free(&q);
 }
 
 /* 3. A dirty victim: its block is read from DRAM into the write queue while the new block is read from PCM;
@@ -296,16 +201,16 @@ static void fill_waits_for_victim_accesses(void **state) {
  * dirty lines (lines 3 and 4 as one run, line 6 alone) are written to PCM with the bytes the L2 wrote. */
 static void dirty_victim_lazy_queue(void **state) {
   (void)state;
-  part q;
+  hyb_part q;
   part_setup(&q);
-  part_init(&q);
+  hyb_part_init(&q);
   for (uint64_t i = 0; i < 8; ++i) fill(&q, 2 * i);
   hit(&q, 2, 3, 1, 0xA3);
   hit(&q, 2, 4, 1, 0xA4);
   hit(&q, 2, 6, 1, 0xA6);
   for (uint64_t i = 0; i < 8; ++i)
     if (i != 1) hit(&q, 2 * i, 0, 0, 0); /* block 2 the least recent */
-  q.sh->util_q16 = 60000;                /* PCM busy */
+  q.sh->util_q16[1] = 60000;             /* PCM busy */
   q.sh->now = 7000000;
   const int n = q.sh->f.n;
   uint32_t ticket = 0;
@@ -320,19 +225,19 @@ static void dirty_victim_lazy_queue(void **state) {
   uint32_t vt = 0;
   assert_int_equal(access(&q, 2, 0, 0, &vt, &t), MEMSIDE_HOLD);
   assert_int_equal(vt, ticket);
-  serve(&q); /* both reads, the fill's DRAM write; the victim waits in the queue */
+  hyb_serve(&q); /* both reads, the fill's DRAM write; the victim waits in the queue */
   assert_int_equal(q.sh->f.n, n + 3);
   assert_int_equal(q.sh->nwake, 1);
   assert_int_equal(q.sh->wake_at[0], 7000000 + 500000);
-  assert_int_equal(stat(&q, "dirty_evictions"), 1);
-  assert_int_equal(stat(&q, "writeback_bytes"), 0);
+  assert_int_equal(hyb_stat(&q, "dirty_evictions"), 1);
+  assert_int_equal(hyb_stat(&q, "writeback_bytes"), 0);
   assert_int_equal(O->busy(q.st), 1);
   assert_int_equal(q.sh->pcm[2 * BLK + 3 * 128], (unsigned char)((2 * BLK + 3 * 128) * 7u + 2)); /* not yet */
   q.sh->now = 7500000;
   O->wake(q.st, 7500000, 0); /* PCM still busy: asks again */
   assert_int_equal(q.sh->nwake, 2);
   assert_int_equal(q.sh->f.n, n + 3);
-  q.sh->util_q16 = 1000; /* PCM idle enough */
+  q.sh->util_q16[1] = 1000; /* PCM idle enough */
   O->wake(q.st, 8000000, 0);
   assert_int_equal(q.sh->f.n, n + 5); /* two runs: lines 3-4 and line 6 */
   assert_int_equal(q.sh->f.x[n + 3].dev, 1);
@@ -342,22 +247,22 @@ static void dirty_victim_lazy_queue(void **state) {
   assert_int_equal(q.sh->f.x[n + 3].bytes, 256);
   assert_int_equal(q.sh->f.x[n + 4].addr, 2 * BLK + 6 * 128);
   assert_int_equal(q.sh->f.x[n + 4].bytes, 128);
-  serve(&q);
+  hyb_serve(&q);
   for (unsigned i = 0; i < 128; ++i) {
     assert_int_equal(q.sh->pcm[2 * BLK + 3 * 128 + i], 0xA3);
     assert_int_equal(q.sh->pcm[2 * BLK + 4 * 128 + i], 0xA4);
     assert_int_equal(q.sh->pcm[2 * BLK + 6 * 128 + i], 0xA6);
   }
   assert_int_equal(q.sh->pcm[2 * BLK + 5 * 128], (unsigned char)((2 * BLK + 5 * 128) * 7u + 2)); /* clean: untouched */
-  assert_int_equal(stat(&q, "writeback_bytes"), 384);
-  assert_int_equal(stat(&q, "writeback_lines"), 3);
-  assert_int_equal(stat(&q, "drains_idle"), 1);
-  assert_int_equal(stat(&q, "drain_wakes"), 2);
+  assert_int_equal(hyb_stat(&q, "writeback_bytes"), 384);
+  assert_int_equal(hyb_stat(&q, "writeback_lines"), 3);
+  assert_int_equal(hyb_stat(&q, "drains_idle"), 1);
+  assert_int_equal(hyb_stat(&q, "drain_wakes"), 2);
   assert_int_equal(O->busy(q.st), 0);
   /* block 2 back from PCM carries the written bytes */
   const memside_target b2 = fill(&q, 2);
   assert_int_equal(q.sh->dram[b2.addr - b2.addr % BLK + 4 * 128], 0xA4);
-  part_free(&q);
+  hyb_part_free(&q);
 }
 
 /* 4. A miss on a block whose dirty copy still waits in the write queue writes that entry at once and holds
@@ -365,17 +270,17 @@ static void dirty_victim_lazy_queue(void **state) {
  * the next dirty eviction write its oldest entry at once. The program's end writes what is queued. */
 static void queue_conflict_full_end(void **state) {
   (void)state;
-  part q;
+  hyb_part q;
   part_setup(&q);
   mst_set_param(O->params, q.par, "write_queue", 1);
-  part_init(&q);
-  q.sh->util_q16 = 65536; /* PCM never idle enough */
+  hyb_part_init(&q);
+  q.sh->util_q16[1] = 65536; /* PCM never idle enough */
   for (uint64_t i = 0; i < 8; ++i) fill(&q, 2 * i);
   hit(&q, 0, 1, 1, 0x51); /* block 0 dirty, then the least recent */
   for (uint64_t i = 1; i < 8; ++i) hit(&q, 2 * i, 0, 1, (unsigned char)(0x60 + i)); /* all dirty */
   fill(&q, 18); /* evicts block 0 into the queue */
-  assert_int_equal(stat(&q, "dirty_evictions"), 1);
-  assert_int_equal(stat(&q, "writeback_bytes"), 0);
+  assert_int_equal(hyb_stat(&q, "dirty_evictions"), 1);
+  assert_int_equal(hyb_stat(&q, "writeback_bytes"), 0);
   /* block 0 wanted: its entry is written now, the access waits for it */
   uint32_t ticket = 0;
   memside_target t;
@@ -383,8 +288,8 @@ static void queue_conflict_full_end(void **state) {
   assert_int_equal(access(&q, 0, 1, 0, &ticket, &t), MEMSIDE_HOLD);
   assert_int_equal(q.sh->f.n, n + 1);
   assert_int_equal(q.sh->f.x[n].addr, 0 * BLK + 128);
-  assert_int_equal(stat(&q, "drains_conflict"), 1);
-  serve(&q);
+  assert_int_equal(hyb_stat(&q, "drains_conflict"), 1);
+  hyb_serve(&q);
   assert_int_equal(q.sh->pcm[128], 0x51);
   uint32_t rel = 0;
   for (int i = 0; i < q.sh->f.nrel; ++i) rel |= q.sh->f.released[i] == ticket;
@@ -395,35 +300,35 @@ static void queue_conflict_full_end(void **state) {
   const int m = q.sh->f.n;
   ticket = 0;
   assert_int_equal(access(&q, 20, 0, 0, &ticket, &t), MEMSIDE_HOLD);
-  assert_int_equal(stat(&q, "drains_full"), 1);
+  assert_int_equal(hyb_stat(&q, "drains_full"), 1);
   assert_int_equal(q.sh->f.n, m + 1);
   assert_int_equal(q.sh->f.x[m].dev, 1);
   assert_int_equal(q.sh->f.x[m].addr, 2 * BLK);
-  serve(&q); /* the write is done: the waiting miss is released (and starts its fill when routed again) */
+  hyb_serve(&q); /* the write is done: the waiting miss is released (and starts its fill when routed again) */
   assert_int_equal(q.sh->pcm[2 * BLK], 0x61);
   fill(&q, 20); /* evicts block 4 (dirty) into the queue */
-  assert_int_equal(stat(&q, "dirty_evictions"), 3);
+  assert_int_equal(hyb_stat(&q, "dirty_evictions"), 3);
   /* the program ends: the queued entry goes to PCM at once */
   const int e = q.sh->f.n;
   O->kernel_boundary(q.st, 0, 0);
   assert_int_equal(q.sh->f.n, e);
   O->kernel_boundary(q.st, 1, 1);
   assert_int_equal(q.sh->f.n, e + 1);
-  assert_int_equal(stat(&q, "drains_end"), 1);
-  serve(&q);
+  assert_int_equal(hyb_stat(&q, "drains_end"), 1);
+  hyb_serve(&q);
   assert_int_equal(q.sh->pcm[4 * BLK], 0x62);
   assert_int_equal(O->busy(q.st), 0);
-  part_free(&q);
+  hyb_part_free(&q);
 }
 
 /* 5. Accesses to a block being filled are held on the fill (reads and writes), released with it, then served
  * from DRAM; a write among them marks its line dirty. Misses beyond `fills` wait for a free slot. */
 static void held_during_fill(void **state) {
   (void)state;
-  part q;
+  hyb_part q;
   part_setup(&q);
   mst_set_param(O->params, q.par, "fills", 1);
-  part_init(&q);
+  hyb_part_init(&q);
   uint32_t a = 0, b = 0, c = 0;
   memside_target t;
   assert_int_equal(access(&q, 5, 0, 0, &a, &t), MEMSIDE_HOLD);
@@ -435,7 +340,7 @@ static void held_during_fill(void **state) {
   assert_true(c != 0 && c != 1);
   assert_int_equal(q.sh->f.n, 1);
   assert_int_equal(O->busy(q.st), 1);
-  serve(&q);
+  hyb_serve(&q);
   assert_int_equal(q.sh->f.nrel, 2);
   assert_int_equal(q.sh->f.released[0], 1);
   assert_int_equal(q.sh->f.released[1], c);
@@ -444,40 +349,40 @@ static void held_during_fill(void **state) {
   assert_int_equal(t.dev, 0);
   assert_int_equal(access(&q, 7, 0, 0, &c, &t), MEMSIDE_HOLD); /* now its own fill */
   assert_int_equal(q.sh->f.n, 3);
-  assert_int_equal(stat(&q, "read_misses"), 2);
-  assert_int_equal(stat(&q, "write_misses"), 1);
-  assert_int_equal(stat(&q, "read_hits") + stat(&q, "write_hits"), 0);
-  assert_true(stat(&q, "holds") >= 4);
-  part_free(&q);
+  assert_int_equal(hyb_stat(&q, "read_misses"), 2);
+  assert_int_equal(hyb_stat(&q, "write_misses"), 1);
+  assert_int_equal(hyb_stat(&q, "read_hits") + hyb_stat(&q, "write_hits"), 0);
+  assert_true(hyb_stat(&q, "holds") >= 4);
+  hyb_part_free(&q);
 }
 
 /* 6. Bad parameters and platforms are refused with a reason naming the key. */
 static void bad_setups(void **state) {
   (void)state;
-  part q;
+  hyb_part q;
   part_setup(&q);
   mst_set_param(O->params, q.par, "block", 384);
   q.st = mst_state(O, &q.c);
   mst_init_refused(O, q.st, &q.c, &q.env, "memside.dbuff.block");
-  part_free(&q);
+  hyb_part_free(&q);
 
   part_setup(&q);
   mst_set_param(O->params, q.par, "size", 2 * DRAM_BYTES); /* more than the DRAM part */
   q.st = mst_state(O, &q.c);
   mst_init_refused(O, q.st, &q.c, &q.env, "memside.dbuff.size");
-  part_free(&q);
+  hyb_part_free(&q);
 
   part_setup(&q);
   mst_set_param(O->params, q.par, "size", 4 * BLK); /* less than one set of 8 ways */
   q.st = mst_state(O, &q.c);
   mst_init_refused(O, q.st, &q.c, &q.env, "memside.dbuff.size");
-  part_free(&q);
+  hyb_part_free(&q);
 
   part_setup(&q);
   q.c.rank_kind[1][0] = AMAP_MEM_DRAM; /* no PCM channel */
   q.st = mst_state(O, &q.c);
   mst_init_refused(O, q.st, &q.c, &q.env, "PCM channel");
-  part_free(&q);
+  hyb_part_free(&q);
 
   /* the range checks of the parameter table */
   const int w = memside_param_index(O->params, "ways");

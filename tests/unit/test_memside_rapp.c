@@ -17,126 +17,61 @@
 #include <string.h>
 
 #include "memside/memside.h"
-#include "memside_test_env.h"
+#include "memside_hybrid_env.h"
 
 #define PAGE 4096u
-#define PCM_BYTES (1u << 20)
-#define DRAM_BYTES (1u << 16)
+#define DRAM_BYTES HYB_DRAM_PART
 
 static amap g_map;
 static const memside_ops *O;
 
-/* The fake shell plus both devices' bytes. */
-typedef struct shell {
-  fake_shell f; /* first: fake_issue / fake_release take the context as a fake_shell */
-  int served;   /* transfers of f.x[] already carried out */
-  unsigned char dram[DRAM_BYTES], pcm[PCM_BYTES];
-} shell;
+/* Every transfer is a migration's; rapp asks for no clock, wake-up or utilisation (util_window 0). */
+static const hyb_opts OPTS = {.npar = 16, .pcm_shift = 12, .util_dev = -1, .migration_only = 1};
 
-typedef struct part {
-  memside_cfg c;
-  memside_value par[16];
-  void *st;
-  memside_env env;
-  shell *sh;
-  uint64_t pa[PCM_BYTES / 128]; /* the physical line at each PCM line address */
-} part;
-
-/* g_map: 2 channels of one rank (4 x 4 banks, 2 KiB rows): the PCM part (1 MiB) on channel 1 first, the DRAM
- * part (64 KiB) on channel 0. */
 static int group_setup(void **state) {
   (void)state;
-  static const uint32_t pch[1] = {1}, dch[1] = {0}, r0[1] = {0};
-  const amap_part_cfg p[2] = {{AMAP_MEM_NVM, PCM_BYTES, 1, 1, pch, r0}, {AMAP_MEM_DRAM, DRAM_BYTES, 1, 1, dch, r0}};
-  char err[256];
-  if (amap_init_parts(&g_map, p, 2, 0, NULL, 2, 1, 4, 4, 2048, 32, 2, 0, err, sizeof err) != 0) return -1;
+  if (hyb_map_init(&g_map) != 0) return -1;
   O = memside_find("rapp");
   return O ? 0 : -1;
 }
 
-/* The partition: device 0 DRAM on channel 0, device 1 PCM on channel 1; the family's defaults with `frames` DRAM
- * frames; PCM filled with a pattern. Not initialised. */
-static part *part_setup(uint32_t frames) {
-  part *q = calloc(1, sizeof(part));
+/* The partition (hyb_part_setup) with the family's defaults and `frames` DRAM frames, threshold queue 5. Not
+ * initialised; free with part_free. */
+static hyb_part *part_setup(uint32_t frames) {
+  hyb_part *q = calloc(1, sizeof(hyb_part));
   assert_non_null(q);
-  q->sh = calloc(1, sizeof(shell));
-  assert_non_null(q->sh);
-  mst_partition(&q->c, &g_map, 0, 1);
-  q->c.ndevs = 2;
-  mst_hbm2_device(&q->c, 1, 1, 1);
-  q->c.rank_kind[1][0] = AMAP_MEM_NVM;
-  q->c.sys.nparts = 1;
-  mst_param_defaults(O->params, q->par, 16);
+  hyb_part_setup(q, O, &g_map, &OPTS);
   mst_set_param(O->params, q->par, "size", (int64_t)frames * PAGE);
   mst_set_param(O->params, q->par, "threshold", 5); /* 16 weighted accesses: short sequences */
-  q->c.param = q->par;
-  q->env = mst_fake_env(&q->sh->f);
-  for (uint32_t i = 0; i < PCM_BYTES; ++i) q->sh->pcm[i] = (unsigned char)(i * 7u + (i >> 12));
-  memside_target t;
-  for (uint64_t pa = 0; pa < PCM_BYTES; pa += 128) {
-    memside_static_locate(&q->c, pa, &t);
-    assert_int_equal(t.dev, 1);
-    q->pa[t.addr / 128] = pa;
-  }
   return q;
 }
 
-static void part_init(part *q) {
-  q->st = mst_state(O, &q->c);
-  mst_init(O, q->st, &q->c, &q->env);
-}
-
-static void part_free(part *q) {
-  free(q->st);
-  free(q->sh);
+static void part_free(hyb_part *q) {
+  hyb_part_free(q);
   free(q);
 }
 
-/* Carry out every transfer issued and not yet served, in order, with the bytes (reads fill buf, writes store
- * it), answering each (done); transfers those answers issue are served too. */
-static void serve(part *q) {
-  shell *s = q->sh;
-  while (s->served < s->f.n) {
-    const memside_xfer x = s->f.x[s->served++];
-    unsigned char *mem = x.dev == 0 ? s->dram : s->pcm;
-    assert_true(x.addr + x.bytes <= (x.dev == 0 ? DRAM_BYTES : PCM_BYTES));
-    assert_int_equal(x.cls, MEMSIDE_MIGRATION);
-    if (x.write) memcpy(mem + x.addr, x.buf, x.bytes);
-    else memcpy(x.buf, mem + x.addr, x.bytes);
-    O->done(q->st, x.tag);
-  }
-}
-
-static uint64_t stat(const part *q, const char *name) {
-  uint64_t v[32];
-  O->stat_values(q->st, v);
-  for (unsigned i = 0; O->stat_names[i]; ++i)
-    if (strcmp(O->stat_names[i], name) == 0) return v[i];
-  fail_msg("no stat rapp.%s", name);
-  return 0;
-}
-
-static memside_req req(const part *q, uint32_t page, uint32_t line, int write) {
-  return (memside_req){q->pa[(page * PAGE + line * 128u) / 128], (uint8_t)write,
+static memside_req req(const hyb_part *q, uint32_t page, uint32_t line, int write) {
+  return (memside_req){hyb_pa_of(q, page * PAGE + line * 128u), (uint8_t)write,
                        (uint8_t)(write ? MEMSIDE_WRITEBACK : MEMSIDE_DEMAND), 0xF};
 }
 
 /* Route line `line` of PCM page `page`; returns MEMSIDE_GO or MEMSIDE_HOLD, *t and *ticket as route left them. */
-static int route(part *q, uint32_t page, uint32_t line, int write, uint32_t *ticket, memside_target *t) {
+static int route(hyb_part *q, uint32_t page, uint32_t line, int write, uint32_t *ticket, memside_target *t) {
   const memside_req rq = req(q, page, line, write);
   memset(t, 0, sizeof *t);
   return O->route(q->st, &rq, ticket, t);
 }
 
 /* The device's answer to an access routed to *t (for a write, its bytes `v` stored there first). */
-static void answer(part *q, uint32_t page, uint32_t line, int write, const memside_target *t, unsigned char v) {
+static void answer(hyb_part *q, uint32_t page, uint32_t line, int write, const memside_target *t, unsigned char v) {
   if (write) memset((t->dev == 0 ? q->sh->dram : q->sh->pcm) + t->addr, v, 128);
   const memside_req rq = req(q, page, line, write);
   O->complete(q->st, &rq, t);
 }
 
 /* An access that goes at once (MEMSIDE_GO) and is answered; returns where it went. */
-static memside_target go(part *q, uint32_t page, uint32_t line, int write, unsigned char v) {
+static memside_target go(hyb_part *q, uint32_t page, uint32_t line, int write, unsigned char v) {
   uint32_t ticket = 0;
   memside_target t;
   assert_int_equal(route(q, page, line, write, &ticket, &t), MEMSIDE_GO);
@@ -146,38 +81,35 @@ static memside_target go(part *q, uint32_t page, uint32_t line, int write, unsig
 }
 
 /* n reads of page `page` (lines in turn), each answered: the last may start a move. */
-static void reads(part *q, uint32_t page, unsigned n) {
+static void reads(hyb_part *q, uint32_t page, unsigned n) {
   for (unsigned k = 0; k < n; ++k) go(q, page, k % 32u, 0, 0);
 }
 
 /* Page `page` (on PCM, no move) made a candidate by 16 reads and moved: returns its DRAM frame's address. */
-static uint64_t migrate(part *q, uint32_t page) {
+static uint64_t migrate(hyb_part *q, uint32_t page) {
   const int n = q->sh->f.n;
   reads(q, page, 16);
   assert_true(q->sh->f.n > n);
-  serve(q);
-  memside_target t;
-  O->locate(q->st, q->pa[page * PAGE / 128], &t);
-  assert_int_equal(t.dev, 0);
-  return t.addr;
+  hyb_serve(q);
+  return hyb_dram_addr(q, page * PAGE);
 }
 
 /* 1. Sixteen weighted accesses make a page a candidate: 15 reads do not, the 16th does; five write-backs (3
  * each) and one read do. The candidate's access goes on to PCM; the move reads the page once it is answered. */
 static void candidate_after_weighted_accesses(void **state) {
   (void)state;
-  part *q = part_setup(4);
-  part_init(q);
+  hyb_part *q = part_setup(4);
+  hyb_part_init(q);
   reads(q, 3, 15);
   assert_int_equal(q->sh->f.n, 0);
-  assert_int_equal(stat(q, "candidates"), 0);
-  assert_int_equal(stat(q, "promotions"), 4); /* counts 1, 2, 4, 8: queues 1, 2, 3, 4 */
-  assert_int_equal(stat(q, "read_pcm"), 15);
+  assert_int_equal(hyb_stat(q, "candidates"), 0);
+  assert_int_equal(hyb_stat(q, "promotions"), 4); /* counts 1, 2, 4, 8: queues 1, 2, 3, 4 */
+  assert_int_equal(hyb_stat(q, "read_pcm"), 15);
   uint32_t ticket = 0;
   memside_target t;
   assert_int_equal(route(q, 3, 15, 0, &ticket, &t), MEMSIDE_GO); /* the 16th: queue 5 */
   assert_int_equal(t.dev, 1);
-  assert_int_equal(stat(q, "candidates"), 1);
+  assert_int_equal(hyb_stat(q, "candidates"), 1);
   assert_int_equal(q->sh->f.n, 0); /* draining: the access is on its way to PCM */
   assert_int_equal(O->busy(q->st), 1);
   answer(q, 3, 15, 0, &t, 0);
@@ -187,18 +119,18 @@ static void candidate_after_weighted_accesses(void **state) {
   assert_int_equal(q->sh->f.x[0].bytes, PAGE);
   assert_int_equal(q->sh->f.x[0].write, 0);
   assert_int_equal(q->sh->f.x[0].cls, MEMSIDE_MIGRATION);
-  serve(q);
+  hyb_serve(q);
 
   for (unsigned k = 0; k < 5; ++k) go(q, 7, k, 1, (unsigned char)(0x40 + k)); /* 15: queue 4 */
   const int n = q->sh->f.n;
-  assert_int_equal(stat(q, "candidates"), 1);
+  assert_int_equal(hyb_stat(q, "candidates"), 1);
   go(q, 7, 9, 0, 0); /* 16 */
-  assert_int_equal(stat(q, "candidates"), 2);
+  assert_int_equal(hyb_stat(q, "candidates"), 2);
   assert_int_equal(q->sh->f.n, n + 1);
   assert_int_equal(q->sh->f.x[n].addr, 7 * PAGE);
-  serve(q);
-  assert_int_equal(stat(q, "write_pcm"), 5);
-  assert_int_equal(stat(q, "migrations"), 2);
+  hyb_serve(q);
+  assert_int_equal(hyb_stat(q, "write_pcm"), 5);
+  assert_int_equal(hyb_stat(q, "migrations"), 2);
   part_free(q);
 }
 
@@ -207,12 +139,12 @@ static void candidate_after_weighted_accesses(void **state) {
  * write-backs go to DRAM; memside stats count the move, its bytes and the remap. */
 static void migration_moves_bytes_and_remaps(void **state) {
   (void)state;
-  part *q = part_setup(4);
-  part_init(q);
+  hyb_part *q = part_setup(4);
+  hyb_part_init(q);
   for (unsigned k = 0; k < 4; ++k) go(q, 5, k, 1, (unsigned char)(0xB0 + k)); /* 12, queue 4 */
   reads(q, 5, 4);                                                              /* 16 */
   assert_int_equal(q->sh->f.n, 1);
-  serve(q);
+  hyb_serve(q);
   assert_int_equal(q->sh->f.n, 2);
   const memside_xfer w = q->sh->f.x[1];
   assert_int_equal(w.dev, 0);
@@ -225,24 +157,24 @@ static void migration_moves_bytes_and_remaps(void **state) {
   assert_int_equal(O->busy(q->st), 0);
   for (uint32_t line = 0; line < 32; ++line) {
     memside_target l;
-    O->locate(q->st, q->pa[(5 * PAGE + line * 128) / 128], &l);
+    O->locate(q->st, hyb_pa_of(q, 5 * PAGE + line * 128), &l);
     assert_int_equal(l.dev, 0);
     assert_int_equal(l.kind, AMAP_MEM_DRAM);
     assert_int_equal(l.addr, line * 128u);
   }
-  assert_int_equal(O->kind_of(q->st, q->pa[5 * PAGE / 128]), AMAP_MEM_DRAM);
-  assert_int_equal(O->kind_of(q->st, q->pa[6 * PAGE / 128]), AMAP_MEM_NVM);
+  assert_int_equal(O->kind_of(q->st, hyb_pa_of(q, 5 * PAGE)), AMAP_MEM_DRAM);
+  assert_int_equal(O->kind_of(q->st, hyb_pa_of(q, 6 * PAGE)), AMAP_MEM_NVM);
   memside_target t = go(q, 5, 9, 0, 0);
   assert_int_equal(t.dev, 0);
   assert_int_equal(t.addr, 9 * 128u);
   t = go(q, 5, 10, 1, 0xEE);
   assert_int_equal(t.dev, 0);
   assert_int_equal(q->sh->dram[10 * 128], 0xEE);
-  assert_int_equal(stat(q, "read_dram"), 1);
-  assert_int_equal(stat(q, "write_dram"), 1);
-  assert_int_equal(stat(q, "migrations"), 1);
-  assert_int_equal(stat(q, "migration_bytes"), PAGE);
-  assert_int_equal(stat(q, "data_bytes"), PAGE);
+  assert_int_equal(hyb_stat(q, "read_dram"), 1);
+  assert_int_equal(hyb_stat(q, "write_dram"), 1);
+  assert_int_equal(hyb_stat(q, "migrations"), 1);
+  assert_int_equal(hyb_stat(q, "migration_bytes"), PAGE);
+  assert_int_equal(hyb_stat(q, "data_bytes"), PAGE);
   memside_stats ms;
   O->stats(q->st, &ms);
   assert_int_equal(ms.moves, 1);
@@ -257,8 +189,8 @@ static void migration_moves_bytes_and_remaps(void **state) {
  * bytes, page 2 takes the frame. */
 static void eviction_of_the_coldest_page(void **state) {
   (void)state;
-  part *q = part_setup(2);
-  part_init(q);
+  hyb_part *q = part_setup(2);
+  hyb_part_init(q);
   const uint64_t f0 = migrate(q, 0);
   const uint64_t f1 = migrate(q, 1);
   assert_true(f0 != f1);
@@ -268,7 +200,7 @@ static void eviction_of_the_coldest_page(void **state) {
   const int n = q->sh->f.n;
   reads(q, 2, 16); /* queue 5: a candidate, but page 0 ranks as high */
   assert_int_equal(q->sh->f.n, n);
-  assert_int_equal(stat(q, "declined"), 1);
+  assert_int_equal(hyb_stat(q, "declined"), 1);
   reads(q, 2, 15); /* 31 */
   assert_int_equal(q->sh->f.n, n);
   go(q, 2, 31, 0, 0); /* 32: queue 6 */
@@ -280,22 +212,22 @@ static void eviction_of_the_coldest_page(void **state) {
   assert_int_equal(q->sh->f.x[n + 1].write, 0);
   unsigned char old[PAGE];
   memcpy(old, q->sh->pcm + 2 * PAGE, PAGE);
-  serve(q);
+  hyb_serve(q);
   assert_int_equal(q->sh->f.n, n + 4);
   assert_int_equal(q->sh->f.x[n + 3].dev, 1); /* the victim home */
   assert_int_equal(q->sh->f.x[n + 3].write, 1);
   assert_int_equal(q->sh->f.x[n + 3].addr, 0);
   for (unsigned i = 0; i < 128; ++i) assert_int_equal(q->sh->pcm[4 * 128 + i], 0x5A);
   assert_memory_equal(q->sh->dram + f0, old, PAGE);
-  assert_int_equal(O->kind_of(q->st, q->pa[0]), AMAP_MEM_NVM);
-  assert_int_equal(O->kind_of(q->st, q->pa[PAGE / 128]), AMAP_MEM_DRAM);
-  assert_int_equal(O->kind_of(q->st, q->pa[2 * PAGE / 128]), AMAP_MEM_DRAM);
+  assert_int_equal(O->kind_of(q->st, hyb_pa_of(q, 0)), AMAP_MEM_NVM);
+  assert_int_equal(O->kind_of(q->st, hyb_pa_of(q, PAGE)), AMAP_MEM_DRAM);
+  assert_int_equal(O->kind_of(q->st, hyb_pa_of(q, 2 * PAGE)), AMAP_MEM_DRAM);
   memside_target t = go(q, 0, 4, 0, 0);
   assert_int_equal(t.dev, 1);
   assert_int_equal(t.addr, 4 * 128u);
-  assert_int_equal(stat(q, "evictions"), 1);
-  assert_int_equal(stat(q, "eviction_bytes"), PAGE);
-  assert_int_equal(stat(q, "migrations"), 3);
+  assert_int_equal(hyb_stat(q, "evictions"), 1);
+  assert_int_equal(hyb_stat(q, "eviction_bytes"), PAGE);
+  assert_int_equal(hyb_stat(q, "migrations"), 3);
   memside_stats ms;
   O->stats(q->st, &ms);
   assert_int_equal(ms.moves, 4);
@@ -308,24 +240,24 @@ static void eviction_of_the_coldest_page(void **state) {
  * one that it wrote is. */
 static void dirty_writeback_skips_clean_victims(void **state) {
   (void)state;
-  part *q = part_setup(1);
+  hyb_part *q = part_setup(1);
   mst_set_param(O->params, q->par, "writeback", 1);
-  part_init(q);
+  hyb_part_init(q);
   migrate(q, 0);
   int n = q->sh->f.n;
   reads(q, 1, 32); /* queue 6 > page 0's 5: page 0 out, clean */
-  serve(q);
+  hyb_serve(q);
   assert_int_equal(q->sh->f.n, n + 3); /* two reads, the DRAM write only */
-  assert_int_equal(stat(q, "clean_evictions"), 1);
-  assert_int_equal(stat(q, "eviction_bytes"), 0);
+  assert_int_equal(hyb_stat(q, "clean_evictions"), 1);
+  assert_int_equal(hyb_stat(q, "eviction_bytes"), 0);
   go(q, 1, 3, 1, 0x33); /* page 1 dirty in DRAM */
   n = q->sh->f.n;
   reads(q, 2, 64); /* queue 7 > page 1's 6 */
-  serve(q);
+  hyb_serve(q);
   assert_int_equal(q->sh->f.n, n + 4);
   assert_int_equal(q->sh->pcm[1 * PAGE + 3 * 128], 0x33);
-  assert_int_equal(stat(q, "evictions"), 2);
-  assert_int_equal(stat(q, "eviction_bytes"), PAGE);
+  assert_int_equal(hyb_stat(q, "evictions"), 2);
+  assert_int_equal(hyb_stat(q, "eviction_bytes"), PAGE);
   memside_stats ms;
   O->stats(q->st, &ms);
   assert_int_equal(ms.moves, 4); /* three migrations in, one victim written */
@@ -338,8 +270,8 @@ static void dirty_writeback_skips_clean_victims(void **state) {
  * their bytes move along; after the remap the held accesses are released and go to the new places. */
 static void accesses_held_during_the_move(void **state) {
   (void)state;
-  part *q = part_setup(1);
-  part_init(q);
+  hyb_part *q = part_setup(1);
+  hyb_part_init(q);
   const uint64_t f0 = migrate(q, 0);
   uint32_t ticket = 0;
   memside_target wv, wp, t;
@@ -361,7 +293,7 @@ static void accesses_held_during_the_move(void **state) {
   answer(q, 1, 8, 1, &wp, 0x88);
   assert_int_equal(q->sh->f.n, n + 2);
   assert_int_equal(q->sh->f.nrel, 1); /* the first migration's release only */
-  serve(q);
+  hyb_serve(q);
   assert_int_equal(q->sh->f.nrel, 2);
   assert_int_equal(q->sh->f.released[1], 1);
   assert_int_equal(O->busy(q->st), 0);
@@ -377,8 +309,9 @@ static void accesses_held_during_the_move(void **state) {
     assert_int_equal(q->sh->pcm[6 * 128 + i], 0x66);       /* the victim's write reached its home */
     assert_int_equal(q->sh->dram[f0 + 8 * 128 + i], 0x88); /* the page's write reached its frame */
   }
-  assert_int_equal(stat(q, "holds"), 2);
-  assert_int_equal(stat(q, "read_dram") + stat(q, "write_dram"), 2); /* the retries counted once, where they went */
+  assert_int_equal(hyb_stat(q, "holds"), 2);
+  /* the retries counted once, where they went */
+  assert_int_equal(hyb_stat(q, "read_dram") + hyb_stat(q, "write_dram"), 2);
   part_free(q);
 }
 
@@ -387,60 +320,60 @@ static void accesses_held_during_the_move(void **state) {
  * reach the threshold. A DRAM page that expires below a PCM candidate's queue becomes the victim. */
 static void expiry_demotes(void **state) {
   (void)state;
-  part *q = part_setup(1);
+  hyb_part *q = part_setup(1);
   mst_set_param(O->params, q->par, "lifetime", 4);
-  part_init(q);
+  hyb_part_init(q);
   reads(q, 0, 8);
   reads(q, 1, 4);
-  assert_int_equal(stat(q, "demotions"), 0);
+  assert_int_equal(hyb_stat(q, "demotions"), 0);
   reads(q, 1, 1);
-  assert_int_equal(stat(q, "demotions"), 1);
+  assert_int_equal(hyb_stat(q, "demotions"), 1);
   reads(q, 0, 11); /* 4 + 11 = 15 */
-  assert_int_equal(stat(q, "candidates"), 0);
+  assert_int_equal(hyb_stat(q, "candidates"), 0);
   assert_int_equal(q->sh->f.n, 0);
   reads(q, 0, 1); /* 16 */
-  assert_int_equal(stat(q, "candidates"), 1);
-  serve(q);
-  assert_int_equal(O->kind_of(q->st, q->pa[0]), AMAP_MEM_DRAM);
+  assert_int_equal(hyb_stat(q, "candidates"), 1);
+  hyb_serve(q);
+  assert_int_equal(O->kind_of(q->st, hyb_pa_of(q, 0)), AMAP_MEM_DRAM);
   /* page 0 in DRAM at queue 5 idles while page 2 is read: it keeps expiring down the queues, so page 2 at 16
    * (queue 5) outranks it and takes its frame */
-  const uint64_t d = stat(q, "demotions");
+  const uint64_t d = hyb_stat(q, "demotions");
   reads(q, 2, 16);
-  assert_true(stat(q, "demotions") > d);
-  assert_int_equal(stat(q, "declined"), 0);
-  serve(q);
-  assert_int_equal(stat(q, "evictions"), 1);
-  assert_int_equal(O->kind_of(q->st, q->pa[0]), AMAP_MEM_NVM);
-  assert_int_equal(O->kind_of(q->st, q->pa[2 * PAGE / 128]), AMAP_MEM_DRAM);
+  assert_true(hyb_stat(q, "demotions") > d);
+  assert_int_equal(hyb_stat(q, "declined"), 0);
+  hyb_serve(q);
+  assert_int_equal(hyb_stat(q, "evictions"), 1);
+  assert_int_equal(O->kind_of(q->st, hyb_pa_of(q, 0)), AMAP_MEM_NVM);
+  assert_int_equal(O->kind_of(q->st, hyb_pa_of(q, 2 * PAGE)), AMAP_MEM_DRAM);
   part_free(q);
 }
 
 /* 6. A candidate beyond `migrations` moves in flight stays on PCM (counted) and moves at a later access. */
 static void moves_in_flight_bounded(void **state) {
   (void)state;
-  part *q = part_setup(4);
+  hyb_part *q = part_setup(4);
   mst_set_param(O->params, q->par, "migrations", 1);
-  part_init(q);
+  hyb_part_init(q);
   uint32_t ticket = 0;
   memside_target t;
   reads(q, 0, 15);
   assert_int_equal(route(q, 0, 15, 0, &ticket, &t), MEMSIDE_GO); /* move 1 draining */
   reads(q, 1, 16);
-  assert_int_equal(stat(q, "no_slot"), 1);
+  assert_int_equal(hyb_stat(q, "no_slot"), 1);
   answer(q, 0, 15, 0, &t, 0);
-  serve(q);
-  assert_int_equal(stat(q, "migrations"), 1);
+  hyb_serve(q);
+  assert_int_equal(hyb_stat(q, "migrations"), 1);
   reads(q, 1, 1);
-  serve(q);
-  assert_int_equal(stat(q, "migrations"), 2);
-  assert_int_equal(O->kind_of(q->st, q->pa[PAGE / 128]), AMAP_MEM_DRAM);
+  hyb_serve(q);
+  assert_int_equal(hyb_stat(q, "migrations"), 2);
+  assert_int_equal(O->kind_of(q->st, hyb_pa_of(q, PAGE)), AMAP_MEM_DRAM);
   part_free(q);
 }
 
 /* 7. Bad parameters and platforms are refused with a reason naming the key. */
 static void bad_setups(void **state) {
   (void)state;
-  part *q = part_setup(4);
+  hyb_part *q = part_setup(4);
   mst_set_param(O->params, q->par, "page", 1536);
   q->st = mst_state(O, &q->c);
   mst_init_refused(O, q->st, &q->c, &q->env, "memside.rapp.page");
