@@ -440,6 +440,11 @@ void Platform::Impl::register_energy_metrics() {
                 const double secs = S->get("sim.seconds"), wr = S->get(writes);
                 return wr > 0 && secs > 0 ? 1e8 * size / (wr / secs * 33554432.0) : 0.0;
               });
+  // B of the model, the paper's own per-design figure (Sec. VII-I: pcm-only B = 19.19, Dbuff 7.16, RaPP 8.59, pc
+  // 2.29): averaged over workloads it stays finite where a lifetime has nothing written (infinite, shown as 0).
+  stats.ratio("nvm.write_bytes_per_cycle", "NVM write traffic in bytes per core cycle, the B of nvm.lifetime_years "
+              "(" + writes + " / gpu.cycles)", Unit::Ratio, [S, writes] { return S->get(writes); },
+              [S] { return S->get("gpu.cycles"); });
 }
 
 // The program's initial data (in the golden memory after Program::init) into
