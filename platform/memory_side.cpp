@@ -301,10 +301,11 @@ void MemorySide::build_um(const MemSideProgram& prog) {
 }
 
 void MemorySide::check_placement(uint64_t end, uint64_t flat_end) const {
-  if (!memside_find(cfg_.s("memside.policy").c_str())->program_in_first_part) return;
-  // FLRB keeps the DRAM part flat when its region lies beyond it (memside_flrb.c checks the offset).
-  const bool flat_later = cfg_.s("memside.policy") == "flrb" && cfg_.size("memside.flrb.dram_offset") > 0;
-  if (!flat_later) end = std::max(end, flat_end);
+  const memside_ops* ops = memside_find(cfg_.s("memside.policy").c_str());
+  if (!ops->program_in_first_part) return;
+  const std::vector<memside_value> param = policy_values(cfg_, ops);
+  if (!ops->later_parts_flat || !ops->later_parts_flat(param.empty() ? nullptr : param.data()))
+    end = std::max(end, flat_end);
   if (map_->nparts && map_->part[0].bytes && end > map_->part[0].bytes) {
     const std::string kind = kKindName[map_->part[0].mem];
     std::string upper = kind;
@@ -312,7 +313,7 @@ void MemorySide::check_placement(uint64_t end, uint64_t flat_end) const {
     throw ConfigError("key 'addrmap." + kind + "_size': expected the workload's arrays (up to " + std::to_string(end) +
                       " bytes) inside the " + upper + " part under memside.policy = " + cfg_.s("memside.policy") +
                       ", got " + std::to_string(map_->part[0].bytes) +
-                      (cfg_.s("memside.policy") == "flrb" && flat_end > map_->part[0].bytes
+                      (ops->later_parts_flat && flat_end > map_->part[0].bytes
                            ? " (arrays in the DRAM part need memside.flrb.dram_offset beyond it, as configs/pc.toml)"
                            : ""));
   }

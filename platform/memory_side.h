@@ -80,8 +80,8 @@ class MemorySide {
   // A policy that caches the first part in the others (program_in_first_part)
   // needs the program (array end `end`) inside that part: ConfigError naming
   // addrmap.<kind>_size otherwise. `flat_end`: the end of the arrays that lie
-  // wholly in a later part, allowed where the policy leaves that part to the
-  // program (flrb with its region beyond the DRAM part: memside.flrb.dram_offset,
+  // wholly in a later part, allowed where the policy leaves those parts to the
+  // program (memside_ops.later_parts_flat: flrb with memside.flrb.dram_offset,
   // the pc config's engine-placed arrays); else they count as `end`.
   void check_placement(uint64_t end, uint64_t flat_end = 0) const;
   // SCM throttling (mem.scm_throttle.*, off unless a threshold is set); after build.

@@ -508,6 +508,19 @@ static void bad_dram_offsets_refused(void **state) {
   hyb_part_free(&q);
 }
 
+/* The platform lets the program use the DRAM part (pc's placed arrays) exactly when the region lies beyond it. */
+static void later_parts_flat_with_offset(void **state) {
+  (void)state;
+  memside_value par[16];
+  mst_param_defaults(O->params, par, 16);
+  assert_non_null(O->later_parts_flat);
+  assert_int_equal(O->program_in_first_part, 1);
+  assert_int_equal(O->later_parts_flat(par), 0);
+  mst_set_param(O->params, par, "dram_offset", OFF);
+  assert_int_equal(O->later_parts_flat(par), 1);
+  assert_int_equal(O->later_parts_flat(NULL), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(candidate_after_two_misses),
@@ -521,6 +534,7 @@ int main(void) {
       cmocka_unit_test(bad_setups_refused),
       cmocka_unit_test(dram_offset_places_the_region),
       cmocka_unit_test(bad_dram_offsets_refused),
+      cmocka_unit_test(later_parts_flat_with_offset),
   };
   return cmocka_run_group_tests(tests, group_setup, NULL);
 }

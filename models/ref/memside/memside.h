@@ -374,6 +374,11 @@ typedef struct memside_ops {
   /* 1: the program must lie in the map's first part only (a policy that turns the other parts' ranks into a
    * cache of it, e.g. the DRAM cache); the platform checks the workload's arrays against it. */
   uint8_t program_in_first_part;
+  /* With program_in_first_part (optional; NULL: never): 1 when, with these parameter values, the parts after the
+   * first are flat memory the program may use as well (flrb with its reserved region beyond the DRAM part,
+   * memside.flrb.dram_offset: the pc design's engine-placed arrays); the platform then checks only the arrays
+   * that start in the first part against it. */
+  uint8_t (*later_parts_flat)(const memside_value *param);
   /* The policy's placement unit when it is smaller than the L2's 128 B line (optional; NULL or 0: whole
    * lines). 64 (or 32): the policy places each 64 B (32 B) piece of a line on its own, e.g. 64 B DRAM-cache
    * lines (HMS Sec. IV-A's baselines). The shell then routes one piece at a time: a request whose sectors

@@ -947,6 +947,9 @@ static void fl_complete(void *st, const memside_req *rq, const memside_target *t
   if (s->out_n) schedule(s);
 }
 
+/* The DRAM part stays the program's when the reserved region lies beyond it (fl_init refuses an offset inside). */
+static uint8_t fl_later_parts_flat(const memside_value *param) { return param && param[FL_DRAM_OFFSET].i > 0; }
+
 static int fl_busy(const void *st) {
   const fl_st *s = (const fl_st *)st;
   for (uint32_t b = 0; b < FL_BUFS; ++b)
@@ -988,4 +991,5 @@ const memside_ops memside_flrb_ops = {
     .stat_derived = fl_derived,
     .params = &fl_params,
     .program_in_first_part = 1,
+    .later_parts_flat = fl_later_parts_flat,
 };
