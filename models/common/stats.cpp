@@ -68,7 +68,7 @@ double StatsRegistry::Entry::value() const {
 }
 
 void StatsRegistry::add(Entry e) {
-  if (has(e.name)) throw std::logic_error("duplicate stat " + e.name);
+  if (!index_.emplace(e.name, entries_.size()).second) throw std::logic_error("duplicate stat " + e.name);
   entries_.push_back(std::move(e));
   if (marked_) mark_entry(entries_.back());  // registered after the mark: its window starts now too
 }
@@ -148,13 +148,13 @@ void StatsRegistry::ratio(const std::string& n, const std::string& d, Unit u, st
 }
 
 bool StatsRegistry::has(const std::string& name) const {
-  return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.name == name; });
+  return index_.count(name) != 0;
 }
 
 const StatsRegistry::Entry& StatsRegistry::find(const std::string& name) const {
-  for (const Entry& e : entries_)
-    if (e.name == name) return e;
-  throw std::out_of_range("unknown stat " + name);
+  const auto it = index_.find(name);
+  if (it == index_.end()) throw std::out_of_range("unknown stat " + name);
+  return entries_[it->second];
 }
 
 double StatsRegistry::get(const std::string& name) const { return find(name).value(); }
@@ -185,29 +185,31 @@ bool StatsRegistry::write_json(const std::string& path) const {
 }
 
 // Natural order for stats.txt: runs of digits compare as numbers (sm2 before sm10, histogram bucket 8
-// before 16), everything else as bytes.
-static bool natural_less(const std::string& a, const std::string& b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
-      size_t ie = i, je = j;
-      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
-      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
-      size_t iz = i, jz = j;  // leading zeros do not count
-      while (iz + 1 < ie && a[iz] == '0') ++iz;
-      while (jz + 1 < je && b[jz] == '0') ++jz;
-      if (ie - iz != je - jz) return ie - iz < je - jz;
-      const int c = a.compare(iz, ie - iz, b, jz, je - jz);
-      if (c != 0) return c < 0;
-      i = ie;
-      j = je;
-    } else {
-      if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
-      ++i;
-      ++j;
+// before 16), everything else as bytes. Each name is turned once into a key whose plain byte order is
+// that natural order, so the sort compares keys with memcmp (a full-scale run sorts 7 500 names whose
+// long shared prefixes made a character-wise natural comparison cost ~2 000 instructions each). A run
+// of digits becomes '0' (it compares against any other character as a digit does), its significant
+// length in two bytes (a longer number is larger), then its digits without leading zeros.
+static std::string natural_key(const std::string& a) {
+  std::string k;
+  k.reserve(a.size() + 8);
+  for (size_t i = 0; i < a.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(a[i]))) {
+      k.push_back(a[i++]);
+      continue;
     }
+    size_t e = i;
+    while (e < a.size() && std::isdigit(static_cast<unsigned char>(a[e]))) ++e;
+    size_t z = i;  // leading zeros do not count
+    while (z + 1 < e && a[z] == '0') ++z;
+    const size_t n = e - z;
+    k.push_back('0');
+    k.push_back(static_cast<char>((n >> 8) & 0xff));
+    k.push_back(static_cast<char>(n & 0xff));
+    k.append(a, z, n);
+    i = e;
   }
-  return a.size() - i < b.size() - j;
+  return k;
 }
 
 // stats.txt values: integers exactly, others with 6 significant digits (stats.json keeps 17).
@@ -221,9 +223,13 @@ static std::string fmt_txt(double v) {
 }
 
 bool StatsRegistry::write_txt(const std::string& path) const {
+  std::vector<std::pair<std::string, const Entry*>> keyed;
+  keyed.reserve(entries_.size());
+  for (const Entry& e : entries_) keyed.emplace_back(natural_key(e.name), &e);
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<const Entry*> sorted;
-  for (const Entry& e : entries_) sorted.push_back(&e);
-  std::sort(sorted.begin(), sorted.end(), [](const Entry* a, const Entry* b) { return natural_less(a->name, b->name); });
+  sorted.reserve(keyed.size());
+  for (const auto& ke : keyed) sorted.push_back(ke.second);
   size_t w = 0;
   for (const Entry* e : sorted) w = std::max(w, e->name.size());
   std::ofstream f(path);

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace strata {
@@ -101,6 +102,7 @@ class StatsRegistry {
   static void freeze_entry(Entry& e);
   const Entry& find(const std::string& name) const;
   std::vector<Entry> entries_;
+  std::unordered_map<std::string, size_t> index_;  // name -> position in entries_ (a full-scale run has 7 500)
   bool marked_ = false;
 };
 

@@ -40,10 +40,11 @@ MemSide::MemSide(sc_core::sc_module_name name, const memside_ops* ops, const mem
     if (t == 0) throw std::invalid_argument("memside: needs a time resolution of 1 ps or finer");
     tick_per_ps_ = t;
   }
-  st_.assign(ops_->state_bytes(&cfg_), 0);
+  st_.reset(static_cast<unsigned char*>(std::calloc(std::max<size_t>(ops_->state_bytes(&cfg_), 1), 1)));
+  if (!st_) throw std::bad_alloc();
   char err[256] = "";
-  if (ops_->init(st_.data(), &cfg_, &env_, err, sizeof err) != 0) throw std::invalid_argument(err);
-  if (const uint32_t g = ops_->granule ? ops_->granule(st_.data()) : 0; g && g != kLineBytes) {
+  if (ops_->init(st_.get(), &cfg_, &env_, err, sizeof err) != 0) throw std::invalid_argument(err);
+  if (const uint32_t g = ops_->granule ? ops_->granule(st_.get()) : 0; g && g != kLineBytes) {
     if (g != kSectorBytes && g != 2 * kSectorBytes)
       throw std::invalid_argument(std::string("memside: policy ") + ops_->name + " places " + std::to_string(g) +
                                   " B pieces (expected 32, 64 or 128)");
@@ -94,15 +95,15 @@ void MemSide::end_of_elaboration() {
 memside_target MemSide::locate(uint64_t pa) const {
   memside_target t;
   if (__builtin_expect(um_ != nullptr, 0) && um_host_locate(pa, &t)) return t;
-  ops_->locate(st_.data(), pa, &t);
+  ops_->locate(st_.get(), pa, &t);
   return t;
 }
 
 uint8_t MemSide::kind_of(uint64_t line) const {
   if (__builtin_expect(um_ != nullptr, 0) && um_->state(line / UM_PAGE) != UM_RESIDENT) return AMAP_MEM_HOST;
-  if (ops_->kind_of) return static_cast<uint8_t>(ops_->kind_of(st_.data(), line));
+  if (ops_->kind_of) return static_cast<uint8_t>(ops_->kind_of(st_.get(), line));
   memside_target t;
-  ops_->locate(st_.data(), line, &t);
+  ops_->locate(st_.get(), line, &t);
   return t.kind;
 }
 
@@ -113,7 +114,7 @@ bool MemSide::idle() const {
   return !held_n_ && up_wait_order_.empty() && own_free_.size() == MEMSIDE_XFER_SLOTS &&
          split_free_.size() == split_.size() &&
          mirror_free_.size() == mirror_.size() &&
-         !(ops_->busy && ops_->busy(st_.data()));
+         !(ops_->busy && ops_->busy(st_.get()));
 }
 
 // -------------------------------------------------------------- demand path
@@ -129,7 +130,7 @@ int MemSide::ask(tlm_generic_payload& gp, memside_target* t, uint32_t* ticket) {
       return MEMSIDE_GO;
     }
   }
-  const int r = ops_->route(st_.data(), &rq, ticket, t);
+  const int r = ops_->route(st_.get(), &rq, ticket, t);
   if (r == MEMSIDE_GO) {
     if (__builtin_expect(um_ != nullptr, 0)) ++um_inflight_[rq.pa / UM_PAGE % kUmBuckets];
     if (t->dev >= cfg_.ndevs) fatal("policy routed to device " + std::to_string(t->dev));
@@ -333,7 +334,7 @@ tlm_sync_enum MemSide::piece_response(uint32_t rec, tlm_generic_payload& gp, uns
     t.addr = p.addr;
     t.row = e.row;
     t.latency_ps = e.dev_latency_ps;
-    ops_->complete(st_.data(), &rq, &t);
+    ops_->complete(st_.get(), &rq, &t);
   }
   if (k == 0) s.kind = static_cast<uint8_t>(e.mem_type);
   gp.release();
@@ -489,7 +490,7 @@ tlm_sync_enum MemSide::nb_transport_bw(int id, tlm_generic_payload& gp, tlm_phas
       if (granule_) t.addr += rq.pa % kLineBytes;  // the piece's place in its device line (kept: not moved)
       t.row = e.row;
       t.latency_ps = e.dev_latency_ps;
-      ops_->complete(st_.data(), &rq, &t);
+      ops_->complete(st_.get(), &rq, &t);
     }
     const unsigned up = released ? e.pop_hop(name()) : port;
     resp_port_[up] = static_cast<unsigned>(id);  // for a late END_RESP; one outstanding response per port
@@ -701,7 +702,7 @@ void MemSide::wake_process() {
     std::pop_heap(wakes_.begin(), wakes_.end(), std::greater<Wake>());
     const uint64_t tag = wakes_.back().tag;
     wakes_.pop_back();
-    ops_->wake(st_.data(), now / tick_per_ps_, tag);
+    ops_->wake(st_.get(), now / tick_per_ps_, tag);
   }
   if (!wakes_.empty()) wake_ev_.notify_at(wakes_.front().at);
 }
@@ -816,7 +817,7 @@ void MemSide::own_response(unsigned dev, tlm_generic_payload& gp) {
   const uint64_t tag = o.x.tag;
   if (o.mirror >= 0) mirror_free_.push_back(static_cast<uint32_t>(o.mirror));
   else own_free_.push_back(s);
-  if (ops_->done) ops_->done(st_.data(), tag);
+  if (ops_->done) ops_->done(st_.get(), tag);
 }
 
 // --------------------------------------------------------------- back doors
@@ -900,7 +901,7 @@ void MemSide::register_stats(StatsRegistry& S) {
 double MemSide::derived_sum(const std::vector<MemSide*>& parts, uint64_t mask) {
   double v = 0;
   for (MemSide* m : parts) {
-    m->ops_->stat_values(m->st_.data(), m->pol_vals_.data());
+    m->ops_->stat_values(m->st_.get(), m->pol_vals_.data());
     for (size_t i = 0; i < m->pol_vals_.size(); ++i)
       if ((mask >> i) & 1u) v += static_cast<double>(m->pol_vals_[i]);
   }
@@ -920,7 +921,7 @@ void MemSide::register_derived(StatsRegistry& S, const std::string& name, const 
 }
 
 uint64_t MemSide::policy_value(size_t i) const {
-  ops_->stat_values(st_.data(), pol_vals_.data());
+  ops_->stat_values(st_.get(), pol_vals_.data());
   return pol_vals_[i];
 }
 
@@ -945,7 +946,7 @@ void MemSide::register_totals(StatsRegistry& S, const std::vector<MemSide*>& par
       double s = 0;
       for (MemSide* m : parts) {
         memside_stats x{};
-        if (m->ops_->stats) m->ops_->stats(m->st_.data(), &x);
+        if (m->ops_->stats) m->ops_->stats(m->st_.get(), &x);
         s += static_cast<double>(x.*f);
       }
       return s;

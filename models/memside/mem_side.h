@@ -57,8 +57,10 @@
 // env.dev_util asks the device's DevLoadIf (connect's third argument).
 #pragma once
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -123,17 +125,17 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   // Nothing held, queued or outstanding.
   bool idle() const;
   const char* policy_name() const { return ops_->name; }
-  const void* policy_state() const { return st_.data(); }  // the policy's state block (tests, debugging)
+  const void* policy_state() const { return st_.get(); }  // the policy's state block (tests, debugging)
   // Rank `rank` of device `dev` now runs with tRCD trcd and tWR twr (device
   // cycles; SCM throttling): tells the policy (memside_ops.timing_changed).
   void timing_changed(unsigned dev, unsigned rank, uint32_t trcd, uint32_t twr) {
-    if (ops_->timing_changed) ops_->timing_changed(st_.data(), dev, rank, trcd, twr);
+    if (ops_->timing_changed) ops_->timing_changed(st_.get(), dev, rank, trcd, twr);
   }
 
   // Kernel launch kernel_index (from 0) ended and the next starts, or the
   // program is done (last): tells the policy (memside_ops.kernel_boundary).
   void kernel_boundary(uint32_t kernel_index, bool last) {
-    if (ops_->kernel_boundary) ops_->kernel_boundary(st_.data(), kernel_index, last ? 1 : 0);
+    if (ops_->kernel_boundary) ops_->kernel_boundary(st_.get(), kernel_index, last ? 1 : 0);
   }
 
   // Unified Memory (docs/um.md; models/memside/um_driver.h): this partition's
@@ -307,7 +309,13 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
   const memside_ops* ops_;
   memside_cfg cfg_;
   memside_env env_{};
-  std::vector<unsigned char> st_;  // policy state
+  // The policy's state block, zeroed by calloc: large blocks (the DRAM-cache tags of a full-scale
+  // stack) come from fresh pages the kernel zeroes on first touch, so set-up neither writes nor
+  // keeps resident what the run never touches (std::vector::assign wrote every byte).
+  struct FreeDeleter {
+    void operator()(unsigned char* p) const { std::free(p); }
+  };
+  std::unique_ptr<unsigned char[], FreeDeleter> st_;
   PayloadPool& pool_;
   const unsigned up_;
   unsigned bound_devs_ = 0;

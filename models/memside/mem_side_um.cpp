@@ -148,7 +148,7 @@ void MemSide::um_device_runs(unsigned k, bool write) {
   for (unsigned i = 0; i < 32; ++i) {
     if (!((s.mine >> i) & 1u)) continue;
     memside_target t;
-    ops_->locate(st_.data(), s.page * UM_PAGE + i * kLineBytes, &t);
+    ops_->locate(st_.get(), s.page * UM_PAGE + i * kLineBytes, &t);
     if (run_bytes && t.dev == run_dev && t.addr == run_addr + run_bytes) {
       run_bytes += kLineBytes;
     } else {
