@@ -1,5 +1,6 @@
 /* Randomized check of amap_decode / amap_channel / amap_l2_bank (fast bit-slice
- * path for power-of-two layouts, div/mod path otherwise) against a
+ * path for power-of-two layouts, the split path when only the channel count is
+ * not a power of two, div/mod path otherwise) against a
  * straightforward reference decode written here from the contract in
  * addrmap.h: successive div/mod over the digits, XOR-fold (powers of two) or
  * multiplicative rotation (otherwise) of ch/bg/ba by the row. */
@@ -71,7 +72,8 @@ static void ref_decode(const dig *d, unsigned n, uint32_t nch, uint32_t nbg, uin
   o->l2_bank = o->ch * lpc + (uint32_t)(above % lpc);
 }
 
-/* A random valid layout; pow2 selects power-of-two counts only. */
+/* A random valid layout; pow2 selects power-of-two counts only (2: all but the channel count, the
+ * split fast path of a full-scale 40-channel machine). */
 static unsigned random_layout(dig *d, char *buf, size_t len, int pow2, uint32_t geo[6]) {
   static const char *names[] = {"off", "col", "ch", "ra", "bg", "ba", "row"};
   static const uint32_t p2[] = {1, 2, 4, 8, 16, 32, 64};
@@ -89,7 +91,7 @@ static unsigned random_layout(dig *d, char *buf, size_t len, int pow2, uint32_t 
   d[n++].radix = pow2 ? p2[1 + rnd() % 6] : any[1 + rnd() % 9];
   for (int i = 0; i < 7; ++i) {
     if (rnd() % 4 == 0) continue; /* field omitted */
-    const uint32_t r = pow2 ? p2[rnd() % 7] : any[rnd() % 10];
+    const uint32_t r = pow2 == 2 && order[i] == AMAP_CH ? any[rnd() % 10] : pow2 ? p2[rnd() % 7] : any[rnd() % 10];
     d[n].field = order[i];
     d[n++].radix = r;
     cnt[order[i]] *= r;
@@ -115,7 +117,7 @@ static unsigned random_layout(dig *d, char *buf, size_t len, int pow2, uint32_t 
 }
 
 static void check_layouts(int pow2) {
-  unsigned layouts = 0;
+  unsigned layouts = 0, splits = 0;
   for (unsigned trial = 0; trial < 400; ++trial) {
     dig d[AMAP_MAX_DIGITS];
     char lay[256];
@@ -128,6 +130,8 @@ static void check_layouts(int pow2) {
       if (amap_init(&m, lay, g[0], g[1], g[2], g[3], g[4], g[5], hash, err, sizeof err) != 0) fail_msg("%s", err);
       ++layouts;
       if (pow2) assert_true(m.d.fast); /* at most 48 address bits below the row: the bit-slice path */
+      if (pow2 == 2) assert_int_equal(m.d.split, (g[0] & (g[0] - 1)) != 0); /* one division for the channel */
+      splits += m.d.split;
       for (unsigned k = 0; k < 2000; ++k) {
         uint64_t pa = rnd();
         if (k % 4 == 1) pa &= (1ull << 34) - 1; /* realistic physical addresses */
@@ -147,6 +151,12 @@ static void check_layouts(int pow2) {
     }
   }
   assert_true(layouts > 200);
+  if (pow2 == 2) assert_true(splits > 100);
+}
+
+static void random_split_layouts(void **state) {
+  (void)state;
+  check_layouts(2);
 }
 
 static void random_pow2_layouts(void **state) {
@@ -206,6 +216,7 @@ static void preset_shapes(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(random_pow2_layouts), cmocka_unit_test(random_any_layouts),
+                                     cmocka_unit_test(random_split_layouts),
                                      cmocka_unit_test(preset_shapes)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,15 +29,28 @@ static inline uint32_t fold(uint64_t x, unsigned bits);
  * byte (at most 8 lookups instead of up to 64/b slice steps per field). */
 static void precompute_fast(amap_dec *m) {
   unsigned pos = 0, colbits = 0;
+  uint8_t src = 0; /* 0: a slice of pa; 1: of the quotient above a non-power-of-two channel digit */
   m->fast = 1;
   for (unsigned i = 0; i < m->ndigits; ++i) {
     const amap_digit *d = &m->digit[i];
     if (d->field == AMAP_ROW) {
       m->row_pos = (uint8_t)pos;
+      m->row_src = src;
       break;
+    }
+    if (!d->pow2 && d->field == AMAP_CH && !src && pos < 64) {
+      /* the split fast path: the channel by one division, the fields above from its quotient */
+      m->split = 1;
+      m->split_pos = (uint8_t)pos;
+      m->split_radix = d->radix;
+      m->has_ch = 1;
+      src = 1;
+      pos = 0;
+      continue;
     }
     if (!d->pow2 || pos + d->shift > 63) {
       m->fast = 0;
+      m->split = 0;
       return;
     }
     const uint64_t mask = (1ull << d->shift) - 1;
@@ -46,6 +59,7 @@ static void precompute_fast(amap_dec *m) {
         m->col_pos[m->ncol] = (uint8_t)pos;
         m->col_out[m->ncol] = (uint8_t)colbits;
         m->col_mask[m->ncol] = mask;
+        m->col_src[m->ncol] = src;
         m->ncol++;
         colbits += d->shift;
         break;
@@ -67,6 +81,7 @@ static void precompute_fast(amap_dec *m) {
       case AMAP_BA:
         m->fpos[d->field - AMAP_CH] = (uint8_t)pos;
         m->fmask[d->field - AMAP_CH] = mask;
+        m->fsrc[d->field - AMAP_CH] = src;
         break;
       default: break;
     }
@@ -77,17 +92,19 @@ static void precompute_fast(amap_dec *m) {
   m->vault_shift = log2u(m->vaults);
   if (!m->hash) return;
   const uint32_t cnt[3] = {m->channels, m->bankgroups, m->banks};
-  for (unsigned k = 0; k < 3; ++k)
+  for (unsigned k = m->split ? 1 : 0; k < 3; ++k) /* split: the channel rotates by the multiplicative hash */
     if (cnt[k] > 1 && (!is_pow2(cnt[k]) || cnt[k] > 1024u)) { /* 10-bit table fields */
       m->fast = 0;
+      m->split = 0;
       return;
     }
-  m->row_bytes_n = (uint8_t)((64 - m->row_pos + 7) / 8);
+  const unsigned row_bits = 64 - m->row_pos - (m->row_src ? m->split_pos : 0);
+  m->row_bytes_n = (uint8_t)((row_bits + 7) / 8);
   for (unsigned j = 0; j < 8; ++j)
     for (unsigned v = 0; v < 256; ++v) {
       const uint64_t row = (uint64_t)v << (8 * j);
       uint32_t e = 0;
-      for (unsigned k = 0; k < 3; ++k)
+      for (unsigned k = m->split ? 1 : 0; k < 3; ++k)
         if (cnt[k] > 1) e |= fold(row >> k, log2u(cnt[k])) << (10 * k);
       m->hash_tab[j][v] = e;
     }
@@ -369,9 +386,47 @@ static inline uint32_t fbank(const amap_dec *m, uint64_t pa, uint32_t ch) {
   return (ch >> m->part_shift) * m->l2_per_channel + lo;
 }
 
+/* The split fast path (m->split): one division for the channel digit, slices for the rest; the
+ * same result as decode_slow (its rotation of a non-power-of-two channel count included). */
+static void decode_split(const amap_dec *m, uint64_t pa, amap_loc *o) {
+  const uint64_t q = pa >> m->split_pos;
+  uint64_t v[2];
+  v[0] = pa;
+  v[1] = q / m->split_radix;
+  uint32_t ch = (uint32_t)(q - v[1] * m->split_radix);
+  uint32_t col = 0;
+  for (unsigned i = 0; i < m->ncol; ++i)
+    col |= (uint32_t)((v[m->col_src[i]] >> m->col_pos[i]) & m->col_mask[i]) << m->col_out[i];
+  const uint64_t row = v[m->row_src] >> m->row_pos;
+#define SLICE_(k) ((uint32_t)((v[m->fsrc[k]] >> m->fpos[k]) & m->fmask[k]))
+  uint32_t bg = SLICE_(2), ba = SLICE_(3);
+  if (m->hash) {
+    const uint64_t h = row * 0x9E3779B97F4A7C15ull; /* permute(ch, channels, row, 0) */
+    ch = (uint32_t)((ch + (h >> 32) % m->channels) % m->channels);
+    const uint32_t t = frowhash(m, row);
+    bg = (bg ^ (t >> 10)) & (m->bankgroups - 1);
+    ba = (ba ^ (t >> 20)) & (m->banks - 1);
+  }
+  o->ch = ch;
+  o->ra = SLICE_(1);
+#undef SLICE_
+  o->bg = bg;
+  o->ba = ba;
+  o->col = col;
+  o->row = row;
+  const uint32_t lo = m->lpc_pow2 ? (uint32_t)(v[1] & (m->l2_per_channel - 1)) : (uint32_t)(v[1] % m->l2_per_channel);
+  o->l2_bank = (ch >> m->part_shift) * m->l2_per_channel + lo;
+  o->stack = 0; /* never stacked: vaults = channels */
+  o->vault = ch;
+}
+
 static inline void dec_decode(const amap_dec *m, uint64_t pa, amap_loc *o) {
   if (!m->fast) {
     decode_slow(m, pa, o);
+    return;
+  }
+  if (m->split) {
+    decode_split(m, pa, o);
     return;
   }
   uint32_t col = 0;
@@ -468,12 +523,12 @@ uint32_t amap_channel(const amap *m, uint64_t pa) {
     decode_parts(m, pa, &l);
     return l.ch;
   }
-  if (d->fast) {
+  if (d->fast && !d->split) {
     const uint32_t ch = fchannel(d, pa);
     return d->hash ? (ch ^ frowhash(d, pa >> d->row_pos)) & (d->channels - 1) : ch;
   }
   amap_loc l;
-  decode_slow(d, pa, &l);
+  dec_decode(d, pa, &l);
   return l.ch;
 }
 
@@ -484,13 +539,13 @@ uint32_t amap_l2_bank(const amap *m, uint64_t pa) {
     decode_parts(m, pa, &l);
     return l.l2_bank;
   }
-  if (d->fast) {
+  if (d->fast && !d->split) {
     uint32_t ch = fchannel(d, pa);
     if (d->hash) ch = (ch ^ frowhash(d, pa >> d->row_pos)) & (d->channels - 1);
     return fbank(d, pa, ch);
   }
   amap_loc l;
-  decode_slow(d, pa, &l);
+  dec_decode(d, pa, &l);
   return l.l2_bank;
 }
 

@@ -76,6 +76,15 @@ typedef struct amap_dec {
    * and the row starting below bit 64): each field is a bit slice of the
    * address. Internal; the slow path (successive div/mod) handles the rest. */
   uint8_t fast;
+  /* Fast path with a channel count that is not a power of two (40 channels of a full-scale A100):
+   * the fields below the `ch` digit are slices of the address, the channel is (pa >> split_pos) %
+   * split_radix, and the fields above it slices of up = (pa >> split_pos) / split_radix; *_src
+   * says which of the two (0: pa, 1: up) a field is cut from. Only with fast, never stacked. */
+  uint8_t split;
+  uint8_t split_pos;
+  uint32_t split_radix;
+  uint8_t fsrc[4], row_src;
+  uint8_t col_src[AMAP_MAX_DIGITS];
   uint8_t has_ch;             /* a `ch` digit exists (else the L2 bank's upper part is 0) */
   uint8_t fpos[4];            /* bit position of ch (stacked: va), ra, bg, ba (AMAP_CH..AMAP_BA - 2) */
   uint8_t st_pos, st_out;     /* stacked: bit position of st, and its shift in the channel (log2 vaults) */
