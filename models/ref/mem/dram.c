@@ -894,6 +894,9 @@ int dram_validate(const dram_preset *p, char *err, size_t errlen) {
   if (!p->data_rate || !p->bus_bits || !p->burst_len) FAIL("%s: data_rate, bus_bits, burst_len must be > 0", p->name);
   if (p->atom_bytes != p->bus_bits / 8 * p->burst_len)
     FAIL("%s: atom_bytes %u != bus_bits/8 * burst_len = %u", p->name, p->atom_bytes, p->bus_bits / 8 * p->burst_len);
+  if (p->atom_bytes != 32 && p->atom_bytes != 64 && p->atom_bytes != 128)
+    FAIL("%s: atom_bytes %u: expected 32, 64 or 128 (a column access moves whole 32 B sectors of a 128 B line)",
+         p->name, p->atom_bytes);
   if (p->burst_len % p->data_rate || p->t.BURST != p->burst_len / p->data_rate)
     FAIL("%s: tBURST %u != burst_len / data_rate", p->name, p->t.BURST);
   if (!p->bankgroups || !p->banks_per_group) FAIL("%s: bank geometry must be > 0", p->name);
