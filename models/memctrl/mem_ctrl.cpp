@@ -75,11 +75,27 @@ MemCtrl::MemCtrl(sc_core::sc_module_name name, unsigned channel, const McCfg& cf
   if (ps_res_ && period_ps_ == std::floor(period_ps_) && period_ps_ >= 1.0 && period_ps_ < 1e12)
     period_ticks_ = static_cast<uint64_t>(period_ps_);
   // Device addresses (models/ref/base/devaddr.h) over this channel's geometry; a
-  // line's 32 B sectors are consecutive columns when a column access is 32 B.
+  // line's atoms are consecutive columns of one row when the row holds whole lines.
   if (devaddr_init(&geom_, c.ranks, dev_->bankgroups, dev_->banks_per_group, dev_->row_bytes / dev_->atom_bytes,
                    dev_->atom_bytes, err, sizeof err) != 0)
     fatal(err);
-  sector_is_col_ = dev_->atom_bytes == kSectorBytes;
+  if (dev_->atom_bytes < kSectorBytes || dev_->atom_bytes > kLineBytes || kLineBytes % dev_->atom_bytes)
+    fatal("device '" + cfg_.device + "' moves " + std::to_string(dev_->atom_bytes) +
+          " B per column access: expected 32, 64 or 128 B (whole 32 B sectors of a 128 B line)");
+  for (unsigned r = 0; r < rank_dev_.size(); ++r)
+    if (rank_dev_[r]->atom_bytes != dev_->atom_bytes)
+      fatal("rank " + std::to_string(r) + " device '" + rank_dev_[r]->name + "' moves " +
+            std::to_string(rank_dev_[r]->atom_bytes) + " B per column access, the channel's '" + cfg_.device + "' " +
+            std::to_string(dev_->atom_bytes) + " B");
+  sectors_per_atom_ = dev_->atom_bytes / kSectorBytes;
+  for (unsigned m = 0; m < 16; ++m) {
+    uint8_t a = 0;
+    for (unsigned k = 0; k < kSectorsPerLine; ++k)
+      if ((m >> k) & 1u) a = static_cast<uint8_t>(a | (1u << (k / sectors_per_atom_)));
+    atom_mask_[m] = a;
+    atom_n_[m] = static_cast<uint8_t>(popcount8(a));
+  }
+  line_is_cols_ = dev_->row_bytes >= kLineBytes && dev_->row_bytes % kLineBytes == 0;
 
   // Slots: every parent the engine can hold, every accepted-but-not-arrived
   // request (bounded by the queue sizes), plus responses held by END_RESP.
@@ -170,7 +186,7 @@ uint32_t MemCtrl::alloc_slot() {
 bool MemCtrl::try_accept(unsigned port, tlm_generic_payload& gp, uint8_t mask, uint8_t cls, uint64_t at_ticks) {
   const bool write = gp.is_write();
   if (!write && !gp.is_read()) fatal("only read and write commands are supported");
-  const unsigned n = popcount8(mask);
+  const unsigned n = atoms_of(mask);
   const unsigned q = write ? 1 : 0;
   const unsigned occ = (write ? mc_.wq_n : mc_.rq_n) + reserved_[q];
   if (occ + n > (write ? cfg_.write_queue : cfg_.read_queue) || free_slot_ == kNil) return false;
@@ -223,7 +239,7 @@ void MemCtrl::enter(uint32_t si, uint64_t user, uint64_t line, uint8_t mask, uin
   if (now) {
     submit(line, mask, s.write, s.cls, user, cyc);
   } else {  // annotated delay reaches a later clock edge: hold it until then
-    reserved_[s.write ? 1 : 0] += popcount8(mask);
+    reserved_[s.write ? 1 : 0] += atoms_of(mask);
     Arrival a{cyc, user, line, mask};
     auto it = std::upper_bound(arrivals_.begin(), arrivals_.end(), a,
                                [](const Arrival& x, const Arrival& y) { return x.cycle < y.cycle; });
@@ -238,18 +254,26 @@ void MemCtrl::submit(uint64_t line, uint8_t mask, bool write, uint8_t cls, uint6
   }
   mc_addr a[kSectorsPerLine];
   unsigned n = 0;
-  // `line`: a 128 B-aligned device address (the memory side chose it)
-  if (sector_is_col_) {  // one decode per line: the sectors are consecutive columns of one row
+  // `line`: a 128 B-aligned device address (the memory side chose it); one
+  // column access per atom with an asked sector (atom_mask_), carrying the
+  // bytes of its asked sectors (mc_addr.bytes: the engine's data bytes).
+  const uint8_t am = atom_mask_[mask & 0xf];
+  const unsigned natoms = kLineBytes / dev_->atom_bytes, spa = sectors_per_atom_;
+  const uint8_t atom_sectors = static_cast<uint8_t>((1u << spa) - 1u);
+  auto data_bytes = [&](unsigned j) {
+    return static_cast<uint32_t>(popcount8(static_cast<uint8_t>((mask >> (j * spa)) & atom_sectors)) * kSectorBytes);
+  };
+  if (line_is_cols_) {  // one decode per line: the atoms are consecutive columns of one row
     devaddr_loc l;
     devaddr_decode(&geom_, line, &l);
-    for (unsigned k = 0; k < kSectorsPerLine; ++k)
-      if ((mask >> k) & 1u) a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col + k, l.row};
+    for (unsigned j = 0; j < natoms; ++j)
+      if ((am >> j) & 1u) a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col + j, l.row, data_bytes(j)};
   } else {
-    for (unsigned k = 0; k < kSectorsPerLine; ++k) {
-      if (!((mask >> k) & 1u)) continue;
+    for (unsigned j = 0; j < natoms; ++j) {
+      if (!((am >> j) & 1u)) continue;
       devaddr_loc l;
-      devaddr_decode(&geom_, line + k * kSectorBytes, &l);
-      a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
+      devaddr_decode(&geom_, line + j * dev_->atom_bytes, &l);
+      a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row, data_bytes(j)};
     }
   }
   if (mc_submit_class(&mc_, cycle, write ? 1 : 0, a, n, user, cls != static_cast<uint8_t>(ReqClass::Demand)) != 0)
@@ -275,7 +299,7 @@ uint8_t MemCtrl::span_next_atoms(tlm_generic_payload& gp, uint32_t si) const {
   uint64_t line;
   uint8_t mask;
   span_child(tmp, at, &line, &mask);
-  return static_cast<uint8_t>(popcount8(mask));
+  return static_cast<uint8_t>(atoms_of(mask));
 }
 
 bool MemCtrl::accept_span(unsigned port, tlm_generic_payload& gp, uint8_t cls, uint64_t at, uint32_t* si, bool one) {
@@ -341,7 +365,7 @@ tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
     uint8_t mask = 0;
     uint32_t si = kNil;
     if (span) {
-      const unsigned g = dev_->atom_bytes < kSectorBytes ? kSectorBytes : dev_->atom_bytes;
+      const unsigned g = kSectorBytes;  // whole sectors; a child's atoms follow from its sectors (atom_mask_)
       if (!len || len % g || addr % g || len > kMaxTransferBytes)
         fatal("request of " + std::to_string(len) + " B at device address " + std::to_string(addr) +
               ": expected a multiple of " + std::to_string(g) + " B up to " + std::to_string(kMaxTransferBytes) +
@@ -361,7 +385,7 @@ tlm_sync_enum MemCtrl::nb_transport_fw(int id, tlm_generic_payload& gp, tlm_phas
     p.waiting_at = at;
     p.waiting_write = gp.is_write();
     p.waiting_mask = mask;
-    p.waiting_atoms = static_cast<uint8_t>(span ? span_next_atoms(gp, si) : popcount8(mask));
+    p.waiting_atoms = static_cast<uint8_t>(span ? span_next_atoms(gp, si) : atoms_of(mask));
     p.waiting_cls = cls;
     p.waiting_span = span;
     p.waiting_slot = si;
@@ -543,7 +567,7 @@ void MemCtrl::process() {
   while (k < arrivals_.size() && arrivals_[k].cycle <= now) {
     const Arrival& a = arrivals_[k];
     const Slot& s = slots_[static_cast<uint32_t>(a.user)];
-    reserved_[s.write ? 1 : 0] -= popcount8(a.mask);
+    reserved_[s.write ? 1 : 0] -= atoms_of(a.mask);
     submit(a.line, a.mask, s.write, s.cls, a.user, a.cycle);
     ++k;
   }
@@ -577,7 +601,7 @@ void MemCtrl::process() {
     const uint64_t lat = now_ps - s.arrive_ps;
     ClassCount& c = cls_[s.cls & (kClasses - 1)];
     ++(s.write ? c.writes : c.reads);
-    c.bytes += s.bytes ? s.bytes : static_cast<uint64_t>(s.atoms) * dev_->atom_bytes;
+    c.bytes += s.bytes ? s.bytes : static_cast<uint64_t>(popcount8(s.mask)) * kSectorBytes;
     c.lat_ps += lat;
     ++c.row[s.row < 3 ? s.row : 2];
     if (GpuExt* e = GpuExt::find(gp)) {
@@ -687,10 +711,13 @@ void MemCtrl::register_stats(StatsRegistry& S) {
   const mc_stats& st = mc_.st;
   S.counter(join(p, "reads"), "read requests (128 B line requests with a sector mask) completed", Unit::Count, &st.reads);
   S.counter(join(p, "writes"), "write requests completed", Unit::Count, &st.writes);
-  S.counter(join(p, "read_atoms"), "32 B column reads issued", Unit::Count, &st.rd_atoms);
-  S.counter(join(p, "write_atoms"), "32 B column writes issued", Unit::Count, &st.wr_atoms);
-  S.counter(join(p, "read_bytes"), "bytes read from the device", Unit::Byte, &st.rd_bytes);
-  S.counter(join(p, "write_bytes"), "bytes written to the device", Unit::Byte, &st.wr_bytes);
+  S.counter(join(p, "read_atoms"), "column reads issued (atoms: the device's bytes per column access, 32 B or 64 B)", Unit::Count, &st.rd_atoms);
+  S.counter(join(p, "write_atoms"), "column writes issued (atoms: the device's bytes per column access, 32 B or 64 B)", Unit::Count, &st.wr_atoms);
+  S.counter(join(p, "read_bytes"),
+            "bytes read from the device for the requests (their sectors; a 64 B burst for one 32 B sector counts 32)",
+            Unit::Byte, &st.rd_bytes);
+  S.counter(join(p, "write_bytes"), "bytes written to the device for the requests (their sectors, as read_bytes)",
+            Unit::Byte, &st.wr_bytes);
   S.counter(join(p, "row_hits"), "column accesses to an already open row", Unit::Count, &st.row_hits);
   S.counter(join(p, "row_misses"), "column accesses that needed an ACT on an idle bank", Unit::Count, &st.row_misses);
   S.counter(join(p, "row_conflicts"), "column accesses that needed PRE of another row + ACT", Unit::Count,
@@ -719,9 +746,9 @@ void MemCtrl::register_stats(StatsRegistry& S) {
           [&st] { return static_cast<double>(st.rd_bytes + st.wr_bytes); }, secs, 1e-9);
   S.ratio(join(p, "bus_utilization"), "data-bus cycles carrying data / elapsed memory cycles", Unit::Ratio,
           [this] { return static_cast<double>(mc_.st.bus_busy); }, cycles);
-  S.ratio(join(p, "rq_avg_occupancy"), "time-averaged read queue occupancy (32 B entries)", Unit::Count,
+  S.ratio(join(p, "rq_avg_occupancy"), "time-averaged read queue occupancy (atom entries: one column access each)", Unit::Count,
           [this] { return static_cast<double>(counters().rq_occ_sum); }, cycles);
-  S.ratio(join(p, "wq_avg_occupancy"), "time-averaged write queue occupancy (32 B entries)", Unit::Count,
+  S.ratio(join(p, "wq_avg_occupancy"), "time-averaged write queue occupancy (atom entries: one column access each)", Unit::Count,
           [this] { return static_cast<double>(counters().wq_occ_sum); }, cycles);
   S.formula(join(p, "energy_j"), "device energy: act + pre + rd + wr + ref + background", Unit::Joule,
             [this] { return energy().total; });
@@ -747,8 +774,8 @@ void MemCtrl::register_stats(StatsRegistry& S) {
               std::string("1: rank ") + std::to_string(r) + " is " + d.desc + " (" + dram_kind_name(dram_mem_kind(&d)) +
                   ")",
               Unit::Count, &kOne);
-      S.counter(join(q, "read_atoms"), "32 B column reads issued to the rank", Unit::Count, &R->n_rd);
-      S.counter(join(q, "write_atoms"), "32 B column writes issued to the rank", Unit::Count, &R->n_wr);
+      S.counter(join(q, "read_atoms"), "column reads (atoms) issued to the rank", Unit::Count, &R->n_rd);
+      S.counter(join(q, "write_atoms"), "column writes (atoms) issued to the rank", Unit::Count, &R->n_wr);
       S.counter(join(q, "activations"), "ACT commands to the rank", Unit::Count, &R->n_act);
       S.counter(join(q, "dirty_precharges"), "PRE commands to the rank closing a written row buffer", Unit::Count,
                 &R->n_pre_dirty);
@@ -891,10 +918,10 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
       return v;
     };
     const auto rd = [per_rank] {
-      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].n_rd) * m->dev_->atom_bytes; });
+      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].rd_bytes); });
     };
     const auto wr = [per_rank] {
-      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].n_wr) * m->dev_->atom_bytes; });
+      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].wr_bytes); });
     };
     S.formula(join(p, "read_bytes"), std::string("bytes read from the ") + dram_kind_name(k) + " ranks", Unit::Byte, rd);
     S.formula(join(p, "write_bytes"), std::string("bytes written to the ") + dram_kind_name(k) + " ranks", Unit::Byte, wr);
@@ -991,10 +1018,10 @@ void MemCtrl::register_tech_totals(StatsRegistry& S, const std::vector<MemCtrl*>
       return per_rank([](MemCtrl* m, unsigned r) { return m->rank_energy(r).total; });
     };
     S.formula(join(p, "read_bytes"), "bytes read from the " + tn + " ranks", Unit::Byte, [per_rank] {
-      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].n_rd) * m->dev_->atom_bytes; });
+      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].rd_bytes); });
     });
     S.formula(join(p, "write_bytes"), "bytes written to the " + tn + " ranks", Unit::Byte, [per_rank] {
-      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].n_wr) * m->dev_->atom_bytes; });
+      return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].wr_bytes); });
     });
     S.formula(join(p, "activations"), "ACT commands to the " + tn + " ranks", Unit::Count, [per_rank] {
       return per_rank([](MemCtrl* m, unsigned r) { return static_cast<double>(m->mc_.ranks[r].n_act); });

@@ -6,15 +6,20 @@
 //  * BEGIN_REQ on tsock[port]: address = the device address (models/ref/
 //    devaddr.h: rank, bank group, bank, row, column of this channel; the
 //    memory side, models/memside, chose it) of a 128 B line, GpuExt::sector_mask = the
-//    32 B sectors (one engine atom each; a write also covers the sectors its
-//    GpuExt::byte_mask touches; an empty mask means the whole line). If the
+//    32 B sectors (a write also covers the sectors its GpuExt::byte_mask
+//    touches; an empty mask means the whole line). The engine queues one atom
+//    (column access of dram_preset.atom_bytes = 32, 64 or 128 B) per part of
+//    the line that holds an asked sector: a 32 B device one per sector, a
+//    64 B device (DDR3 x64, BL8) one per pair of sectors, so a line's four
+//    sectors are two bursts and one sector is a whole burst (a read discards
+//    the rest, a write masks it). If the
 //    read/write queue has room for all atoms: TLM_UPDATED + END_REQ; else
 //    TLM_ACCEPTED and END_REQ later on the backward path of the same port (one
 //    waiting request per port; the initiator sends nothing else on that port
 //    before END_REQ).
-//  * Any other request is a span: data length a multiple of the preset's burst
-//    granularity (dram_preset.atom_bytes, 32 B: one column access) from 32 B
-//    up to kMaxTransferBytes (64 KiB), at an address aligned to it; its bytes
+//  * Any other request is a span: data length a multiple of the 32 B sector
+//    from 32 B up to kMaxTransferBytes (64 KiB), at an address aligned to it
+//    (each child line's atoms follow from its sectors as above); its bytes
 //    are the payload's data from offset 0 (sector and byte masks unused; a
 //    write writes them all). The controller splits it into child requests,
 //    one per 128 B line it touches (as DRAMSys splits a parent transaction),
@@ -173,7 +178,7 @@ class MemCtrl : public sc_core::sc_module, public DevLoadIf {
     uint32_t port = 0;
     uint32_t next = 0;   // free list / per-port response FIFO link
     uint8_t mask = 0;    // sectors
-    uint8_t atoms = 0;
+    uint8_t atoms = 0;   // column accesses (atoms_of(mask))
     bool write = false;
     uint8_t cls = 0;     // ReqClass as counted (class_of)
     uint8_t row = 0;     // mc_row of the engine's completion (a span: the worst of its children's)
@@ -195,7 +200,7 @@ class MemCtrl : public sc_core::sc_module, public DevLoadIf {
     uint64_t waiting_at = 0;                      // its arrival time (ticks: sim time + annotated delay)
     bool waiting_write = false;                   // of the waiting request
     uint8_t waiting_mask = 0;                     // its sectors (sectors_of)
-    uint8_t waiting_atoms = 0;                    // its 32 B atoms (queue entries it needs)
+    uint8_t waiting_atoms = 0;                    // its atoms (column accesses: queue entries it needs)
     uint8_t waiting_cls = 0;                      // its class (class_of)
     bool waiting_span = false;                    // a span request (waiting_atoms: its next child's)
     uint32_t waiting_slot = kNil;                 // a span's slot once its first child is accepted
@@ -314,7 +319,15 @@ class MemCtrl : public sc_core::sc_module, public DevLoadIf {
   uint64_t util_next_ = 0;           // cycle of the next snapshot
   uint64_t inflight_ = 0;             // accepted requests not yet finished
   uint64_t pending_ = MC_NEVER;       // cycle of the pending ev_ notification (MC_NEVER: none)
-  bool sector_is_col_ = false;        // 32 B column accesses: sector k of a line is column + k
+  // Column accesses of a line. A column access (atom) moves dev_->atom_bytes = 32, 64 or 128 B:
+  // sectors_per_atom_ consecutive sectors of the line, so sector k is in atom k / sectors_per_atom_.
+  // An atom with some of its sectors asked is one whole burst (a read discards the rest, a write
+  // masks it: DDR3 DM / GDDR5 write data mask), an atom with none is not issued.
+  // atom_mask_[sectors]: bit j = atom j of the line has an asked sector; atom_n_[sectors]: how many.
+  unsigned sectors_per_atom_ = 1;
+  uint8_t atom_mask_[16] = {}, atom_n_[16] = {};
+  unsigned atoms_of(uint8_t sectors) const { return atom_n_[sectors & 0xf]; }
+  bool line_is_cols_ = false;         // a line's atoms are consecutive columns of one row: one decode per line
   Event ev_, resp_ev_;
 };
 

@@ -158,7 +158,13 @@ static void channel_split_agrees_with_devices(void **state) {
   static const uint32_t ev[6] = {0, 2, 4, 6, 8, 10}, od[6] = {1, 3, 5, 7, 9, 11}, r0[1] = {0};
   const amap_part_cfg p[2] = {{AMAP_MEM_NVM, 6ull << 30, 6, 1, od, r0}, {AMAP_MEM_DRAM, 1536ull << 20, 6, 1, ev, r0}};
   char err[256];
-  if (amap_init_parts(&M, p, 2, 0, "auto", 12, 1, 1, 8, 4096, 32, 1, 1, err, sizeof err) != 0) fail_msg("%s", err);
+  /* the presets' interface (Table II: 64-bit channels, 64 B column accesses, 8 KiB rows) */
+  const dram_preset *d = dram_find("ddr3_800");
+  assert_int_equal(d->row_bytes, dram_find("pcm_flrb")->row_bytes);
+  assert_int_equal(d->atom_bytes, dram_find("pcm_flrb")->atom_bytes);
+  if (amap_init_parts(&M, p, 2, 0, "auto", 12, 1, 1, d->banks_per_group, d->row_bytes, d->atom_bytes, 1, 1, err,
+                      sizeof err) != 0)
+    fail_msg("%s", err);
   const dram_preset *dev[12];
   for (int c = 0; c < 12; ++c) dev[c] = dram_find(c % 2 ? "pcm_flrb" : "ddr3_800");
   uint64_t s = 3;
@@ -170,14 +176,14 @@ static void channel_split_agrees_with_devices(void **state) {
     assert_int_equal(a.ch % 2, x < (6ull << 30));
   }
   /* a 4 MiB range at each part start: all atoms at distinct (ch, ra, bg, ba, row, col) */
-  const size_t n = 2 * (4u << 20) / 32;
+  const size_t n = 2 * (4u << 20) / d->atom_bytes;
   uint64_t *key = malloc(n * sizeof *key);
   size_t k = 0;
   for (int part = 0; part < 2; ++part)
-    for (uint64_t x = part ? 6ull << 30 : 0; x < (part ? 6ull << 30 : 0) + (4u << 20); x += 32) {
+    for (uint64_t x = part ? 6ull << 30 : 0; x < (part ? 6ull << 30 : 0) + (4u << 20); x += d->atom_bytes) {
       amap_loc a;
       amap_decode(&M, x, &a);
-      key[k++] = ((((uint64_t)a.ch * 16 + a.ra) * 8 + a.ba) * (1ull << 20) + a.row) * 128 + a.col;
+      key[k++] = ((((uint64_t)a.ch * 16 + a.ra) * 8 + a.ba) * (1ull << 20) + a.row) * 256 + a.col;
     }
   assert_int_equal(k, n);
   qsort(key, k, sizeof *key, cmp_u64);

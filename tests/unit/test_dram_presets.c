@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -199,7 +200,9 @@ static void table_matches_presets(void **state) {
     if (!d) fail_msg("no preset %s", p->name);
     if (dram_validate(d, err, sizeof err) != 0) fail_msg("%s", err);
     EXPECT(p, "tech", d->tech, p->nvm ? DRAM_TECH_NVM : DRAM_TECH_DRAM);
-    EXPECT(p, "atom_bytes", d->atom_bytes, 32);
+    /* 32 B (one L2 sector) per column access, except the hybrid DRAM+PCM paper's 64-bit DDR3-800 channel */
+    const int x64 = !strcmp(p->name, "ddr3_800") || !strcmp(p->name, "pcm_flrb");
+    EXPECT(p, "atom_bytes", d->atom_bytes, x64 ? 64 : 32);
     if (p->nvm) {
       EXPECT(p, "tREFI", d->t.REFI, 0);
       EXPECT(p, "tRFC", d->t.RFC, 0);
@@ -236,8 +239,37 @@ static void table_matches_presets(void **state) {
   assert_true(t->t.RAS + t->t.RP_DIRTY < r->t.RAS + r->t.RP_DIRTY);
   /* (d): leakage 37 % / 48 % of DRAM */
   assert_true(t->e.bg_mw == g->e.bg_mw * 0.37 && r->e.bg_mw == g->e.bg_mw * 0.48);
+  /* A column access must move whole sectors of a line: 16 B (a 16-bit BL8 channel) is refused. */
+  bad = *dram_find("ddr3_1600");
+  bad.bus_bits = 16;
+  bad.atom_bytes = 16;
+  assert_int_equal(dram_validate(&bad, err, sizeof err), -1);
+  assert_non_null(strstr(err, "atom_bytes 16"));
+
+  /* Hybrid DRAM+PCM Table II channel (issue 26): DDR3-800 x8, 64 bits as DRAMSim2's JEDEC_DATA_BUS_BITS --
+   * eight x8 devices, BL8 -> 64 B, tBURST 4, 8 KiB rows (8 x 1 KiB pages), tFAW 40 ns; per-command energies
+   * and background power of eight devices: twice those of the 32-bit (four-device) DDR3 row ddr3_1600. */
+  const dram_preset *d8 = dram_find("ddr3_800"), *d4 = dram_find("ddr3_1600"), *pf = dram_find("pcm_flrb");
+  assert_int_equal(d8->bus_bits, 64);
+  assert_int_equal(d8->burst_len, 8);
+  assert_int_equal(d8->t.BURST, 4);
+  assert_int_equal(d8->row_bytes, 8192);
+  assert_int_equal(d8->t.FAW, 16);
+  assert_true(fabs(d8->e.rd_pj - 2 * d4->e.rd_pj) < 1e-9 && fabs(d8->e.wr_pj - 2 * d4->e.wr_pj) < 1e-9);
+  assert_true(fabs(d8->e.act_pj - 2 * d4->e.act_pj) < 1e-9 && fabs(d8->e.pre_pj - 2 * d4->e.pre_pj) < 1e-9);
+  assert_true(fabs(d8->e.ref_pj - 2 * d4->e.ref_pj) < 1e-9 && d8->e.bg_mw == 2 * d4->e.bg_mw);
+  /* pcm_flrb: the same interface, PCM array energies per 64 B (HMS Table I pJ/bit x 512 bits) */
+  assert_int_equal(pf->bus_bits, d8->bus_bits);
+  assert_int_equal(pf->atom_bytes, d8->atom_bytes);
+  assert_int_equal(pf->row_bytes, d8->row_bytes);
+  assert_int_equal(pf->t.BURST, d8->t.BURST);
+  assert_true(pf->e.rd_pj == d8->e.rd_pj && pf->e.wr_pj == d8->e.wr_pj && pf->e.pre_pj == d8->e.pre_pj);
+  assert_true(fabs(pf->e.act_pj - 2.47 * 512) < 1e-9 && fabs(pf->e.pre_dirty_pj - 16.82 * 512) < 1e-9);
+  assert_true(pf->e.bg_mw == d8->e.bg_mw / 2);
+
   /* peak bandwidths */
-  assert_true(dram_peak_bytes_per_s(dram_find("ddr3_800")) == 3.2e9);
+  assert_true(dram_peak_bytes_per_s(dram_find("ddr3_800")) == 6.4e9);
+  assert_true(dram_peak_bytes_per_s(dram_find("pcm_flrb")) == 6.4e9);
   assert_true(dram_peak_bytes_per_s(dram_find("ddr3_1600")) == 6.4e9);
   assert_true(dram_peak_bytes_per_s(dram_find("gddr5_1250")) == 20e9);
 }

@@ -10,8 +10,10 @@
 
 #include "base/addrmap.h"
 
-/* Bits moved by one 32 B column access; HMS Table I gives energy in pJ/bit. */
+/* Bits moved by one 32 B / 64 B column access; HMS Table I gives energy in
+ * pJ/bit, charged per bit of the column access that causes the command. */
 #define BITS32B 256.0
+#define BITS64B 512.0
 
 /* Background power per power state (dram.h, docs/memctrl.md "Power and
  * energy"). Every row gives its precharge-standby power bg_mw (IDD2N x VDD of
@@ -187,13 +189,18 @@ static const dram_preset k_presets[] = {
     /* ==================================================================
      * Rows added for issue 3 ("Memory technologies"). Conventions shared by
      * the rows below:
-     *  - Every Strata preset moves one 32 B L2 sector per column access
-     *    (the platform's atoms are sectors), so DDR3 channels are 32 bits
-     *    wide: four x8 devices, BL8 (Strata choice).
+     *  - A preset moves one 32 B L2 sector per column access (ddr3_1600:
+     *    32 bits wide, four x8 devices, BL8, Strata choice), except the
+     *    hybrid DRAM+PCM paper's DDR3-800 channel (ddr3_800, pcm_flrb): 64
+     *    bits, eight x8 devices, one 64 B burst = two sectors (issue 26, see
+     *    there). The controller issues one column access per atom holding an
+     *    asked sector (models/memctrl/mem_ctrl.h).
      *  - DDR3 and GDDR5 energies are estimates built like gddr5_gtx480's:
      *    HMS Table I DRAM core energies scaled by (1.5 V / 1.2 V)^2 for the
      *    1.5 V VDD, plus ~4.5 pJ/bit of terminated off-chip I/O on reads and
-     *    writes (E_* macros below).
+     *    writes (E_* macros below), per bit of the column access: a 64 B
+     *    access (eight devices) costs twice a 32 B one (four devices), its
+     *    ACT opens twice the page bits, its REF refreshes twice the rows.
      *  - NVM rows: tech NVM, no refresh, a clean PRE only precharges the
      *    bit lines / row buffer (no array write; hybrid-dram-pcm-flrb Sec.
      *    II-B: "only the dirty lines in a row buffer need to be written back
@@ -202,16 +209,39 @@ static const dram_preset k_presets[] = {
      *    restore after sensing; Strata estimate) unless the paper gives tRAS.
      *  - PCM array energies: HMS Table I SCM ACT 2.47 pJ/bit (array read) and
      *    PRE (WR) 16.82 pJ/bit (array write) -- PCM-class values; the PCM papers
-     *    (FLRB, HAC) give none. Charged per bit of the 32 B access that causes
-     *    the command, as the hbm2 row does; a dirty PRE is charged once per
-     *    precharge, not per written sector (documented limitation).
+     *    (FLRB, HAC) give none. Charged per bit of the column access (32 B or
+     *    64 B) that causes the command, as the hbm2 row does; a dirty PRE is
+     *    charged once per precharge, not per written sector (documented
+     *    limitation).
      * ================================================================== */
 #define VSCALE_15 1.5625                                  /* (1.5 V / 1.2 V)^2 */
-#define E_CORE(pjbit) ((pjbit) * VSCALE_15 * BITS32B)     /* HMS DRAM core energy at 1.5 V */
-#define E_IO(pjbit) (((pjbit) * VSCALE_15 + 4.5) * BITS32B) /* + off-chip I/O */
-#define E_REF32 (32.0 * (1.17 + 0.39) * VSCALE_15 * BITS32B) /* 32 ACT+PRE pairs per REF (as hbm2) */
+/* Per column access of `bits` bits (BITS32B, BITS64B). */
+#define E_CORE_B(pjbit, bits) ((pjbit) * VSCALE_15 * (bits))      /* HMS DRAM core energy at 1.5 V */
+#define E_IO_B(pjbit, bits) (((pjbit) * VSCALE_15 + 4.5) * (bits)) /* + off-chip I/O */
+#define E_REF_B(bits) (32.0 * (1.17 + 0.39) * VSCALE_15 * (bits))  /* 32 ACT+PRE pairs per REF (as hbm2) */
+#define E_CORE(pjbit) E_CORE_B(pjbit, BITS32B)
+#define E_IO(pjbit) E_IO_B(pjbit, BITS32B)
+#define E_REF32 E_REF_B(BITS32B)
+/* DDR3 x8 device precharge standby, estimate: IDD2N-class ~35 mA x 1.5 V. */
+#define DDR3_X8_BG_MW 52.5
+/* The hybrid DRAM+PCM paper's channel (Table II "Global Memory DDR3-800Mhz,
+ * x8, 1.5V", "Memory Controller 2-channel"; simulated by GPGPU-Sim 3.1 +
+ * DRAMSim2, whose system.ini JEDEC_DATA_BUS_BITS is "Always 64 for DDRx"):
+ * 64 bits = eight x8 devices, BL8 -> 64 B per column access, tBURST 4; a
+ * rank's row is the eight devices' 1 KiB pages (JEDEC x8 page). The DRAM row
+ * (ddr3_800) and the PCM row on the same channels (pcm_flrb) share these. */
+#define T2_DEVICES 8u                         /* x8 devices per channel */
+#define T2_BUS_BITS (T2_DEVICES * 8u)         /* 64: DRAMSim2 JEDEC_DATA_BUS_BITS */
+#define T2_BURST_LEN 8u                       /* DDR3 BL8 */
+#define T2_ATOM_BYTES (T2_BUS_BITS / 8u * T2_BURST_LEN) /* 64 B */
+#define T2_ROW_BYTES (T2_DEVICES * 1024u)     /* 8 KiB: JEDEC x8 page 1 KiB per device */
+#define T2_BITS BITS64B                       /* bits of one column access (T2_ATOM_BYTES x 8) */
+#define T2_BG_MW (T2_DEVICES * DDR3_X8_BG_MW) /* 420 mW: eight devices' precharge standby */
     /* ------------------------------------------------------------------
-     * DDR3-800 channel of the hybrid DRAM+PCM GPU (FLRB paper).
+     * DDR3-800 channel of the hybrid DRAM+PCM GPU (FLRB paper), 64 bits
+     * wide (T2_* above: eight x8 devices, the width of a DDR3 channel in the
+     * DRAMSim2 the paper ran; a 32-bit form halved every peak bandwidth,
+     * issue 26).
      * Source: shared/papers/hybrid-dram-pcm-flrb-placement.txt Table II
      * ("Global Memory DDR3-800Mhz, x8, 1.5V"; "Timing (cycles) DRAM - tRCD:
      * 11, tRP: 11, tRRDact: 5, tRRDpre: 5, tRFC/tREFI: 64/7.8us"). The cycles
@@ -225,18 +255,18 @@ static const dram_preset k_presets[] = {
      * ------------------------------------------------------------------ */
     {
         .name = "ddr3_800",
-        .desc = "DDR3-800 channel, 400 MHz, 32-bit (4 x8) BL8 (hybrid DRAM+PCM Table II)",
+        .desc = "DDR3-800 channel, 400 MHz, 64-bit (8 x8) BL8, 8 KiB rows (hybrid DRAM+PCM Table II)",
         .tech = DRAM_TECH_DRAM,
         .tech_id = DRAM_TID_DDR3,
         .dual_cmd_bus = 0,      /* DDR3: one command bus */
         .clk_mhz = 400.0,       /* Table II: DDR3-800 -> 400 MHz clock, DDR */
         .data_rate = 2,         /* DDR */
-        .bus_bits = 32,         /* Strata choice: four x8 devices (Table II x8), one 32 B sector per BL8 */
-        .burst_len = 8,         /* DDR3 BL8 */
-        .atom_bytes = 32,       /* 32/8 * 8 */
+        .bus_bits = T2_BUS_BITS,     /* 64: eight x8 devices (Table II x8; DRAMSim2 JEDEC_DATA_BUS_BITS 64) */
+        .burst_len = T2_BURST_LEN,   /* DDR3 BL8 */
+        .atom_bytes = T2_ATOM_BYTES, /* 64/8 * 8: two 32 B sectors per burst */
         .bankgroups = 1,        /* DDR3 has no bank groups */
         .banks_per_group = 8,   /* DDR3: 8 banks */
-        .row_bytes = 4096,      /* JEDEC x8 page 1 KiB x 4 devices */
+        .row_bytes = T2_ROW_BYTES,   /* JEDEC x8 page 1 KiB x 8 devices */
         .t = {
             .CL = 6, .CWL = 5,  /* JEDEC DDR3-800E (6-6-6): CL 6; CWL 5 at tCK 2.5 ns */
             .RCD = 11,          /* Table II tRCD */
@@ -245,25 +275,26 @@ static const dram_preset k_presets[] = {
             .RC = 26,           /* tRAS + tRP (JEDEC 52.5 ns = 21 < tRAS + Table II tRP) */
             .CCD_S = 4, .CCD_L = 4, /* JEDEC tCCD 4 nCK */
             .RRD_S = 5, .RRD_L = 5, /* Table II tRRDact 5 */
-            .FAW = 16,          /* JEDEC x8 (1 KiB page) tFAW 40 ns */
+            .FAW = 16,          /* JEDEC DDR3-800 x8 (1 KiB page per device) tFAW 40 ns */
             .WTR_S = 4, .WTR_L = 4, /* JEDEC max(4 nCK, 7.5 ns) */
             .RTP = 4,           /* JEDEC max(4 nCK, 7.5 ns) */
             .WR = 6,            /* JEDEC tWR 15 ns */
             .RTW = 7,           /* CL + tBURST + 2 - CWL */
             .RFC = 64,          /* Table II tRFC 64 */
             .REFI = 3120,       /* Table II tREFI 7.8 us x 400 MHz */
-            .BURST = 4,         /* BL8 / DDR */
+            .BURST = T2_BURST_LEN / 2, /* BL8 / DDR: 4 cycles per 64 B */
             .XP = 3, .CKE = 3, /* JESD79-3 DDR3-800: tXP, tCKE max(3 nCK, 7.5 ns) */
             .RP_DIRTY = 0,      /* DRAM: a written row precharges like any other */
             .RRD_PRE = 5,       /* Table II tRRDpre 5 */
             .RTRS = RTRS_DDR,   /* Ramulator DDR3 nRTRS 2 */
         },
         .e = {
-            .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* estimate, see above */
-            .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02),
-            .ref_pj = E_REF32,
-            .bg_mw = 210.0, /* estimate: 4 devices x IDD2N-class ~35 mA x 1.5 V */
-            .act_stby_mw = BG_ACT(210.0), .pd_mw = BG_PD(210.0), /* power states: see BG_ACT / BG_PD */
+            /* estimate, see above: per 64 B column access (eight devices) */
+            .act_pj = E_CORE_B(1.17, T2_BITS), .pre_pj = E_CORE_B(0.39, T2_BITS), .pre_dirty_pj = E_CORE_B(0.39, T2_BITS),
+            .rd_pj = E_IO_B(0.93, T2_BITS), .wr_pj = E_IO_B(1.02, T2_BITS),
+            .ref_pj = E_REF_B(T2_BITS),
+            .bg_mw = T2_BG_MW, /* estimate: 8 devices x DDR3_X8_BG_MW */
+            .act_stby_mw = BG_ACT(T2_BG_MW), .pd_mw = BG_PD(T2_BG_MW), /* power states: see BG_ACT / BG_PD */
         },
     },
     /* ------------------------------------------------------------------
@@ -312,8 +343,8 @@ static const dram_preset k_presets[] = {
             .act_pj = E_CORE(1.17), .pre_pj = E_CORE(0.39), .pre_dirty_pj = E_CORE(0.39), /* estimate, see above */
             .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02),
             .ref_pj = E_REF32,
-            .bg_mw = 210.0, /* estimate: as ddr3_800 */
-            .act_stby_mw = BG_ACT(210.0), .pd_mw = BG_PD(210.0), /* power states: see BG_ACT / BG_PD */
+            .bg_mw = 4 * DDR3_X8_BG_MW, /* estimate: 4 devices x DDR3_X8_BG_MW = 210 mW */
+            .act_stby_mw = BG_ACT(4 * DDR3_X8_BG_MW), .pd_mw = BG_PD(4 * DDR3_X8_BG_MW), /* see BG_ACT / BG_PD */
         },
     },
     /* ------------------------------------------------------------------
@@ -416,21 +447,22 @@ static const dram_preset k_presets[] = {
      * costs the DRAM tRP of the same table (Strata estimate: it only
      * precharges the row buffer); tRRDact -> tRRD, tRRDpre -> tRRD_PRE between
      * dirty PREs (array writes). Interface values as ddr3_800 (the paper's
-     * PCM sits on the same DDR3 channels).
+     * PCM sits on the same DDR3 channels): the T2_* 64-bit channel, 8 KiB
+     * rows, energies per 64 B column access.
      * ------------------------------------------------------------------ */
     {
         .name = "pcm_flrb",
-        .desc = "PCM on a DDR3-800 channel, 400 MHz, 32-bit BL8 (hybrid DRAM+PCM Table II)",
+        .desc = "PCM on a DDR3-800 channel, 400 MHz, 64-bit BL8, 8 KiB rows (hybrid DRAM+PCM Table II)",
         .tech = DRAM_TECH_NVM,
         .tech_id = DRAM_TID_PCM,
         .dual_cmd_bus = 0,
         .clk_mhz = 400.0,       /* as ddr3_800 */
         .data_rate = 2,
-        .bus_bits = 32,
-        .burst_len = 8,
-        .atom_bytes = 32,
+        .bus_bits = T2_BUS_BITS,     /* as ddr3_800 */
+        .burst_len = T2_BURST_LEN,
+        .atom_bytes = T2_ATOM_BYTES,
         .bankgroups = 1, .banks_per_group = 8, /* as ddr3_800 */
-        .row_bytes = 4096,      /* as ddr3_800 */
+        .row_bytes = T2_ROW_BYTES,   /* as ddr3_800 */
         .t = {
             .CL = 6, .CWL = 5,  /* as ddr3_800 */
             .RCD = 34,          /* Table II PCM tRCD */
@@ -445,20 +477,21 @@ static const dram_preset k_presets[] = {
             .WR = 6,            /* write into the row buffer, as ddr3_800; the array write is tRP_DIRTY */
             .RTW = 7,
             .RFC = 0, .REFI = 0, /* Table II: refresh N/A */
-            .BURST = 4,
+            .BURST = T2_BURST_LEN / 2,
             .XP = 3, .CKE = 3, .GATE_IDLE = 400, .WAKE = 12, /* tXP/tCKE as ddr3_800; gating: NVM_GATE estimate, 1 us / 30 ns */
             .RP_DIRTY = 138,    /* Table II PCM tRP: dirty row-buffer write-back */
             .RRD_PRE = 18,      /* Table II PCM tRRDpre */
             .RTRS = RTRS_DDR,   /* interface as ddr3_800 */
         },
         .e = {
-            .act_pj = 2.47 * BITS32B,       /* PCM array read (HMS Table I SCM ACT) */
-            .pre_pj = E_CORE(0.39),         /* estimate: bit-line precharge as ddr3_800, no array write */
-            .pre_dirty_pj = 16.82 * BITS32B, /* PCM array write (HMS Table I SCM PRE (WR)) */
-            .rd_pj = E_IO(0.93), .wr_pj = E_IO(1.02), /* row buffer + I/O as ddr3_800 */
+            /* per 64 B column access, as ddr3_800 */
+            .act_pj = 2.47 * T2_BITS,       /* PCM array read (HMS Table I SCM ACT) */
+            .pre_pj = E_CORE_B(0.39, T2_BITS), /* estimate: bit-line precharge as ddr3_800, no array write */
+            .pre_dirty_pj = 16.82 * T2_BITS, /* PCM array write (HMS Table I SCM PRE (WR)) */
+            .rd_pj = E_IO_B(0.93, T2_BITS), .wr_pj = E_IO_B(1.02, T2_BITS), /* row buffer + I/O as ddr3_800 */
             .ref_pj = 0.0,
-            .bg_mw = 105.0, /* estimate: half of ddr3_800 (no refresh, no cell leakage, Sec. II-B) */
-            .act_stby_mw = BG_ACT(105.0), .pd_mw = BG_PD(105.0), /* power states: see BG_ACT / BG_PD */
+            .bg_mw = T2_BG_MW / 2, /* estimate: half of ddr3_800 (no refresh, no cell leakage, Sec. II-B) */
+            .act_stby_mw = BG_ACT(T2_BG_MW / 2), .pd_mw = BG_PD(T2_BG_MW / 2), /* see BG_ACT / BG_PD */
         },
     },
     /* ------------------------------------------------------------------
@@ -894,6 +927,9 @@ int dram_validate(const dram_preset *p, char *err, size_t errlen) {
   if (!p->data_rate || !p->bus_bits || !p->burst_len) FAIL("%s: data_rate, bus_bits, burst_len must be > 0", p->name);
   if (p->atom_bytes != p->bus_bits / 8 * p->burst_len)
     FAIL("%s: atom_bytes %u != bus_bits/8 * burst_len = %u", p->name, p->atom_bytes, p->bus_bits / 8 * p->burst_len);
+  if (p->atom_bytes != 32 && p->atom_bytes != 64 && p->atom_bytes != 128)
+    FAIL("%s: atom_bytes %u: expected 32, 64 or 128 (a column access moves whole 32 B sectors of a 128 B line)",
+         p->name, p->atom_bytes);
   if (p->burst_len % p->data_rate || p->t.BURST != p->burst_len / p->data_rate)
     FAIL("%s: tBURST %u != burst_len / data_rate", p->name, p->t.BURST);
   if (!p->bankgroups || !p->banks_per_group) FAIL("%s: bank geometry must be > 0", p->name);

@@ -8,7 +8,8 @@
  * Conventions
  *  - Timings are in command-clock cycles (clk_mhz). 0 means "no such
  *    constraint" for tFAW, and "no refresh" for tREFI (non-volatile rows).
- *  - One column access moves atom_bytes = bus_bits/8 * burst_len bytes and
+ *  - One column access moves atom_bytes = bus_bits/8 * burst_len bytes (32 B:
+ *    one L2 sector; 64 B: two, e.g. a 64-bit DDR3 channel with BL8) and
  *    occupies the data bus for tBURST = burst_len / data_rate cycles.
  *  - Read data returns CL + tBURST after the column command; write data is on
  *    the bus from CWL to CWL + tBURST.
@@ -177,7 +178,8 @@ const char *dram_names(void);
 size_t dram_count(void);
 const dram_preset *dram_at(size_t i);
 
-/* Check a preset for internal consistency (atom_bytes, tBURST, tRC >= tRAS + tRP
+/* Check a preset for internal consistency (atom_bytes = bus_bits/8 x burst_len and
+ * 32, 64 or 128 B, tBURST, tRC >= tRAS + tRP
  * when tRC is given, CCD_L >= CCD_S, RRD_L >= RRD_S, nonzero clock and sizes,
  * refresh both-or-neither, NVM rows without refresh, tRP_DIRTY 0 or >= tRP).
  * Returns 0, or -1 with a one-line reason in err. */

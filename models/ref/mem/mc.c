@@ -262,6 +262,7 @@ static inline uint32_t atom_take(mc *m, const mc_addr *x, uint32_t p) {
   m->atom_free = A->next;
   A->row = x->row;
   A->col = x->col;
+  A->bytes = x->bytes && x->bytes < m->cfg.dev->atom_bytes ? x->bytes : m->cfg.dev->atom_bytes;
   A->seq = ++m->seq + m->seq_bias;
   A->parent = p;
   A->next = NIL;

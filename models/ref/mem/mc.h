@@ -145,6 +145,11 @@ typedef struct mc_addr {
   uint32_t rank, bg, bank;  /* bank = bank within its bank group */
   uint32_t col;             /* column-access index within the row */
   uint64_t row;
+  /* Data bytes the access carries for its request, 1 .. atom_bytes; 0 = the
+   * whole atom. A 64 B column access holding one asked 32 B sector moves a
+   * whole burst (bus time, energy) but delivers 32 B: rd_bytes / wr_bytes
+   * count these, so they equal what the requesters asked for. */
+  uint32_t bytes;
 } mc_addr;
 
 /* Row-buffer outcome of a column access, in increasing cost: the row was
@@ -173,7 +178,7 @@ typedef struct mc_stats {
   uint64_t acts, pres, pres_dirty, refs; /* refs: all-bank and per-bank REF commands */
   uint64_t refs_pb;                       /* per-bank REF commands (among refs) */
   uint64_t rd_lat_sum, rd_lat_count; /* parent reads: arrival -> completion, cycles */
-  uint64_t rd_bytes, wr_bytes;
+  uint64_t rd_bytes, wr_bytes;       /* data bytes of the column accesses (mc_addr.bytes) */
   uint64_t bus_busy;                 /* data-bus cycles carrying data */
   uint64_t write_drains;             /* switches from read mode to write mode */
   uint64_t rq_occ_sum, wq_occ_sum;   /* integral of queue occupancy over cycles (atom-cycles) */
@@ -198,6 +203,7 @@ typedef struct mc_power {
 typedef struct mc_atom_ {
   uint64_t row, seq;
   uint32_t next, prev, parent, col;
+  uint32_t bytes;                  /* data bytes (mc_addr.bytes, 0 made atom_bytes) */
 } mc_atom_;
 typedef struct mc_parent_ {
   uint64_t user, arrive;
@@ -247,6 +253,7 @@ typedef struct mc_rank_ {
   uint64_t pd_cyc, gated_cyc;      /* cycles powered down / gated, up to the last exit */
   uint64_t pd_exits, gate_wakeups;
   uint64_t n_act, n_pre, n_pre_dirty, n_rd, n_wr, n_ref; /* commands, for per-rank energy */
+  uint64_t rd_bytes, wr_bytes;                           /* data bytes of its column accesses (mc_addr.bytes) */
   uint64_t n_refpb;                                      /* per-bank REFs */
   uint32_t ref_bank;                                     /* per-bank refresh: next bank (index in the rank) */
   uint32_t idx;                                          /* its index in mc.ranks */

@@ -100,7 +100,7 @@ void mc_issue_col(mc *m, mc_bank_ *B, uint64_t now) {
   B->first_kind = K_HIT;
   R->nq--;
   R->last_cmd = now;
-  const uint32_t bytes = m->cfg.dev->atom_bytes;
+  const uint32_t bytes = A->bytes;
   if (q) {
     if (m->forced_drain && m->wq_n <= m->cfg.wq_low && m->drain_extra) m->drain_extra--;
     m->wq_n--;
@@ -115,6 +115,7 @@ void mc_issue_col(mc *m, mc_bank_ *B, uint64_t now) {
     m->bus_rank = B->rank;
     R->data_end = data_end;
     R->n_wr++;
+    R->wr_bytes += bytes;
     m->st.wr_atoms++;
     m->st.wr_bytes += bytes;
     if (m->cfg.done_at_issue) atom_done(m, A->parent, data_end);
@@ -131,6 +132,7 @@ void mc_issue_col(mc *m, mc_bank_ *B, uint64_t now) {
     m->bus_rank = B->rank;
     R->data_end = data_end;
     R->n_rd++;
+    R->rd_bytes += bytes;
     m->st.rd_atoms++;
     m->st.rd_bytes += bytes;
     if (m->cfg.done_at_issue) atom_done(m, A->parent, data_end);
