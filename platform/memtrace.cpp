@@ -789,7 +789,7 @@ inline void Player::split_request() {
     const uint64_t in_chunk = chunk_pow2_ ? a & (col_chunk_ - 1) : col_chunk_ ? a % col_chunk_ : 0;
     if (n && in_chunk) ++l.col;  // same chunk: only the low column digit moves
     else amap_decode(&map_, a, &l);
-    sp.atoms[n] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row};
+    sp.atoms[n] = mc_addr{l.ra, l.bg, l.ba, l.col, l.row, 0};
     if (sp.nparts && sp.ch[sp.nparts - 1] == l.ch) {
       ++sp.count[sp.nparts - 1];
     } else {

@@ -257,6 +257,15 @@ void MemCtrl::submit(uint64_t line, uint8_t mask, bool write, uint8_t cls, uint6
   // `line`: a 128 B-aligned device address (the memory side chose it); one
   // column access per atom with an asked sector (atom_mask_), carrying the
   // bytes of its asked sectors (mc_addr.bytes: the engine's data bytes).
+  if (sectors_per_atom_ == 1 && line_is_cols_) {  // 32 B atoms (HBM2, GDDR5): one whole atom per asked sector
+    devaddr_loc l;
+    devaddr_decode(&geom_, line, &l);
+    for (unsigned k = 0; k < kSectorsPerLine; ++k)
+      if ((mask >> k) & 1u) a[n++] = mc_addr{l.ra, l.bg, l.ba, l.col + k, l.row, 0};
+    if (mc_submit_class(&mc_, cycle, write ? 1 : 0, a, n, user, cls != static_cast<uint8_t>(ReqClass::Demand)) != 0)
+      fatal("engine refused an accepted request");
+    return;
+  }
   const uint8_t am = atom_mask_[mask & 0xf];
   const unsigned natoms = kLineBytes / dev_->atom_bytes, spa = sectors_per_atom_;
   const uint8_t atom_sectors = static_cast<uint8_t>((1u << spa) - 1u);

@@ -83,6 +83,9 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     return -1;
   }
   if (cfg->ranks < 1 || cfg->ranks > 255) FAIL("mc: ranks must be 1..255, got %u", cfg->ranks);
+  if (cfg->dev->atom_bytes > 255 || cfg->dev->row_bytes / cfg->dev->atom_bytes >= (1u << 24))
+    FAIL("mc: device '%s': %u B per column access and %u columns per row (at most 255 B and 2^24 - 1)",
+         cfg->dev->name, cfg->dev->atom_bytes, cfg->dev->row_bytes / cfg->dev->atom_bytes);
   if (cfg->rq_size < 1 || cfg->wq_size < 1) FAIL("mc: queue sizes must be >= 1");
   if (cfg->wq_high < 1 || cfg->wq_high > cfg->wq_size)
     FAIL("mc: wq_high must be 1..write queue size (%u), got %u", cfg->wq_size, cfg->wq_high);
@@ -256,13 +259,14 @@ static inline uint32_t parent_take(mc *m, uint64_t user, uint64_t now, unsigned 
 
 /* A free atom for address x of parent p, next in arrival order (seq), not
  * linked into a bank queue yet. Cannot run out: natoms = rq_size + wq_size. */
+_Static_assert(sizeof(mc_atom_) == 32, "an engine atom is 32 B: two per host cache line");
 static inline uint32_t atom_take(mc *m, const mc_addr *x, uint32_t p) {
   const uint32_t a = m->atom_free;
   mc_atom_ *A = &m->atoms[a];
   m->atom_free = A->next;
   A->row = x->row;
-  A->col = x->col;
-  A->bytes = x->bytes && x->bytes < m->cfg.dev->atom_bytes ? x->bytes : m->cfg.dev->atom_bytes;
+  A->col = x->col & 0xffffffu; /* < 2^24 (mc_init) */
+  A->bytes = (uint8_t)(x->bytes && x->bytes < m->cfg.dev->atom_bytes ? x->bytes : m->cfg.dev->atom_bytes);
   A->seq = ++m->seq + m->seq_bias;
   A->parent = p;
   A->next = NIL;

@@ -202,8 +202,10 @@ typedef struct mc_power {
 /* Internal state (opaque to callers; fields may change). */
 typedef struct mc_atom_ {
   uint64_t row, seq;
-  uint32_t next, prev, parent, col;
-  uint32_t bytes;                  /* data bytes (mc_addr.bytes, 0 made atom_bytes) */
+  uint32_t next, prev, parent;
+  /* col: the command log's column (a row has fewer than 2^24, mc_init); bytes: data bytes
+   * (mc_addr.bytes, 0 made atom_bytes; at most 128). Packed so an atom stays 32 B. */
+  uint32_t col : 24, bytes : 8;
 } mc_atom_;
 typedef struct mc_parent_ {
   uint64_t user, arrive;
