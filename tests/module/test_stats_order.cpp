@@ -12,16 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "../common/expect.h"
 #include "common/stats.h"
-
-static int failures = 0;
-#define CHECK(c)                                                                 \
-  do {                                                                           \
-    if (!(c)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-      ++failures;                                                                \
-    }                                                                            \
-  } while (0)
 
 // The rule, compared character by character.
 static bool natural_before(const std::string& a, const std::string& b) {
@@ -57,12 +49,12 @@ int main() {
   for (int s = 0; s < 300; ++s) names.push_back("l2.bank" + std::to_string(s * 37 % 301) + ".q" + std::to_string(s % 7));
 
   // Hand-checked pairs of the rule itself.
-  CHECK(natural_before("sm2.ipc", "sm10.ipc"));
-  CHECK(natural_before("mem.hist.8", "mem.hist.16"));
-  CHECK(natural_before("mem", "mem.ch3"));
-  CHECK(natural_before("sm1.ipc", "sm_a"));      // '1' < '_' as bytes
-  CHECK(natural_before("sm.total", "sm1.ipc"));  // '.' < '1'
-  CHECK(natural_before("x255", "x256") && natural_before("x256", "x65536"));
+  EXPECT(natural_before("sm2.ipc", "sm10.ipc"));
+  EXPECT(natural_before("mem.hist.8", "mem.hist.16"));
+  EXPECT(natural_before("mem", "mem.ch3"));
+  EXPECT(natural_before("sm1.ipc", "sm_a"));      // '1' < '_' as bytes
+  EXPECT(natural_before("sm.total", "sm1.ipc"));  // '.' < '1'
+  EXPECT(natural_before("x255", "x256") && natural_before("x256", "x65536"));
 
   std::vector<std::string> order = names;
   std::mt19937 rng(7);
@@ -71,7 +63,7 @@ int main() {
   std::vector<uint64_t> vals(names.size(), 1);
   for (size_t i = 0; i < names.size(); ++i) reg.counter(names[i], "test", strata::Unit::Count, &vals[i]);
   const std::string path = "test_stats_order.txt";
-  CHECK(reg.write_txt(path));
+  EXPECT(reg.write_txt(path));
 
   std::vector<std::string> got;
   std::ifstream f(path);
@@ -83,7 +75,7 @@ int main() {
     got.push_back(n);
   }
   std::stable_sort(order.begin(), order.end(), natural_before);
-  CHECK(got.size() == order.size());
+  EXPECT(got.size() == order.size());
   for (size_t i = 0; i < got.size() && i < order.size(); ++i)
     if (got[i] != order[i]) {
       std::fprintf(stderr, "position %zu: %s, expected %s\n", i, got[i].c_str(), order[i].c_str());
