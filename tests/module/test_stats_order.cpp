@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <systemc>  // sc_main (extern "C"): module tests link SystemC
+
 #include "../common/expect.h"
 #include "common/stats.h"
 
@@ -38,7 +40,7 @@ static bool natural_before(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-int main() {
+int sc_main(int, char*[]) {
   std::vector<std::string> names = {"sm2.ipc",        "sm10.ipc",       "sm1.ipc",          "sm.total",
                                     "sm_a",           "sm9z",           "l2.bank7.hits",    "l2.bank07x",
                                     "l2.bank10.hits", "l2.bank1.hits",  "l2.bank100.hits",  "l2.bank0.hits",
