@@ -294,7 +294,7 @@ static int tp_victim(void*, uint32_t, const repl_line*, uint32_t, const repl_acc
 }
 static void tp_fill(void*, uint32_t, uint32_t, const repl_access*) {}
 static void tp_inv(void*, uint32_t, uint32_t) {}
-static const repl_ops kTestPolicy = {"test", "test", tp_bytes, tp_init, tp_hit, tp_victim, tp_fill, tp_inv, nullptr, nullptr};
+static const repl_ops kTestPolicy = {"test", "test", tp_bytes, tp_init, tp_hit, tp_victim, tp_fill, tp_inv, nullptr, nullptr, 0};
 static void scenario_bypass(Driver& d) {
   for (unsigned k = 0; k < 4; ++k) d.read(k * kSetSpan, 0xf);  // fill set 0 (invalid ways: no policy call)
   d.wait_ns(100);

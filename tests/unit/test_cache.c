@@ -257,7 +257,7 @@ static int bp_victim(void *st, uint32_t set, const repl_line *l, uint32_t m, con
 }
 static void bypass_and_bad_policy(void **state) {
   (void)state;
-  const repl_ops ops = {"bp", "test", bp_bytes, NULL, NULL, bp_victim, NULL, NULL, NULL, NULL};
+  const repl_ops ops = {"bp", "test", bp_bytes, NULL, NULL, bp_victim, NULL, NULL, NULL, NULL, 0};
   cache_cfg cfg = {4 * 128, 4, 128, 32, 1, &ops, 0};
   cache c;
   char err[64];

@@ -96,7 +96,44 @@ static void lru_random_vs_reference(void **state) {
   }
 }
 
+/* Every policy with repl_ops.valid_only answers a set of valid ways the same with lines = NULL
+ * (what the cache core passes it) as with the lines given, after the same random history. */
+static void valid_only_policies_accept_null(void **state) {
+  (void)state;
+  char buf[512];
+  strncpy(buf, repl_names(), sizeof buf - 1);
+  buf[sizeof buf - 1] = 0;
+  int checked = 0;
+  uint64_t x = 88172645463325252ull;
+  for (char *tok = strtok(buf, ", "); tok; tok = strtok(NULL, ", ")) {
+    const repl_ops *o = repl_find(tok);
+    if (!o->valid_only) continue;
+    const uint32_t sets = 4, ways = 16;
+    void *st = calloc(1, o->state_bytes(sets, ways) + 1);
+    o->init(st, sets, ways);
+    repl_line lines[16];
+    for (uint32_t w = 0; w < ways; ++w) lines[w] = (repl_line){1, (uint8_t)(w & 1), (uint8_t)(w % 3 == 0)};
+    for (unsigned k = 0; k < 2000; ++k) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      const uint32_t set = (uint32_t)(x % sets), way = (uint32_t)((x >> 8) % ways);
+      repl_access a = {0};
+      a.is_write = (uint8_t)((x >> 20) & 1u);
+      a.mem_type = (uint8_t)((x >> 21) & 1u);
+      uint32_t mask = (uint32_t)(x >> 32) & 0xffffu;
+      if (!mask) mask = 1;
+      if ((x >> 24) & 1u) o->on_hit(st, set, way, &a);
+      else if (o->on_fill) o->on_fill(st, set, way, &a);
+      assert_int_equal(o->victim(st, set, NULL, mask, &a), o->victim(st, set, lines, mask, &a));
+    }
+    free(st);
+    ++checked;
+  }
+  assert_true(checked >= 1); /* lru at least */
+  assert_true(repl_find("lru")->valid_only);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(registry), cmocka_unit_test(lru_random_vs_reference)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(registry), cmocka_unit_test(lru_random_vs_reference),
+                                     cmocka_unit_test(valid_only_policies_accept_null)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

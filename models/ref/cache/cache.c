@@ -91,12 +91,16 @@ int cache_victim_masked(cache *c, uint64_t line_addr, uint32_t extra_mask, const
    * here too keeps every policy honest and the common cold case cheap. */
   for (uint32_t w = 0; w < c->ways; ++w)
     if (((mask >> w) & 1u) && !row[w].valid) return (int)w;
-  for (uint32_t w = 0; w < c->ways; ++w) {
-    c->scratch[w].valid = row[w].valid;
-    c->scratch[w].dirty = row[w].dirty_sectors != 0;
-    c->scratch[w].mem_type = row[w].mem_type;
+  const repl_line *lines = NULL; /* every allowed way is valid now: enough for a valid_only policy */
+  if (!c->cfg.policy->valid_only) {
+    for (uint32_t w = 0; w < c->ways; ++w) {
+      c->scratch[w].valid = row[w].valid;
+      c->scratch[w].dirty = row[w].dirty_sectors != 0;
+      c->scratch[w].mem_type = row[w].mem_type;
+    }
+    lines = c->scratch;
   }
-  const int v = c->cfg.policy->victim(c->repl_state, set, c->scratch, mask, a);
+  const int v = c->cfg.policy->victim(c->repl_state, set, lines, mask, a);
   if (v == REPL_BYPASS) return a && a->allow_bypass ? REPL_BYPASS : CACHE_NO_WAY;
   if (v < 0 || (uint32_t)v >= c->ways || !((mask >> v) & 1u)) return CACHE_NO_WAY; /* policy bug */
   return v;

@@ -60,6 +60,11 @@ typedef struct repl_ops {
    * one-line static reason naming what it needs
    * ("an associativity of at least 8 ..."). NULL pointer = any geometry. */
   const char *(*check)(uint32_t sets, uint32_t ways);
+  /* 1 when victim() reads lines[] only for validity (LRU and the recency-stack policies). The
+   * cache core takes an invalid allowed way itself before asking the policy, so it then passes
+   * lines = NULL (every allowed way is valid) and does not copy the set's line states; a policy
+   * with this flag must accept NULL. 0 = lines[] is always given. */
+  uint8_t valid_only;
 } repl_ops;
 
 /* The policy called `name`, or NULL. */

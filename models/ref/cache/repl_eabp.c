@@ -44,6 +44,7 @@ const repl_ops repl_eabp_ops = {
     .init = rstk_state_init,
     .on_hit = rstk_hit_mru,
     .victim = rstk_victim_lru,
+    .valid_only = 1,
     .on_fill = eabp_on_fill,
     .on_invalidate = rstk_on_invalidate,
     .overhead_bits = eabp_overhead_bits,

@@ -57,6 +57,7 @@ const repl_ops repl_hac_static_ops = {
     .init = rstk_state_init,
     .on_hit = hacs_on_hit,
     .victim = rstk_victim_lru,
+    .valid_only = 1,
     .on_fill = hacs_on_fill,
     .on_invalidate = rstk_on_invalidate,
     .overhead_bits = rstk_type_bit_per_line,

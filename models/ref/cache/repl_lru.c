@@ -73,7 +73,7 @@ static int lru_victim(void *st, uint32_t set, const repl_line *lines, uint32_t w
    * allowed way with the largest age. */
   for (uint32_t w = 0; w < s->ways; ++w) {
     if (!((way_mask >> w) & 1u)) continue;
-    if (!lines[w].valid) return (int)w;
+    if (lines && !lines[w].valid) return (int)w; /* NULL: all valid (repl_ops.valid_only) */
     if (best < 0 || a[w] > a[best]) best = (int)w;
   }
   return best; /* -1 only for an empty mask, which the cache core never passes */
@@ -96,6 +96,7 @@ const repl_ops repl_lru_ops = {
     .init = lru_init,
     .on_hit = lru_on_hit,
     .victim = lru_victim,
+    .valid_only = 1,
     .on_fill = lru_on_fill,
     .on_invalidate = lru_on_invalidate,
 };

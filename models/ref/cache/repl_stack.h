@@ -59,6 +59,7 @@ static inline uint32_t rstk_clamp(int32_t p, uint32_t ways) {
 /* The lowest-index invalid way allowed by mask, else -1 (repl.h: an invalid
  * allowed way must be preferred). */
 static inline int rstk_invalid(const repl_line *lines, uint32_t ways, uint32_t mask) {
+  if (!lines) return -1; /* repl_ops.valid_only: the cache core found no invalid allowed way */
   for (uint32_t w = 0; w < ways; ++w)
     if (((mask >> w) & 1u) && !lines[w].valid) return (int)w;
   return -1;
