@@ -299,6 +299,7 @@ int plc_init(plc_state *s, const plc_cfg *c, plc_kernel_prof *prof, void *work, 
   if (c->align == 0 || (c->align & (c->align - 1))) return fail(err, errlen, "alignment is not a power of two");
   if (!(c->migration_weight >= 0) || !isfinite(c->migration_weight))
     return fail(err, errlen, "migration weight is not a finite number >= 0");
+  if (c->force > PLC_FORCE_DRAM) return fail(err, errlen, "force is not none, pcm or dram");
   if (mem_ok(&c->dram, 1, err, errlen) || mem_ok(&c->pcm, 0, err, errlen)) return -1;
   if (c->dram.base < c->pcm.base + c->pcm.capacity && c->pcm.base < c->dram.base + c->dram.capacity)
     return fail(err, errlen, "DRAM and PCM parts overlap");
@@ -346,6 +347,16 @@ int plc_cal_place(plc_state *s) {
       mig[(size_t)p * m + c] = s->cfg.static_only && p != c ? INFINITY
                                : p == c                      ? 0.0
                                                              : s->cfg.migration_weight * plc_migration_cost(s, p, c).edp;
+  if (s->cfg.force != PLC_FORCE_NONE) {  /* placement.force: every array in one kind at every kernel */
+    const uint32_t f = s->cfg.force == PLC_FORCE_DRAM ? m - 1 : 0;
+    if (!plc_legal(s, f)) return -1;
+    for (uint32_t k = 0; k < K; ++k) s->place[k] = (uint16_t)f;
+    s->solved = 1;
+    s->predicted_edp = plc_sequence_edp(s, s->place);
+    s->all_pcm_edp = 0;
+    for (uint32_t k = 0; k < K; ++k) s->all_pcm_edp += plc_legal(s, 0) ? plc_kernel_cost(s, k, 0).edp : INFINITY;
+    return 0;
+  }
   /* Group 1: edges from the start node carry S1(V). */
   for (uint32_t c = 0; c < m; ++c) s->best[c] = plc_legal(s, c) ? plc_kernel_cost(s, 0, c).edp : INFINITY;
   for (uint32_t k = 1; k < K; ++k) {
