@@ -69,6 +69,14 @@ PlacementEngine::PlacementEngine(const Config& C, const amap& map, const MemDevi
     C.fail(key, "expected none unless the address map has a DRAM part and an NVM part side by side "
                 "(addrmap.part_order with addrmap.dram_size and addrmap.nvm_size, addrmap.part_interleave = 0), got "
                 "engine");
+  // The controller's power states and write drain, as the engine's models need them (placement.h plc_mem, plc_cfg).
+  for (plc_mem* m : {&c.dram, &c.pcm}) {
+    m->powerdown = C.i("mem.powerdown_idle_cycles") > 0 ? 1 : 0;
+    m->gating = C.b("mem.nvm_power_gating") ? 1 : 0;
+  }
+  c.drain_atoms = static_cast<uint32_t>(C.i("mem.wq_high") - C.i("mem.wq_low"));
+  const std::string force = C.s("placement.force");
+  c.force = force == "dram" ? PLC_FORCE_DRAM : force == "pcm" ? PLC_FORCE_PCM : PLC_FORCE_NONE;
   dram_dev_ = *c.dram.dev;
   pcm_dev_ = *c.pcm.dev;
   c.dram.dev = &dram_dev_;
@@ -118,7 +126,10 @@ PlacementEngine::PlacementEngine(const Config& C, const amap& map, const MemDevi
   std::vector<int64_t> sizes;
   for (const ArrayInfo& a : prog.arrays()) sizes.push_back(static_cast<int64_t>(a.bytes));
   plc_get_size(&st_, sizes.data());
-  if (plc_cal_place(&st_) != 0)
+  if (plc_cal_place(&st_) != 0 && c.force != PLC_FORCE_NONE)
+    C.fail("placement.force", "expected none, or a kind whose part holds every array (addrmap.dram_size, "
+                              "addrmap.nvm_size), got " + force);
+  if (!st_.solved)
     C.fail(key, "expected the arrays of " + prog.name() + " to fit the DRAM and NVM parts (addrmap.dram_size, "
                 "addrmap.nvm_size) in some mix, got no legal placement");
   predicted_edp_ = st_.predicted_edp;

@@ -280,6 +280,10 @@ static std::vector<KeySpec> build_schema() {
       {"placement.migration_weight", T::Float, "1", 0, 1e6, {},
        "placement.mode = engine: factor on the migration costs in the Placement Cost Graph's edge weights (1 = the "
        "engine's estimate; 0 = free migrations, each kernel gets its own best placement: a sensitivity setting)"},
+      {"placement.force", T::Enum, "none", 1, 0, {"none", "dram", "pcm"},
+       "placement.mode = engine: none = the Placement Cost Graph's plan; dram / pcm = every array in that part at "
+       "every kernel (a calibration setting: placement_plan.txt then has the models' prediction for one kind beside "
+       "the simulation)"},
       {"memside.partition_channels", T::Int, "1", 1, 256, {},
        "channels per memory partition: one memory-side controller over k consecutive channels (a power of two "
        "dividing mem.channels), whose L2 banks serve all of them; 1 = a partition per channel. 2 with "
@@ -456,6 +460,8 @@ void Config::check_consistency() const {
               "accept one), got " + std::to_string(i(q)));
   if (i("mem.wq_high") > i("mem.write_queue"))
     fail("mem.wq_high", "expected <= mem.write_queue (" + std::to_string(i("mem.write_queue")) + ")");
+  if (s("placement.force") != "none" && s("placement.mode") != "engine")
+    fail("placement.force", "expected none unless placement.mode = engine, got " + s("placement.force"));
   if (i("mem.wq_low") >= i("mem.wq_high"))
     fail("mem.wq_low", "expected < mem.wq_high (" + std::to_string(i("mem.wq_high")) + ")");
   if (s("mem.scm_link") != "none" && !link_find(s("mem.scm_link").c_str()))

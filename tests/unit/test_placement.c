@@ -348,11 +348,109 @@ static void models_follow_presets(void **st) {
   assert_int_equal(plc_plan(&s, 0), 1);
 }
 
+/* The write-stream terms (hand-computed; placement.c written_row_atoms, busy_cycles): 36000 warps, each one
+ * coalesced store of one 128 B line, on 6 pcm_flrb channels with a write drain of 32 atoms. A written row takes
+ * 32 / 8 banks = 4 atoms = 2 lines before it closes, so 18000 rows are written back (3000 per channel). Per
+ * channel, in 1400 MHz SM cycles (x 1400 / 400 = 3.5): bus 6000 lines x 2 atoms x tBURST 4 = 48000 memory
+ * cycles, write-backs 3000 x max((tRP_DIRTY 138 + tRCD 34) / 8 banks, tRRD_PRE 18) = 64500: 112500 memory
+ * cycles = 393750 SM cycles = 281.25 us, the time (the write-back term dominates; the bus alone is 120 us). DRAM
+ * (ddr3_800): 3000 x max((11 + 11) / 8, tRRD_PRE 5) = 15000 -> 63000 memory cycles = 157.5 us. The old model
+ * (a stream fills its 8 KiB rows: drain 0) is faster on PCM and charges fewer array writes. */
+static void write_stream_terms(void **st) {
+  (void)st;
+  plc_kernel_prof prof[1];
+  memset(prof, 0, sizeof prof);
+  plc_array_prof *a = &prof[0].arr[0];
+  a->writes = a->coal_insts = a->wr_coal = 36000;
+  prof[0].insts = 4 * 36000;
+  prof[0].warps = 36000;
+  prof[0].warps_per_cta = 8;
+  plc_cfg c = base_cfg(1, 1, 64 * MiB);
+  c.drain_atoms = 32;
+  plc_state s;
+  const int64_t sz[1] = {36000 * 128};
+  setup(&s, &c, prof, sz);
+  const plc_cost p = plc_kernel_cost(&s, 0, 0), d = plc_kernel_cost(&s, 0, 1);
+  /* PCM: MWP/CWP's bandwidth-bound time, the busy time plus one access's latency (10 SM cycles here). */
+  assert_true(p.seconds >= 393750.0 / 1.4e9 && p.seconds < 393750.0 * 1.0001 / 1.4e9);
+  assert_true(fabs(d.seconds - 63000.0 * 3.5 / 1.4e9) < 1e-9 * d.seconds);
+  /* Eq. 4's array writes: one ACT and one dirty PRE per written row, 18000 against the old 36000 x 128 / 8 KiB. */
+  const dram_preset *pcm = dram_find("pcm_flrb");
+  c.drain_atoms = 0;
+  setup(&s, &c, prof, sz);
+  const plc_cost old = plc_kernel_cost(&s, 0, 0);
+  assert_true(old.seconds < p.seconds);
+  const double rows_pj = (18000.0 - 36000.0 * 128.0 / 8192.0) * (pcm->e.act_pj + pcm->e.pre_dirty_pj);
+  assert_true(p.energy_j - old.energy_j > rows_pj * 1e-12);
+  /* The DRAM-only plan wins the write stream. */
+  c.drain_atoms = 32;
+  setup(&s, &c, prof, sz);
+  assert_int_equal(plc_cal_place(&s), 0);
+  assert_int_equal(plc_plan(&s, 0), 1);
+}
+
+/* Eq. 5 at AF 0 follows the controller: an idle rank draws precharge standby unless it powers down (pd_mw) or,
+ * NVM with gating, is gated (0). All on PCM: the six idle DRAM ranks cost 6 x (bg_mw - pd_mw) x T more without
+ * power-down; all on DRAM: the six idle PCM ranks 6 x bg_mw x T more without gating. */
+static void idle_power_follows_controller(void **st) {
+  (void)st;
+  plc_kernel_prof prof[1];
+  memset(prof, 0, sizeof prof);
+  touch(&prof[0], 0, 4096, 4, 0);
+  plc_cfg c = base_cfg(1, 1, 64 * MiB);
+  plc_state s;
+  const int64_t sz[1] = {4 * MiB};
+  setup(&s, &c, prof, sz);
+  const plc_cost on_pcm = plc_kernel_cost(&s, 0, 0), on_dram = plc_kernel_cost(&s, 0, 1);
+  c.dram.powerdown = c.pcm.powerdown = 1;
+  c.pcm.gating = 1;
+  setup(&s, &c, prof, sz);
+  const plc_cost pcm_pd = plc_kernel_cost(&s, 0, 0), dram_pd = plc_kernel_cost(&s, 0, 1);
+  const dram_preset *dd = dram_find("ddr3_800"), *pd = dram_find("pcm_flrb");
+  assert_true(on_pcm.seconds == pcm_pd.seconds && on_dram.seconds == dram_pd.seconds);
+  const double want_p = 6.0 * (dd->e.bg_mw - dd->e.pd_mw) * 1e-3 * on_pcm.seconds;
+  const double want_d = 6.0 * pd->e.bg_mw * 1e-3 * on_dram.seconds;
+  assert_true(fabs((on_pcm.energy_j - pcm_pd.energy_j) - want_p) < 1e-9 * want_p);
+  assert_true(fabs((on_dram.energy_j - dram_pd.energy_j) - want_d) < 1e-9 * want_d);
+}
+
+/* placement.force: every array in one part at every kernel; a kind that cannot hold them is refused. */
+static void forced_plans(void **st) {
+  (void)st;
+  plc_kernel_prof prof[3];
+  memset(prof, 0, sizeof prof);
+  three_by_three(prof);
+  plc_cfg c = base_cfg(3, 3, 64 * MiB);
+  plc_state s;
+  const int64_t sz[3] = {4 * MiB, 4 * MiB, 4 * MiB};
+  c.force = PLC_FORCE_DRAM;
+  setup(&s, &c, prof, sz);
+  assert_int_equal(plc_cal_place(&s), 0);
+  uint16_t all[3] = {7, 7, 7}, none[3] = {0, 0, 0};
+  for (uint32_t k = 0; k < 3; ++k) assert_int_equal(plc_plan(&s, k), 7);
+  assert_true(s.predicted_edp == plc_sequence_edp(&s, all));
+  c.force = PLC_FORCE_PCM;
+  setup(&s, &c, prof, sz);
+  assert_int_equal(plc_cal_place(&s), 0);
+  for (uint32_t k = 0; k < 3; ++k) assert_int_equal(plc_plan(&s, k), 0);
+  assert_true(s.predicted_edp == plc_sequence_edp(&s, none) && s.predicted_edp == s.all_pcm_edp);
+  c = base_cfg(3, 3, 8 * MiB); /* 12 MiB do not fit the DRAM part */
+  c.force = PLC_FORCE_DRAM;
+  setup(&s, &c, prof, sz);
+  assert_int_equal(plc_cal_place(&s), -1);
+  char err[160];
+  c.force = 3;
+  assert_int_equal(plc_init(&s, &c, prof, g_work, sizeof g_work, err, sizeof err), -1);
+  assert_non_null(strstr(err, "force"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(dp_matches_brute_force), cmocka_unit_test(capacity_respected),
       cmocka_unit_test(migration_edges),        cmocka_unit_test(runtime_calls),
       cmocka_unit_test(bad_inputs),             cmocka_unit_test(models_follow_presets),
+      cmocka_unit_test(write_stream_terms),     cmocka_unit_test(idle_power_follows_controller),
+      cmocka_unit_test(forced_plans),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

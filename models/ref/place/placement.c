@@ -74,7 +74,10 @@ typedef struct devterms {
   double bus;       /* data-bus cycles of one transaction on one channel */
   double hit, miss; /* latency of a row-buffer hit / miss read */
   double wmiss;     /* latency of a write that closes a written row (NVM: the array write, tRP_DIRTY) */
-  double array_wr;  /* bank cycles of one array write (tRP_DIRTY; 0 for DRAM) */
+  double reopen;    /* bank cycles from closing a written row to the next column access of the bank:
+                       tRP_DIRTY (NVM array write; tRP for DRAM, which restores every row) + tRCD */
+  double pre_gap;   /* rank cycles between two row-writing precharges (tRRD_PRE, dram.h) */
+  double visit_atoms; /* column accesses a written row receives while open (written_row_atoms) */
 } devterms;
 
 static double atoms_per_line(const plc_state *s, const dram_preset *p) {
@@ -82,8 +85,28 @@ static double atoms_per_line(const plc_state *s, const dram_preset *p) {
   return a < 1.0 ? 1.0 : a;
 }
 
+/* Column accesses a row opened by a coalesced write stream receives before
+ * the controller closes it (the dirty row write-back of Sec. VI: "writing back
+ * dirty row buffers only"). At most a row (row_bytes / atom_bytes). The
+ * controller writes in drains of drain_atoms (wq_high - wq_low) column accesses
+ * between read phases, and the GPU's concurrent warps' stores spread a drain
+ * over the banks of the channel, so a written row takes drain_atoms / banks
+ * before the reads that follow close it. The old estimate (a stream fills its
+ * rows) took one array write per 8 KiB; the pc_sw runs measured 3.5 (mersenne)
+ * to 98 (convsep) atoms per dirty precharge (mem.ch<N>.write_atoms /
+ * dirty_precharges) against this bound's 4 and the old 128. */
+static double written_row_atoms(const plc_state *s, const plc_mem *m) {
+  const dram_preset *p = m->dev;
+  const double row = (double)p->row_bytes / (double)p->atom_bytes;
+  if (!s->cfg.drain_atoms) return row;
+  const double banks = (double)(p->bankgroups * p->banks_per_group) * (double)m->ranks;
+  const double v = (double)s->cfg.drain_atoms / banks;
+  return v < 1.0 ? 1.0 : v > row ? row : v;
+}
+
 static devterms dev_terms(const plc_state *s, int d) {
-  const dram_preset *p = mem_of(s, d)->dev;
+  const plc_mem *m = mem_of(s, d);
+  const dram_preset *p = m->dev;
   const double r = s->cfg.core_mhz / p->clk_mhz;
   const double burst = atoms_per_line(s, p) * (double)p->t.BURST;
   const double rp_w = p->t.RP_DIRTY ? (double)p->t.RP_DIRTY : (double)p->t.RP;
@@ -92,30 +115,47 @@ static devterms dev_terms(const plc_state *s, int d) {
   t.hit = ((double)p->t.CL + burst) * r;
   t.miss = ((double)p->t.RP + (double)p->t.RCD + (double)p->t.CL + burst) * r;
   t.wmiss = (rp_w + (double)p->t.RCD + (double)p->t.CWL + burst) * r;
-  t.array_wr = (double)p->t.RP_DIRTY * r;
+  t.reopen = (rp_w + (double)p->t.RCD) * r;
+  t.pre_gap = (double)p->t.RRD_PRE * r;
+  t.visit_atoms = written_row_atoms(s, m);
   return t;
 }
 
-/* Row activations (rows opened) of a device: a coalesced transaction stream
- * opens a row per row_bytes, every uncoalesced transaction opens its own. */
+/* Row activations (rows opened) of a device: a coalesced read stream opens a
+ * row per row_bytes, a coalesced write stream one per written_row_atoms
+ * column accesses (each closed with the row write-back), every uncoalesced
+ * transaction its own. */
 static double acts_rd(const plc_state *s, const traffic *t, int d) {
   const dram_preset *p = mem_of(s, d)->dev;
   return t->rd_coal[d] * (double)s->cfg.line_bytes / (double)p->row_bytes + t->rd_uncoal[d];
 }
 static double acts_wr(const plc_state *s, const traffic *t, int d) {
-  const dram_preset *p = mem_of(s, d)->dev;
-  return t->wr_coal[d] * (double)s->cfg.line_bytes / (double)p->row_bytes + t->wr_uncoal[d];
+  const plc_mem *m = mem_of(s, d);
+  return t->wr_coal[d] * atoms_per_line(s, m->dev) / written_row_atoms(s, m) + t->wr_uncoal[d];
 }
 
-/* Busy time of a device in SM cycles: its transactions' bus time spread over
- * its channels, and NVM array writes (one per written row) over its banks. */
+/* Busy time of a device in SM cycles, per channel (its transactions and
+ * written rows spread evenly over the channels: the map interleaves lines):
+ *  - the data bus: every transaction's bursts (the ranks of a channel share
+ *    it, so this is also each rank's write bandwidth bound);
+ *  - the written rows' write-back: each closes with tRP_DIRTY (NVM array
+ *    write) or tRP, then its bank opens the next row (tRCD), the banks of the
+ *    channel in parallel, but a rank spaces its row-writing precharges by
+ *    tRRD_PRE (Table II: PCM tRRDpre 18, DRAM 5), so the rows cost
+ *    max(reopen / banks, tRRD_PRE / ranks) each. The bus waits for them: the
+ *    controller stays in write mode until the drain is written, and the reads
+ *    that follow need the rows the write-back closed, so the two add (the old
+ *    model spread the array writes, one per 8 KiB, over every bank and left
+ *    out tRRD_PRE and tRCD: 0.23 / 0.44 ms predicted for mersenne on PCM
+ *    against 0.34 / 0.90 ms simulated). */
 static double busy_cycles(const plc_state *s, const traffic *t, int d) {
   const plc_mem *m = mem_of(s, d);
   const devterms dt = dev_terms(s, d);
   const double trans = t->rd_coal[d] + t->rd_uncoal[d] + t->wr_coal[d] + t->wr_uncoal[d];
   const double banks = (double)(m->dev->bankgroups * m->dev->banks_per_group) * (double)m->ranks;
   const double ch = (double)m->channels;
-  return trans * dt.bus / ch + acts_wr(s, t, d) * dt.array_wr / (ch * banks);
+  const double per_row = fmax(dt.reopen / banks, dt.pre_gap / (double)m->ranks);
+  return trans * dt.bus / ch + acts_wr(s, t, d) * per_row / ch;
 }
 
 /* ------------------------------------------------------------------ performance model */
@@ -144,7 +184,12 @@ static double exec_seconds(const plc_state *s, const traffic *t) {
     const double c = t->rd_coal[d] + t->wr_coal[d], u = t->rd_uncoal[d] + t->wr_uncoal[d];
     tc += c;
     tu += u;
-    lat_c += c * dt[d].hit;
+    /* A coalesced write is a row hit but for the share that opens a new row
+     * (1 / the lines a written row receives): that one waits for the previous
+     * row's write-back and the activation (reopen). Taking every write as a
+     * row hit was the old model's PCM write latency. */
+    const double lines_per_row = fmax(1.0, dt[d].visit_atoms / atoms_per_line(s, mem_of(s, d)->dev));
+    lat_c += t->rd_coal[d] * dt[d].hit + t->wr_coal[d] * (dt[d].hit + dt[d].reopen / lines_per_row);
     lat_u += t->rd_uncoal[d] * dt[d].miss + t->wr_uncoal[d] * dt[d].wmiss;
     dep_c += c * fmax(1.0, dt[d].bus / ch);
     dep_u += u * fmax(1.0, dt[d].bus / ch);
@@ -185,11 +230,16 @@ static double exec_seconds(const plc_state *s, const traffic *t) {
 /* f(AF) of Eq. 5, mW per rank: background power as a segmented linear
  * function of the activity factor AF (the rank's busy share of T). The paper
  * fits its segments to DRAMSim2 runs and does not print them; here they join
- * the preset's three power states: AF 0 = precharge power-down (a rank that
- * power-gates, GATE_IDLE != 0, draws 0), AF 0.5 = precharge standby, AF 1 =
- * active standby (Strata estimate of the knot). */
-static double bg_mw(const dram_preset *p, double af) {
-  const double idle = p->t.GATE_IDLE ? 0.0 : p->e.pd_mw;
+ * the preset's power states: AF 0 = what an idle rank of the platform draws
+ * (0 for an NVM rank that is power-gated, GATE_IDLE != 0 and gating on;
+ * precharge power-down when the controller powers idle ranks down; otherwise
+ * precharge standby: the old model took power-down or gating whatever the
+ * controller did, so an idle DRAM part of an all-PCM plan cost nothing where
+ * the simulation's six idle DDR3 channels draw 2.5 W), AF 0.5 = precharge
+ * standby, AF 1 = active standby (Strata estimate of the knot). */
+static double bg_mw(const plc_mem *m, double af) {
+  const dram_preset *p = m->dev;
+  const double idle = m->gating && p->t.GATE_IDLE ? 0.0 : m->powerdown ? p->e.pd_mw : p->e.bg_mw;
   if (af <= 0) return idle;
   if (af >= 1) return p->e.act_stby_mw;
   if (af <= 0.5) return idle + (p->e.bg_mw - idle) * (af / 0.5);
@@ -215,7 +265,7 @@ static double energy_j(const plc_state *s, const traffic *t, double T, int dram_
     /* Eq. 5: sum over ranks of f(AF_i) x T; data interleave over every rank of the device. */
     const double ranks = (double)m->channels * (double)m->ranks;
     const double af = T > 0 ? fmin(1.0, busy_cycles(s, t, d) / f / T) : 0;
-    e += ranks * bg_mw(p, af) * 1e-3 * T;
+    e += ranks * bg_mw(m, af) * 1e-3 * T;
     /* Eq. 6: Pref x Nrank x T, Pref = one REF's energy per tREFI. */
     if (p->t.REFI && (d != PLC_DRAM || dram_data)) {
       const double pref_w = p->e.ref_pj * 1e-12 / ((double)p->t.REFI / (p->clk_mhz * 1e6));
@@ -299,6 +349,7 @@ int plc_init(plc_state *s, const plc_cfg *c, plc_kernel_prof *prof, void *work, 
   if (c->align == 0 || (c->align & (c->align - 1))) return fail(err, errlen, "alignment is not a power of two");
   if (!(c->migration_weight >= 0) || !isfinite(c->migration_weight))
     return fail(err, errlen, "migration weight is not a finite number >= 0");
+  if (c->force > PLC_FORCE_DRAM) return fail(err, errlen, "force is not none, pcm or dram");
   if (mem_ok(&c->dram, 1, err, errlen) || mem_ok(&c->pcm, 0, err, errlen)) return -1;
   if (c->dram.base < c->pcm.base + c->pcm.capacity && c->pcm.base < c->dram.base + c->dram.capacity)
     return fail(err, errlen, "DRAM and PCM parts overlap");
@@ -346,6 +397,16 @@ int plc_cal_place(plc_state *s) {
       mig[(size_t)p * m + c] = s->cfg.static_only && p != c ? INFINITY
                                : p == c                      ? 0.0
                                                              : s->cfg.migration_weight * plc_migration_cost(s, p, c).edp;
+  if (s->cfg.force != PLC_FORCE_NONE) {  /* placement.force: every array in one kind at every kernel */
+    const uint32_t f = s->cfg.force == PLC_FORCE_DRAM ? m - 1 : 0;
+    if (!plc_legal(s, f)) return -1;
+    for (uint32_t k = 0; k < K; ++k) s->place[k] = (uint16_t)f;
+    s->solved = 1;
+    s->predicted_edp = plc_sequence_edp(s, s->place);
+    s->all_pcm_edp = 0;
+    for (uint32_t k = 0; k < K; ++k) s->all_pcm_edp += plc_legal(s, 0) ? plc_kernel_cost(s, k, 0).edp : INFINITY;
+    return 0;
+  }
   /* Group 1: edges from the start node carry S1(V). */
   for (uint32_t c = 0; c < m; ++c) s->best[c] = plc_legal(s, c) ? plc_kernel_cost(s, 0, c).edp : INFINITY;
   for (uint32_t k = 1; k < K; ++k) {

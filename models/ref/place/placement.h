@@ -73,7 +73,15 @@ typedef struct plc_mem {
   uint32_t ranks;          /* ranks per channel */
   uint64_t base;           /* physical address of the part */
   uint64_t capacity;       /* bytes of the part (C for PCM, D for DRAM) */
+  /* The controller's power-state policy (mem.powerdown_idle_cycles > 0, mem.nvm_power_gating): whether an idle
+   * rank of this part drops to precharge power-down, and (NVM) whether it is power-gated. Eq. 5's f(AF) starts
+   * at the power an idle rank really draws: precharge standby when neither is on. */
+  uint8_t powerdown;
+  uint8_t gating;
 } plc_mem;
+
+/* placement.force: the plan of plc_cal_place (a calibration setting: the models' prediction for one kind). */
+enum plc_force { PLC_FORCE_NONE = 0, PLC_FORCE_PCM = 1, PLC_FORCE_DRAM = 2 };
 
 typedef struct plc_cfg {
   uint32_t sms;              /* SMs */
@@ -86,6 +94,11 @@ typedef struct plc_cfg {
   double migration_weight;   /* factor on the migration part of the edge weights in the DP (1 = the models'
                                 estimate; 0 = free: each kernel gets its own best placement); >= 0. The
                                 reported costs and plc_sequence_edp stay unweighted. */
+  uint32_t drain_atoms;      /* column accesses the controller writes per write drain (mem.wq_high - mem.wq_low):
+                                the bound on what a written row receives before it is closed (0 = no bound: a
+                                coalesced write stream fills its rows) */
+  uint8_t force;             /* enum plc_force: PLC_FORCE_NONE = the DP's plan; PCM / DRAM = every array there at
+                                every kernel (-1 from plc_cal_place if that is not legal) */
   uint8_t static_only;       /* no migration edges: one placement for every kernel (programs whose
                                 addresses cannot change between kernels) */
 } plc_cfg;
