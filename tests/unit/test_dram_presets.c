@@ -136,7 +136,7 @@ static void setup_h(harness *h, const char *dev, int refresh, uint32_t qsize) {
 static void setup(const char *dev, int refresh) { setup_h(&H, dev, refresh, 64); }
 
 static mc_addr A(uint32_t bg, uint32_t bank, uint64_t row, uint32_t col) {
-  mc_addr a = {0, bg, bank, col, row};
+  mc_addr a = {0, bg, bank, col, row, 0};
   return a;
 }
 

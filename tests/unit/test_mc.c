@@ -88,7 +88,7 @@ static void setup(const char *dev, int refresh) {
 }
 
 static mc_addr A(uint32_t bg, uint32_t bank, uint64_t row, uint32_t col) {
-  mc_addr a = {0, bg, bank, col, row};
+  mc_addr a = {0, bg, bank, col, row, 0};
   return a;
 }
 
@@ -558,7 +558,7 @@ static void random_traffic_legal(void **state) {
           const uint32_t rk = (uint32_t)(lcg(&seed) % ranks), bg = (uint32_t)(lcg(&seed) % d->bankgroups),
                          ba = (uint32_t)(lcg(&seed) % d->banks_per_group);
           const uint64_t row = lcg(&seed) % 8;
-          for (unsigned k = 0; k < n; ++k) a[k] = (mc_addr){rk, bg, ba, (uint32_t)k, row};
+          for (unsigned k = 0; k < n; ++k) a[k] = (mc_addr){rk, bg, ba, (uint32_t)k, row, 0};
           if (mc_submit(&H.m, now, w, a, n, submitted) == 0) submitted++, atoms += n;
         }
         const uint64_t nx = mc_next_event(&H.m);
@@ -604,7 +604,7 @@ static void streaming_bandwidth(void **state) {
       const unsigned k = next;
       mc_addr a[4];
       for (unsigned s = 0; s < 4; ++s)
-        a[s] = (mc_addr){0, k % 4, (k / 64) % 4, ((k / 4) % 16) * 4 + s, k / 256};
+        a[s] = (mc_addr){0, k % 4, (k / 64) % 4, ((k / 4) % 16) * 4 + s, k / 256, 0};
       if (mc_submit(&H.m, now, 0, a, 4, k) != 0) break;
       next++;
     }
@@ -698,7 +698,7 @@ static double stream_mix(unsigned wq, unsigned high, unsigned low) {
         for (unsigned s = 0; s < 4; ++s) {
           amap_loc l;
           amap_decode(&map, C + lines[wi] + 32 * s, &l);
-          a[s] = (mc_addr){l.ra, l.bg, l.ba, l.col, l.row};
+          a[s] = (mc_addr){l.ra, l.bg, l.ba, l.col, l.row, 0};
         }
         if (mc_submit(&H.m, now, 1, a, 4, total) == 0) {
           wi++, total++;
@@ -709,9 +709,9 @@ static double stream_mix(unsigned wq, unsigned high, unsigned low) {
         for (unsigned s = 0; s < 4; ++s) {
           amap_loc l;
           amap_decode(&map, lines[i] + 32 * s, &l);
-          a[s] = (mc_addr){l.ra, l.bg, l.ba, l.col, l.row};
+          a[s] = (mc_addr){l.ra, l.bg, l.ba, l.col, l.row, 0};
           amap_decode(&map, B + lines[i] + 32 * s, &l);
-          b[s] = (mc_addr){l.ra, l.bg, l.ba, l.col, l.row};
+          b[s] = (mc_addr){l.ra, l.bg, l.ba, l.col, l.row, 0};
         }
         assert_int_equal(mc_submit(&H.m, now, 0, a, 4, total++), 0);
         assert_int_equal(mc_submit(&H.m, now, 0, b, 4, total++), 0);

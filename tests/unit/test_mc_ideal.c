@@ -61,7 +61,7 @@ static void run_to(mc *m, uint64_t end) {
 }
 
 static void submit(mc *m, uint64_t now, int wr, uint32_t rank, uint64_t row, uint32_t col, uint64_t user) {
-  const mc_addr a = {rank, 0, 0, col, row};
+  const mc_addr a = {rank, 0, 0, col, row, 0};
   assert_int_equal(mc_submit(m, now, wr, &a, 1, user), 0);
   mc_advance(m, now);
 }

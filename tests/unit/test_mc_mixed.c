@@ -89,7 +89,7 @@ static uint64_t at(mc_cmd cmd, uint32_t rank, unsigned k) {
 }
 
 static void submit(mc *m, uint64_t now, int wr, uint32_t rank, uint64_t row, uint32_t col, uint64_t user) {
-  const mc_addr a = {rank, 0, 0, col, row};
+  const mc_addr a = {rank, 0, 0, col, row, 0};
   assert_int_equal(mc_submit(m, now, wr, &a, 1, user), 0);
   mc_advance(m, now);
 }
@@ -329,7 +329,7 @@ static unsigned random_run(const dram_preset *const *eng, const dram_preset *con
     const uint64_t r = lcg(&s);
     if (r % 5 == 0) now += 1 + lcg(&s) % 400; /* idle gaps: power-down, gating, refresh */
     const mc_addr a = {(uint32_t)(lcg(&s) & 1), (uint32_t)(lcg(&s) % d->bankgroups),
-                       (uint32_t)(lcg(&s) % d->banks_per_group), (uint32_t)(lcg(&s) % 8), lcg(&s) % 4};
+                       (uint32_t)(lcg(&s) % d->banks_per_group), (uint32_t)(lcg(&s) % 8), lcg(&s) % 4, 0};
     const int wr = lcg(&s) % 3 == 0;
     while (!mc_can_accept(&m, wr, 1)) {
       const uint64_t e = mc_next_event(&m);

@@ -92,7 +92,7 @@ static void run_to(uint64_t t) {
 
 static void read_at(uint64_t t, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t row) {
   run_to(t);
-  mc_addr a = {rank, bg, bank, 0, row};
+  mc_addr a = {rank, bg, bank, 0, row, 0};
   assert_int_equal(mc_submit(&H.m, t, 0, &a, 1, 0), 0);
   mc_advance(&H.m, t);
 }
@@ -223,7 +223,7 @@ static void powerdown_off_is_unchanged(void **state) {
     uint64_t s = 7;
     for (uint64_t t = 0; t < 20000; t += 1 + (s >> 60)) {
       s = s * 6364136223846793005ull + 1442695040888963407ull;
-      mc_addr a = {(uint32_t)(s >> 20) & 1, (uint32_t)(s >> 24) & 3, (uint32_t)(s >> 28) & 3, 0, (s >> 32) & 7};
+      mc_addr a = {(uint32_t)(s >> 20) & 1, (uint32_t)(s >> 24) & 3, (uint32_t)(s >> 28) & 3, 0, (s >> 32) & 7, 0};
       run_to(t);
       if (mc_can_accept(&H.m, (int)((s >> 40) & 1), 1)) mc_submit(&H.m, t, (int)((s >> 40) & 1), &a, 1, 0);
       mc_advance(&H.m, t);
@@ -256,7 +256,7 @@ static void nvm_gating_wake_once(void **state) {
   read_at(0, 0, 0, 0, 1);
   run_to(2000);
   assert_int_equal(H.done_cycle[0], 149);
-  mc_addr a[2] = {{0, 1, 0, 0, 3}, {0, 2, 0, 0, 3}};
+  mc_addr a[2] = {{0, 1, 0, 0, 3, 0}, {0, 2, 0, 0, 3, 0}};
   assert_int_equal(mc_submit(&H.m, 2000, 0, &a[0], 1, 1), 0);
   assert_int_equal(mc_submit(&H.m, 2000, 0, &a[1], 1, 2), 0);
   mc_advance(&H.m, 2000);
@@ -317,7 +317,7 @@ static void hbm2_stream_energy_per_bit(void **state) {
   const unsigned total = 8 * 16 * 64;
   while (sent < total) {
     const unsigned row = sent / (16 * 64), bank = (sent / 64) % 16, col = sent % 64;
-    mc_addr a = {0, bank % 4, bank / 4, col, row};
+    mc_addr a = {0, bank % 4, bank / 4, col, row, 0};
     if (mc_can_accept(&H.m, 0, 1)) {
       assert_int_equal(mc_submit(&H.m, t, 0, &a, 1, sent), 0);
       sent++;
@@ -359,7 +359,7 @@ static void random_traffic_checked(void **state) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         t += (s >> 61) == 0 ? 1500 + ((s >> 40) & 1023) : (s >> 58) & 7; /* bursts and long gaps */
         mc_addr a = {(uint32_t)((s >> 20) % 3), (uint32_t)((s >> 24) % c.dev->bankgroups),
-                     (uint32_t)((s >> 28) % c.dev->banks_per_group), (uint32_t)((s >> 33) & 7), (s >> 36) & 3};
+                     (uint32_t)((s >> 28) % c.dev->banks_per_group), (uint32_t)((s >> 33) & 7), (s >> 36) & 3, 0};
         run_to(t);
         const int w = (int)((s >> 45) & 1);
         if (mc_can_accept(&H.m, w, 1)) assert_int_equal(mc_submit(&H.m, t, w, &a, 1, n), 0);

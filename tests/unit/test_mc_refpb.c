@@ -98,7 +98,7 @@ static void only_the_target_bank_waits(void **state) {
   mc m;
   setup(&m, dram_find("hbm2"));
   run_to(&m, 242);
-  const mc_addr a0 = {0, 0, 0, 0, 7}, a5 = {0, 1, 1, 0, 9};
+  const mc_addr a0 = {0, 0, 0, 0, 7, 0}, a5 = {0, 1, 1, 0, 9, 0};
   assert_int_equal(mc_submit(&m, 243, 0, &a0, 1, 0), 0);
   assert_int_equal(mc_submit(&m, 243, 0, &a5, 1, 1), 0);
   run_to(&m, 600);
@@ -120,7 +120,7 @@ static void open_target_is_closed_first(void **state) {
   (void)state;
   mc m;
   setup(&m, dram_find("hbm2"));
-  const mc_addr a0 = {0, 0, 0, 0, 7};
+  const mc_addr a0 = {0, 0, 0, 0, 7, 0};
   assert_int_equal(mc_submit(&m, 200, 0, &a0, 1, 0), 0); /* ACT 200, RD 214: tRTP -> PRE >= 228, tRAS -> 233 */
   run_to(&m, 600);
   const ent *pre = nth(MC_CMD_PRE, 0), *ref = nth(MC_CMD_REFPB, 0);
@@ -142,7 +142,7 @@ static void broken_rfc_pb_is_caught(void **state) {
   mc m;
   setup(&m, &broken);
   run_to(&m, 242);
-  const mc_addr a0 = {0, 0, 0, 0, 7};
+  const mc_addr a0 = {0, 0, 0, 0, 7, 0};
   assert_int_equal(mc_submit(&m, 243, 0, &a0, 1, 0), 0);
   run_to(&m, 600);
   assert_false(tcheck_ok(&H.c));

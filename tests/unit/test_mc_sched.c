@@ -112,7 +112,7 @@ static void run_pair(const char *dev, unsigned ranks, int open_page, uint64_t se
       const uint32_t rk = (uint32_t)(lcg(&seed) % ranks), bg = (uint32_t)(lcg(&seed) % d->bankgroups),
                      ba = (uint32_t)(lcg(&seed) % d->banks_per_group);
       const uint64_t row = lcg(&seed) % 6;
-      for (unsigned k = 0; k < n; ++k) a[k] = (mc_addr){rk, bg, ba, (uint32_t)k, row};
+      for (unsigned k = 0; k < n; ++k) a[k] = (mc_addr){rk, bg, ba, (uint32_t)k, row, 0};
       const int ca = mc_can_accept(&A.m, w, n), cb = mc_can_accept(&B.m, w, n);
       assert_int_equal(ca, cb);
       if (ca) {

@@ -630,7 +630,7 @@ static uint64_t run_traffic(const dram_preset *eng, const dram_preset *truth, co
       const uint64_t row = lcg(&seed) % tr->rows;
       const uint32_t col = (uint32_t)(lcg(&seed) % 16) * 4;
       mc_addr a[4];
-      for (unsigned k = 0; k < n; ++k) a[k] = (mc_addr){rk, bg, ba, col + k, row};
+      for (unsigned k = 0; k < n; ++k) a[k] = (mc_addr){rk, bg, ba, col + k, row, 0};
       if (mc_submit(&M, now, w, a, n, submitted) == 0) submitted++;
     }
     const uint64_t nx = mc_next_event(&M);

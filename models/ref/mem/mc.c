@@ -83,8 +83,8 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
     return -1;
   }
   if (cfg->ranks < 1 || cfg->ranks > 255) FAIL("mc: ranks must be 1..255, got %u", cfg->ranks);
-  if (cfg->dev->atom_bytes > 255 || cfg->dev->row_bytes / cfg->dev->atom_bytes >= (1u << 24))
-    FAIL("mc: device '%s': %u B per column access and %u columns per row (at most 255 B and 2^24 - 1)",
+  if (cfg->dev->atom_bytes > 65535u || cfg->dev->row_bytes / cfg->dev->atom_bytes > 65535u)
+    FAIL("mc: device '%s': %u B per column access and %u columns per row (at most 65 535 each)",
          cfg->dev->name, cfg->dev->atom_bytes, cfg->dev->row_bytes / cfg->dev->atom_bytes);
   if (cfg->rq_size < 1 || cfg->wq_size < 1) FAIL("mc: queue sizes must be >= 1");
   if (cfg->wq_high < 1 || cfg->wq_high > cfg->wq_size)
@@ -105,6 +105,7 @@ int mc_init(mc *m, const mc_cfg *cfg, char *err, size_t errlen) {
         FAIL("mc: rank %u (%s) cannot share a channel with %s: %s", r, rd->name, cfg->dev->name, why);
     }
   m->cfg = *cfg;
+  m->atom_bytes = cfg->dev->atom_bytes;
   m->t = cfg->dev->t;
   const dram_preset *d = cfg->dev;
   m->banks_per_rank = d->bankgroups * d->banks_per_group;
@@ -265,8 +266,8 @@ static inline uint32_t atom_take(mc *m, const mc_addr *x, uint32_t p) {
   mc_atom_ *A = &m->atoms[a];
   m->atom_free = A->next;
   A->row = x->row;
-  A->col = x->col & 0xffffffu; /* < 2^24 (mc_init) */
-  A->bytes = (uint8_t)(x->bytes && x->bytes < m->cfg.dev->atom_bytes ? x->bytes : m->cfg.dev->atom_bytes);
+  A->col = (uint16_t)x->col; /* < 65 536 (mc_init) */
+  A->bytes = (uint16_t)(x->bytes && x->bytes < m->atom_bytes ? x->bytes : m->atom_bytes);
   A->seq = ++m->seq + m->seq_bias;
   A->parent = p;
   A->next = NIL;

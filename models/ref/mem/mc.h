@@ -203,9 +203,9 @@ typedef struct mc_power {
 typedef struct mc_atom_ {
   uint64_t row, seq;
   uint32_t next, prev, parent;
-  /* col: the command log's column (a row has fewer than 2^24, mc_init); bytes: data bytes
-   * (mc_addr.bytes, 0 made atom_bytes; at most 128). Packed so an atom stays 32 B. */
-  uint32_t col : 24, bytes : 8;
+  /* col: the command log's column (a row has at most 65 535, mc_init); bytes: data bytes
+   * (mc_addr.bytes, 0 made atom_bytes). Two 16-bit fields so an atom stays 32 B. */
+  uint16_t col, bytes;
 } mc_atom_;
 typedef struct mc_parent_ {
   uint64_t user, arrive;
@@ -271,6 +271,7 @@ typedef struct mc {
   dram_timing t;    /* channel interface timing (CL, CWL, tBURST, tRTRS: the same for every rank); per-rank
                        timing is in ranks[r].t */
   uint32_t nbanks, banks_per_rank;
+  uint32_t atom_bytes; /* cfg.dev->atom_bytes, kept beside the atoms */
   mc_atom_ *atoms;
   uint32_t atom_free, natoms;
   mc_parent_ *parents;
