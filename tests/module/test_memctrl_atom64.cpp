@@ -98,14 +98,7 @@ struct Driver : TestInitiator<Driver> {
       wait_end_req();
     }
   }
-  double on_response(tlm_generic_payload& gp) {
-    for (Req& r : reqs)
-      if (r.gp == &gp) {
-        ++r.responses;
-        r.resp_ns = strata_test::now_ns();
-      }
-    return -1;
-  }
+  double on_response(tlm_generic_payload& gp) { return strata_test::record_response(reqs, gp); }
 };
 
 }  // namespace

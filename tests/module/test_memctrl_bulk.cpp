@@ -69,14 +69,7 @@ struct Driver : TestInitiator<Driver> {
       if (r.end_req_ns < 0) r.end_req_ns = strata_test::now_ns();
     }
   }
-  double on_response(tlm_generic_payload& gp) {
-    for (Req& r : reqs)
-      if (r.gp == &gp) {
-        ++r.responses;
-        r.resp_ns = strata_test::now_ns();
-      }
-    return -1;
-  }
+  double on_response(tlm_generic_payload& gp) { return strata_test::record_response(reqs, gp); }
 };
 
 }  // namespace

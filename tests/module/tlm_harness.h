@@ -60,6 +60,18 @@ namespace strata_test {
 
 using tlm::tlm_generic_payload;
 
+// A driver's on_response over its request list (each R has gp, responses, resp_ns): counts the
+// response of gp and stamps its time; -1: complete at once.
+template <class R>
+double record_response(std::vector<R>& reqs, const tlm_generic_payload& gp) {
+  for (R& r : reqs)
+    if (r.gp == &gp) {
+      ++r.responses;
+      r.resp_ns = now_ns();
+    }
+  return -1;
+}
+
 template <class D>
 struct TestInitiator : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<TestInitiator> isock;
