@@ -65,6 +65,23 @@ static void setup(plc_state *s, plc_cfg *c, plc_kernel_prof *prof, const int64_t
   assert_int_equal(plc_get_size(s, sizes), 0);
 }
 
+/* One kernel whose 4096 warps each read an array of 4 MiB `rd` times and write it `wr` times, on 64 MiB of DRAM:
+ * the fixture of the single-array model tests (the profile and sizes live beside the state that points at them). */
+typedef struct {
+  plc_kernel_prof prof[1];
+  int64_t sz[1];
+  plc_cfg c;
+  plc_state s;
+} one_array;
+
+static void one_array_setup(one_array *f, uint64_t rd, uint64_t wr) {
+  memset(f, 0, sizeof *f);
+  touch(&f->prof[0], 0, 4096, rd, wr);
+  f->sz[0] = 4 * MiB;
+  f->c = base_cfg(1, 1, 64 * MiB);
+  setup(&f->s, &f->c, f->prof, f->sz);
+}
+
 static double brute_force(const plc_state *s, uint16_t *arg) {
   const uint32_t m = 1u << s->cfg.narrays, K = s->cfg.nkernels;
   uint32_t total = 1;
@@ -331,21 +348,16 @@ static void bad_inputs(void **st) {
  * is the same on a second solve (determinism). */
 static void models_follow_presets(void **st) {
   (void)st;
-  plc_kernel_prof prof[1];
-  memset(prof, 0, sizeof prof);
-  touch(&prof[0], 0, 4096, 2, 8);
-  plc_cfg c = base_cfg(1, 1, 64 * MiB);
-  plc_state s;
-  const int64_t sz[1] = {4 * MiB};
-  setup(&s, &c, prof, sz);
-  const plc_cost p = plc_kernel_cost(&s, 0, 0), d = plc_kernel_cost(&s, 0, 1);
+  one_array f;
+  one_array_setup(&f, 2, 8);
+  const plc_cost p = plc_kernel_cost(&f.s, 0, 0), d = plc_kernel_cost(&f.s, 0, 1);
   assert_true(p.seconds > d.seconds);
   assert_true(p.energy_j > d.energy_j);
-  assert_int_equal(plc_cal_place(&s), 0);
-  const double e1 = s.predicted_edp;
-  assert_int_equal(plc_cal_place(&s), 0);
-  assert_true(s.predicted_edp == e1);
-  assert_int_equal(plc_plan(&s, 0), 1);
+  assert_int_equal(plc_cal_place(&f.s), 0);
+  const double e1 = f.s.predicted_edp;
+  assert_int_equal(plc_cal_place(&f.s), 0);
+  assert_true(f.s.predicted_edp == e1);
+  assert_int_equal(plc_plan(&f.s, 0), 1);
 }
 
 /* The write-stream terms (hand-computed; placement.c written_row_atoms, busy_cycles): 36000 warps, each one
@@ -394,18 +406,13 @@ static void write_stream_terms(void **st) {
  * power-down; all on DRAM: the six idle PCM ranks 6 x bg_mw x T more without gating. */
 static void idle_power_follows_controller(void **st) {
   (void)st;
-  plc_kernel_prof prof[1];
-  memset(prof, 0, sizeof prof);
-  touch(&prof[0], 0, 4096, 4, 0);
-  plc_cfg c = base_cfg(1, 1, 64 * MiB);
-  plc_state s;
-  const int64_t sz[1] = {4 * MiB};
-  setup(&s, &c, prof, sz);
-  const plc_cost on_pcm = plc_kernel_cost(&s, 0, 0), on_dram = plc_kernel_cost(&s, 0, 1);
-  c.dram.powerdown = c.pcm.powerdown = 1;
-  c.pcm.gating = 1;
-  setup(&s, &c, prof, sz);
-  const plc_cost pcm_pd = plc_kernel_cost(&s, 0, 0), dram_pd = plc_kernel_cost(&s, 0, 1);
+  one_array f;
+  one_array_setup(&f, 4, 0);
+  const plc_cost on_pcm = plc_kernel_cost(&f.s, 0, 0), on_dram = plc_kernel_cost(&f.s, 0, 1);
+  f.c.dram.powerdown = f.c.pcm.powerdown = 1;
+  f.c.pcm.gating = 1;
+  setup(&f.s, &f.c, f.prof, f.sz);
+  const plc_cost pcm_pd = plc_kernel_cost(&f.s, 0, 0), dram_pd = plc_kernel_cost(&f.s, 0, 1);
   const dram_preset *dd = dram_find("ddr3_800"), *pd = dram_find("pcm_flrb");
   assert_true(on_pcm.seconds == pcm_pd.seconds && on_dram.seconds == dram_pd.seconds);
   const double want_p = 6.0 * (dd->e.bg_mw - dd->e.pd_mw) * 1e-3 * on_pcm.seconds;
