@@ -40,14 +40,16 @@ uint64_t memory_transactions(uint64_t part, uint64_t requests, uint64_t lines) {
   return (part * lines + requests / 2) / requests;
 }
 
-plc_kernel_prof to_prof(const LaunchProfile& l) {
+// `arrays[a]`: the Program::arrays() index of the engine's array a.
+plc_kernel_prof to_prof(const LaunchProfile& l, const std::vector<unsigned>& arrays) {
   plc_kernel_prof k{};
   k.insts = l.insts;
   k.syncs = l.syncs;
   k.warps = l.warps;
   k.warps_per_cta = l.warps_per_cta;
-  for (size_t a = 0; a < l.arrays.size() && a < PLC_MAX_ARRAYS; ++a) {
-    const ArrayAccess& x = l.arrays[a];
+  for (size_t a = 0; a < arrays.size() && a < PLC_MAX_ARRAYS; ++a) {
+    if (arrays[a] >= l.arrays.size()) continue;  // allocated after this launch
+    const ArrayAccess& x = l.arrays[arrays[a]];
     const uint64_t rd = x.rd_coal + x.rd_uncoal, wr = x.wr_coal + x.wr_uncoal;
     k.arr[a] = {x.reads, x.writes, x.coal_insts, x.uncoal_insts,
                 memory_transactions(x.rd_coal, rd, x.rd_lines), memory_transactions(x.rd_uncoal, rd, x.rd_lines),
@@ -81,13 +83,25 @@ PlacementEngine::PlacementEngine(const Config& C, const amap& map, const MemDevi
   pcm_dev_ = *c.pcm.dev;
   c.dram.dev = &dram_dev_;
   c.pcm.dev = &pcm_dev_;
-  if (!prog.relocatable())
+  // Three kinds of program: a built-in one moves its arrays between kernels (the whole Sec. V); one that
+  // allocates while it runs (a CUDA program) takes each allocation where the plan says but keeps it there
+  // (its host code holds the pointers: the graph without migration edges); a trace's addresses are fixed.
+  migrate_ = prog.relocatable();
+  dynamic_ = !migrate_ && prog.set_alloc_placer(AllocPlacer{});
+  if (!migrate_ && !dynamic_)
     C.fail(key, "expected none for a program whose array addresses are fixed (" + prog.name() +
                     ": a trace or a program that does not read its arrays' bases at launch), got engine");
-  const size_t narrays = prog.arrays().size();
-  if (narrays == 0 || narrays > PLC_MAX_ARRAYS)
+  if (dynamic_) {  // device pointers are never 0 (cudaMalloc): a part at address 0 starts a page later
+    for (plc_mem* m : {&c.dram, &c.pcm})
+      if (m->base < 4096) {
+        m->capacity -= 4096 - m->base;
+        m->base = 4096;
+      }
+    profile_copy->stdout_to_stderr();
+  }
+  if (!dynamic_ && (prog.arrays().empty() || prog.arrays().size() > PLC_MAX_ARRAYS))
     C.fail(key, "expected a program of 1 to " + std::to_string(PLC_MAX_ARRAYS) + " arrays for engine, got " +
-                    std::to_string(narrays) + " (workload " + prog.name() + ")");
+                    std::to_string(prog.arrays().size()) + " (workload " + prog.name() + ")");
   // 1. Profiling pass (Sec. V-A): a functional run of a second instance of the program.
   bstore scratch;
   bstore_init(&scratch);
@@ -99,32 +113,58 @@ PlacementEngine::PlacementEngine(const Config& C, const amap& map, const MemDevi
     throw;
   }
   bstore_free(&scratch);
+  if (!profile_copy->run_error().empty())
+    C.fail(key, "expected a program the profiling pass runs to its end, got: " + profile_copy->run_error());
   if (launches_.empty() || launches_.size() > PLC_MAX_KERNELS)
     C.fail(key, "expected a program of 1 to " + std::to_string(PLC_MAX_KERNELS) + " kernel launches for engine, got " +
                     std::to_string(launches_.size()) + " (workload " + prog.name() + ")");
+  // The engine's arrays: a built-in program's, in order; of a program that allocates while it runs, its
+  // PLC_MAX_ARRAYS allocations of most memory transactions in the profile (the paper's programs "typically use
+  // less than ten arrays", Sec. V-B; the graph has 2^A nodes per kernel), in allocation order.
+  const std::vector<ArrayInfo>& all = dynamic_ ? profile_copy->arrays() : prog.arrays();
+  std::vector<unsigned> planned;
+  if (dynamic_) {
+    std::vector<uint64_t> traffic(all.size(), 0);
+    for (const LaunchProfile& l : launches_)
+      for (size_t a = 0; a < l.arrays.size() && a < all.size(); ++a) {
+        const ArrayAccess& x = l.arrays[a];
+        traffic[a] += x.rd_coal + x.rd_uncoal + x.wr_coal + x.wr_uncoal;
+      }
+    std::vector<unsigned> order(all.size());
+    for (unsigned i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](unsigned x, unsigned y) { return traffic[x] > traffic[y]; });
+    order.resize(std::min<size_t>(order.size(), PLC_MAX_ARRAYS));
+    std::sort(order.begin(), order.end());
+    planned = order;
+    if (planned.empty())
+      C.fail(key, "expected a program that allocates device memory for engine, got none (" + prog.name() + ")");
+    slot_.assign(all.size(), -1);
+    for (size_t a = 0; a < planned.size(); ++a) slot_[planned[a]] = static_cast<int>(a);
+  } else {
+    for (unsigned i = 0; i < all.size(); ++i) planned.push_back(i);
+  }
   for (const LaunchProfile& l : launches_) {
-    prof_.push_back(to_prof(l));
+    prof_.push_back(to_prof(l, planned));
     kernel_names_.push_back(l.name);
   }
-  for (const ArrayInfo& a : prog.arrays()) array_names_.push_back(a.name);
+  for (unsigned i : planned) array_names_.push_back(all[i].name);
+  for (const ArrayInfo& a : all) profile_allocs_.push_back(a.bytes);
   // 2. The engine (Sec. V-B, V-D) over the map's parts and the GPU.
-  migrate_ = prog.relocatable();  // true here (fixed-address programs are refused above); plc_cfg.static_only
-                                  // is the engine's mode for a program that could be placed but not moved
   c.sms = static_cast<uint32_t>(C.i("gpu.num_sms"));
   c.max_warps = static_cast<uint32_t>(C.i("sm.max_warps"));
   c.core_mhz = C.f("gpu.core_clock_mhz");
   c.line_bytes = kLineBytes;
-  c.narrays = static_cast<uint32_t>(narrays);
+  c.narrays = static_cast<uint32_t>(planned.size());
   c.nkernels = static_cast<uint32_t>(launches_.size());
-  c.align = 4096;  // Program::add_array's alignment
-  c.static_only = migrate_ ? 0 : 1;
+  c.align = 4096;  // Program::add_array's alignment; a page for a CUDA program's allocations
+  c.static_only = migrate_ ? 0 : 1;  // plc_cfg.static_only: a program that can be placed but not moved
   c.migration_weight = C.f("placement.migration_weight");
   work_.assign(plc_workspace_bytes(&c) / sizeof(uint64_t) + 1, 0);
   char err[200] = "";
   if (plc_init(&st_, &c, prof_.data(), work_.data(), work_.size() * sizeof(uint64_t), err, sizeof err) != 0)
     C.fail(key, std::string("expected a platform the placement engine can model, got: ") + err);
   std::vector<int64_t> sizes;
-  for (const ArrayInfo& a : prog.arrays()) sizes.push_back(static_cast<int64_t>(a.bytes));
+  for (unsigned i : planned) sizes.push_back(static_cast<int64_t>(all[i].bytes));
   plc_get_size(&st_, sizes.data());
   if (plc_cal_place(&st_) != 0 && c.force != PLC_FORCE_NONE)
     C.fail("placement.force", "expected none, or a kind whose part holds every array (addrmap.dram_size, "
@@ -134,6 +174,12 @@ PlacementEngine::PlacementEngine(const Config& C, const amap& map, const MemDevi
                 "addrmap.nvm_size) in some mix, got no legal placement");
   predicted_edp_ = st_.predicted_edp;
   all_pcm_edp_ = st_.all_pcm_edp;
+  moves_.resize(c.narrays);
+  if (dynamic_) {  // 3. mallocHyb (Sec. V-C) at each allocation of the run
+    prog.set_alloc_placer(AllocPlacer{[this](unsigned i, uint64_t bytes, uint64_t align) { return place(i, bytes, align); },
+                                      [this](unsigned i) { release(i); }});
+    return;
+  }
   // 3. mallocHyb (Sec. V-C): each array's base in its part for the first kernel.
   for (uint32_t a = 0; a < c.narrays; ++a) {
     uint64_t at = 0;
@@ -142,7 +188,75 @@ PlacementEngine::PlacementEngine(const Config& C, const amap& map, const MemDevi
     prog.set_array_base(a, at);
     initial_dram_ += st_.in_dram[a];
   }
-  moves_.resize(c.narrays);
+}
+
+// An allocation of a program that allocates while it runs: the planned ones by mallocHyb (the plan's part, else
+// the other, Sec. V-C); one the plan does not hold (beyond the planned arrays, or not as the profile saw it: a
+// program whose allocations depend on the run) in the PCM part, where Table II's data starts, else in DRAM,
+// first fit from the part's top so that it stays clear of mallocHyb's, which fills from the bottom.
+uint64_t PlacementEngine::place(unsigned index, uint64_t bytes, uint64_t align) {
+  ++allocations_;
+  const int slot = index < slot_.size() ? slot_[index] : -1;
+  if (slot >= 0 && bytes == profile_allocs_[index] && align <= st_.cfg.align && !st_.allocated[slot]) {
+    uint64_t at = 0;
+    if (plc_malloc_hyb(&st_, 0, static_cast<uint32_t>(slot), &at) == 0) {
+      if (!overlaps_extra(at, bytes)) {
+        slot_addr_[index] = at;
+        initial_dram_ += st_.in_dram[slot];
+        return at;
+      }
+      plc_finalize(&st_, static_cast<uint32_t>(slot));
+    }
+  }
+  ++unplanned_;
+  for (const plc_mem* m : {&st_.cfg.pcm, &st_.cfg.dram}) {
+    const uint64_t at = top_fit(*m, bytes, std::max<uint64_t>(align, 128));
+    if (at) {
+      extra_[at] = bytes;
+      extra_index_[index] = at;
+      return at;
+    }
+  }
+  return 0;
+}
+
+void PlacementEngine::release(unsigned index) {
+  auto s = slot_addr_.find(index);
+  if (s != slot_addr_.end()) {
+    plc_finalize(&st_, static_cast<uint32_t>(slot_[index]));
+    slot_addr_.erase(s);
+    return;
+  }
+  auto e = extra_index_.find(index);
+  if (e != extra_index_.end()) {
+    extra_.erase(e->second);
+    extra_index_.erase(e);
+  }
+}
+
+bool PlacementEngine::overlaps_extra(uint64_t at, uint64_t bytes) const {
+  auto next = extra_.lower_bound(at);
+  if (next != extra_.end() && next->first < at + bytes) return true;
+  return next != extra_.begin() && std::prev(next)->first + std::prev(next)->second > at;
+}
+
+// The highest `align`-aligned address in part m where `bytes` fit clear of every live allocation, 0 if none.
+uint64_t PlacementEngine::top_fit(const plc_mem& m, uint64_t bytes, uint64_t align) const {
+  std::vector<std::pair<uint64_t, uint64_t>> busy(extra_.begin(), extra_.end());
+  for (uint32_t a = 0; a < st_.cfg.narrays; ++a)
+    if (st_.allocated[a]) busy.emplace_back(st_.addr[a], (st_.size[a] + st_.cfg.align - 1) & ~(st_.cfg.align - 1));
+  std::sort(busy.begin(), busy.end());
+  uint64_t hi = m.base + m.capacity;  // the gap below `hi`
+  for (auto it = busy.rbegin();; ++it) {
+    const uint64_t lo = it == busy.rend() ? m.base : std::max(m.base, it->first + it->second);
+    if (hi >= lo + bytes && hi >= bytes) {
+      const uint64_t at = (hi - bytes) / align * align;
+      if (at >= lo) return at;
+    }
+    if (it == busy.rend()) return 0;
+    if (it->first < hi) hi = std::max(m.base, it->first);
+    if (hi <= m.base) return 0;
+  }
 }
 
 unsigned PlacementEngine::kernels_estimate() const { return prog_.kernels_estimate(); }
@@ -224,8 +338,14 @@ void PlacementEngine::register_stats(StatsRegistry& S, std::function<double()> e
           "migrations of energy x time (hybrid DRAM+PCM Sec. V-B)", Unit::JouleSecond, &predicted_edp_);
   S.value("placement.predicted_all_pcm_edp", "the same models' EDP with every array on PCM for every kernel",
           Unit::JouleSecond, &all_pcm_edp_);
-  S.value("placement.initial_dram_arrays", "arrays mallocHyb placed in DRAM for the first kernel", Unit::Count,
+  S.value("placement.initial_dram_arrays", "arrays mallocHyb placed in DRAM for the first kernel (a program that allocates while it runs: at "
+          "their allocations)", Unit::Count,
           &initial_dram_);
+  S.value("placement.allocations", "allocations the program made while it ran (a CUDA program's cudaMalloc, module "
+          "variables, local memory), each placed by the engine; 0 for a built-in program", Unit::Count, &allocations_);
+  S.value("placement.unplanned_allocations", "of those, the ones outside the plan (beyond the planned arrays, or "
+          "unlike the profiling pass's allocation of that number), placed in the PCM part, else DRAM",
+          Unit::Count, &unplanned_);
   S.level("placement.kernels", "kernel launches of the profiling pass (nodes groups of the Placement Cost Graph)",
           Unit::Count, [this] { return static_cast<double>(st_.cfg.nkernels); });
 }
@@ -241,6 +361,13 @@ bool PlacementEngine::write_plan(const std::string& path) const {
   std::ofstream o(path);
   o << text;
   if (!migrate_) o << "# program " << prog_.name() << " cannot move arrays between kernels: one placement for all\n";
+  if (dynamic_) {
+    o << "# allocations of the profiling pass: " << profile_allocs_.size() << " (" << array_names_.size()
+      << " planned, by memory transactions); of the run: " << allocations_ << ", " << unplanned_
+      << " outside the plan (PCM part, else DRAM)\n";
+    for (const auto& e : extra_index_)
+      o << "# unplanned allocation " << e.first << " at " << e.second << " (live at the end)\n";
+  }
   o << "# simulated (sc time and mem.energy_j at each launch; copies are kernels of their own):\n";
   double sum_edp = 0;
   for (const Phase& p : phases_) {

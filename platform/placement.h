@@ -9,10 +9,15 @@
 // During the run this class is the GPU's ProgramIf: before each launch k >= 1 dataMigrate lists the arrays whose
 // placement changes, and each is moved by a copy kernel of its own (one thread per word: a load from the old
 // place, a store to the new one, through the L1, L2 and memory system like any kernel), after which the program
-// uses the new base (Program::relocate_array). Programs whose addresses are fixed (not relocatable) get the
-// best static placement (the graph without migration edges).
+// uses the new base (Program::relocate_array).
+// A program that allocates while it runs (a CUDA program: cudaMalloc, its module variables, local memory)
+// is profiled by a functional run of a second instance: its allocations, in the program's order, are the
+// arrays (the PLC_MAX_ARRAYS of most memory transactions are planned), and each allocation of the run is
+// mallocHyb's (Program::set_alloc_placer). Its host code keeps the pointers, so it gets the best static
+// placement (the graph without migration edges, plc_cfg.static_only). Traces (fixed addresses) are refused.
 #pragma once
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,6 +62,11 @@ class PlacementEngine : public ProgramIf {
   void begin_phase(const std::string& what);
   void end_phase();
   KernelIf* start_copy();
+  // AllocPlacer of a program that allocates while it runs.
+  uint64_t place(unsigned index, uint64_t bytes, uint64_t align);
+  void release(unsigned index);
+  bool overlaps_extra(uint64_t at, uint64_t bytes) const;
+  uint64_t top_fit(const plc_mem& m, uint64_t bytes, uint64_t align) const;
 
   Program& prog_;
   bstore* golden_;
@@ -66,6 +76,15 @@ class PlacementEngine : public ProgramIf {
   plc_state st_{};
   dram_preset dram_dev_{}, pcm_dev_{};  // copies: the engine outlives the build's MemDevices
   bool migrate_ = true;  // the program is relocatable
+  bool dynamic_ = false;  // the program allocates while it runs (AllocPlacer)
+  // dynamic_: per allocation of the profile (arrays() index) its engine array or -1, and its bytes; the run's
+  // live planned allocations (index -> address) and the others (address -> bytes, index -> address).
+  std::vector<int> slot_;
+  std::vector<uint64_t> profile_allocs_;
+  std::map<unsigned, uint64_t> slot_addr_;
+  std::map<uint64_t, uint64_t> extra_;
+  std::map<unsigned, uint64_t> extra_index_;
+  double allocations_ = 0, unplanned_ = 0;
   std::vector<std::string> kernel_names_, array_names_;
   // Run state.
   unsigned next_k_ = 0;       // program launches handed out so far

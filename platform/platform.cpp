@@ -481,12 +481,10 @@ void Platform::build() {
   }
   if (P.derive_policy_config(md)) md = mem_devices(C);
   init_address_map(C, md, &P.map);
-  if (C.s("placement.mode") == "engine") {  // profile, solve, mallocHyb (platform/placement.h)
-    if (P.opt.make_program)
-      C.fail("placement.mode", "expected none for a program the run is given (a trace or CUDA program): engine "
-                               "profiles a built-in workload (workload.name), got engine");
-    P.placement.reset(new PlacementEngine(C, P.map, md, *P.program, make_workload_program(C), &P.golden));
-  }
+  if (C.s("placement.mode") == "engine")  // profile (a second instance), solve, mallocHyb (platform/placement.h)
+    P.placement.reset(new PlacementEngine(C, P.map, md, *P.program,
+                                          P.opt.make_program ? P.opt.make_program(C) : make_workload_program(C),
+                                          &P.golden));
   P.program->init(&P.golden, nullptr);
 
   // GPU.

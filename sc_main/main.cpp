@@ -499,7 +499,7 @@ static int cuda_run_main(const std::string& prog, const std::vector<std::string>
     CudaProgram* cp = nullptr;
     opt.make_program = [&](const Config& C) {
       auto p = std::make_unique<CudaProgram>(prog, args, cuda_device(C));
-      cp = p.get();
+      if (!cp) cp = p.get();  // the run's program (a placement engine makes a second one to profile)
       return std::unique_ptr<Program>(std::move(p));
     };
     Platform platform(cfg, opt);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -193,16 +194,31 @@ void CudaProgram::reply(int status, const void* p, size_t n, const std::string& 
 }
 
 uint64_t CudaProgram::alloc(uint64_t bytes, uint64_t align, const char* what) {
-  // first fit between live allocations, else at the top
-  uint64_t at = kHeapBase;
-  for (const auto& a : allocs_) {
+  const unsigned index = static_cast<unsigned>(arrays().size());
+  uint64_t at = 0;
+  if (placer_.place) {  // a placement engine's address (platform/placement.h); it never overlaps a live one
+    at = placer_.place(index, bytes, align);
+    if (!at) return 0;
+    auto next = allocs_.lower_bound(at);
+    const bool overlaps = (next != allocs_.end() && next->first < at + bytes) ||
+                          (next != allocs_.begin() && std::prev(next)->first + std::prev(next)->second > at);
+    if (at % align || overlaps) {
+      fail(path_ + ": allocation " + std::to_string(index) + " of " + std::to_string(bytes) + " bytes placed at " +
+           std::to_string(at) + ", which is misaligned or overlaps a live allocation (placement engine defect)");
+      return 0;
+    }
+  } else {  // first fit between live allocations, else at the top
+    at = kHeapBase;
+    for (const auto& a : allocs_) {
+      at = (at + align - 1) / align * align;
+      if (at + bytes <= a.first) break;
+      at = a.first + a.second;
+    }
     at = (at + align - 1) / align * align;
-    if (at + bytes <= a.first) break;
-    at = a.first + a.second;
+    if (at + bytes > dev_.mem_bytes || at + bytes < at) return 0;
   }
-  at = (at + align - 1) / align * align;
-  if (at + bytes > dev_.mem_bytes || at + bytes < at) return 0;
   allocs_[at] = bytes;
+  alloc_index_[at] = index;
   heap_top_ = std::max(heap_top_, at + bytes);
   add_allocation(what ? std::string(what) : "alloc" + std::to_string(arrays().size()), at, bytes);
   return at;
@@ -216,7 +232,18 @@ uint64_t CudaProgram::local_region(uint64_t bytes) {
   return local_base_;
 }
 
-bool CudaProgram::release(uint64_t addr) { return allocs_.erase(addr) == 1; }
+bool CudaProgram::release(uint64_t addr) {
+  if (allocs_.erase(addr) != 1) return false;
+  auto it = alloc_index_.find(addr);
+  if (placer_.release) placer_.release(it->second);
+  alloc_index_.erase(it);
+  return true;
+}
+
+bool CudaProgram::set_alloc_placer(const AllocPlacer& p) {
+  placer_ = p;
+  return true;
+}
 
 bool CudaProgram::valid_range(uint64_t addr, uint64_t n) const {
   auto it = allocs_.upper_bound(addr);

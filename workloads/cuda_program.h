@@ -78,6 +78,9 @@ class CudaProgram : public Program {
   // The program checks its own results: a non-zero exit status fails the run.
   bool verify(bstore* golden, std::string* why) const override;
   void set_host_hooks(const HostHooks& h) override { hooks_ = h; }
+  // cudaMalloc, cudaFree, module variables and the local region through a placement engine: each
+  // allocation at the placer's address (checked: aligned, no overlap) instead of the heap's first fit.
+  bool set_alloc_placer(const AllocPlacer& p) override;
 
   // After the run: the program's exit status (-1 if it was still running or
   // was killed), and the first error that stopped it (a PTX parse error, an
@@ -87,7 +90,7 @@ class CudaProgram : public Program {
   std::string run_error() const override { return error_; }
   // The program's standard output goes to strata's standard error (call before
   // init): `strata cuda run --describe` keeps its stdout for the summary.
-  void stdout_to_stderr() { stdout_to_stderr_ = true; }
+  void stdout_to_stderr() override { stdout_to_stderr_ = true; }
   // A kernel's warp stopped with an error: end the program (the GPU drains).
   void fail(const std::string& why);
   // Kernel printf text (the executor's ptx_launch.print): kept until the launch ends, then written
@@ -152,6 +155,8 @@ class CudaProgram : public Program {
   std::vector<Module> modules_;
   std::vector<KernelRef> kernels_;
   std::map<uint64_t, uint64_t> allocs_;  // device heap: address -> bytes
+  std::map<uint64_t, unsigned> alloc_index_;  // live allocation's address -> its arrays() index
+  AllocPlacer placer_;
   uint64_t heap_top_ = 0;
   uint64_t local_base_ = 0, local_bytes_ = 0;  // local_region
   std::unique_ptr<PtxKernel> current_;

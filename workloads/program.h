@@ -57,6 +57,17 @@ struct HostHooks {
   std::function<uint64_t()> now_ps;
 };
 
+// Where a program that allocates while it runs (a CUDA program's cudaMalloc and cudaFree, its module
+// variables and local memory) puts its allocations, when a placement engine decides it
+// (platform/placement.h, placement.mode = engine): `place` gets the allocation's number (its
+// Program::arrays() index, in the program's own order) and size and returns the address, 0 for
+// none (the program's allocation fails: out of memory); `release` gets the number of an allocation
+// the program frees.
+struct AllocPlacer {
+  std::function<uint64_t(unsigned index, uint64_t bytes, uint64_t align)> place;
+  std::function<void(unsigned index)> release;
+};
+
 class Program : public ProgramIf {
  public:
   explicit Program(std::string name) : name_(std::move(name)) {}
@@ -128,6 +139,17 @@ class Program : public ProgramIf {
   unsigned kernels_estimate() const override = 0;
   // Programs whose host code runs during the simulation take the platform's hooks (HostHooks).
   virtual void set_host_hooks(const HostHooks& h) { (void)h; }
+  // Programs that allocate while they run take a placer for every allocation (AllocPlacer; before
+  // init). False: the program's addresses are its own (a built-in program's arrays are placed with
+  // set_array_base, a trace's are fixed).
+  virtual bool set_alloc_placer(const AllocPlacer& p) {
+    (void)p;
+    return false;
+  }
+  // A program whose host code prints (a CUDA program) writes its standard output to standard error
+  // instead (call before init): `--describe` keeps stdout for its summary, a placement engine's
+  // profiling pass keeps the run's output the program's own, once.
+  virtual void stdout_to_stderr() {}
   // An error that stopped the program during the run (bad input only the run could find: a CUDA
   // program's PTX that does not parse, an instruction the executor does not implement), one line;
   // empty if none. The platform reports it and exits 2.

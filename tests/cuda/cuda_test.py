@@ -59,6 +59,12 @@ usage: cuda_test.py CASE STRATA PROGS_DIR WORK_DIR
             device), its atomics run on paged memory; it passes its own check under --check with pages
             going out (their dirty L2 lines with them) and coming back; without um.frames a CUDA program
             under RHBM < 1 stops with one line (its footprint is not known before it runs), exit 2
+  placement  the placement engine with CUDA programs (docs/hybrid_dram_pcm.md "CUDA programs", configs/pc_sw):
+            placed_allocs.cu's 15 allocations under --check pass its own check, 10 planned by their profile
+            traffic and placed where the plan file says (DRAM part or PCM part of the map), the other 5 at
+            the PCM part's top, the allocation after a cudaFree in the freed place; placement.force = dram
+            puts every planned one in DRAM; a second run gives identical stats; pathfinder's plan has a
+            lower simulated EDP than every array on PCM (pc_sw with placement.force = pcm)
   run-bad   one line and exit 2: a missing program, a file that is not executable, --workload with a
             program, an instruction the PTX executor does not implement (naming it), a DRAM cache
             sized by the footprint (memside.dcache.footprint_ratio, mode auto: unknown before the run)
@@ -439,6 +445,59 @@ def case_um(strata, progs, work):
     one_line_exit2(r, "RHBM < 1 without um.frames for a CUDA program", "expected um.frames")
 
 
+def placed_run(strata, prog, work, name, sets=(), args=()):
+    out = os.path.join(work, name)
+    cmd = [strata, "cuda", "run", prog, "--config", "pc_sw", "--check", "--quiet", "--out", out]
+    for kv in sets:
+        cmd += ["--set", kv]
+    r = run(cmd + ["--"] + list(args) if args else cmd)
+    check(r.returncode == 0, f"{name}: exit {r.returncode}: {r.stdout} {r.stderr}")
+    return out, r.stdout
+
+
+def case_placement(strata, progs, work):
+    prog = build(strata, progs, work, "placed_allocs.cu", "placed_allocs")
+    out, text = placed_run(strata, prog, work, "plan")
+    check("placed_allocs: 0 wrong" in text, f"the program's own check: {text!r}")
+    addr = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r"array (\d+) at (\d+)", text)}
+    extra = int(re.search(r"extra at (\d+)", text).group(1))
+    conf = open(os.path.join(out, "config.txt")).read()
+    check(re.search(r'addrmap.part_order = "nvm, dram"', conf), "pc_sw's map is no longer NVM part, then DRAM")
+    gib = {"GiB": 1 << 30, "MiB": 1 << 20}
+    m = re.search(r"addrmap.nvm_size = (\d+)(GiB|MiB)", conf)
+    nvm = int(m.group(1)) * gib[m.group(2)]  # the PCM part is [0, nvm), the DRAM part above it
+    s = stats_of(out)
+    check(s["check.loads"] > 0, "--check compared no loads")
+    check(s["placement.allocations"] == 15 and s["placement.unplanned_allocations"] == 5,
+          f"allocations {s['placement.allocations']}, unplanned {s['placement.unplanned_allocations']}")
+    plan = open(os.path.join(out, "placement_plan.txt")).read()
+    first = re.search(r"^kernel 0 sum_arrays:(.*?)  predicted", plan, re.M)
+    check(first, f"no kernel 0 in the plan: {plan[:300]!r}")
+    where = dict(re.findall(r"alloc(\d+)=([DP])", first.group(1)))
+    check(sorted(int(a) for a in where) == [3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+          f"planned allocations {sorted(where)}: expected the pointer table and arrays 3..11 (most traffic)")
+    for i in range(3, 12):
+        in_dram = addr[i] >= nvm
+        check(in_dram == (where[str(i)] == "D"), f"array {i} at {addr[i]} but planned {where[str(i)]}")
+        check(in_dram or addr[i] < nvm - (1 << 20), f"planned array {i} at {addr[i]}: in the unplanned top")
+    for i in range(3):
+        check(nvm - (1 << 20) <= addr[i] < nvm, f"unplanned array {i} at {addr[i]}: not at the PCM part's top")
+    check(extra == addr[0], f"the allocation after freeing array 0 at {extra}, array 0 was at {addr[0]}")
+    out2, _ = placed_run(strata, prog, work, "plan2")
+    check(stats_of(out2) == s, "two runs of the same program and placement differ")
+    _, text = placed_run(strata, prog, work, "dram", ["placement.force=dram"])
+    addr = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r"array (\d+) at (\d+)", text)}
+    check(all(addr[i] >= nvm for i in range(3, 12)), f"placement.force = dram: {addr}")
+    check(all(addr[i] < nvm for i in range(3)), f"placement.force = dram moved unplanned arrays: {addr}")
+    # a real program: the plan against every array on PCM (the paper's pc-sw against pcm-only, Sec. VII)
+    pf = build(strata, os.path.join(progs, "..", "..", "..", "workloads", "cuda"), work, "pathfinder.cu", "pathfinder")
+    edp = {}
+    for name, sets in [("pf_plan", []), ("pf_pcm", ["placement.force=pcm"])]:
+        out, _ = placed_run(strata, pf, work, name, sets, ["20000", "40", "1"])
+        edp[name] = stats_of(out)["sim.edp"]
+    check(edp["pf_plan"] < edp["pf_pcm"], f"pathfinder's plan EDP {edp['pf_plan']} not below all-PCM {edp['pf_pcm']}")
+
+
 def main():
     if len(sys.argv) != 5:
         print(__doc__)
@@ -449,7 +508,8 @@ def main():
     {"features": case_features, "multi": case_multi, "bad": case_bad, "run": case_run, "check": case_check,
      "status": case_status, "run-bad": case_run_bad, "functional": case_functional,
      "atomics": case_atomics, "local": case_local, "atomic-overlap": case_atomic_overlap, "printf": case_printf,
-     "textures": case_textures, "realprog": case_realprog, "um": case_um}[case](strata, progs, work)
+     "textures": case_textures, "realprog": case_realprog, "um": case_um,
+     "placement": case_placement}[case](strata, progs, work)
     print(f"cuda {case}: ok")
     return 0
 
