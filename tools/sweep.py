@@ -103,8 +103,10 @@ MAX_RUNS = 100_000   # default of the spec key max_runs: a spec with more runs i
 MAX_NAME = 200       # characters of a run's folder name (NAME_MAX is 255; the sweep adds suffixes such as .PID)
 
 
-def load_spec(path):
-    """Parse and validate a spec; returns a dict with defaults filled in. Raises SpecError."""
+def _read_spec(path, chain=()):
+    """A spec file's TOML as a dict, with `extends = "NAME"` resolved: every top-level key of the spec NAME.toml
+    in the same folder that this spec does not set itself (a key it sets replaces the parent's whole value, so
+    a spec of the same experiment on other workloads keeps the parent's designs, tables and [[compare]] rows)."""
     where = f"spec {path}"
     try:
         with open(path, "rb") as f:
@@ -117,6 +119,27 @@ def load_spec(path):
         raise SpecError(f"{where}: expected UTF-8 text (TOML), got byte 0x{e.object[e.start]:02x} at offset {e.start}")
     except ValueError:  # a path with a NUL byte (after its subclasses TOMLDecodeError, UnicodeDecodeError)
         raise SpecError(f"{_printable(where)}: cannot read: expected a file path, got one with a NUL byte")
+    if "extends" not in s:
+        return s
+    name = s.pop("extends")
+    _expect(isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9_.-]+", name), where, "extends",
+            "the name of a spec in the same folder (without .toml)", name)
+    parent = os.path.join(os.path.dirname(path), name + ".toml")
+    key = os.path.realpath(parent)
+    _expect(key not in chain and key != os.path.realpath(path), where, "extends",
+            "a spec that does not extend this one again (a cycle)", name)
+    if not os.path.isfile(parent):
+        raise SpecError(f"{_printable(where)}: key 'extends': expected the name of a spec in the same folder, "
+                        f"got {name!r} (no file {_printable(parent)})")
+    merged = _read_spec(parent, chain + (os.path.realpath(path), key))
+    merged.update(s)
+    return merged
+
+
+def load_spec(path):
+    """Parse and validate a spec; returns a dict with defaults filled in. Raises SpecError."""
+    where = f"spec {path}"
+    s = _read_spec(path)
     _only(s, TOP_KEYS, where, "")
     _expect(isinstance(s.get("name"), str) and re.fullmatch(r"[A-Za-z0-9_.-]+", s.get("name", "")), where, "name",
             "a name of letters, digits, '_', '.', '-'", s.get("name"))

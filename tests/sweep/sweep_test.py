@@ -145,6 +145,27 @@ def t_badspec(strata, work):
         p = sweep(strata, *([spec] if args[0].startswith("-") else []), *args, "--dry-run", "--out", work)
         check(p.returncode == 2 and want in p.stderr and len(p.stderr.strip().splitlines()) == 1,
               f"{args}: exit {p.returncode}: {p.stderr}")
+    # extends: the parent's keys unless the spec sets them (the child's workloads replace the parent's);
+    # a missing parent, a bad name and a cycle are refused with one line naming key 'extends'.
+    with open(os.path.join(work, "parent.toml"), "w") as f:
+        f.write('name = "parent"\nstats = ["gpu.ipc"]\nbaseline = "b"\n[[designs]]\nname = "a"\nconfig = "c1"\n'
+                '[[designs]]\nname = "b"\nconfig = "c2"\n[[workloads]]\nname = "stream"\n')
+    child = os.path.join(work, "child.toml")
+    with open(child, "w") as f:
+        f.write('extends = "parent"\nname = "child"\n[[workloads]]\nname = "random"\n[[workloads]]\nname = "bfs"\n')
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import sweep as S
+    cs = S.load_spec(child)
+    check(cs["name"] == "child" and [d["config"] for d in cs["designs"]] == ["c1", "c2"] and cs["baseline"] == "b"
+          and [w["name"] for w in cs["workloads"]] == ["random", "bfs"], f"extends: {cs}")
+    for text, want in (('extends = "nope"\n', "no file"), ('extends = "../x"\n', "the name of a spec"),
+                       ('extends = "loop"\n', "a cycle")):
+        path = os.path.join(work, "loop.toml")
+        with open(path, "w") as f:
+            f.write(text)
+        p = sweep(strata, path, "--dry-run", "--out", work)
+        check(p.returncode == 2 and "key 'extends'" in p.stderr and want in p.stderr
+              and len(p.stderr.strip().splitlines()) == 1, f"extends {text!r}: {p.returncode} {p.stderr}")
     # A spec of 8 axes x 20 values (2.6e10 runs) is refused before it is expanded: at once, not after 44 s of
     # filling the memory; max_runs raises the limit, and lowers it.
     axes = "".join(f'"k{i}" = [{", ".join(str(j) for j in range(20))}]\n' for i in range(8))
