@@ -11,11 +11,11 @@ extern "C" {
 
 namespace strata {
 
-std::vector<std::string> split_list(const std::string& s) {
+std::vector<std::string> split_list(const std::string& s, char sep) {
   std::vector<std::string> out;
   size_t i = 0;
   while (i <= s.size()) {
-    size_t j = s.find(',', i);
+    size_t j = s.find(sep, i);
     if (j == std::string::npos) j = s.size();
     std::string t = s.substr(i, j - i);
     const size_t a = t.find_first_not_of(" \t"), b = t.find_last_not_of(" \t");
@@ -100,23 +100,59 @@ MemDevices mem_devices(const Config& C) {
     if (name == C.s("mem.device")) return md.iface;  // the overridden copy
     const dram_preset* p = dram_find(name.c_str());
     if (!p) C.fail(key, std::string("expected preset names from ") + dram_names() + ", got '" + name + "'");
-    char why[200];
-    if (!dram_same_interface(md.iface, p, why, sizeof why))
-      C.fail(key, "expected presets with the channel interface and bank geometry of mem.device (" +
-                      std::string(md.iface->name) + (md.overrides.empty() ? "" : " with its mem.timing overrides") +
-                      "), got '" + name + "' (" + why + ")");
     return p;
   };
-  std::vector<const dram_preset*> rdev, cdev;
-  for (const std::string& n : rl) rdev.push_back(lookup("mem.rank_devices", n));
-  for (const std::string& n : cl) cdev.push_back(lookup("mem.channel_devices", n));
+  const std::string iface_name =
+      std::string(md.iface->name) + (md.overrides.empty() ? "" : " with its mem.timing overrides");
+  // mem.rank_devices: every channel has mem.device's interface, so each rank's preset must share it.
+  std::vector<const dram_preset*> rdev;
+  for (const std::string& n : rl) {
+    const dram_preset* p = lookup("mem.rank_devices", n);
+    char why[200];
+    if (!dram_same_interface(md.iface, p, why, sizeof why))
+      C.fail("mem.rank_devices", "expected presets with the channel interface and bank geometry of mem.device (" +
+                                     iface_name + "), got '" + n + "' (" + why + ")");
+    rdev.push_back(p);
+  }
+  // mem.channel_devices: entry i is channel i's presets, one for every rank or one per rank joined by '+'. A
+  // channel's ranks share its interface (its rank 0's preset); channels share mem.device's bank geometry (the
+  // address map decodes one), not its interface (each channel has its own controller and clock).
+  std::vector<std::vector<const dram_preset*>> cdev;
+  for (const std::string& e : cl) {
+    const std::vector<std::string> names = split_list(e, '+');
+    if (names.size() != 1 && names.size() != md.ranks)
+      C.fail("mem.channel_devices", "expected one preset or one per rank (mem.ranks = " + std::to_string(md.ranks) +
+                                        ") joined by '+' per channel, got '" + e + "'");
+    std::vector<const dram_preset*> ch;
+    for (const std::string& n : names) {
+      const dram_preset* p = lookup("mem.channel_devices", n);
+      char why[200];
+      if (!dram_same_geometry(md.iface, p, why, sizeof why))
+        C.fail("mem.channel_devices", "expected presets with the bank geometry of mem.device (" + iface_name +
+                                          "), got '" + n + "' (" + why + ")");
+      if (!ch.empty() && !dram_same_interface(ch[0], p, why, sizeof why))
+        C.fail("mem.channel_devices", "expected the ranks of channel entry '" + e + "' to share one interface, got '" +
+                                          n + "' beside '" + ch[0]->name + "' (" + why + ")");
+      ch.push_back(p);
+    }
+    cdev.push_back(ch);
+  }
   md.dev.resize(static_cast<size_t>(md.channels) * md.ranks);
-  for (unsigned c = 0; c < md.channels; ++c)
+  md.chan.resize(md.channels);
+  for (unsigned c = 0; c < md.channels; ++c) {
     for (unsigned r = 0; r < md.ranks; ++r) {
-      const dram_preset* p = !rdev.empty() ? rdev[r] : !cdev.empty() ? cdev[c % cdev.size()] : md.iface;
+      const dram_preset* p = md.iface;
+      if (!rdev.empty()) p = rdev[r];
+      if (!cdev.empty()) {
+        const std::vector<const dram_preset*>& ch = cdev[c % cdev.size()];
+        p = ch[ch.size() == 1 ? 0 : r];
+      }
       md.dev[c * md.ranks + r] = p;
       if (p != md.iface) md.mixed = true;
     }
+    md.chan[c] = md.at(c, 0);
+    if (md.chan[c] != md.iface && !dram_same_interface(md.iface, md.chan[c], nullptr, 0)) md.mixed_iface = true;
+  }
   // Kinds present, in addrmap.part_order.
   bool present[3] = {false, false, false};
   for (const dram_preset* p : md.dev) present[dram_mem_kind(p)] = true;
@@ -148,7 +184,7 @@ MemDevices mem_devices(const Config& C) {
 McCfg mc_setup(const Config& C, const MemDevices& md, unsigned ch) {
   McCfg m;
   mc_cfg& e = m.engine;
-  e.dev = md.iface;
+  e.dev = md.interface_of(ch);  // its own clock and bus (mem.channel_devices), else mem.device's
   e.ranks = md.ranks;
   e.rank_devs = md.mixed ? md.rank_devs(ch) : nullptr;  // mixed technologies: a preset per rank
   e.rq_size = static_cast<uint32_t>(C.i("mem.read_queue"));
@@ -161,7 +197,8 @@ McCfg mc_setup(const Config& C, const MemDevices& md, unsigned ch) {
   e.pd_idle = static_cast<uint32_t>(C.i("mem.powerdown_idle_cycles"));
   e.nvm_gating = C.b("mem.nvm_power_gating") ? 1 : 0;
   e.demand_first = C.b("mem.demand_priority") ? 1 : 0;
-  m.check_dev = C.b("mem.timing_check") ? md.check : nullptr;
+  // Mixed ranks or channels: the checker runs each rank's own preset behind the channel's interface.
+  m.check_dev = !C.b("mem.timing_check") ? nullptr : md.mixed ? e.dev : md.check;
   // mem.ideal (mc.h mc_ideal): an idealisation of ranks that exist, never checked against the real timing.
   const std::string ideal = C.s("mem.ideal");
   static const char* const kIdeal[] = {"none", "nvm_write", "nvm_read", "dram_write", "dram_read"};

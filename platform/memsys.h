@@ -24,16 +24,19 @@ namespace strata {
 // that runs mem.device points at that copy, the other presets at their dram.c
 // rows. Copies of a MemDevices share the owned preset.
 struct MemDevices {
-  const ::dram_preset* iface = nullptr;   // mem.device: the channel interface and bank geometry of every rank
+  const ::dram_preset* iface = nullptr;   // mem.device: the bank geometry of every rank, the default interface
   std::shared_ptr<const ::dram_preset> own;  // the storage iface points to
   const ::dram_preset* check = nullptr;   // timing checker's preset: mem.timing_check_device, or iface
   std::vector<std::string> overrides;     // the override keys set (mem.timing.tRCD, ...), in dram_field order
   unsigned channels = 0, ranks = 0;
   std::vector<const ::dram_preset*> dev;  // [channel * ranks + rank]
+  std::vector<const ::dram_preset*> chan; // [channel]: its interface (clock, bus, CL...), its rank 0's preset
   bool mixed = false;                     // some rank runs another preset than mem.device
+  bool mixed_iface = false;               // some channel's interface is not mem.device's
   std::vector<unsigned> kinds;            // memory kinds present (AMAP_MEM_*), in addrmap.part_order
 
   const ::dram_preset* at(unsigned ch, unsigned r) const { return dev[ch * ranks + r]; }
+  const ::dram_preset* interface_of(unsigned ch) const { return chan[ch]; }
   // The presets of channel ch's ranks (mc_cfg.rank_devs, tcheck_init_ranks).
   const ::dram_preset* const* rank_devs(unsigned ch) const { return &dev[ch * ranks]; }
 };
@@ -42,9 +45,13 @@ struct MemDevices {
 // mem.ranks, mem.rank_devices / mem.channel_devices, mem.timing_check_device
 // and addrmap.part_order, validated: unknown presets, an overridden preset
 // dram_validate rejects (the key of the override at fault is named), wrong
-// list lengths, both lists set, a preset that cannot share mem.device's
-// interface, a kind missing from addrmap.part_order throw ConfigError naming
-// the key.
+// list lengths, both lists set, ranks of one channel that cannot share its
+// interface (dram_same_interface), a channel whose bank geometry is not
+// mem.device's (dram_same_geometry), a kind missing from addrmap.part_order
+// throw ConfigError naming the key. A mem.channel_devices entry is one preset
+// (every rank of the channel) or mem.ranks presets joined by '+' (rank r runs
+// the r-th: "gddr5_1250, rram+sttram" is the hybrid graphics memory's DRAM
+// channel beside its NVM bus of an RRAM and an STT-RAM rank).
 MemDevices mem_devices(const Config& C);
 
 // The one place config -> memory-controller set-up: the engine configuration
@@ -64,7 +71,7 @@ McCfg mc_setup(const Config& C, const MemDevices& md, unsigned ch);
 // ConfigError naming the key.
 void init_address_map(const Config& C, const MemDevices& md, ::amap* out);
 
-// "a, b,c" -> {"a", "b", "c"} (spaces trimmed; "" -> {}).
-std::vector<std::string> split_list(const std::string& s);
+// "a, b,c" -> {"a", "b", "c"} (spaces trimmed; "" -> {}); sep '+': "rram+sttram" -> {"rram", "sttram"}.
+std::vector<std::string> split_list(const std::string& s, char sep = ',');
 
 }  // namespace strata

@@ -668,6 +668,12 @@ class Player {
 
 Player::Player(const Config& C, const MemTraceOptions& opt)
     : C_(C), opt_(opt), t_start_(host_seconds_now()), md_(mem_devices(C)), dev_(md_.iface), nch_(md_.channels) {
+  // The player steps every engine on one clock; channels of their own interface run through the memory side.
+  for (unsigned c = 0; c < nch_; ++c)
+    if (!dram_same_interface(dev_, md_.interface_of(c), nullptr, 0))
+      C.fail("mem.channel_devices", "expected channels of mem.device's interface in a plain memtrace replay (channel " +
+                                        std::to_string(c) + " runs " + md_.interface_of(c)->name + "); with a "
+                                        "memory-side policy (memside.policy) each channel runs on its own clock");
   init_address_map(C, md_, &map_);
   check_options(C_, opt_);
   build_engines();

@@ -293,8 +293,9 @@ CudaDevice cuda_device(const Config& C) {
   d.max_warps_per_sm = static_cast<unsigned>(C.i("sm.max_warps"));
   d.max_ctas_per_sm = static_cast<unsigned>(C.i("sm.max_ctas"));
   const MemDevices md = mem_devices(C);
-  d.mem_mhz = md.iface->clk_mhz;
-  d.bus_bits = md.channels * md.iface->bus_bits;
+  d.mem_mhz = md.interface_of(0)->clk_mhz;  // channels of their own interface: channel 0's clock
+  d.bus_bits = 0;
+  for (unsigned c = 0; c < md.channels; ++c) d.bus_bits += md.interface_of(c)->bus_bits;
   return d;
 }
 

@@ -153,15 +153,17 @@ static std::vector<KeySpec> build_schema() {
       {"l2.atomic_latency", T::Int, "4", 0, 10000, {}, "L2 cycles a bank's atomic unit adds to a hit's latency "
        "(global atomics are performed at the L2; docs/l2_and_noc.md \"Atomics\")"},
       {"l2.policy", T::String, "lru", 1, 0, {}, "L2 replacement/insertion policy (see models/ref/cache/repl_registry.c)"},
-      {"mem.device", T::String, "hbm2", 1, 0, {}, "device preset (models/ref/mem/dram.c); with mem.rank_devices or "
-       "mem.channel_devices the channel interface and bank geometry every listed preset must share"},
+      {"mem.device", T::String, "hbm2", 1, 0, {}, "device preset (models/ref/mem/dram.c); with mem.rank_devices the "
+       "channel interface and bank geometry every listed preset must share, with mem.channel_devices the bank "
+       "geometry (each channel runs its own interface)"},
       {"mem.rank_devices", T::String, "", 1, 0, {},
        "mixed technologies on a channel: comma-separated presets, rank r of every channel runs entry r (one per "
        "rank, e.g. \"hbm2, scm_mlc\": HMS DRAM rank + SCM rank); empty = every rank mem.device"},
       {"mem.channel_devices", T::String, "", 1, 0, {},
-       "mixed technologies across channels: comma-separated presets, channel c runs entry c mod n on every rank "
-       "(n divides mem.channels, e.g. \"ddr3_800, pcm_flrb\": a DRAM and a PCM channel per partition); empty = "
-       "mem.device; not together with mem.rank_devices"},
+       "mixed technologies across channels: comma-separated entries, channel c runs entry c mod n (n divides "
+       "mem.channels, e.g. \"ddr3_800, pcm_flrb\": a DRAM and a PCM channel per partition); an entry is one preset "
+       "for every rank or one per rank joined by '+' sharing one interface (\"gddr5_1250, rram+sttram\": a 1.25 GHz "
+       "GDDR5 channel and a 1 GHz NVM bus); empty = mem.device; not together with mem.rank_devices"},
       {"mem.channels", T::Int, "8", 1, 256, {}, "memory channels"},
       {"mem.ranks", T::Int, "1", 1, 16, {}, "ranks per channel"},
       {"mem.read_queue", T::Int, "128", 1, 4096, {}, "read queue entries (32 B accesses) per channel; at least 4 (one 128 B L2 line)"},

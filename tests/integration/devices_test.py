@@ -12,6 +12,12 @@
   devices_test.py memtrace STRATA GEN OUTDIR -- ARGS...
       `strata memtrace` honours the overrides: tRCD 40 raises the latency of a random read trace by
       at least the 26 extra cycles per row miss on average scaled by the miss rate; an invalid override exits 2.
+  devices_test.py channel-iface STRATA OUTDIR -- ARGS...
+      channels of their own interface (mem.channel_devices = "gddr5_1250, rram+sttram": the hybrid
+      graphics memory's 1.25 GHz GDDR5 channel beside a 1 GHz NVM bus of an RRAM and an STT-RAM rank):
+      each channel's bandwidth over its bus utilisation is its own preset's peak (20 and 16 GB/s),
+      mem.peak_bandwidth_gbps is their sum, the ranks run their presets, every command is timing-checked,
+      the run is deterministic; all channels gddr5_1000 gives mem.device's stats.
 """
 import json
 import os
@@ -122,6 +128,46 @@ def memtrace(strata, gen, outdir, args):
     print(f"ok: memtrace latency {base['mem.avg_read_latency_ns']:.2f} -> {slow['mem.avg_read_latency_ns']:.2f} ns")
 
 
+def channel_iface(strata, outdir, args):
+    # Two ranks per channel; a 1 MiB DRAM part (the rest is NVM) puts traffic on both kinds of channel.
+    mixed = args + ["--set", "mem.channel_devices=gddr5_1250, rram+sttram", "--set", "mem.ranks=2",
+                    "--set", "addrmap.dram_size=1MiB",
+                    "--set", "addrmap.layout=off:32 col:4 ch:8 bg:4 col:16 ba:4 ra:2 row"]
+    a = run(strata, os.path.join(outdir, "a"), mixed)
+    b = run(strata, os.path.join(outdir, "b"), mixed)
+    if differing(a, b):
+        fail(f"channel-iface: two runs differ in {differing(a, b)[:10]}")
+    nch = sum(1 for k in a if re.fullmatch(r"mem\.ch\d+\.bus_utilization", k))
+    if nch < 2:
+        fail(f"channel-iface: {nch} channels in the stats")
+    peak = {"gddr5_1250": 20.0, "rram": 16.0}  # dram.c: 1250 / 1000 MHz x 4 beats x 32 bits
+    want_total = 0.0
+    for c in range(nch):
+        dev0 = "gddr5_1250" if c % 2 == 0 else "rram"
+        dev1 = "gddr5_1250" if c % 2 == 0 else "sttram"
+        for r, d in ((0, dev0), (1, dev1)):
+            if a.get(f"mem.ch{c}.rank{r}.device.{d}") != 1:
+                fail(f"channel-iface: ch{c} rank{r} does not run {d}")
+        want_total += peak[dev0]
+        util = a[f"mem.ch{c}.bus_utilization"]
+        if util < 0.01:
+            fail(f"channel-iface: ch{c} carried no traffic (bus utilisation {util})")
+        got = a[f"mem.ch{c}.bandwidth_gbps"] / util
+        if abs(got - peak[dev0]) > 0.01 * peak[dev0]:
+            fail(f"channel-iface: ch{c} ({dev0}) peak {got:.3f} GB/s from its bandwidth and utilisation, "
+                 f"expected {peak[dev0]}")
+    if abs(a["mem.peak_bandwidth_gbps"] - want_total) > 1e-6:
+        fail(f"channel-iface: mem.peak_bandwidth_gbps {a['mem.peak_bandwidth_gbps']}, expected {want_total}")
+    if a["mem.timing_checked_commands"] <= 0 or a.get("check.loads", 0) <= 0:
+        fail("channel-iface: no command timing-checked or no load golden-checked")
+    same = run(strata, os.path.join(outdir, "same"), args + ["--set", "mem.channel_devices=gddr5_1000"])
+    plain = run(strata, os.path.join(outdir, "plain"), args)
+    if differing(same, plain):
+        fail(f"channel-iface: mem.channel_devices = mem.device changed {differing(same, plain)[:10]}")
+    print(f"ok: {nch} channels at 20 and 16 GB/s, peak {want_total:g} GB/s, "
+          f"{a['mem.timing_checked_commands']} commands checked")
+
+
 def main(argv):
     if len(argv) < 2:
         fail(__doc__)
@@ -135,6 +181,8 @@ def main(argv):
         override(pos[0], pos[1], pos[2], args)
     elif mode == "memtrace":
         memtrace(pos[0], pos[1], pos[2], args)
+    elif mode == "channel-iface":
+        channel_iface(pos[0], pos[1], args)
     else:
         fail(f"unknown mode {mode}")
 

@@ -573,6 +573,35 @@ static void technology_ids(void **state) {
   assert_int_equal(dram_validate(&bad, err, sizeof err), 0);
 }
 
+/* Ranks of one channel share its interface and geometry (dram_same_interface); channels of one address
+ * map share the geometry only (dram_same_geometry): the hybrid graphics memory's 1.25 GHz GDDR5 channel
+ * and its 1 GHz NVM bus are two interfaces of one geometry, STT-RAM and RRAM one interface. Each check
+ * names the first differing field. */
+static void interface_and_geometry(void **state) {
+  (void)state;
+  const dram_preset *g1250 = dram_find("gddr5_1250"), *g1000 = dram_find("gddr5_1000");
+  const dram_preset *stt = dram_find("sttram"), *rram = dram_find("rram"), *ddr3 = dram_find("ddr3_1600");
+  const dram_preset *hbm2 = dram_find("hbm2"), *scm = dram_find("scm_mlc");
+  char err[160];
+  assert_int_equal(dram_same_interface(stt, rram, err, sizeof err), 1);
+  assert_int_equal(dram_same_interface(g1000, stt, err, sizeof err), 1);
+  assert_int_equal(dram_same_interface(hbm2, scm, err, sizeof err), 1); /* HMS Sec. III-A */
+  assert_int_equal(dram_same_interface(g1250, rram, err, sizeof err), 0);
+  assert_string_equal(err, "gddr5_1250: clk_mhz 1250, rram: clk_mhz 1000");
+  assert_int_equal(dram_same_geometry(g1250, rram, err, sizeof err), 1);
+  assert_int_equal(dram_same_geometry(g1250, hbm2, err, sizeof err), 1);
+  assert_int_equal(dram_same_interface(g1250, hbm2, err, sizeof err), 0);
+  assert_int_equal(dram_same_geometry(hbm2, ddr3, err, sizeof err), 0);
+  assert_string_equal(err, "hbm2: bankgroups 4, ddr3_1600: bankgroups 1");
+  assert_int_equal(dram_same_interface(hbm2, ddr3, NULL, 0), 0); /* no message buffer */
+  dram_preset wide = *rram;
+  wide.row_bytes = 4096; /* another row size: same interface fields, another geometry */
+  assert_int_equal(dram_same_geometry(rram, &wide, err, sizeof err), 0);
+  assert_string_equal(err, "rram: row_bytes 2048, rram: row_bytes 4096");
+  assert_int_equal(dram_same_interface(rram, &wide, err, sizeof err), 0);
+  assert_string_equal(err, "rram: row_bytes 2048, rram: row_bytes 4096");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(table_matches_presets),
@@ -585,6 +614,7 @@ int main(void) {
       cmocka_unit_test(throttling),
       cmocka_unit_test(event_driven_matches_every_cycle),
       cmocka_unit_test(technology_ids),
+      cmocka_unit_test(interface_and_geometry),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

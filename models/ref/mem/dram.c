@@ -980,7 +980,7 @@ const char *dram_kind_name(unsigned kind) {
   }
 }
 
-int dram_same_interface(const dram_preset *a, const dram_preset *b, char *err, size_t errlen) {
+/* The first field of a and b that differs, named in err. */
 #define SAME_(field, fmt)                                                                                   \
   do {                                                                                                      \
     if (a->field != b->field) {                                                                             \
@@ -989,16 +989,22 @@ int dram_same_interface(const dram_preset *a, const dram_preset *b, char *err, s
       return 0;                                                                                             \
     }                                                                                                       \
   } while (0)
+
+int dram_same_interface(const dram_preset *a, const dram_preset *b, char *err, size_t errlen) {
   SAME_(clk_mhz, "%g");
   SAME_(data_rate, "%u");
   SAME_(bus_bits, "%u");
   SAME_(burst_len, "%u");
-  SAME_(atom_bytes, "%u");
   SAME_(t.CL, "%u");
   SAME_(t.CWL, "%u");
   SAME_(t.BURST, "%u");
   SAME_(t.RTRS, "%u");
   SAME_(dual_cmd_bus, "%u");
+  return dram_same_geometry(a, b, err, errlen);
+}
+
+int dram_same_geometry(const dram_preset *a, const dram_preset *b, char *err, size_t errlen) {
+  SAME_(atom_bytes, "%u");
   SAME_(bankgroups, "%u");
   SAME_(banks_per_group, "%u");
   SAME_(row_bytes, "%u");

@@ -202,8 +202,7 @@ const char *dram_kind_name(unsigned kind);
 const char *dram_tech_id_name(unsigned id);
 unsigned dram_tech_id_find(const char *name);
 
-/* 1 when two presets can share one channel (as ranks) or one address map
- * (as channels): the same command clock, data rate, bus width, burst length
+/* 1 when two presets can share one channel (as ranks): the same command clock, data rate, bus width, burst length
  * and atom, CL, CWL, tBURST, tRTRS, command buses, bank groups, banks per
  * group and row size -- the channel interface and the bank geometry (HMS
  * Sec. III-A: the SCM dies keep "the HBM's high-level design and interface,
@@ -211,6 +210,14 @@ unsigned dram_tech_id_find(const char *name);
  * organization (for both DRAM and SCM)", CL 14 for both). Otherwise 0, with
  * the first differing field named in err ("pcm_hac: CL 12, hbm2: CL 14"). */
 int dram_same_interface(const dram_preset *a, const dram_preset *b, char *err, size_t errlen);
+
+/* 1 when two presets can share one address map as channels: the same atom,
+ * bank groups, banks per group and row size (the fields the map decodes).
+ * Channels may differ in interface -- each has its own controller and clock,
+ * e.g. the hybrid graphics memory's 1.25 GHz GDDR5 channel beside its 1 GHz
+ * NVM bus (Sec. 4.1) --, ranks of one channel may not (dram_same_interface).
+ * Otherwise 0, with the first differing field named in err. */
+int dram_same_geometry(const dram_preset *a, const dram_preset *b, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }
