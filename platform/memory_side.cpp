@@ -146,6 +146,8 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
         m.rank_tech[d][r] = md.at(c, r)->tech_id;
         m.rank_trcd[d][r] = md.at(c, r)->t.RCD;
         m.rank_twr[d][r] = md.at(c, r)->t.WR;
+        m.rank_gate_idle[d][r] = md.at(c, r)->t.GATE_IDLE;
+        m.rank_twake[d][r] = md.at(c, r)->t.WAKE;
       }
       m.dev_clk_mhz[d] = md.at(c, 0)->clk_mhz;
       m.dev_bytes_per_clk[d] = md.at(c, 0)->bus_bits / 8 * md.at(c, 0)->data_rate;

@@ -72,6 +72,7 @@ void add_host_device(const Config& C, memside_cfg* m) {
     m->rank_kind[h][r] = AMAP_MEM_HOST;
     m->rank_tech[h][r] = 0;  // DRAM_TID_NONE: no DRAM technology
     m->rank_trcd[h][r] = m->rank_twr[h][r] = 0;
+    m->rank_gate_idle[h][r] = m->rank_twake[h][r] = 0;
   }
 }
 

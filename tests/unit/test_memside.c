@@ -33,7 +33,7 @@ static void registry(void **state) {
   assert_null(memside_find("nope"));
   assert_null(memside_find(NULL));
   assert_null(memside_at(memside_count()));
-  assert_string_equal(memside_names(), "plain, swap, swap_forget, hostpage, dcache, beari, mccachei, redcachei, dbuff, rapp, flrb");
+  assert_string_equal(memside_names(), "plain, swap, swap_forget, hostpage, dcache, beari, mccachei, redcachei, dbuff, rapp, flrb, hgm");
 }
 
 /* Every registered policy's parameter table: defaults parse within range, names unique, enum choices given. */

@@ -24,7 +24,8 @@
   X(memside_redcachei_ops, "redcachei") \
   X(memside_dbuff_ops, "dbuff") \
   X(memside_rapp_ops, "rapp") \
-  X(memside_flrb_ops, "flrb")
+  X(memside_flrb_ops, "flrb") \
+  X(memside_hgm_ops, "hgm")
 
 #define X(sym, nm) extern const memside_ops sym;
 MEMSIDE_POLICIES

@@ -251,6 +251,10 @@ typedef struct memside_cfg {
    * preset's); memside_ops.timing_changed reports later changes. */
   uint32_t rank_trcd[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS];
   uint32_t rank_twr[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS];
+  /* NVM power gating of each rank's preset (tGATE_IDLE: idle cycles before it is gated, 0 = never; tWAKE:
+   * wake-up cycles), device cycles: a policy that gates NVM row by row (hgm) uses the preset's figures. */
+  uint32_t rank_gate_idle[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS];
+  uint32_t rank_twake[MEMSIDE_MAX_DEVS][AMAP_MAX_RANKS];
   /* Command clock of each device (MHz, its rank 0 preset's clk_mhz) and its peak data bytes per command
    * clock (bus bytes x data rate): a policy that counts time in memory cycles or sizes a budget by the peak
    * bandwidth (FLRB's quantum and quota, Eq. 1-3). 0: not given (the host device). */

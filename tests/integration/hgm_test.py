@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""CTest driver for the hybrid graphics memory's migration policy (memside.policy = hgm, docs/hybrid_graphics.md).
+
+  hgm_test.py STRATA OUTDIR -- ARGS...
+
+Runs ARGS (configs/hybrid_graphics with a workload whose rows are used, left idle and used again, under --check)
+twice and checks: exit 0 with the golden-memory checker clean (every move to RRAM or STT-RAM, every NVM read and
+every move back before a GPU write keeps the data); rows moved both ways and to both NVM ranks; GPU reads served by
+NVM; gated rows woken; memside.moved_bytes = 2 KiB per move and memside.moves = the policy's migrations; no more
+rows back than out; the two runs identical (host.* aside). Then with memside.hgm.min_intensity = 1 (no period is that busy) nothing moves and every period counts as
+disabled.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(strata, out, args):
+    shutil.rmtree(out, ignore_errors=True)
+    p = subprocess.run([strata, "--quiet", "--out", out, "--check", *args], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"{' '.join(args)}: exit {p.returncode}\n{p.stderr}")
+    with open(os.path.join(out, "stats.json")) as f:
+        return {k: v for k, v in json.load(f).items() if not k.startswith("host.")}
+
+
+def main(argv):
+    sep = argv.index("--")
+    strata, out = argv[1], argv[2]
+    args = argv[sep + 1:]
+    a = run(strata, os.path.join(out, "a"), args)
+    b = run(strata, os.path.join(out, "b"), args)
+    diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    if diff:
+        fail(f"two runs differ in {diff[:10]}")
+    for k in ("hgm.migrations_to_rram", "hgm.migrations_to_stt", "hgm.migrations_to_dram", "hgm.nvm_reads",
+              "hgm.wakeups", "hgm.gated_row_ns", "hgm.powered_row_ns"):
+        if a.get(k, 0) <= 0:
+            fail(f"{k} = {a.get(k)}, expected > 0")
+    moves = a["hgm.migrations_to_rram"] + a["hgm.migrations_to_stt"] + a["hgm.migrations_to_dram"]
+    if a["memside.moves"] != moves:
+        fail(f"memside.moves {a['memside.moves']} != the policy's {moves} migrations")
+    if a["memside.moved_bytes"] != 2048 * moves:
+        fail(f"memside.moved_bytes {a['memside.moved_bytes']} != 2048 x {moves}")
+    if a["hgm.migrations_to_dram"] > a["hgm.migrations_to_rram"] + a["hgm.migrations_to_stt"]:
+        fail("more rows moved back to DRAM than moved out")
+    if not 0 < a["hgm.gated_fraction"] <= 1:
+        fail(f"hgm.gated_fraction {a['hgm.gated_fraction']}")
+    off = run(strata, os.path.join(out, "off"), args + ["--set", "memside.hgm.min_intensity=1"])
+    if off["memside.moves"] != 0 or off["hgm.nvm_reads"] != 0 or off["hgm.migration_disabled_ns"] <= 0:
+        fail(f"min_intensity = 1: {off['memside.moves']} moves, {off['hgm.nvm_reads']} NVM reads, "
+             f"{off['hgm.migration_disabled_ns']} ns disabled")
+    print(f"ok: {a['hgm.migrations_to_rram']} rows to RRAM, {a['hgm.migrations_to_stt']} to STT-RAM, "
+          f"{a['hgm.migrations_to_dram']} back, {a['hgm.nvm_reads']} NVM reads, {a['hgm.wakeups']} wake-ups, "
+          f"gated {a['hgm.gated_fraction']:.3f}; off: {off['hgm.migration_disabled_ns']} ns disabled")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
