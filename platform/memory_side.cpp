@@ -164,6 +164,14 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
       throw ConfigError("key 'memside.policy' (" + cfg.s("memside.policy") + "): " + e.what());
     }
     for (unsigned d = 0; d < pch; ++d) connect_device(*sides_.back(), p * pch + d);
+    if (ops->rank_background_j)  // the policy gates rows itself: it gives the ranks' background energy
+      for (unsigned d = 0; d < pch; ++d) {
+        MemCtrl* mc = mcs_[p * pch + d].get();
+        const MemSide* side = sides_.back().get();
+        mc->set_background_source([side, mc, d](unsigned r) {
+          return side->rank_background_j(d, r, mc->rank_device(r).e.bg_mw * 1e-3);
+        });
+      }
     if (host_ && um_) {  // Unified Memory's host copies: the shell's own last device
       try {
         sides_.back()->attach_um(um_.get(), cfg.size("hostpath.size"));

@@ -698,6 +698,15 @@ mc_energy_j MemCtrl::energy() {
   counters();
   mc_energy_j e;
   mc_energy(&mc_, cycle_of(sc_core::sc_time_stamp()), &e);
+  if (bg_src_)  // rows gated by the memory-side policy: its background energy replaces the rank's
+    for (unsigned r = 0; r < cfg_.ranks; ++r) {
+      const double b = bg_src_(r);
+      if (b < 0) continue;
+      mc_energy_j re;
+      mc_rank_energy(&mc_, r, cycle_of(sc_core::sc_time_stamp()), &re);
+      e.bg += b - re.bg;
+      e.total += b - re.bg;
+    }
   return e;
 }
 
@@ -705,6 +714,13 @@ mc_energy_j MemCtrl::rank_energy(unsigned rank) {
   counters();
   mc_energy_j e;
   mc_rank_energy(&mc_, rank, cycle_of(sc_core::sc_time_stamp()), &e);
+  if (bg_src_) {
+    const double b = bg_src_(rank);
+    if (b >= 0) {
+      e.total += b - e.bg;
+      e.bg = b;
+    }
+  }
   return e;
 }
 

@@ -49,6 +49,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <functional>
 #include <vector>
 
 #include <systemc>
@@ -117,6 +118,9 @@ class MemCtrl : public sc_core::sc_module, public DevLoadIf {
   // The same for one rank, and its time in each power state (mc_rank_power).
   mc_energy_j rank_energy(unsigned rank);
   mc_power rank_power(unsigned rank);
+  // A memory-side policy that gates rows itself (memside_ops.rank_background_j) gives rank r's background
+  // energy; fn(r) < 0 leaves the engine's power-state accounting. energy() and rank_energy() report it.
+  void set_background_source(std::function<double(unsigned rank)> fn) { bg_src_ = std::move(fn); }
   // Command log hook (traces, extra checkers); see mc_set_cmd_log. Called
   // after the built-in timing checker.
   void set_cmd_log(mc_cmd_fn fn, void* ctx) {
@@ -296,6 +300,7 @@ class MemCtrl : public sc_core::sc_module, public DevLoadIf {
   tcheck tc_{};
   bool tc_on_ = false;
   mc_cmd_fn log_fn_ = nullptr;  // user command log (set_cmd_log)
+  std::function<double(unsigned)> bg_src_;  // set_background_source
   void* log_ctx_ = nullptr;
   std::vector<Slot> slots_;
   uint32_t free_slot_ = kNil;

@@ -132,6 +132,12 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
     if (ops_->timing_changed) ops_->timing_changed(st_.get(), dev, rank, trcd, twr);
   }
 
+  // Background energy of rank `rank` of device `dev` under the policy's own row gating
+  // (memside_ops.rank_background_j), joules so far; < 0: the policy does not gate rows.
+  double rank_background_j(unsigned dev, unsigned rank, double bg_w) const {
+    return ops_->rank_background_j ? ops_->rank_background_j(st_.get(), dev, rank, bg_w) : -1.0;
+  }
+
   // Kernel launch kernel_index (from 0) ended and the next starts, or the
   // program is done (last): tells the policy (memside_ops.kernel_boundary).
   void kernel_boundary(uint32_t kernel_index, bool last) {

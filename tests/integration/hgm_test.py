@@ -6,7 +6,8 @@
 Runs ARGS (configs/hybrid_graphics with a workload whose rows are used, left idle and used again, under --check)
 twice and checks: exit 0 with the golden-memory checker clean (every move to RRAM or STT-RAM, every NVM read and
 every move back before a GPU write keeps the data); rows moved both ways and to both NVM ranks; GPU reads served by
-NVM; gated rows woken; memside.moved_bytes = 2 KiB per move and memside.moves = the policy's migrations; no more
+NVM; gated rows woken; the NVM ranks' background energy from the powered rows only (per-row gating), above 0 and
+below half the ungated rank's; memside.moved_bytes = 2 KiB per move and memside.moves = the policy's migrations; no more
 rows back than out; the two runs identical (host.* aside). Then with memside.hgm.min_intensity = 1 (no period is that busy) nothing moves and every period counts as
 disabled.
 """
@@ -53,6 +54,17 @@ def main(argv):
         fail("more rows moved back to DRAM than moved out")
     if not 0 < a["hgm.gated_fraction"] <= 1:
         fail(f"hgm.gated_fraction {a['hgm.gated_fraction']}")
+    # per-row gating: each NVM rank leaks bg_mw x its powered row-time / its rows, far below the whole rank's
+    full = {0: 0.096, 1: 0.074}  # W: rram and sttram bg_mw (dram.c: 48 % and 37 % of gddr5_1000's 200 mW)
+    nvm_bg = 0.0
+    for c in range(1, 32, 2):
+        for r, w in full.items():
+            bg = a[f"mem.ch{c}.rank{r}.energy.bg_j"]
+            if not 0 <= bg < 0.5 * w * a["sim.seconds"]:
+                fail(f"mem.ch{c}.rank{r}.energy.bg_j {bg} J: not below half the ungated {w * a['sim.seconds']} J")
+            nvm_bg += bg
+    if nvm_bg <= 0:
+        fail("the NVM ranks' background energy is 0 with rows in NVM")
     off = run(strata, os.path.join(out, "off"), args + ["--set", "memside.hgm.min_intensity=1"])
     if off["memside.moves"] != 0 or off["hgm.nvm_reads"] != 0 or off["hgm.migration_disabled_ns"] <= 0:
         fail(f"min_intensity = 1: {off['memside.moves']} moves, {off['hgm.nvm_reads']} NVM reads, "

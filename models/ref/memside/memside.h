@@ -390,6 +390,12 @@ typedef struct memside_ops {
    * completed on its own (memside_req.pa: the piece's address), and the L2 is answered once all are back.
    * Asked once, after init. */
   uint32_t (*granule)(const void *st);
+  /* Background (leakage) energy of rank `rank` of device `dev` since the start of the run, joules, when the
+   * policy powers its rows on and off itself (optional; NULL or a negative result: the device controller's own
+   * power-state accounting stands). bg_w: the rank's background power with every row powered (its preset's
+   * bg_mw). hgm: per-row NVM power gating (Sec. 4.2) charges bg_w x powered row-time / rows of the rank. The
+   * device controller reports it as the rank's energy.bg_j (and in every sum over ranks). */
+  double (*rank_background_j)(const void *st, uint32_t dev, uint32_t rank, double bg_w);
 } memside_ops;
 
 typedef struct memside_derived {

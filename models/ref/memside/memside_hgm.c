@@ -188,6 +188,8 @@ typedef struct hgm_st {
   uint32_t *freel[2];
   uint32_t *backq;                /* rows waiting for a buffer to move back (FIFO) */
   uint32_t back_head;
+  uint64_t on_ps[2];              /* powered row-time of each NVM rank (RRAM, STT-RAM), ps */
+  uint64_t rank_rows[2];          /* rows of each NVM rank (rram_bytes, stt_bytes) */
 } hgm_st;
 
 /* Rows of the DRAM device the policy tracks: the DRAM part's share of one channel, bounded by the program's
@@ -269,6 +271,8 @@ static int hgm_init(void *st, const memside_cfg *cfg, const memside_env *env, ch
   s->stt_wf = cfg->param[HGM_STT_WF].f;
   s->min_int = cfg->param[HGM_MIN_INT].f;
   s->nbufs = (uint32_t)cfg->param[HGM_BUFFERS].i;
+  s->rank_rows[0] = (uint64_t)cfg->param[HGM_RRAM].i / s->row_bytes;
+  s->rank_rows[1] = (uint64_t)cfg->param[HGM_STT].i / s->row_bytes;
   const uint32_t rk[2] = {s->rank_rram, s->rank_stt};
   for (int t = 0; t < 2; ++t) {
     s->gate_ps[t] = cycles_ps(cfg->rank_gate_idle[s->nvm][rk[t]], cfg->dev_clk_mhz[s->nvm]);
@@ -384,10 +388,12 @@ static uint64_t touch_slot(hgm_st *s, uint32_t slot, uint64_t now) {
   if (s->gate_ps[t] && idle > s->gate_ps[t]) {
     s->c[S_POWERED_NS] += s->gate_ps[t] / 1000u;
     s->c[S_GATED_NS] += (idle - s->gate_ps[t]) / 1000u;
+    s->on_ps[t] += s->gate_ps[t];
     ++s->c[S_WAKEUPS];
     wake = s->wake_ps[t];
   } else {
     s->c[S_POWERED_NS] += idle / 1000u;
+    s->on_ps[t] += idle;
   }
   q->last_ps = now + wake;
   return wake;
@@ -617,6 +623,31 @@ static void hgm_stat_values(const void *st, uint64_t *out) {
   }
 }
 
+/* Powered row-time of NVM rank t so far, ps: the rows' accounted time plus each occupied row's time since its
+ * last use (powered for up to the gating time-out). */
+static uint64_t powered_ps(const hgm_st *s, int t, uint64_t now) {
+  uint64_t on = s->on_ps[t];
+  for (uint32_t r = 0; r < s->nrows; ++r) {
+    const hgm_row *w = &s->row[r];
+    if (w->where != W_NVM && w->where != W_BACK && w->where != W_WAIT_BACK) continue;
+    if (((w->slot & STT_BIT) ? 1 : 0) != t) continue;
+    const hgm_slot *q = &s->slot[t][w->slot & ~STT_BIT];
+    const uint64_t idle = now > q->last_ps ? now - q->last_ps : 0;
+    on += s->gate_ps[t] && idle > s->gate_ps[t] ? s->gate_ps[t] : idle;
+  }
+  return on;
+}
+
+/* Per-row gating (Sec. 4.2): a powered NVM row leaks its share of the rank's background power, a gated or free
+ * row nothing; the DRAM channel keeps the controller's accounting. */
+static double hgm_rank_background_j(const void *st, uint32_t dev, uint32_t rank, double bg_w) {
+  const hgm_st *s = (const hgm_st *)st;
+  if (dev != s->nvm || (rank != s->rank_rram && rank != s->rank_stt)) return -1.0;
+  const int t = rank == s->rank_stt ? 1 : 0;
+  if (!s->rank_rows[t]) return 0.0;
+  return bg_w * (double)powered_ps(s, t, s->env.now_ps(s->env.ctx)) * 1e-12 / (double)s->rank_rows[t];
+}
+
 const memside_ops memside_hgm_ops = {
     .name = "hgm",
     .desc = "hybrid graphics memory (Sec. 4): idle DRAM rows migrate to RRAM or STT-RAM by access density and write "
@@ -639,4 +670,5 @@ const memside_ops memside_hgm_ops = {
     .stat_derived = hgm_derived,
     .params = &hgm_params,
     .program_in_first_part = 1,
+    .rank_background_j = hgm_rank_background_j,
 };
