@@ -606,36 +606,30 @@ static int hgm_busy(const void *st) {
 
 static void hgm_stats(const void *st, memside_stats *out) { *out = ((const hgm_st *)st)->st; }
 
-/* The counters; the NVM rows' gating integrals include each row's time since its last use up to now. */
-static void hgm_stat_values(const void *st, uint64_t *out) {
-  const hgm_st *s = (const hgm_st *)st;
-  memcpy(out, s->c, sizeof(uint64_t) * HGM_NSTATS);
-  const uint64_t now = s->env.now_ps(s->env.ctx);
+/* Row-time of the occupied NVM rows since each one's last use, per rank (RRAM, STT-RAM), ps: powered for up to
+ * the rank's gating time-out, gated after it. Added to the accounted integrals when they are read. */
+static void open_time(const hgm_st *s, uint64_t now, uint64_t on[2], uint64_t off[2]) {
+  on[0] = on[1] = off[0] = off[1] = 0;
   for (uint32_t r = 0; r < s->nrows; ++r) {
     const hgm_row *w = &s->row[r];
     if (w->where != W_NVM && w->where != W_BACK && w->where != W_WAIT_BACK) continue;
     const int t = (w->slot & STT_BIT) ? 1 : 0;
     const hgm_slot *q = &s->slot[t][w->slot & ~STT_BIT];
     const uint64_t idle = now > q->last_ps ? now - q->last_ps : 0;
-    const uint64_t on = s->gate_ps[t] && idle > s->gate_ps[t] ? s->gate_ps[t] : idle;
-    out[S_POWERED_NS] += on / 1000u;
-    out[S_GATED_NS] += (idle - on) / 1000u;
+    const uint64_t pw = s->gate_ps[t] && idle > s->gate_ps[t] ? s->gate_ps[t] : idle;
+    on[t] += pw;
+    off[t] += idle - pw;
   }
 }
 
-/* Powered row-time of NVM rank t so far, ps: the rows' accounted time plus each occupied row's time since its
- * last use (powered for up to the gating time-out). */
-static uint64_t powered_ps(const hgm_st *s, int t, uint64_t now) {
-  uint64_t on = s->on_ps[t];
-  for (uint32_t r = 0; r < s->nrows; ++r) {
-    const hgm_row *w = &s->row[r];
-    if (w->where != W_NVM && w->where != W_BACK && w->where != W_WAIT_BACK) continue;
-    if (((w->slot & STT_BIT) ? 1 : 0) != t) continue;
-    const hgm_slot *q = &s->slot[t][w->slot & ~STT_BIT];
-    const uint64_t idle = now > q->last_ps ? now - q->last_ps : 0;
-    on += s->gate_ps[t] && idle > s->gate_ps[t] ? s->gate_ps[t] : idle;
-  }
-  return on;
+/* The counters, the gating integrals up to now. */
+static void hgm_stat_values(const void *st, uint64_t *out) {
+  const hgm_st *s = (const hgm_st *)st;
+  memcpy(out, s->c, sizeof(uint64_t) * HGM_NSTATS);
+  uint64_t on[2], off[2];
+  open_time(s, s->env.now_ps(s->env.ctx), on, off);
+  out[S_POWERED_NS] += (on[0] + on[1]) / 1000u;
+  out[S_GATED_NS] += (off[0] + off[1]) / 1000u;
 }
 
 /* Per-row gating (Sec. 4.2): a powered NVM row leaks its share of the rank's background power, a gated or free
@@ -645,7 +639,9 @@ static double hgm_rank_background_j(const void *st, uint32_t dev, uint32_t rank,
   if (dev != s->nvm || (rank != s->rank_rram && rank != s->rank_stt)) return -1.0;
   const int t = rank == s->rank_stt ? 1 : 0;
   if (!s->rank_rows[t]) return 0.0;
-  return bg_w * (double)powered_ps(s, t, s->env.now_ps(s->env.ctx)) * 1e-12 / (double)s->rank_rows[t];
+  uint64_t on[2], off[2];
+  open_time(s, s->env.now_ps(s->env.ctx), on, off);
+  return bg_w * (double)(s->on_ps[t] + on[t]) * 1e-12 / (double)s->rank_rows[t];
 }
 
 const memside_ops memside_hgm_ops = {
