@@ -120,6 +120,8 @@ MemDevices mem_devices(const Config& C) {
   std::vector<std::vector<const dram_preset*>> cdev;
   for (const std::string& e : cl) {
     const std::vector<std::string> names = split_list(e, '+');
+    if (names.size() != static_cast<size_t>(std::count(e.begin(), e.end(), '+')) + 1)
+      C.fail("mem.channel_devices", "expected a preset name on each side of every '+', got '" + e + "'");
     if (names.size() != 1 && names.size() != md.ranks)
       C.fail("mem.channel_devices", "expected one preset or one per rank (mem.ranks = " + std::to_string(md.ranks) +
                                         ") joined by '+' per channel, got '" + e + "'");
