@@ -168,8 +168,10 @@ void MemorySide::build(const MemDevices& md, const ::amap* map, unsigned upstrea
       for (unsigned d = 0; d < pch; ++d) {
         MemCtrl* mc = mcs_[p * pch + d].get();
         const MemSide* side = sides_.back().get();
-        mc->set_background_source([side, mc, d](unsigned r) {
-          return side->rank_background_j(d, r, mc->rank_device(r).e.bg_mw * 1e-3);
+        const bool per_capacity = md.policy_leakage;  // mem.leakage = capacity (memsys.cpp adjust_energy)
+        mc->set_background_source([side, mc, d, per_capacity](unsigned r) {
+          const dram_energy& e = mc->rank_device(r).e;
+          return side->rank_background_j(d, r, e.bg_mw * 1e-3, per_capacity ? e.bg_mib * 1048576.0 : 0.0);
         });
       }
     if (host_ && um_) {  // Unified Memory's host copies: the shell's own last device

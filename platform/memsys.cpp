@@ -7,6 +7,7 @@
 extern "C" {
 #include "base/addrmap.h"
 #include "mem/dram.h"
+#include "memside/memside.h"
 }
 
 namespace strata {
@@ -72,6 +73,86 @@ static std::shared_ptr<dram_preset> overridden_device(const Config& C, const dra
                     C.s(key) + " (" + why + ")");
   }
   return p;
+}
+
+// mem.leakage = capacity and mem.io_model = pod: every rank runs a copy of its
+// preset with
+//  - bg_mw, act_stby_mw and pd_mw x (rank bytes / bg_mib MiB): leakage per
+//    capacity (hybrid graphics memory Sec. 3.1, Fig. 2: NVSim's leakage grows
+//    with capacity; Sec. 5.2: "the reduced DRAM capacity results in
+//    significant leakage power reduction"). A rank's bytes are its part's
+//    (addrmap.<kind>_size; sim.max_footprint for a memory of one kind) over
+//    the ranks of that kind. The ranks of an unbounded part that a
+//    memory-side policy gates row by row (memside_ops.rank_background_j) keep
+//    their preset: the policy charges bg_mw x row bytes / bg_mib per powered
+//    row (md->policy_leakage).
+//  - rd_pj and wr_pj with their I/O part (io_pj_bit per bit) replaced by POD
+//    termination (Sec. 5.1: "The POD drivers uses a 40 ohm or 60 ohm impedance
+//    that drives into a 60 ohm equivalent on-die-terminator (ODT) tied to
+//    Vddq"): a 0 driven for one bit time t_bit = 1 / (clock x data rate)
+//    draws VDDQ / (Ron + Rtt), a 1 nothing, so per bit
+//    zero_fraction x VDDQ^2 / (Ron + Rtt) x t_bit (2.81 pJ at 4 Gb/s per pin,
+//    2.25 pJ at 5 Gb/s with the defaults). Both directions terminate alike
+//    (the controller's ODT on reads, the device's on writes).
+// Ranks of one preset and one capacity share a copy; when every rank ran
+// mem.device, iface becomes the copy (the engine keeps its one-preset path).
+static void adjust_energy(const Config& C, MemDevices* md) {
+  const bool cap = C.s("mem.leakage") == "capacity", pod = C.s("mem.io_model") == "pod";
+  if (!cap && !pod) return;
+  const memside_ops* pol = memside_find(C.s("memside.policy").c_str());
+  const bool policy_gates = pol && pol->rank_background_j;
+  unsigned nkind[3] = {0, 0, 0};
+  for (const dram_preset* p : md->dev) nkind[dram_mem_kind(p)]++;
+  double rank_bytes[3] = {0, 0, 0};
+  bool by_policy[3] = {false, false, false};
+  for (unsigned k : md->kinds) {
+    const std::string key = md->kinds.size() == 1 ? "sim.max_footprint" : kKindKey[k];
+    const double bytes = static_cast<double>(C.size(key));
+    if (bytes > 0) rank_bytes[k] = bytes / nkind[k];
+    else if (policy_gates) by_policy[k] = true;
+    else if (cap)
+      C.fail("mem.leakage", "expected " + key + " > 0 with capacity (the capacity of the " + dram_kind_name(k) +
+                                " ranks), got 0");
+  }
+  const double vddq = C.f("mem.pod.vddq"), r = C.f("mem.pod.ron_ohm") + C.f("mem.pod.rtt_ohm"),
+               zeros = C.f("mem.pod.zero_fraction");
+  struct Done { const dram_preset* from; double scale; const dram_preset* to; };
+  std::vector<Done> done;
+  const dram_preset* const iface0 = md->iface;
+  bool all_iface = true;
+  for (const dram_preset*& p : md->dev) {
+    const unsigned k = dram_mem_kind(p);
+    if (cap && (p->e.bg_mib <= 0))
+      C.fail("mem.leakage", std::string("expected presets that give the capacity of their background power "
+                                        "(bg_mib) with capacity, got '") + p->name + "'");
+    if (pod && !p->io_pod)
+      C.fail("mem.io_model", std::string("expected presets with a GDDR5 pseudo-open-drain data bus with pod, got '") +
+                                 p->name + "' (" + p->desc + ")");
+    const double scale = cap && !by_policy[k] ? rank_bytes[k] / (p->e.bg_mib * 1048576.0) : 1.0;
+    all_iface = all_iface && p == iface0;
+    const dram_preset* to = nullptr;
+    for (const Done& d : done)
+      if (d.from == p && d.scale == scale) to = d.to;
+    if (!to) {
+      auto q = std::make_shared<dram_preset>(*p);
+      q->e.bg_mw *= scale, q->e.act_stby_mw *= scale, q->e.pd_mw *= scale;
+      if (pod) {
+        const double bits = 8.0 * q->atom_bytes, t_bit_s = 1.0 / (q->clk_mhz * 1e6 * q->data_rate);
+        const double pod_pj = zeros * vddq * vddq / r * t_bit_s * 1e12;
+        q->e.rd_pj += (pod_pj - q->e.io_pj_bit) * bits;
+        q->e.wr_pj += (pod_pj - q->e.io_pj_bit) * bits;
+        q->e.io_pj_bit = pod_pj;
+      }
+      md->adjusted.push_back(q);
+      to = q.get();
+      done.push_back({p, scale, to});
+    }
+    p = to;
+  }
+  for (unsigned k = 0; k < 3; ++k) md->policy_leakage = md->policy_leakage || (cap && by_policy[k]);
+  if (all_iface && done.size() == 1) md->iface = done[0].to;  // one preset everywhere: stays unmixed
+  else md->mixed = true;
+  for (unsigned c = 0; c < md->channels; ++c) md->chan[c] = md->at(c, 0);
 }
 
 MemDevices mem_devices(const Config& C) {
@@ -176,6 +257,7 @@ MemDevices mem_devices(const Config& C) {
   if (md.mixed && !C.s("mem.timing_check_device").empty())
     C.fail("mem.timing_check_device", "expected it empty with mem.rank_devices / mem.channel_devices (the checker "
                                       "uses each rank's own preset)");
+  adjust_energy(C, &md);
   const std::string& chk = C.s("mem.timing_check_device");
   md.check = chk.empty() || chk == C.s("mem.device") ? md.iface : dram_find(chk.c_str());
   if (!md.check)  // Config::check_consistency names the presets first; kept for callers without it

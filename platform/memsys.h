@@ -34,6 +34,11 @@ struct MemDevices {
   bool mixed = false;                     // some rank runs another preset than mem.device
   bool mixed_iface = false;               // some channel's interface is not mem.device's
   std::vector<unsigned> kinds;            // memory kinds present (AMAP_MEM_*), in addrmap.part_order
+  // The presets the ranks run when mem.leakage = capacity or mem.io_model = pod change their energies (copies
+  // of the rows above; dev, chan and iface point into them).
+  std::vector<std::shared_ptr<const ::dram_preset>> adjusted;
+  bool policy_leakage = false;            // mem.leakage = capacity on ranks a memory-side policy gates row by
+                                          // row: their presets keep bg_mw; the policy charges bg_mib per row
 
   const ::dram_preset* at(unsigned ch, unsigned r) const { return dev[ch * ranks + r]; }
   const ::dram_preset* interface_of(unsigned ch) const { return chan[ch]; }
@@ -51,7 +56,10 @@ struct MemDevices {
 // throw ConfigError naming the key. A mem.channel_devices entry is one preset
 // (every rank of the channel) or mem.ranks presets joined by '+' (rank r runs
 // the r-th: "gddr5_1250, rram+sttram" is the hybrid graphics memory's DRAM
-// channel beside its NVM bus of an RRAM and an STT-RAM rank).
+// channel beside its NVM bus of an RRAM and an STT-RAM rank). mem.leakage =
+// capacity and mem.io_model = pod give the ranks copies of their presets with
+// the background powers scaled by capacity and the I/O part of rd_pj / wr_pj
+// replaced by POD termination energy (adjust_energy in memsys.cpp).
 MemDevices mem_devices(const Config& C);
 
 // The one place config -> memory-controller set-up: the engine configuration

@@ -183,6 +183,22 @@ static std::vector<KeySpec> build_schema() {
        "0 = never (default: timing of existing studies unchanged; docs/memctrl.md)"},
       {"mem.nvm_power_gating", T::Bool, "false", 1, 0, {},
        "power-gate idle NVM ranks after the preset's tGATE_IDLE, woken by the next access after tWAKE"},
+      {"mem.leakage", T::Enum, "rank", 1, 0, {"rank", "capacity"},
+       "background (standby, power-down) power: rank = each rank draws its preset's bg_mw / act_stby_mw / pd_mw; "
+       "capacity = those scaled by the rank's capacity over the preset's bg_mib (leakage per capacity, hybrid "
+       "graphics memory Sec. 3.1 Fig. 2): a part's size (addrmap.<kind>_size) over its ranks, sim.max_footprint "
+       "over all ranks for a memory of one kind, or per row when a memory-side policy gates rows (hgm)"},
+      {"mem.io_model", T::Enum, "preset", 1, 0, {"preset", "pod"},
+       "off-chip I/O energy of column reads and writes: preset = the preset's io_pj_bit (part of rd_pj / wr_pj); "
+       "pod = GDDR5 pseudo-open-drain termination (hybrid graphics memory Sec. 5.1): a driven 0 draws "
+       "mem.pod.vddq / (mem.pod.ron_ohm + mem.pod.rtt_ohm) for one bit time of the channel, a 1 nothing; POD "
+       "presets only (the GDDR5-interface rows)"},
+      {"mem.pod.vddq", T::Float, "1.5", 0.1, 5, {}, "mem.io_model = pod: I/O supply, V (Hynix GDDR5 datasheet: VDDQ 1.5 V)"},
+      {"mem.pod.ron_ohm", T::Float, "40", 1, 1000, {}, "mem.io_model = pod: driver impedance, ohm (Sec. 5.1: 40 or 60 ohm)"},
+      {"mem.pod.rtt_ohm", T::Float, "60", 1, 1000, {}, "mem.io_model = pod: on-die termination to VDDQ, ohm (Sec. 5.1: 60 ohm)"},
+      {"mem.pod.zero_fraction", T::Float, "0.5", 0, 1, {},
+       "mem.io_model = pod: share of transferred bits that are 0 (only a 0 draws current; 0.5 = random data, data "
+       "bus inversion not modelled)"},
       {"mem.ideal", T::Enum, "none", 1, 0, {"none", "nvm_write", "nvm_read", "dram_write", "dram_read"},
        "idealise one latency away (HAC paper Sec. III-C, Fig. 3): on the NVM/SCM or the DRAM ranks, *_read sets "
        "tRCD, tRAS, tRC and the clean-row tRP to 0, *_write sets tWR and the dirty-row precharge (tRP_DIRTY, or "

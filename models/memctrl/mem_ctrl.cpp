@@ -924,6 +924,24 @@ void MemCtrl::register_totals(StatsRegistry& S, const std::vector<MemCtrl*>& mcs
         return v;
       },
       secs);
+  // The off-chip I/O share of the column energy (each rank's preset io_pj_bit per bit moved, inside
+  // energy.rd_j / wr_j; mem.io_model = pod makes it POD termination): hybrid graphics memory Sec. 5.1.
+  bool io = false;
+  for (MemCtrl* m : mcs)
+    for (unsigned r = 0; r < m->cfg_.ranks; ++r) io = io || m->rank_device(r).e.io_pj_bit > 0;
+  if (io) {
+    const auto io_j = [mcs] {
+      double v = 0;
+      for (MemCtrl* m : mcs)
+        for (unsigned r = 0; r < m->cfg_.ranks; ++r)
+          v += static_cast<double>(m->mc_.ranks[r].rd_bytes + m->mc_.ranks[r].wr_bytes) * 8.0 *
+               m->rank_device(r).e.io_pj_bit * 1e-12;
+      return v;
+    };
+    S.formula("mem.io.energy_j", "off-chip I/O energy of the data bursts, all channels (part of mem.energy.rd_j "
+              "and wr_j: the presets' io_pj_bit, or POD termination with mem.io_model = pod)", Unit::Joule, io_j);
+    S.ratio("mem.io.power_w", "average off-chip I/O power: mem.io.energy_j / simulated time", Unit::Watt, io_j, secs);
+  }
   S.formula("mem.powerdowns", "precharge power-down exits, all channels", Unit::Count,
             [sum] { return sum(&mc_stats::powerdowns); });
   // Mixed technologies: traffic and energy by memory kind (the ranks of each kind, all channels).

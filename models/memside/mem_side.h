@@ -134,8 +134,8 @@ class MemSide : public sc_core::sc_module, public MemKindIf {
 
   // Background energy of rank `rank` of device `dev` under the policy's own row gating
   // (memside_ops.rank_background_j), joules so far; < 0: the policy does not gate rows.
-  double rank_background_j(unsigned dev, unsigned rank, double bg_w) const {
-    return ops_->rank_background_j ? ops_->rank_background_j(st_.get(), dev, rank, bg_w) : -1.0;
+  double rank_background_j(unsigned dev, unsigned rank, double bg_w, double bg_bytes) const {
+    return ops_->rank_background_j ? ops_->rank_background_j(st_.get(), dev, rank, bg_w, bg_bytes) : -1.0;
   }
 
   // Kernel launch kernel_index (from 0) ended and the next starts, or the

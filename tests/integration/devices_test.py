@@ -18,6 +18,10 @@
       each channel's bandwidth over its bus utilisation is its own preset's peak (20 and 16 GB/s),
       mem.peak_bandwidth_gbps is their sum, the ranks run their presets, every command is timing-checked,
       the run is deterministic; all channels gddr5_1000 gives mem.device's stats.
+  devices_test.py energy-model STRATA OUTDIR -- ARGS...
+      on a GDDR5 run (baseline_gddr5_fx5800: 256 MiB ranks): mem.leakage = capacity doubles the background
+      energy (the presets' figures describe 128 MiB) and mem.io_model = pod makes the I/O energy 2.8125 pJ per
+      bit at 4 Gb/s (the preset's 4.5), changing nothing else: no timing, no other energy.
 """
 import json
 import os
@@ -168,6 +172,35 @@ def channel_iface(strata, outdir, args):
           f"{a['mem.timing_checked_commands']} commands checked")
 
 
+def energy_model(strata, outdir, args):
+    # baseline_gddr5_fx5800: 16 gddr5_1000 channels of one 256 MiB rank (sim.max_footprint 4 GiB)
+    plain = run(strata, os.path.join(outdir, "plain"), args)
+    cap = run(strata, os.path.join(outdir, "cap"), args + ["--set", "mem.leakage=capacity"])
+    pod = run(strata, os.path.join(outdir, "pod"), args + ["--set", "mem.io_model=pod"])
+    for name, r in (("capacity", cap), ("pod", pod)):
+        for k in ("gpu.cycles", "mem.read_bytes", "mem.write_bytes", "mem.avg_read_latency_ns"):
+            if r.get(k) != plain.get(k):
+                fail(f"energy-model: {name} changed {k}: {plain.get(k)} -> {r.get(k)}")
+    # leakage per capacity: the preset's 200 mW describes 128 MiB, a rank holds 256 MiB
+    if abs(cap["mem.energy.bg_j"] - 2 * plain["mem.energy.bg_j"]) > 1e-9 * plain["mem.energy.bg_j"]:
+        fail(f"energy-model: capacity bg {cap['mem.energy.bg_j']} J, expected 2 x {plain['mem.energy.bg_j']} J")
+    if cap["mem.energy.rd_j"] != plain["mem.energy.rd_j"] or cap["mem.io.energy_j"] != plain["mem.io.energy_j"]:
+        fail("energy-model: mem.leakage = capacity changed the column energy")
+    # I/O: 4.5 pJ per bit in the preset; POD at 4 Gb/s per pin: 0.5 x 1.5^2 / (40 + 60) ohm x 250 ps = 2.8125 pJ
+    bits = 8.0 * (plain["mem.read_bytes"] + plain["mem.write_bytes"])
+    for name, r, pj in (("preset", plain, 4.5), ("pod", pod, 2.8125)):
+        got = r["mem.io.energy_j"] / bits * 1e12
+        if abs(got - pj) > 1e-9 * pj:
+            fail(f"energy-model: {name} I/O {got} pJ per bit, expected {pj}")
+    d_io = pod["mem.io.energy_j"] - plain["mem.io.energy_j"]
+    d_all = pod["mem.energy_j"] - plain["mem.energy_j"]
+    if abs(d_all - d_io) > 1e-9 * abs(d_io) or pod["mem.energy.bg_j"] != plain["mem.energy.bg_j"]:
+        fail(f"energy-model: pod changed the energy by {d_all} J, its I/O by {d_io} J")
+    if abs(pod["mem.io.power_w"] - pod["mem.io.energy_j"] / pod["sim.seconds"]) > 1e-9 * pod["mem.io.power_w"]:
+        fail("energy-model: mem.io.power_w is not mem.io.energy_j / sim.seconds")
+    print(f"ok: background x2 per 256 MiB rank, I/O {plain['mem.io.power_w']:.3f} -> {pod['mem.io.power_w']:.3f} W")
+
+
 def main(argv):
     if len(argv) < 2:
         fail(__doc__)
@@ -183,6 +216,8 @@ def main(argv):
         memtrace(pos[0], pos[1], pos[2], args)
     elif mode == "channel-iface":
         channel_iface(pos[0], pos[1], args)
+    elif mode == "energy-model":
+        energy_model(pos[0], pos[1], args)
     else:
         fail(f"unknown mode {mode}")
 

@@ -8,7 +8,8 @@ twice and checks: exit 0 with the golden-memory checker clean (every move to RRA
 every move back before a GPU write keeps the data); rows moved both ways and to both NVM ranks; GPU reads served by
 NVM; gated rows woken; the NVM ranks' background energy from the powered rows only (per-row gating), above 0 and
 below half the ungated rank's; memside.moved_bytes = 2 KiB per move and memside.moves = the policy's migrations; no more
-rows back than out; the two runs identical (host.* aside). Then with memside.hgm.min_intensity = 1 (no period is that busy) nothing moves and every period counts as
+rows back than out; the two runs identical (host.* aside). With mem.leakage = capacity the same timing and each
+rank's background energy scaled by its capacity (GDDR5 64 MiB ranks: half; STT-RAM rows: a 16th). Then with memside.hgm.min_intensity = 1 (no period is that busy) nothing moves and every period counts as
 disabled.
 """
 import json
@@ -65,6 +66,19 @@ def main(argv):
             nvm_bg += bg
     if nvm_bg <= 0:
         fail("the NVM ranks' background energy is 0 with rows in NVM")
+    # leakage per capacity (mem.leakage = capacity): no timing moves; a 64 MiB GDDR5 rank leaks half its 128 MiB
+    # preset's figure; a powered NVM row leaks bg_mw x 2 KiB / 128 MiB, which is the per-rank share on the
+    # 128 MiB RRAM rank and a 16th of it on the 8 MiB STT-RAM rank
+    cap = run(strata, os.path.join(out, "cap"), args + ["--set", "mem.leakage=capacity"])
+    for k in ("gpu.cycles", "memside.moves", "hgm.nvm_reads", "hgm.powered_row_ns", "mem.read_bytes"):
+        if cap.get(k) != a.get(k):
+            fail(f"mem.leakage = capacity changed {k}: {a.get(k)} -> {cap.get(k)}")
+    for c in range(32):
+        for r in (0, 1):
+            k = f"mem.ch{c}.rank{r}.energy.bg_j"
+            want = a[k] * (0.5 if c % 2 == 0 else 1.0 if r == 0 else 1.0 / 16)
+            if abs(cap[k] - want) > 1e-9 * max(want, 1e-12):
+                fail(f"mem.leakage = capacity: {k} {cap[k]} J, expected {want} J (from {a[k]} J per rank)")
     off = run(strata, os.path.join(out, "off"), args + ["--set", "memside.hgm.min_intensity=1"])
     if off["memside.moves"] != 0 or off["hgm.nvm_reads"] != 0 or off["hgm.migration_disabled_ns"] <= 0:
         fail(f"min_intensity = 1: {off['memside.moves']} moves, {off['hgm.nvm_reads']} NVM reads, "

@@ -209,9 +209,12 @@ static void idle_row_round_trip(void **state) {
   assert_int_equal(stat(&q, "powered_row_ns"), 1000);
   /* the RRAM rank's background energy: 1 W over its 65536 rows (128 MiB), one powered for 1 us; the STT-RAM
    * rank's rows are all free (off); the DRAM channel keeps the controller's accounting */
-  assert_float_equal(O->rank_background_j(q.st, 1, 0, 1.0), 1e-6 / 65536, 1e-15);
-  assert_float_equal(O->rank_background_j(q.st, 1, 1, 1.0), 0.0, 0.0);
-  assert_true(O->rank_background_j(q.st, 0, 0, 1.0) < 0);
+  assert_float_equal(O->rank_background_j(q.st, 1, 0, 1.0, 0.0), 1e-6 / 65536, 1e-15);
+  assert_float_equal(O->rank_background_j(q.st, 1, 1, 1.0, 0.0), 0.0, 0.0);
+  assert_true(O->rank_background_j(q.st, 0, 0, 1.0, 0.0) < 0);
+  /* leakage per capacity: 1 W per 128 MiB is 1 W x 2 KiB / 128 MiB per powered row, whatever the rank's size */
+  assert_float_equal(O->rank_background_j(q.st, 1, 0, 1.0, 128.0 * 1048576), 1e-6 * 2048 / (128.0 * 1048576), 1e-15);
+  assert_float_equal(O->rank_background_j(q.st, 1, 0, 1.0, 64.0 * 1048576), 1e-6 * 2048 / (64.0 * 1048576), 1e-15);
   /* a read right after: powered, no delay */
   assert_int_equal(access(&q, 16 * US + 100000, same_row(&q, 0, 2), 0, &t, &ticket), MEMSIDE_GO);
   assert_int_equal(t.delay_ps, 0);

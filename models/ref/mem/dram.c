@@ -28,6 +28,14 @@
  *   precharge power-down (CKE low)           IDD2P x VDD = BG_PD(bg_mw) */
 #define BG_ACT(mw) ((mw) * 1.2)
 #define BG_PD(mw) ((mw) * 0.5)
+/* Terminated off-chip I/O energy per data bit inside the rd_pj / wr_pj of the
+ * GDDR5 and DDR3 rows (estimate, see gddr5_gtx480), kept apart in io_pj_bit
+ * (mem.io.* stats, mem.io = pod). */
+#define IO_PJ_BIT 4.5
+/* The capacity the GDDR5-family background powers describe: one 1 Gb x32
+ * GDDR5 device per 32-bit channel, 128 MiB (the GTX480's 1.5 GB is twelve
+ * such devices, one per 32-bit channel), for mem.leakage = capacity. */
+#define GDDR5_DEV_MIB 128.0
 /* Rank switch on the shared data bus (dram.h tRTRS), in command-clock cycles.
  *  RTRS_DDR: Ramulator's DDR3 and DDR4 models use nRTRS = 2 tCK at every
  *    speed bin (bus hand-over and ODT settling between two DIMM ranks); the
@@ -138,6 +146,7 @@ static const dram_preset k_presets[] = {
         .tech = DRAM_TECH_DRAM,
         .tech_id = DRAM_TID_GDDR5,
         .dual_cmd_bus = 0,      /* one command bus (GPGPU-Sim issues one command per cycle) */
+        .io_pod = 1,            /* GDDR5 pseudo-open-drain data bus (mem.io_model = pod) */
         .clk_mhz = 924.0,       /* GPGPU-Sim GTX480 DRAM clock domain */
         .data_rate = 4,         /* GPGPU-Sim -dram_data_command_freq_ratio 4 */
         .bus_bits = 32,         /* HAC Table I: 4 byte/cycle per channel */
@@ -179,11 +188,13 @@ static const dram_preset k_presets[] = {
             .act_pj = 1.17 * 1.5625 * BITS32B,
             .pre_pj = 0.39 * 1.5625 * BITS32B,
             .pre_dirty_pj = 0.39 * 1.5625 * BITS32B,
-            .rd_pj = (0.93 * 1.5625 + 4.5) * BITS32B,
-            .wr_pj = (1.02 * 1.5625 + 4.5) * BITS32B,
+            .rd_pj = (0.93 * 1.5625 + IO_PJ_BIT) * BITS32B,
+            .wr_pj = (1.02 * 1.5625 + IO_PJ_BIT) * BITS32B,
             .ref_pj = 32.0 * (1.17 + 0.39) * 1.5625 * BITS32B, /* as hbm2: 32 ACT+PRE pairs per REF */
             .bg_mw = 200.0, /* estimate: IDD2N-class ~130 mA x 1.5 V per 32-bit device */
             .act_stby_mw = BG_ACT(200.0), .pd_mw = BG_PD(200.0), /* power states: see BG_ACT / BG_PD */
+            .io_pj_bit = IO_PJ_BIT, /* I/O part of rd_pj / wr_pj; POD data bus (GDDR5 interface) */
+            .bg_mib = GDDR5_DEV_MIB, /* background powers of one 1 Gb x32 device */
         },
     },
     /* ==================================================================
@@ -217,7 +228,7 @@ static const dram_preset k_presets[] = {
 #define VSCALE_15 1.5625                                  /* (1.5 V / 1.2 V)^2 */
 /* Per column access of `bits` bits (BITS32B, BITS64B). */
 #define E_CORE_B(pjbit, bits) ((pjbit) * VSCALE_15 * (bits))      /* HMS DRAM core energy at 1.5 V */
-#define E_IO_B(pjbit, bits) (((pjbit) * VSCALE_15 + 4.5) * (bits)) /* + off-chip I/O */
+#define E_IO_B(pjbit, bits) (((pjbit) * VSCALE_15 + IO_PJ_BIT) * (bits)) /* + off-chip I/O */
 #define E_REF_B(bits) (32.0 * (1.17 + 0.39) * VSCALE_15 * (bits))  /* 32 ACT+PRE pairs per REF (as hbm2) */
 #define E_CORE(pjbit) E_CORE_B(pjbit, BITS32B)
 #define E_IO(pjbit) E_IO_B(pjbit, BITS32B)
@@ -295,6 +306,7 @@ static const dram_preset k_presets[] = {
             .ref_pj = E_REF_B(T2_BITS),
             .bg_mw = T2_BG_MW, /* estimate: 8 devices x DDR3_X8_BG_MW */
             .act_stby_mw = BG_ACT(T2_BG_MW), .pd_mw = BG_PD(T2_BG_MW), /* power states: see BG_ACT / BG_PD */
+            .io_pj_bit = IO_PJ_BIT, /* I/O part of rd_pj / wr_pj; SSTL (DDR3), not POD */
         },
     },
     /* ------------------------------------------------------------------
@@ -345,6 +357,7 @@ static const dram_preset k_presets[] = {
             .ref_pj = E_REF32,
             .bg_mw = 4 * DDR3_X8_BG_MW, /* estimate: 4 devices x DDR3_X8_BG_MW = 210 mW */
             .act_stby_mw = BG_ACT(4 * DDR3_X8_BG_MW), .pd_mw = BG_PD(4 * DDR3_X8_BG_MW), /* see BG_ACT / BG_PD */
+            .io_pj_bit = IO_PJ_BIT, /* I/O part of rd_pj / wr_pj; SSTL (DDR3), not POD */
         },
     },
     /* ------------------------------------------------------------------
@@ -366,6 +379,7 @@ static const dram_preset k_presets[] = {
         .tech = DRAM_TECH_DRAM,
         .tech_id = DRAM_TID_GDDR5,
         .dual_cmd_bus = 0,      /* as gddr5_gtx480 */
+        .io_pod = 1,            /* GDDR5 pseudo-open-drain data bus (mem.io_model = pod) */
         .clk_mhz = 1000.0,      /* Table 1: GDDR5, 1 GHz */
         .data_rate = 4,         /* GDDR5 WCK = 2 x CK, DDR */
         .bus_bits = 32,         /* one x32 device per channel (as gddr5_gtx480) */
@@ -397,6 +411,8 @@ static const dram_preset k_presets[] = {
             .ref_pj = E_REF32,
             .bg_mw = 200.0, /* estimate as gddr5_gtx480 */
             .act_stby_mw = BG_ACT(200.0), .pd_mw = BG_PD(200.0), /* power states: see BG_ACT / BG_PD */
+            .io_pj_bit = IO_PJ_BIT, /* I/O part of rd_pj / wr_pj; POD data bus (GDDR5 interface) */
+            .bg_mib = GDDR5_DEV_MIB, /* background powers of one 1 Gb x32 device */
         },
     },
     {
@@ -405,6 +421,7 @@ static const dram_preset k_presets[] = {
         .tech = DRAM_TECH_DRAM,
         .tech_id = DRAM_TID_GDDR5,
         .dual_cmd_bus = 0,
+        .io_pod = 1,            /* GDDR5 pseudo-open-drain data bus (mem.io_model = pod) */
         .clk_mhz = 1250.0,      /* Table 1: hybrid's GDDR5 at 1.25 GHz */
         .data_rate = 4,
         .bus_bits = 32,
@@ -436,6 +453,8 @@ static const dram_preset k_presets[] = {
             .ref_pj = E_REF32,
             .bg_mw = 200.0,
             .act_stby_mw = BG_ACT(200.0), .pd_mw = BG_PD(200.0), /* power states: see BG_ACT / BG_PD */
+            .io_pj_bit = IO_PJ_BIT, /* I/O part of rd_pj / wr_pj; POD data bus (GDDR5 interface) */
+            .bg_mib = GDDR5_DEV_MIB, /* background powers of one 1 Gb x32 device */
         },
     },
     /* ------------------------------------------------------------------
@@ -492,6 +511,7 @@ static const dram_preset k_presets[] = {
             .ref_pj = 0.0,
             .bg_mw = T2_BG_MW / 2, /* estimate: half of ddr3_800 (no refresh, no cell leakage, Sec. II-B) */
             .act_stby_mw = BG_ACT(T2_BG_MW / 2), .pd_mw = BG_PD(T2_BG_MW / 2), /* see BG_ACT / BG_PD */
+            .io_pj_bit = IO_PJ_BIT, /* I/O part of rd_pj / wr_pj; SSTL (DDR3), not POD */
         },
     },
     /* ------------------------------------------------------------------
@@ -508,6 +528,7 @@ static const dram_preset k_presets[] = {
         .tech = DRAM_TECH_NVM,
         .tech_id = DRAM_TID_PCM,
         .dual_cmd_bus = 0,
+        .io_pod = 1,            /* GDDR5 pseudo-open-drain data bus (mem.io_model = pod) */
         .clk_mhz = 924.0,       /* as gddr5_gtx480 */
         .data_rate = 4,
         .bus_bits = 32,         /* HAC Table I: 4 byte/cycle per channel */
@@ -543,6 +564,8 @@ static const dram_preset k_presets[] = {
             .ref_pj = 0.0,
             .bg_mw = 100.0, /* estimate: half of gddr5_gtx480 (no refresh, no cell leakage) */
             .act_stby_mw = BG_ACT(100.0), .pd_mw = BG_PD(100.0), /* power states: see BG_ACT / BG_PD */
+            .io_pj_bit = IO_PJ_BIT, /* I/O part of rd_pj / wr_pj; POD data bus (GDDR5 interface) */
+            .bg_mib = GDDR5_DEV_MIB, /* background powers of one 1 Gb x32 device */
         },
     },
     /* ------------------------------------------------------------------
@@ -578,6 +601,7 @@ static const dram_preset k_presets[] = {
         .tech = DRAM_TECH_NVM,
         .tech_id = DRAM_TID_STTRAM,
         .dual_cmd_bus = 0,
+        .io_pod = 1,            /* GDDR5 pseudo-open-drain data bus (mem.io_model = pod) */
         .clk_mhz = 1000.0,      /* as gddr5_1000 */
         .data_rate = 4,
         .bus_bits = 32,
@@ -611,6 +635,8 @@ static const dram_preset k_presets[] = {
             .ref_pj = 0.0,
             .bg_mw = 200.0 * 0.37, /* Sec. 3.1 (d): 37 % of DRAM leakage */
             .act_stby_mw = BG_ACT(200.0 * 0.37), .pd_mw = BG_PD(200.0 * 0.37), /* power states: see BG_ACT / BG_PD */
+            .io_pj_bit = IO_PJ_BIT, /* I/O part of rd_pj / wr_pj; POD data bus (GDDR5 interface) */
+            .bg_mib = GDDR5_DEV_MIB, /* background powers of one 1 Gb x32 device */
         },
     },
     {
@@ -619,6 +645,7 @@ static const dram_preset k_presets[] = {
         .tech = DRAM_TECH_NVM,
         .tech_id = DRAM_TID_RRAM,
         .dual_cmd_bus = 0,
+        .io_pod = 1,            /* GDDR5 pseudo-open-drain data bus (mem.io_model = pod) */
         .clk_mhz = 1000.0,      /* as gddr5_1000 */
         .data_rate = 4,
         .bus_bits = 32,
@@ -654,6 +681,8 @@ static const dram_preset k_presets[] = {
             .ref_pj = 0.0,
             .bg_mw = 200.0 * 0.48, /* Sec. 3.1 (d): 48 % of DRAM leakage */
             .act_stby_mw = BG_ACT(200.0 * 0.48), .pd_mw = BG_PD(200.0 * 0.48), /* power states: see BG_ACT / BG_PD */
+            .io_pj_bit = IO_PJ_BIT, /* I/O part of rd_pj / wr_pj; POD data bus (GDDR5 interface) */
+            .bg_mib = GDDR5_DEV_MIB, /* background powers of one 1 Gb x32 device */
         },
     },
     /* ------------------------------------------------------------------
@@ -831,6 +860,8 @@ static const dram_field k_fields[] = {
     EF(bg_mw, "precharge standby power per rank (IDD2N x VDD), mW"),
     EF(act_stby_mw, "active standby power per rank (IDD3N x VDD), mW"),
     EF(pd_mw, "precharge power-down power per rank (IDD2P x VDD), mW"),
+    EF(bg_mib, "capacity the background powers describe, MiB (mem.leakage = capacity; 0 = not given)"),
+    EF(io_pj_bit, "off-chip I/O energy per data bit inside rd_pj and wr_pj, pJ (0 = not separated)"),
 };
 #undef TF
 #undef EF
@@ -955,6 +986,12 @@ int dram_validate(const dram_preset *p, char *err, size_t errlen) {
     FAIL("%s: negative energy", p->name);
   if (!(p->e.act_stby_mw >= p->e.bg_mw && p->e.bg_mw >= p->e.pd_mw && p->e.pd_mw >= 0))
     FAIL("%s: need active standby >= precharge standby (bg_mw) >= power-down power >= 0", p->name);
+  if (p->e.bg_mib < 0) FAIL("%s: bg_mib must be >= 0", p->name);
+  {
+    const double bits = 8.0 * p->atom_bytes;
+    if (p->e.io_pj_bit < 0 || p->e.io_pj_bit * bits > p->e.rd_pj || p->e.io_pj_bit * bits > p->e.wr_pj)
+      FAIL("%s: need 0 <= io_pj_bit x atom bits <= rd_pj and wr_pj (the I/O part of a column access)", p->name);
+  }
   if (p->t.GATE_IDLE && p->tech != DRAM_TECH_NVM) FAIL("%s: only NVM rows can be power-gated (GATE_IDLE)", p->name);
   if (p->t.GATE_IDLE && !p->t.WAKE) FAIL("%s: a power-gated row needs a wake-up time (WAKE > 0)", p->name);
   return 0;

@@ -116,6 +116,10 @@ typedef struct dram_energy {
   double bg_mw;         /* precharge standby power per rank: all banks closed (IDD2N x VDD) */
   double act_stby_mw;   /* active standby power per rank: some bank open (IDD3N x VDD) */
   double pd_mw;         /* precharge power-down power per rank (IDD2P x VDD); a power-gated NVM rank draws 0 */
+  double bg_mib;        /* the capacity, MiB, the three background powers describe (mem.leakage = capacity
+                         * scales them by a rank's capacity over it); 0 = not given */
+  double io_pj_bit;     /* the off-chip I/O energy per data bit inside rd_pj and wr_pj (mem.io.* stats;
+                         * mem.io_model = pod replaces it); 0 = not separated */
 } dram_energy;
 
 typedef struct dram_preset {
@@ -126,6 +130,7 @@ typedef struct dram_preset {
   uint8_t scm;            /* NVM row of storage-class memory (HMS SCM dies): the address map reports
                              its addresses as AMAP_MEM_SCM rather than AMAP_MEM_NVM (dram_mem_kind) */
   uint8_t dual_cmd_bus;   /* separate row and column command buses (HBM): one ACT/PRE/REF and one RD/WR per cycle */
+  uint8_t io_pod;         /* the data bus is GDDR5 pseudo-open-drain signalling (mem.io_model = pod applies) */
   double clk_mhz;         /* command clock */
   uint32_t data_rate;     /* data beats per command clock (2 = DDR, 4 = GDDR5 WCK) */
   uint32_t bus_bits;      /* channel data width */

@@ -393,9 +393,11 @@ typedef struct memside_ops {
   /* Background (leakage) energy of rank `rank` of device `dev` since the start of the run, joules, when the
    * policy powers its rows on and off itself (optional; NULL or a negative result: the device controller's own
    * power-state accounting stands). bg_w: the rank's background power with every row powered (its preset's
-   * bg_mw). hgm: per-row NVM power gating (Sec. 4.2) charges bg_w x powered row-time / rows of the rank. The
-   * device controller reports it as the rank's energy.bg_j (and in every sum over ranks). */
-  double (*rank_background_j)(const void *st, uint32_t dev, uint32_t rank, double bg_w);
+   * bg_mw); bg_bytes: 0 when bg_w is the whole rank's (mem.leakage = rank), else the capacity bg_w describes
+   * (mem.leakage = capacity: the preset's bg_mib). hgm: per-row NVM power gating (Sec. 4.2) charges per powered
+   * row bg_w / rows of the rank, or bg_w x row bytes / bg_bytes, times its powered time. The device controller
+   * reports it as the rank's energy.bg_j (and in every sum over ranks). */
+  double (*rank_background_j)(const void *st, uint32_t dev, uint32_t rank, double bg_w, double bg_bytes);
 } memside_ops;
 
 typedef struct memside_derived {

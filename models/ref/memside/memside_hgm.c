@@ -632,16 +632,18 @@ static void hgm_stat_values(const void *st, uint64_t *out) {
   out[S_GATED_NS] += (off[0] + off[1]) / 1000u;
 }
 
-/* Per-row gating (Sec. 4.2): a powered NVM row leaks its share of the rank's background power, a gated or free
- * row nothing; the DRAM channel keeps the controller's accounting. */
-static double hgm_rank_background_j(const void *st, uint32_t dev, uint32_t rank, double bg_w) {
+/* Per-row gating (Sec. 4.2): a powered NVM row leaks its share of the rank's background power (or, with leakage
+ * per capacity, its bytes' share of bg_w over bg_bytes), a gated or free row nothing; the DRAM channel keeps the
+ * controller's accounting. */
+static double hgm_rank_background_j(const void *st, uint32_t dev, uint32_t rank, double bg_w, double bg_bytes) {
   const hgm_st *s = (const hgm_st *)st;
   if (dev != s->nvm || (rank != s->rank_rram && rank != s->rank_stt)) return -1.0;
   const int t = rank == s->rank_stt ? 1 : 0;
   if (!s->rank_rows[t]) return 0.0;
   uint64_t on[2], off[2];
   open_time(s, s->env.now_ps(s->env.ctx), on, off);
-  return bg_w * (double)(s->on_ps[t] + on[t]) * 1e-12 / (double)s->rank_rows[t];
+  const double row_w = bg_bytes > 0 ? bg_w * (double)s->row_bytes / bg_bytes : bg_w / (double)s->rank_rows[t];
+  return row_w * (double)(s->on_ps[t] + on[t]) * 1e-12;
 }
 
 const memside_ops memside_hgm_ops = {
