@@ -33,6 +33,7 @@ extern "C" {
 #include "base/bstore.h"
 #include "cache/cache.h"
 #include "memside/memside.h"
+#include "power/gpu_power.h"
 }
 
 namespace fs = std::filesystem;
@@ -255,6 +256,7 @@ struct Platform::Impl {
   void build_l2(unsigned nbanks, const L2Cfg& l2c);
   void load_initial_data();
   void register_energy_metrics();
+  void register_gpu_power();
   HostHooks host_hooks();
 
   // Platform::run in steps, in the order run() calls them.
@@ -416,6 +418,63 @@ HostHooks Platform::Impl::host_hooks() {
   return h;
 }
 
+// gpu_power.enabled: the activity-based GPU power model (models/ref/power/gpu_power.c) over the run's
+// activity counts, read when stats are written (nothing on the request path), and the system figures of the
+// hybrid graphics memory paper (Sec. 5.2, Figs. 10 and 12): system power = GPU + memory, energy efficiency =
+// instructions per second per watt (= instructions per joule).
+void Platform::Impl::register_gpu_power() {
+  if (!cfg.b("gpu_power.enabled")) return;
+  auto par = std::make_shared<gpw_params>();
+  for (size_t i = 0; i < gpw_param_count(); ++i) *gpw_param_ptr(par.get(), i) = cfg.f(std::string("gpu_power.") + gpw_param_key(i));
+  StatsRegistry* S = &stats;
+  const unsigned sms = static_cast<unsigned>(cfg.i("gpu.num_sms")), mcs = static_cast<unsigned>(cfg.i("mem.channels"));
+  for (const char* k : {"gpu.instructions", "gpu.warp_instructions", "l1.accesses", "l2.accesses", "noc.req.flits",
+                        "noc.resp.flits", "mem.reads", "mem.writes", "mem.energy_j", "sim.seconds"})
+    if (!stats.has(k)) throw ConfigError(std::string("key 'gpu_power.enabled': this platform has no stat ") + k);
+  // Energies since t = 0 (total(): the registry takes the window's growth of these Delta readings).
+  const auto energy = [S, par, sms, mcs] {
+    gpw_activity a{};
+    a.thread_insts = S->total("gpu.instructions");
+    a.warp_insts = S->total("gpu.warp_instructions");
+    a.l1_accesses = S->total("l1.accesses");
+    a.l2_accesses = S->total("l2.accesses");
+    a.noc_flits = S->total("noc.req.flits") + S->total("noc.resp.flits");
+    a.mc_accesses = S->total("mem.reads") + S->total("mem.writes");
+    a.seconds = S->total("sim.seconds");
+    a.sms = sms, a.mcs = mcs;
+    gpw_energy e;
+    gpw_compute(par.get(), &a, &e);
+    return e;
+  };
+  const auto secs = [S] { return S->total("sim.seconds"); };
+  using F = double gpw_energy::*;
+  const struct { const char* part; F f; const char* what; } parts[] = {
+      {"core", &gpw_energy::core_j, "SMs: thread and warp instructions, SM leakage"},
+      {"cache", &gpw_energy::cache_j, "L1 and L2 accesses, L2 and crossbar leakage"},
+      {"noc", &gpw_energy::noc_j, "crossbar flits"},
+      {"mc", &gpw_energy::mc_j, "memory-controller requests and leakage"},
+  };
+  for (const auto& p : parts) {
+    const F f = p.f;
+    const std::string what = std::string("GPU ") + p.what + " (gpu_power.*)";
+    stats.formula(std::string("gpu.energy.") + p.part + "_j", what, Unit::Joule, [energy, f] { return energy().*f; });
+    stats.ratio(std::string("gpu.power_w.") + p.part, "average power: " + what, Unit::Watt,
+                [energy, f] { return energy().*f; }, secs);
+  }
+  const auto gpu_j = [energy] { return energy().total_j; };
+  const auto sys_j = [S, energy] { return energy().total_j + S->total("mem.energy_j"); };
+  stats.formula("gpu.energy_j", "GPU chip energy: cores, caches, crossbar, memory controllers (gpu_power.*)",
+                Unit::Joule, gpu_j);
+  stats.ratio("gpu.power_w", "average GPU chip power: gpu.energy_j / simulated time", Unit::Watt, gpu_j, secs);
+  stats.formula("sys.energy_j", "system energy: gpu.energy_j + mem.energy_j", Unit::Joule, sys_j);
+  stats.ratio("sys.power_w", "average system power: sys.energy_j / simulated time (GPU + memory)", Unit::Watt, sys_j,
+              secs);
+  stats.ratio("sim.ips", "throughput: thread instructions per simulated second (hybrid graphics memory Fig. 9)",
+              Unit::PerSecond, [S] { return S->total("gpu.instructions"); }, secs);
+  stats.ratio("sim.ips_per_w", "energy efficiency: sim.ips / sys.power_w = instructions per joule of the system "
+              "(hybrid graphics memory Fig. 12)", Unit::Ratio, [S] { return S->total("gpu.instructions"); }, sys_j);
+}
+
 // sim.edp for every run; nvm.lifetime_years where the map has an NVM part of known size (hybrid DRAM+PCM
 // paper Sec. VII-I, the endurance model of its ref. [25]: Y = Wmax x S / (F x B x 2^25) with Wmax = 1e8 writes
 // per cell, S the PCM bytes, F x B the write traffic in bytes per second, 2^25 s ~ a year).
@@ -423,6 +482,7 @@ void Platform::Impl::register_energy_metrics() {
   StatsRegistry* S = &stats;
   stats.level("sim.edp", "energy-delay product: mem.energy_j x sim.seconds (hybrid DRAM+PCM Sec. VI)",
               Unit::JouleSecond, [S] { return S->get("mem.energy_j") * S->get("sim.seconds"); });
+  register_gpu_power();
   uint64_t nvm_bytes = 0;
   for (unsigned i = 0; i < map.nparts; ++i)
     if (map.part[i].mem == AMAP_MEM_NVM) nvm_bytes = map.part[i].bytes;

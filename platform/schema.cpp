@@ -3,6 +3,7 @@
 // Workload knobs (workload.<name>.<knob>) come from the workload registry, memory-side policies'
 // parameters (memside.<family>.<name>) from the policy registry (platform/policy_keys.h).
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <set>
@@ -16,6 +17,7 @@ extern "C" {
 #include "base/addrmap.h"
 #include "blocks/blocks.h"
 #include "mem/dram.h"
+#include "power/gpu_power.h"
 #include "mem/hostmem.h"
 #include "mem/link.h"
 #include "memside/memside.h"
@@ -334,6 +336,17 @@ static std::vector<KeySpec> build_schema() {
                    what + " (at most 100000: the controller holds a slot per cycle of it)"});
     else
       s.push_back({kMemTimingPrefix + std::string(f->name), T::Int, "", 0, 1e9, {}, what});
+  }
+  // The GPU power model (models/ref/power/gpu_power.h GPW_PARAMS): gpu_power.enabled and one key per parameter.
+  s.push_back({"gpu_power.enabled", T::Bool, "false", 1, 0, {},
+               "activity-based GPU power (cores, caches, crossbar, memory controllers; models/ref/power/gpu_power.c): "
+               "stats gpu.power_w (.core, .cache, .noc, .mc), sys.power_w (GPU + memory), sim.ips, sim.ips_per_w; "
+               "defaults: an FX5800-class 65 nm GPU (hybrid graphics memory Table 1), estimates"});
+  for (size_t i = 0; i < gpw_param_count(); ++i) {
+    char def[32];
+    std::snprintf(def, sizeof def, "%g", gpw_param_default(i));
+    s.push_back({"gpu_power." + std::string(gpw_param_key(i)), T::Float, def, 0, 1e9, {},
+                 std::string("gpu_power.enabled: ") + gpw_param_doc(i)});
   }
   // The swappable C blocks (models/ref/blocks/blocks.h): one implementation each by name; "c" = the C reference.
   const auto choices = [](std::string list) {  // "a, b" -> {"a", "b"}

@@ -135,6 +135,7 @@ def memtrace(strata, gen, outdir, args):
 def channel_iface(strata, outdir, args):
     # Two ranks per channel; a 1 MiB DRAM part (the rest is NVM) puts traffic on both kinds of channel.
     mixed = args + ["--set", "mem.channel_devices=gddr5_1250, rram+sttram", "--set", "mem.ranks=2",
+                    "--set", "mem.leakage=rank",  # the NVM part has no size here
                     "--set", "addrmap.dram_size=1MiB",
                     "--set", "addrmap.layout=off:32 col:4 ch:8 bg:4 col:16 ba:4 ra:2 row"]
     a = run(strata, os.path.join(outdir, "a"), mixed)
@@ -174,6 +175,7 @@ def channel_iface(strata, outdir, args):
 
 def energy_model(strata, outdir, args):
     # baseline_gddr5_fx5800: 16 gddr5_1000 channels of one 256 MiB rank (sim.max_footprint 4 GiB)
+    args = args + ["--set", "mem.leakage=rank", "--set", "mem.io_model=preset"]  # the presets' figures first
     plain = run(strata, os.path.join(outdir, "plain"), args)
     cap = run(strata, os.path.join(outdir, "cap"), args + ["--set", "mem.leakage=capacity"])
     pod = run(strata, os.path.join(outdir, "pod"), args + ["--set", "mem.io_model=pod"])

@@ -37,8 +37,9 @@ def main(argv):
     sep = argv.index("--")
     strata, out = argv[1], argv[2]
     args = argv[sep + 1:]
-    a = run(strata, os.path.join(out, "a"), args)
-    b = run(strata, os.path.join(out, "b"), args)
+    base = args + ["--set", "mem.leakage=rank"]  # per-rank figures first; capacity below
+    a = run(strata, os.path.join(out, "a"), base)
+    b = run(strata, os.path.join(out, "b"), base)
     diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
     if diff:
         fail(f"two runs differ in {diff[:10]}")
@@ -79,6 +80,14 @@ def main(argv):
             want = a[k] * (0.5 if c % 2 == 0 else 1.0 if r == 0 else 1.0 / 16)
             if abs(cap[k] - want) > 1e-9 * max(want, 1e-12):
                 fail(f"mem.leakage = capacity: {k} {cap[k]} J, expected {want} J (from {a[k]} J per rank)")
+    # the system figures (gpu_power.enabled in the config): parts add up, system = GPU + memory, IPS / W
+    parts = sum(cap[f"gpu.power_w.{p}"] for p in ("core", "cache", "noc", "mc"))
+    checks = [("gpu.power_w", parts), ("sys.power_w", cap["gpu.power_w"] + cap["mem.power_w"]),
+              ("sim.ips", cap["gpu.instructions"] / cap["sim.seconds"]),
+              ("sim.ips_per_w", cap["sim.ips"] / cap["sys.power_w"])]
+    for k, want in checks:
+        if not cap.get(k, 0) > 0 or abs(cap[k] - want) > 1e-9 * want:
+            fail(f"{k} = {cap.get(k)}, expected {want}")
     off = run(strata, os.path.join(out, "off"), args + ["--set", "memside.hgm.min_intensity=1"])
     if off["memside.moves"] != 0 or off["hgm.nvm_reads"] != 0 or off["hgm.migration_disabled_ns"] <= 0:
         fail(f"min_intensity = 1: {off['memside.moves']} moves, {off['hgm.nvm_reads']} NVM reads, "
