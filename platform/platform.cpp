@@ -427,7 +427,11 @@ void Platform::Impl::register_gpu_power() {
   auto par = std::make_shared<gpw_params>();
   for (size_t i = 0; i < gpw_param_count(); ++i) *gpw_param_ptr(par.get(), i) = cfg.f(std::string("gpu_power.") + gpw_param_key(i));
   StatsRegistry* S = &stats;
-  const unsigned sms = static_cast<unsigned>(cfg.i("gpu.num_sms")), mcs = static_cast<unsigned>(cfg.i("mem.channels"));
+  // One memory controller per memory partition (memside.partition_channels channels behind one controller: the
+  // hybrid graphics memory's GDDR5 channel and NVM bus share one, its NVM controller "integrated in the memory
+  // controller", Sec. 4.1); one per channel otherwise.
+  const unsigned sms = static_cast<unsigned>(cfg.i("gpu.num_sms")),
+                 mcs = static_cast<unsigned>(std::max<int64_t>(1, cfg.i("mem.channels") / cfg.i("memside.partition_channels")));
   for (const char* k : {"gpu.instructions", "gpu.warp_instructions", "l1.accesses", "l2.accesses", "noc.req.flits",
                         "noc.resp.flits", "mem.reads", "mem.writes", "mem.energy_j", "sim.seconds"})
     if (!stats.has(k)) throw ConfigError(std::string("key 'gpu_power.enabled': this platform has no stat ") + k);

@@ -28,7 +28,7 @@ extern "C" {
     "memory's mem.io.*), pJ")                                                                                   \
   X(sm_static_w, "sm_static_w", 0.5, "static (leakage) power per SM, W")                                       \
   X(l2_static_w, "l2_static_w", 1.0, "static power of the L2 and the crossbar, W")                              \
-  X(mc_static_w, "mc_static_w", 0.25, "static power per memory controller (per memory channel), W")
+  X(mc_static_w, "mc_static_w", 0.25, "static power per memory controller (per memory partition: memside.partition_channels channels), W")
 
 typedef struct gpw_params {
 #define GPW_MEMBER(m, key, def, doc) double m;
