@@ -73,6 +73,7 @@ static void setup_part(part *q, int with_stt) {
   q->c.sys.nparts = 1;
   mst_param_defaults(O->params, q->par, 16);
   mst_set_param(O->params, q->par, "stt_bytes", 4096); /* two STT-RAM rows: the fall-back to RRAM is reached */
+  mst_set_param(O->params, q->par, "idle_timeout_ns", 10000); /* 10 us: the cases below are worked in microseconds */
   q->c.param = q->par;
   q->sh = (shell *)calloc(1, sizeof(shell));
   assert_non_null(q->sh);

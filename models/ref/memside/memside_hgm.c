@@ -58,9 +58,10 @@
   X(HGM_PERIOD, "period_ns", MEMSIDE_P_INT, "1000", 10, 1e9,                                                   \
     "decision period, ns: time-outs and the memory intensity are examined once per period (Fig. 8; Strata "   \
     "choice: the NVM presets' 1 us gating time-out, so a decision is never later than a gating one)")         \
-  X(HGM_IDLE, "idle_timeout_ns", MEMSIDE_P_INT, "10000", 1, 1e12,                                              \
-    "DRAM row time-out, ns without an access (Sec. 4.1 row timers; Strata choice: 10 periods, so a row idle " \
-    "for less than 10 decisions is never moved)")                                                            \
+  X(HGM_IDLE, "idle_timeout_ns", MEMSIDE_P_INT, "40000000", 1, 1e12,                                           \
+    "DRAM row time-out, ns without an access (Sec. 4.1 row timers; Strata choice: the break-even idle time of " \
+    "a move, 40 ms: a 2 KiB move costs ~130 nJ, a row in NVM instead of DRAM saves its DRAM leakage, "         \
+    "200 mW x 2 KiB / 128 MiB = 3 uW; docs/hybrid_graphics.md \"Calibration\")")                              \
   X(HGM_DENSITY, "density_per_us", MEMSIDE_P_FLOAT, "0.1", 0, 1e9,                                             \
     "a timed-out row moves once its accesses per microsecond since it was placed in DRAM are at most this "   \
     "(Fig. 8 access density; Strata choice: one access per 10 us, the time-out)")                             \
