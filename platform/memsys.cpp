@@ -75,6 +75,21 @@ static std::shared_ptr<dram_preset> overridden_device(const Config& C, const dra
   return p;
 }
 
+// An empty rank slot ("gddr5_1250+none": a channel of one device on a platform of mem.ranks = 2): a copy of
+// the channel's rank-0 preset named "none" that draws nothing (no background power, no refresh, no command
+// energy); init_address_map leaves it out of every part, so no request reaches it.
+static const dram_preset* empty_slot(MemDevices* md, const dram_preset* base) {
+  for (const auto& q : md->adjusted)
+    if (std::strcmp(q->name, "none") == 0 && std::strcmp(q->desc, base->name) == 0) return q.get();
+  auto q = std::make_shared<dram_preset>(*base);
+  q->name = "none";
+  q->desc = base->name;  // the interface it copies (the stats name the slot "none")
+  q->t.REFI = q->t.RFC = 0;
+  q->e = dram_energy{};
+  md->adjusted.push_back(q);
+  return q.get();
+}
+
 // mem.leakage = capacity and mem.io_model = pod: every rank runs a copy of its
 // preset with
 //  - bg_mw, act_stby_mw and pd_mw x (rank bytes / bg_mib MiB): leakage per
@@ -102,7 +117,8 @@ static void adjust_energy(const Config& C, MemDevices* md) {
   const memside_ops* pol = memside_find(C.s("memside.policy").c_str());
   const bool policy_gates = pol && pol->rank_background_j;
   unsigned nkind[3] = {0, 0, 0};
-  for (const dram_preset* p : md->dev) nkind[dram_mem_kind(p)]++;
+  for (size_t i = 0; i < md->dev.size(); ++i)
+    if (md->empty.empty() || !md->empty[i]) nkind[dram_mem_kind(md->dev[i])]++;
   double rank_bytes[3] = {0, 0, 0};
   bool by_policy[3] = {false, false, false};
   for (unsigned k : md->kinds) {
@@ -120,7 +136,12 @@ static void adjust_energy(const Config& C, MemDevices* md) {
   std::vector<Done> done;
   const dram_preset* const iface0 = md->iface;
   bool all_iface = true;
-  for (const dram_preset*& p : md->dev) {
+  for (size_t i = 0; i < md->dev.size(); ++i) {
+    const dram_preset*& p = md->dev[i];
+    if (!md->empty.empty() && md->empty[i]) {  // an empty slot draws nothing either way
+      all_iface = false;
+      continue;
+    }
     const unsigned k = dram_mem_kind(p);
     if (cap && (p->e.bg_mib <= 0))
       C.fail("mem.leakage", std::string("expected presets that give the capacity of their background power "
@@ -208,6 +229,13 @@ MemDevices mem_devices(const Config& C) {
                                         ") joined by '+' per channel, got '" + e + "'");
     std::vector<const dram_preset*> ch;
     for (const std::string& n : names) {
+      if (n == "none") {  // an empty rank slot: a copy of the channel's rank 0 that no address reaches
+        if (ch.empty())
+          C.fail("mem.channel_devices", "expected a preset for rank 0 of channel entry '" + e + "', got 'none' (only "
+                                        "a later rank may be an empty slot)");
+        ch.push_back(empty_slot(&md, ch[0]));
+        continue;
+      }
       const dram_preset* p = lookup("mem.channel_devices", n);
       char why[200];
       if (!dram_same_geometry(md.iface, p, why, sizeof why))
@@ -232,6 +260,10 @@ MemDevices mem_devices(const Config& C) {
       }
       md.dev[c * md.ranks + r] = p;
       if (p != md.iface) md.mixed = true;
+      if (std::strcmp(p->name, "none") == 0) {
+        md.empty.resize(md.dev.size(), 0);
+        md.empty[c * md.ranks + r] = 1;
+      }
     }
     md.chan[c] = md.at(c, 0);
     if (md.chan[c] != md.iface && !dram_same_interface(md.iface, md.chan[c], nullptr, 0)) md.mixed_iface = true;
@@ -316,6 +348,9 @@ void init_address_map(const Config& C, const MemDevices& md, amap* out) {
   std::string layout = C.s("addrmap.layout");
   char buf[256], err[256];
   if (md.kinds.size() <= 1) {
+    if (!md.empty.empty())
+      C.fail("mem.channel_devices", "expected devices of two or more kinds with an empty rank slot ('none'): a "
+                                    "memory of one kind maps every rank");
     if (layout == "auto") {
       if (amap_default_layout(buf, sizeof buf, dev->atom_bytes, dev->row_bytes, nch, ranks, dev->bankgroups,
                               dev->banks_per_group) != 0)
@@ -348,14 +383,14 @@ void init_address_map(const Config& C, const MemDevices& md, amap* out) {
     const unsigned k = md.kinds[i];
     for (unsigned c = 0; c < nch; ++c)
       for (unsigned r = 0; r < ranks; ++r)
-        if (dram_mem_kind(md.at(c, r)) == k) {
+        if (!md.is_empty(c, r) && dram_mem_kind(md.at(c, r)) == k) {
           if (std::find(chs[i].begin(), chs[i].end(), c) == chs[i].end()) chs[i].push_back(c);
           if (std::find(ras[i].begin(), ras[i].end(), r) == ras[i].end()) ras[i].push_back(r);
         }
     std::sort(ras[i].begin(), ras[i].end());
     for (uint32_t c : chs[i])
       for (uint32_t r : ras[i])
-        if (dram_mem_kind(md.at(c, r)) != k)
+        if (md.is_empty(c, r) || dram_mem_kind(md.at(c, r)) != k)
           C.fail(C.s("mem.rank_devices").empty() ? "mem.channel_devices" : "mem.rank_devices",
                  "expected the " + std::string(dram_kind_name(k)) + " ranks to form a channels x ranks grid");
     const char* key = kKindKey[k];

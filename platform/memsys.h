@@ -37,6 +37,9 @@ struct MemDevices {
   // The presets the ranks run when mem.leakage = capacity or mem.io_model = pod change their energies (copies
   // of the rows above; dev, chan and iface point into them).
   std::vector<std::shared_ptr<const ::dram_preset>> adjusted;
+  std::vector<uint8_t> empty;             // [channel * ranks + rank]: an empty rank slot ('none' in
+                                          // mem.channel_devices): no device, in no part of the map
+  bool is_empty(unsigned ch, unsigned r) const { return !empty.empty() && empty[ch * ranks + r]; }
   bool policy_leakage = false;            // mem.leakage = capacity on ranks a memory-side policy gates row by
                                           // row: their presets keep bg_mw; the policy charges bg_mib per row
 

@@ -165,7 +165,9 @@ static std::vector<KeySpec> build_schema() {
        "mixed technologies across channels: comma-separated entries, channel c runs entry c mod n (n divides "
        "mem.channels, e.g. \"ddr3_800, pcm_flrb\": a DRAM and a PCM channel per partition); an entry is one preset "
        "for every rank or one per rank joined by '+' sharing one interface (\"gddr5_1250, rram+sttram\": a 1.25 GHz "
-       "GDDR5 channel and a 1 GHz NVM bus); empty = mem.device; not together with mem.rank_devices"},
+       "GDDR5 channel and a 1 GHz NVM bus); a later rank may be 'none', an empty slot (\"gddr5_1250+none\": a channel of "
+       "one device beside channels of mem.ranks devices; no device, no power, in no part of the map: memories of "
+       "two or more kinds); empty = mem.device; not together with mem.rank_devices"},
       {"mem.channels", T::Int, "8", 1, 256, {}, "memory channels"},
       {"mem.ranks", T::Int, "1", 1, 16, {}, "ranks per channel"},
       {"mem.read_queue", T::Int, "128", 1, 4096, {}, "read queue entries (32 B accesses) per channel; at least 4 (one 128 B L2 line)"},

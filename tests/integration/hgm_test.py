@@ -9,7 +9,8 @@ every move back before a GPU write keeps the data); rows moved both ways and to 
 NVM; gated rows woken; the NVM ranks' background energy from the powered rows only (per-row gating), above 0 and
 below half the ungated rank's; memside.moved_bytes = 2 KiB per move and memside.moves = the policy's migrations; no more
 rows back than out; the two runs identical (host.* aside). With mem.leakage = capacity the same timing and each
-rank's background energy scaled by its capacity (GDDR5 64 MiB ranks: half; STT-RAM rows: a 16th). Then with memside.hgm.min_intensity = 1 (no period is that busy) nothing moves and every period counts as
+rank's background energy scaled by its capacity (the 128 MiB GDDR5 rank: as its preset; STT-RAM rows: a 16th); the
+GDDR5 channel's empty second slot takes no request and draws nothing. Then with memside.hgm.min_intensity = 1 (no period is that busy) nothing moves and every period counts as
 disabled.
 """
 import json
@@ -43,6 +44,13 @@ def main(argv):
     diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
     if diff:
         fail(f"two runs differ in {diff[:10]}")
+    # the GDDR5 channel's second slot is empty ('none'): no request, no refresh, no energy
+    for c in range(0, 32, 2):
+        for k in ("read_atoms", "write_atoms", "activations", "energy_j"):
+            if a.get(f"mem.ch{c}.rank1.{k}") != 0:
+                fail(f"mem.ch{c}.rank1.{k} = {a.get(f'mem.ch{c}.rank1.{k}')}: the empty rank slot was used")
+        if a.get(f"mem.ch{c}.rank1.device.none") != 1:
+            fail(f"mem.ch{c} rank 1 is not the empty slot")
     for k in ("hgm.migrations_to_rram", "hgm.migrations_to_stt", "hgm.migrations_to_dram", "hgm.nvm_reads",
               "hgm.wakeups", "hgm.gated_row_ns", "hgm.powered_row_ns"):
         if a.get(k, 0) <= 0:
@@ -67,8 +75,8 @@ def main(argv):
             nvm_bg += bg
     if nvm_bg <= 0:
         fail("the NVM ranks' background energy is 0 with rows in NVM")
-    # leakage per capacity (mem.leakage = capacity): no timing moves; a 64 MiB GDDR5 rank leaks half its 128 MiB
-    # preset's figure; a powered NVM row leaks bg_mw x 2 KiB / 128 MiB, which is the per-rank share on the
+    # leakage per capacity (mem.leakage = capacity): no timing moves; the 128 MiB GDDR5 rank leaks its preset's
+    # 128 MiB figure, the empty slot beside it nothing; a powered NVM row leaks bg_mw x 2 KiB / 128 MiB, which is the per-rank share on the
     # 128 MiB RRAM rank and a 16th of it on the 8 MiB STT-RAM rank
     cap = run(strata, os.path.join(out, "cap"), args + ["--set", "mem.leakage=capacity"])
     for k in ("gpu.cycles", "memside.moves", "hgm.nvm_reads", "hgm.powered_row_ns", "mem.read_bytes"):
@@ -77,7 +85,7 @@ def main(argv):
     for c in range(32):
         for r in (0, 1):
             k = f"mem.ch{c}.rank{r}.energy.bg_j"
-            want = a[k] * (0.5 if c % 2 == 0 else 1.0 if r == 0 else 1.0 / 16)
+            want = a[k] * (1.0 if c % 2 == 0 else 1.0 if r == 0 else 1.0 / 16)
             if abs(cap[k] - want) > 1e-9 * max(want, 1e-12):
                 fail(f"mem.leakage = capacity: {k} {cap[k]} J, expected {want} J (from {a[k]} J per rank)")
     # the system figures (gpu_power.enabled in the config): parts add up, system = GPU + memory, IPS / W
