@@ -146,7 +146,7 @@ static std::vector<KeySpec> build_schema() {
       {"noc.bytes_per_cycle", T::Int, "32", 1, 4096, {}, "bandwidth per crossbar port and direction, bytes/cycle"},
       {"noc.queue", T::Int, "16", 1, 4096, {}, "requests buffered per crossbar output port"},
       {"l2.clock_mhz", T::Float, "901", 1, 10000, {}, "L2 clock, MHz"},
-      {"l2.banks", T::Int, "16", 1, 1024, {}, "L2 banks in total (a multiple of mem.channels)"},
+      {"l2.banks", T::Int, "16", 1, 1024, {}, "L2 banks in total (a multiple of the memory partitions: mem.channels / memside.partition_channels)"},
       {"l2.size", T::Size, "8MiB", 4096, 1ull << 36, {}, "L2 capacity in total, bytes"},
       {"l2.assoc", T::Int, "16", 1, 32, {}, "L2 associativity (at most 32: the cache model's way masks are 32 bits)"},
       {"l2.latency", T::Int, "120", 1, 10000, {}, "L2 hit latency, L2 cycles"},
@@ -455,8 +455,12 @@ void Config::check_consistency() const {
   }
   if (!repl_find(s("l2.policy").c_str()))
     fail("l2.policy", std::string("expected one of ") + repl_names() + ", got '" + s("l2.policy") + "'");
-  if (i("l2.banks") % i("mem.channels") != 0)
-    fail("l2.banks", "expected a multiple of mem.channels (" + std::to_string(i("mem.channels")) + "), got " +
+  // One or more L2 banks per memory partition (memside.partition_channels channels behind one controller; the
+  // bank's lines are the partition's: addrmap.h). mem.channels % partition_channels is checked below.
+  if (i("memside.partition_channels") <= i("mem.channels") &&
+      i("l2.banks") % std::max<int64_t>(1, i("mem.channels") / i("memside.partition_channels")) != 0)
+    fail("l2.banks", "expected a multiple of the memory partitions (mem.channels / memside.partition_channels = " +
+                         std::to_string(i("mem.channels") / i("memside.partition_channels")) + "), got " +
                          std::to_string(i("l2.banks")));
   const uint64_t per_bank_line = static_cast<uint64_t>(i("l2.banks")) * i("l2.assoc") * 128;
   if (size("l2.size") % per_bank_line != 0)

@@ -7,7 +7,7 @@ wrap (issue 23: `--set l2.size=4GiB` aborted with "cache: size 0 bytes", a 32-bi
 Reads each Int and Size key's range from `strata --list-keys` ("...; in [4 KiB, 64 GiB]") and runs a
 short simulation (sim.max_time_us = 1, a tiny stream) with the key at its maximum and at its minimum.
 Each must exit 0 (and config.txt must hold the value set: nothing truncated on the way), or exit 2 with
-one line naming a key (a rule that ties the key to others, such as l2.banks a multiple of mem.channels).
+one line naming a key (a rule that ties the key to others, such as l2.banks a multiple of the memory partitions).
 Any other exit status, a signal, "terminate called", a traceback or a second stderr line is a failure.
 l2.size at 4 GiB (the issue's reproducer) must run (exit 0).
 """
