@@ -524,7 +524,7 @@ inline void check_request(const MemTraceOptions& opt, const TraceReader& rd, con
 
 // Options only a platform run has, and --request-bytes.
 void check_options(const Config& C, const MemTraceOptions& opt) {
-  for (const char* k : {"sim.warmup_instructions", "sim.max_instructions"})  // GPU runs only
+  for (const char* k : {"sim.warmup_instructions", "sim.max_instructions", "sim.fast_forward_instructions"})  // GPU runs only
     if (C.i(k) != 0)
       C.fail(k, "expected 0 with strata memtrace (a DRAM trace has no instructions; use sim.max_time_us)");
   if (opt.request_bytes == 0 || opt.request_bytes > kMaxRequestBytes)

@@ -22,6 +22,7 @@
 #include "memctrl/scm_throttle.h"
 #include "memside/mem_side.h"
 #include "noc/xbar.h"
+#include "platform/fast_forward.h"
 #include "platform/memory_side.h"
 #include "platform/placement.h"
 #include "platform/module_cfg.h"
@@ -224,6 +225,8 @@ struct Platform::Impl {
   bstore golden{};
   std::unique_ptr<Program> program;
   std::unique_ptr<PlacementEngine> placement;  // placement.mode = engine: the GPU runs the program through it
+  std::unique_ptr<FastForward> ff;  // sim.fast_forward_instructions: the GPU runs the program through it
+  double ff_refresh_s = 0;           // host time of the devices' refresh after it
   std::unique_ptr<Gpu> gpu;
   std::unique_ptr<Xbar> xbar;
   std::vector<std::unique_ptr<L2Bank>> l2;
@@ -255,6 +258,7 @@ struct Platform::Impl {
   void build_memory_side(const MemDevices& md);
   void build_l2(unsigned nbanks, const L2Cfg& l2c);
   void load_initial_data();
+  void fast_forward();
   void register_energy_metrics();
   void register_gpu_power();
   HostHooks host_hooks();
@@ -527,6 +531,70 @@ void Platform::Impl::load_initial_data() {
   if (rc != 0) throw std::bad_alloc();
 }
 
+// sim.fast_forward_instructions (platform/fast_forward.h): the program's first warp instructions functionally,
+// the L1s and the L2 warmed, before the detailed simulation; the GPU then runs the rest through it. The devices
+// get the data the fast-forward wrote (the golden memory, line by line where the memory side places it).
+void Platform::Impl::fast_forward() {
+  const uint64_t n = static_cast<uint64_t>(cfg.i("sim.fast_forward_instructions"));
+  if (!n) return;
+  const char* key = "sim.fast_forward_instructions";
+  const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
+  if (!ops || !ops->warm_free) {
+    std::string ok;
+    for (size_t i = 0; i < memside_count(); ++i)
+      if (memside_at(i)->warm_free) ok += std::string(ok.empty() ? "" : ", ") + memside_at(i)->name;
+    cfg.fail(key, "expected 0 with memside.policy = " + cfg.s("memside.policy") +
+                      " (the fast-forward does not warm a memory-side policy's state; policies it supports: " + ok +
+                      ")");
+  }
+  if (mem->um()) cfg.fail(key, "expected 0 with um.enabled = true (the fast-forward does not warm page tables)");
+  std::vector<Sm*> sms;
+  for (unsigned i = 0; i < gpu->num_sms(); ++i) sms.push_back(&gpu->sm(i));
+  std::vector<L2Bank*> banks;
+  for (auto& b : l2) banks.push_back(b.get());
+  ProgramIf* inner = placement ? static_cast<ProgramIf*>(placement.get()) : program.get();
+  ff.reset(new FastForward(cfg, *inner, sms, banks, &map, &golden, cfg.b("sim.fast_forward_warm")));
+  if (!ff->run(n))
+    cfg.fail(key, "expected a fast-forward shorter than the workload, which ends after " +
+                      std::to_string(ff->warp_insts()) + " warp instructions, got " + std::to_string(n));
+  gpu->load(ff.get());
+  {  // the devices get what the fast-forward wrote (a host copy's bytes reached them already)
+    const double t0 = host_now();
+    unsigned char line[kLineBytes];
+    for (uint64_t a : ff->written_lines()) {
+      bstore_read(&golden, a, line, kLineBytes);
+      mem->write_functional(a, line, kLineBytes);
+    }
+    ff_refresh_s = host_now() - t0;
+  }
+  FastForward* f = ff.get();
+  stats.level("sim.fast_forward_warp_instructions",
+              "warp instructions run functionally before the detailed part (sim.fast_forward_instructions; not in "
+              "gpu.*)", Unit::Count, [f] { return static_cast<double>(f->warp_insts()); });
+  stats.level("sim.fast_forward_thread_instructions", "thread instructions of the fast-forward", Unit::Count,
+              [f] { return static_cast<double>(f->thread_insts()); });
+  stats.level("sim.fast_forward_launches", "kernel launches begun in the fast-forward (the one it stopped in included)",
+              Unit::Count, [f] { return static_cast<double>(f->launches()); });
+  stats.level("sim.fast_forward_ctas", "CTAs the fast-forward began (those handed over in flight included)", Unit::Count,
+              [f] { return static_cast<double>(f->ctas()); });
+  stats.level("sim.fast_forward_ctas_in_flight",
+              "CTAs the fast-forward had begun and handed to the SMs as it left them (warp contexts, barriers)",
+              Unit::Count, [f] { return static_cast<double>(f->in_flight()); });
+  stats.level("sim.fast_forward_l2_requests", "line requests the fast-forward's L1s sent to the L2 (warming it)",
+              Unit::Count, [f] { return static_cast<double>(f->l2_requests()); });
+  stats.level("host.fast_forward_seconds", "host time of the fast-forward (inside host.setup_seconds)", Unit::Second,
+              [f, this] { return f->host_seconds() + ff_refresh_s; });
+  stats.level("host.fast_forward_warp_instructions_per_second", "fast-forward speed: warp instructions per host second",
+              Unit::PerSecond, [f, this] {
+                const double t = f->host_seconds() + ff_refresh_s;
+                return t > 0 ? f->warp_insts() / t : 0.0;
+              });
+  Gpu* g = gpu.get();
+  const double* hs = &host_seconds;
+  stats.level("host.warp_instructions_per_second", "detailed speed: warp instructions per host second of the simulation",
+              Unit::PerSecond, [g, hs] { return *hs > 0 ? static_cast<double>(g->warp_instructions()) / *hs : 0.0; });
+}
+
 void Platform::build() {
   Impl& P = *p_;
   const Config& C = P.cfg;
@@ -583,6 +651,7 @@ void Platform::build() {
   L2Bank::register_totals(P.stats, l2v);
   L2Bank::register_probes(P.probes, l2v);
   P.mem->register_totals(P.stats, &P.probes);  // mem.*, its probes, memside.*
+  P.fast_forward();  // sim.fast_forward_instructions: the program's first part functionally, caches warm
 
   // Sampler, time series, VCD.
   P.sampler.reset(new Sampler("sampler", C.f("sim.epoch_ns"), P.gpu.get(), P.probes));

@@ -116,6 +116,13 @@ static std::vector<KeySpec> build_schema() {
        "measurement window: stop after this many warp instructions counted after the warm-up, stats written "
        "there and marked as a window (sim.stop_reason = 4, exit 0); a workload that ends first completes "
        "normally (0 = run to completion)"},
+      {"sim.fast_forward_instructions", T::Int, "0", 0, 9.2e18, {},
+       "functional fast-forward: run this many warp instructions without timing before the detailed simulation, "
+       "in the GPU's order, keeping the L1s and the L2 warm; the CTAs in flight continue in detail; the stats cover what follows "
+       "(0 = none; memory-side policies that keep no per-access state only; a workload that ends before it is "
+       "an error). Combine with sim.warmup_instructions for a detailed warm-up after it"},
+      {"sim.fast_forward_warm", T::Bool, "true", 1, 0, {},
+       "warm the L1s and the L2 during the fast-forward (false: they start cold, to measure what warming buys)"},
       {"sim.check", T::Bool, "false", 1, 0, {}, "golden-memory checker: compare every load with a flat golden memory"},
       {"gpu.num_sms", T::Int, "21", 1, 1024, {}, "streaming multiprocessors"},
       {"gpu.core_clock_mhz", T::Float, "901", 1, 10000, {}, "SM clock, MHz"},

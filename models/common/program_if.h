@@ -249,6 +249,22 @@ class ProgramIf {
     (void)k;
     return 0;
   }
+  // A kernel a functional fast-forward stopped in (platform/fast_forward.h): CTAs below resume_cta() have
+  // begun -- finished, or in flight and listed in resumed_ctas(), each to go onto its SM as the fast-forward
+  // left it -- and the GPU dispatches from resume_cta() on. Asked right after next_kernel(); the list stays
+  // valid until the next call. Defaults: nothing begun.
+  struct ResumedCta {
+    unsigned sm;
+    uint32_t cta;
+    const WarpCtx* ctx;       // warps_per_cta contexts
+    const uint8_t* state;     // per warp: 0 runnable, 1 waiting at the barrier, 2 exited
+    const uint32_t* atom_seq; // per warp: Atomics issued so far
+  };
+  virtual uint32_t resume_cta() const { return 0; }
+  virtual const std::vector<ResumedCta>& resumed_ctas() const {
+    static const std::vector<ResumedCta> none;
+    return none;
+  }
 };
 
 }  // namespace strata

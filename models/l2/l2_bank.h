@@ -50,6 +50,7 @@
 
 extern "C" {
 #include "base/addrmap.h"
+#include "base/bstore.h"
 #include "cache/cache.h"
 }
 
@@ -101,6 +102,15 @@ class L2Bank : public sc_core::sc_module {
   // clean, or kept because a fill is in flight: its merged writes stay and are written back later).
   uint8_t evict_line(uint64_t line, unsigned char* out);
   uint64_t um_evicted() const { return st_.um_evicted; }
+  // Functional fast-forward (platform/fast_forward.h, docs/user_guide.md "Fast-forward"): the tag-side effect of
+  // one request as the request path would leave it, without timing, counters or transport: replacement state
+  // (cache_touch / cache_victim_masked / cache_install with the same repl_access), valid and dirty sectors, the
+  // policy's bypasses. `req`: the sectors it touches; `partial`: those a write covers only in part (it fetches
+  // them); `atom`: an atomic (a read that dirties its sectors). A victim's write-back moves no data: the caller
+  // keeps the devices' data. Returns the line's memory kind (AMAP_MEM_*). Only before the simulation starts.
+  uint8_t warm(uint64_t line, uint8_t req, uint8_t partial, bool wr, bool atom, uint8_t ea_count);
+  // After a fast-forward: every valid line's data from `golden` (the functional memory is the truth then).
+  void warm_finish(bstore* golden);
   // Unified Memory (docs/um.md "Writes"): a whole-sector write miss fetches its sectors when the memory
   // side says its page is not in device memory (MemKindIf::write_must_fetch), so the write faults.
   void set_write_fetch(bool on) { write_fetch_ = on; }

@@ -227,7 +227,9 @@ uint64_t Gpu::now_cycle() const {
 
 void Gpu::kernel_method() {
   if (!prog_ || finished_ || kernel_) return;
-  for (auto& m : sms_) m->kernel_boundary();
+  // Between kernels the L1s are invalidated; before the first launch they are empty, or hold what a
+  // fast-forward left in them (platform/fast_forward.h).
+  if (launched_) for (auto& m : sms_) m->kernel_boundary();
   for (;;) {
     kernel_ = prog_->next_kernel();
     if (launched_ && on_kernel_boundary_) on_kernel_boundary_(static_cast<uint32_t>(launched_ - 1), !kernel_);
@@ -255,8 +257,12 @@ void Gpu::kernel_method() {
     }
     break;
   }
-  next_cta_ = 0;
-  ctas_done_ = 0;
+  // A kernel a fast-forward stopped in: its begun CTAs are done or go onto their SMs as it left them.
+  next_cta_ = std::min(prog_->resume_cta(), kernel_->ctas);
+  const std::vector<ProgramIf::ResumedCta>& resumed = prog_->resumed_ctas();
+  for (const ProgramIf::ResumedCta& r : resumed)
+    sms_.at(r.sm)->resume_cta(kernel_, r.cta, r.ctx, r.state, r.atom_seq);
+  ctas_done_ = next_cta_ - static_cast<uint32_t>(resumed.size());
   dispatch();
 }
 

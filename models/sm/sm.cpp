@@ -135,7 +135,23 @@ void Sm::wake_at_ps(uint64_t t, uint64_t now) { wake_.notify_at(t * ps_unit_, no
 
 bool Sm::can_accept(const KernelIf& k) const { return ctas_live_ < cfg_.max_ctas && warps_free_ >= k.warps_per_cta; }
 
-void Sm::launch_cta(const KernelIf* k, uint32_t cta) {
+unsigned Sm::cta_capacity(const KernelIf& k) const {
+  if (!k.warps_per_cta) return 0;
+  return std::min<unsigned>(cfg_.max_ctas, cfg_.max_warps / k.warps_per_cta);
+}
+
+void Sm::launch_cta(const KernelIf* k, uint32_t cta) { start_cta(k, cta, nullptr, nullptr, nullptr); }
+
+void Sm::resume_cta(const KernelIf* k, uint32_t cta, const WarpCtx* ctx, const uint8_t* state,
+                    const uint32_t* atom_seq) {
+  start_cta(k, cta, ctx, state, atom_seq);
+}
+
+// A CTA into free slots: its warps from warp_begin, or (ctx) where a fast-forward left them -- runnable,
+// waiting at the CTA's barrier (as the Barrier case of issue() leaves a warp) or exited (as the Exit case
+// does, the slot held until the CTA ends).
+void Sm::start_cta(const KernelIf* k, uint32_t cta, const WarpCtx* ctx, const uint8_t* state,
+                   const uint32_t* atom_seq) {
   kernel_ = k;
   unsigned cs = 0;
   while (ctas_[cs].live) ++cs;
@@ -155,19 +171,38 @@ void Sm::launch_cta(const KernelIf* k, uint32_t cta) {
     w.pending_loads = 0;
     w.atom_out = 0;
     w.atom_busy = 0;
-    w.atom_seq = 0;
+    w.atom_seq = atom_seq ? atom_seq[wi] : 0;
     w.age = age_ctr_++;
     w.max_ready = 0;
     std::fill(std::begin(w.reg_ready), std::end(w.reg_ready), 0);
-    w.ctx = WarpCtx();
-    w.ctx.cta = cta;
-    w.ctx.warp = wi;
-    k->warp_begin(w.ctx);
     c.slots.push_back(static_cast<uint16_t>(slot));
     last_iss_[slot] = kNever;
+    if (ctx) {
+      w.ctx = ctx[wi];
+    } else {
+      w.ctx = WarpCtx();
+      w.ctx.cta = cta;
+      w.ctx.warp = wi;
+      k->warp_begin(w.ctx);
+    }
+    const uint8_t st = state ? state[wi] : 0;
+    if (st == 2) {  // exited
+      w.exited = true;
+      set_never(slot);
+      --c.warps_live;
+      continue;
+    }
     age_push(slot);
-    set_dirty(slot);
+    if (st == 1) {  // waiting at the barrier
+      w.at_barrier = true;
+      set_never(slot);
+      ++c.at_barrier;
+    } else {
+      set_dirty(slot);
+    }
   }
+  if (c.warps_live == 0) SC_REPORT_FATAL(name(), "a resumed CTA with every warp exited");
+  if (c.at_barrier >= c.warps_live) release_barrier(c);
   ++ctas_live_;
   warps_free_ -= k->warps_per_cta;
   issue_dirty_ = true;

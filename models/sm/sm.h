@@ -116,8 +116,22 @@ class Sm : public sc_core::sc_module {
   // --- CTA dispatch (called by the host) ---
   bool can_accept(const KernelIf& k) const;  // free CTA slot and warp_per_cta free warp slots
   void launch_cta(const KernelIf* k, uint32_t cta);
+  // A CTA a functional fast-forward began (platform/fast_forward.h): warp wi continues from ctx[wi], in state
+  // state[wi] (0 runnable, 1 waiting at the CTA's barrier, 2 exited), with atom_seq[wi] Atomics issued so far.
+  void resume_cta(const KernelIf* k, uint32_t cta, const WarpCtx* ctx, const uint8_t* state, const uint32_t* atom_seq);
+  // CTAs the SM can hold at once of kernel k (sm.max_ctas, its warp slots), when it is empty.
+  unsigned cta_capacity(const KernelIf& k) const;
   void kernel_boundary();                  // between kernels: invalidate the L1
   uint64_t stores_in_flight() const { return stores_out_; }
+  // --- functional fast-forward (platform/fast_forward.h): the L1's tag-side effect of one coalesced request,
+  // as the LD/ST unit's L1 stage leaves it (l1_load / l1_store / l1_atomic), without timing or counters ---
+  // Returns the sectors the request sends to the L2: a load the ones its L1 copy lacks (0: an L1 hit), a store
+  // all of its own (write-through), an atomic all of its own (the L1 copy is invalidated first).
+  uint8_t warm_request(Op op, const coal_req& r);
+  // A load's missing sectors are back from the L2 (memory kind mem_type): installed as the fill would.
+  void warm_fill(const coal_req& r, uint8_t sectors, uint8_t mem_type);
+  // After a fast-forward: every valid L1 line's data from `golden`.
+  void warm_finish(bstore* golden);
   unsigned resident_ctas() const { return ctas_live_; }
 
   // --- counters ---
@@ -248,6 +262,7 @@ class Sm : public sc_core::sc_module {
   }
   void elig_add(unsigned slot);
   inline void unclassify(unsigned slot);
+  void start_cta(const KernelIf* k, uint32_t cta, const WarpCtx* ctx, const uint8_t* state, const uint32_t* atom_seq);
   void set_dirty(unsigned slot);
   void set_never(unsigned slot);
   void classify_slot(unsigned slot, uint64_t c);

@@ -398,6 +398,11 @@ typedef struct memside_ops {
    * row bg_w / rows of the rank, or bg_w x row bytes / bg_bytes, times its powered time. The device controller
    * reports it as the rank's energy.bg_j (and in every sum over ranks). */
   double (*rank_background_j)(const void *st, uint32_t dev, uint32_t rank, double bg_w, double bg_bytes);
+  /* 1: no access changes the policy's state (every line stays where the static map puts it), so a functional
+   * fast-forward (sim.fast_forward_instructions, platform/fast_forward.h), which warms the L1s and the L2 but
+   * sends nothing to the memory side, leaves nothing of the policy cold. 0: the platform refuses a
+   * fast-forward with this policy (its tags, counters or page tables would start cold). */
+  uint8_t warm_free;
 } memside_ops;
 
 typedef struct memside_derived {
