@@ -39,10 +39,7 @@ bool FastForward::run(uint64_t target) {
       ++offset_;
       continue;
     }
-    if (k->warps_per_cta > static_cast<uint32_t>(cfg_.i("sm.max_warps")))
-      cfg_.fail("sm.max_warps", "expected enough warp slots for a CTA: kernel " + k->name + " has CTAs of " +
-                                    std::to_string(k->warps_per_cta) + " warps, which cannot fit an SM of " +
-                                    std::to_string(cfg_.i("sm.max_warps")) + " warp slots");
+    check_cta_fits(*k);
     if (run_kernel(*k, target)) held_ = k;
     else ++offset_;
   }
@@ -51,8 +48,29 @@ bool FastForward::run(uint64_t target) {
     for (Sm* s : sms_) s->warm_finish(golden_);
     for (L2Bank* b : l2_) b->warm_finish(golden_);
   }
-  host_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  host_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return more;
+}
+
+void FastForward::check_cta_fits(const KernelIf& k) const {
+  if (k.warps_per_cta > static_cast<uint32_t>(cfg_.i("sm.max_warps")))
+    cfg_.fail("sm.max_warps", "expected enough warp slots for a CTA: kernel " + k.name + " has CTAs of " +
+                                  std::to_string(k.warps_per_cta) + " warps, which cannot fit an SM of " +
+                                  std::to_string(cfg_.i("sm.max_warps")) + " warp slots");
+}
+
+void FastForward::run_launch(KernelIf& k) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (slots_.size() != sms_.size()) slots_.assign(sms_.size(), {});
+  ++launches_;
+  if (k.ctas) {
+    check_cta_fits(k);
+    run_kernel(k, UINT64_MAX);  // to its end
+  }
+  invalidate_l1s();
+  if (warm_)
+    for (L2Bank* b : l2_) b->warm_finish(golden_);
+  host_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void FastForward::start(KernelIf& k, Cta& c, uint32_t cta) {
@@ -199,7 +217,10 @@ void FastForward::memory(KernelIf& k, WarpCtx& w, WarpInst& in, Sm* sm, uint32_t
         if (bm && bm != 0xffffffffu) partial = static_cast<uint8_t>(partial | (1u << s));
       }
     ++l2_reqs_;
-    const uint8_t mt = l2_[amap_l2_bank(map_, r.line_addr)]->warm(r.line_addr, send, partial, wr, atom, r.ea_count);
+    uint64_t victim = UINT64_MAX;
+    const uint8_t mt =
+        l2_[amap_l2_bank(map_, r.line_addr)]->warm(r.line_addr, send, partial, wr, atom, r.ea_count, &victim);
+    if (victim != UINT64_MAX) written_.insert(victim);  // a dirty line left the L2 without its write-back
     if (in.op == Op::Load) sm->warm_fill(r, send, mt);
   }
 }

@@ -58,6 +58,16 @@ class FastForward : public ProgramIf {
   uint32_t resume_cta() const override { return resume_; }
   const std::vector<ResumedCta>& resumed_ctas() const override { return resumed_; }
 
+  // Kernel sampling (platform/kernel_sampling.h): launch k, which the GPU does not see, from its first CTA to
+  // its end functionally, the caches warmed as above, the L1s invalidated after it (the next launch starts
+  // with empty L1s, as on the GPU) and the caches' data refreshed. Only with nothing in flight in the memory
+  // system. written_lines() then holds the lines whose device copy is stale (clear_written() after copying).
+  void run_launch(KernelIf& k);
+  void clear_written() {
+    written_.clear();
+    last_written_ = UINT64_MAX;
+  }
+
   // What the fast-forward ran (sim.fast_forward_* stats).
   uint64_t warp_insts() const { return warp_insts_; }
   uint64_t thread_insts() const { return thread_insts_; }
@@ -66,7 +76,8 @@ class FastForward : public ProgramIf {
   uint64_t in_flight() const { return held_ctas_.size(); }  // CTAs handed to the SMs in flight
   uint64_t l2_requests() const { return l2_reqs_; }  // line requests that reached the L2
   double host_seconds() const { return host_s_; }
-  // Lines (128 B aligned) the fast-forward's stores and atomics wrote: the ones whose device copy is stale.
+  // Lines (128 B aligned) whose device copy is stale: those the fast-forward's stores and atomics wrote and
+  // the dirty lines the warmed L2 evicted (their write-back is not simulated).
   const std::unordered_set<uint64_t>& written_lines() const { return written_; }
 
  private:
@@ -87,6 +98,7 @@ class FastForward : public ProgramIf {
   bool turn(KernelIf& k, Cta& c, uint32_t wi, unsigned sm, uint64_t target);
   void memory(KernelIf& k, WarpCtx& w, WarpInst& in, Sm* sm, uint32_t* atom_seq);
   void invalidate_l1s();
+  void check_cta_fits(const KernelIf& k) const;
 
   const Config& cfg_;
   ProgramIf& inner_;

@@ -527,6 +527,8 @@ void check_options(const Config& C, const MemTraceOptions& opt) {
   for (const char* k : {"sim.warmup_instructions", "sim.max_instructions", "sim.fast_forward_instructions"})  // GPU runs only
     if (C.i(k) != 0)
       C.fail(k, "expected 0 with strata memtrace (a DRAM trace has no instructions; use sim.max_time_us)");
+  if (C.b("sim.kernel_sampling"))
+    C.fail("sim.kernel_sampling", "expected false with strata memtrace (a DRAM trace has no kernel launches)");
   if (opt.request_bytes == 0 || opt.request_bytes > kMaxRequestBytes)
     throw ConfigError("--request-bytes: expected 1.." + std::to_string(kMaxRequestBytes) + ", got " +
                       std::to_string(opt.request_bytes));

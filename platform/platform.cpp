@@ -23,6 +23,7 @@
 #include "memside/mem_side.h"
 #include "noc/xbar.h"
 #include "platform/fast_forward.h"
+#include "platform/kernel_sampling.h"
 #include "platform/memory_side.h"
 #include "platform/placement.h"
 #include "platform/module_cfg.h"
@@ -227,6 +228,7 @@ struct Platform::Impl {
   std::unique_ptr<PlacementEngine> placement;  // placement.mode = engine: the GPU runs the program through it
   std::unique_ptr<FastForward> ff;  // sim.fast_forward_instructions: the GPU runs the program through it
   double ff_refresh_s = 0;           // host time of the devices' refresh after it
+  std::unique_ptr<KernelSampler> ksampler;  // sim.kernel_sampling: the GPU runs the program through it
   std::unique_ptr<Gpu> gpu;
   std::unique_ptr<Xbar> xbar;
   std::vector<std::unique_ptr<L2Bank>> l2;
@@ -259,6 +261,7 @@ struct Platform::Impl {
   void build_l2(unsigned nbanks, const L2Cfg& l2c);
   void load_initial_data();
   void fast_forward();
+  void kernel_sampling();
   void register_energy_metrics();
   void register_gpu_power();
   HostHooks host_hooks();
@@ -595,6 +598,78 @@ void Platform::Impl::fast_forward() {
               Unit::PerSecond, [g, hs] { return *hs > 0 ? static_cast<double>(g->warp_instructions()) / *hs : 0.0; });
 }
 
+// sim.kernel_sampling (platform/kernel_sampling.h): the first sim.kernel_sampling_detailed launches of each
+// signature in detail, the later ones functionally through a FastForward engine (caches warm), their cycles
+// extrapolated. The GPU waits for an idle memory system before a functional launch.
+void Platform::Impl::kernel_sampling() {
+  if (!cfg.b("sim.kernel_sampling")) return;
+  const char* key = "sim.kernel_sampling";
+  const memside_ops* ops = memside_find(cfg.s("memside.policy").c_str());
+  if (!ops || !ops->warm_free)
+    cfg.fail(key, "expected false with memside.policy = " + cfg.s("memside.policy") +
+                      " (a functional launch does not warm a memory-side policy's state; only plain)");
+  if (mem->um()) cfg.fail(key, "expected false with um.enabled = true (a functional launch does not warm page tables)");
+  for (const char* k : {"sim.fast_forward_instructions", "sim.warmup_instructions", "sim.max_instructions"})
+    if (cfg.i(k))
+      cfg.fail(key, std::string("expected false with ") + k +
+                        " (the estimate is of the whole program: sampling does not combine with a window)");
+  std::vector<Sm*> sms;
+  for (unsigned i = 0; i < gpu->num_sms(); ++i) sms.push_back(&gpu->sm(i));
+  std::vector<L2Bank*> banks;
+  for (auto& b : l2) banks.push_back(b.get());
+  ProgramIf* inner = placement ? static_cast<ProgramIf*>(placement.get()) : program.get();
+  ff.reset(new FastForward(cfg, *inner, sms, banks, &map, &golden, true));
+  auto flush = [](void* ctx) {  // the devices get what a functional launch wrote and what the L2 dropped dirty
+    Impl* ip = static_cast<Impl*>(ctx);
+    unsigned char line[kLineBytes];
+    for (uint64_t a : ip->ff->written_lines()) {
+      bstore_read(&ip->golden, a, line, kLineBytes);
+      ip->mem->write_functional(a, line, kLineBytes);
+    }
+  };
+  ksampler.reset(new KernelSampler(*inner, *ff, static_cast<unsigned>(cfg.i("sim.kernel_sampling_detailed")), flush,
+                                   this));
+  gpu->load(ksampler.get());
+  gpu->set_memory_idle([this] {
+    for (auto& b : l2)
+      if (!b->idle()) return false;
+    for (size_t p = 0; p < mem->partitions(); ++p)
+      if (!mem->side(p).idle()) return false;
+    for (size_t c = 0; c < mem->channels(); ++c)
+      if (!mem->ctrl(c).idle()) return false;
+    return true;
+  });
+  KernelSampler* k = ksampler.get();
+  FastForward* f = ff.get();
+  Gpu* g = gpu.get();
+  const double period_s = 1e-6 / cfg.f("gpu.core_clock_mhz");
+  stats.level("sampling.detailed_launches", "launches simulated in detail (the first of each signature)",
+              Unit::Count, [k] { return static_cast<double>(k->detailed_launches()); });
+  stats.level("sampling.functional_launches", "launches run functionally, their cycles extrapolated", Unit::Count,
+              [k] { return static_cast<double>(k->functional_launches()); });
+  stats.level("sampling.signatures", "launch signatures seen (kernel name, grid, CTA size, size bucket)",
+              Unit::Count, [k] { return static_cast<double>(k->signatures()); });
+  stats.level("sampling.functional_warp_instructions", "warp instructions of the functional launches (not in gpu.*)",
+              Unit::Count, [k] { return static_cast<double>(k->functional_warp_insts()); });
+  stats.level("sampling.functional_thread_instructions", "thread instructions of the functional launches",
+              Unit::Count, [k] { return static_cast<double>(k->functional_thread_insts()); });
+  stats.level("sampling.est_cycles",
+              "estimated core cycles of the whole program: the detailed launches' plus the functional ones' "
+              "extrapolated at their signature's detailed warp instructions per cycle", Unit::Cycle,
+              [k] { return k->est_cycles(); });
+  stats.level("sampling.est_instructions", "thread instructions of the whole program (detailed + functional)",
+              Unit::Count, [k] { return static_cast<double>(k->est_thread_insts()); });
+  stats.level("sampling.est_ipc", "estimated IPC of the whole program (est_instructions / est_cycles)", Unit::InstPerCycle,
+              [k] { return k->est_cycles() > 0 ? k->est_thread_insts() / k->est_cycles() : 0.0; });
+  stats.level("sampling.est_seconds", "estimated kernel time of the whole program (est_cycles at the core clock)",
+              Unit::Second, [k, period_s] { return k->est_cycles() * period_s; });
+  stats.level("sampling.idle_wait_cycles",
+              "core cycles the GPU waited before functional launches for the memory system to go idle (in gpu.cycles, "
+              "not in est_cycles)", Unit::Cycle, [g] { return static_cast<double>(g->idle_wait_cycles()); });
+  stats.level("host.sampling_functional_seconds", "host time of the functional launches", Unit::Second,
+              [f] { return f->host_seconds(); });
+}
+
 void Platform::build() {
   Impl& P = *p_;
   const Config& C = P.cfg;
@@ -652,6 +727,7 @@ void Platform::build() {
   L2Bank::register_probes(P.probes, l2v);
   P.mem->register_totals(P.stats, &P.probes);  // mem.*, its probes, memside.*
   P.fast_forward();  // sim.fast_forward_instructions: the program's first part functionally, caches warm
+  P.kernel_sampling();  // sim.kernel_sampling: later launches of a signature functionally, extrapolated
 
   // Sampler, time series, VCD.
   P.sampler.reset(new Sampler("sampler", C.f("sim.epoch_ns"), P.gpu.get(), P.probes));

@@ -123,6 +123,13 @@ static std::vector<KeySpec> build_schema() {
        "an error). Combine with sim.warmup_instructions for a detailed warm-up after it"},
       {"sim.fast_forward_warm", T::Bool, "true", 1, 0, {},
        "warm the L1s and the L2 during the fast-forward (false: they start cold, to measure what warming buys)"},
+      {"sim.kernel_sampling", T::Bool, "false", 1, 0, {},
+       "kernel sampling: the first sim.kernel_sampling_detailed launches of each signature (kernel name, grid, "
+       "CTA size, warp-instruction bucket where known) in detail, the later ones functionally with the caches warm; "
+       "sampling.est_cycles/est_ipc/est_seconds extrapolate the whole program (memory-side policy plain only; "
+       "not with a window or a fast-forward)"},
+      {"sim.kernel_sampling_detailed", T::Int, "1", 1, 1000000, {},
+       "kernel sampling: detailed launches per signature before its later launches run functionally"},
       {"sim.check", T::Bool, "false", 1, 0, {}, "golden-memory checker: compare every load with a flat golden memory"},
       {"gpu.num_sms", T::Int, "21", 1, 1024, {}, "streaming multiprocessors"},
       {"gpu.core_clock_mhz", T::Float, "901", 1, 10000, {}, "SM clock, MHz"},

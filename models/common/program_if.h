@@ -261,6 +261,17 @@ class ProgramIf {
     const uint32_t* atom_seq; // per warp: Atomics issued so far
   };
   virtual uint32_t resume_cta() const { return 0; }
+  // Kernel sampling (platform/kernel_sampling.h): true when the next launch runs functionally, so the GPU
+  // waits with next_kernel() until nothing is in flight in the memory system (a functional launch changes
+  // caches and devices in zero time). Asked at a launch boundary, before next_kernel(). Default: never.
+  virtual bool wants_idle_memory() { return false; }
+  // The GPU finished the launch next_kernel() returned last: its core cycles and warp and thread
+  // instructions (kernel.<n>.* of that launch). Default: not needed.
+  virtual void launch_ended(uint64_t cycles, uint64_t warp_insts, uint64_t thread_insts) {
+    (void)cycles;
+    (void)warp_insts;
+    (void)thread_insts;
+  }
   virtual const std::vector<ResumedCta>& resumed_ctas() const {
     static const std::vector<ResumedCta> none;
     return none;

@@ -107,8 +107,11 @@ class L2Bank : public sc_core::sc_module {
   // (cache_touch / cache_victim_masked / cache_install with the same repl_access), valid and dirty sectors, the
   // policy's bypasses. `req`: the sectors it touches; `partial`: those a write covers only in part (it fetches
   // them); `atom`: an atomic (a read that dirties its sectors). A victim's write-back moves no data: the caller
-  // keeps the devices' data. Returns the line's memory kind (AMAP_MEM_*). Only before the simulation starts.
-  uint8_t warm(uint64_t line, uint8_t req, uint8_t partial, bool wr, bool atom, uint8_t ea_count);
+  // keeps the devices' data, told the address of a dirty victim in *dirty_victim (untouched otherwise).
+  // Returns the line's memory kind (AMAP_MEM_*). Only while nothing is in flight in the bank (before the
+  // simulation starts, or at a launch boundary of kernel sampling with the memory system idle).
+  uint8_t warm(uint64_t line, uint8_t req, uint8_t partial, bool wr, bool atom, uint8_t ea_count,
+               uint64_t* dirty_victim = nullptr);
   // After a fast-forward: every valid line's data from `golden` (the functional memory is the truth then).
   void warm_finish(bstore* golden);
   // Unified Memory (docs/um.md "Writes"): a whole-sector write miss fetches its sectors when the memory

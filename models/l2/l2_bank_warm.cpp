@@ -6,7 +6,8 @@ namespace strata {
 
 // The request path's outcomes (l2_bank.cpp try_handle), none waiting for anything: nothing is in flight
 // before the simulation starts, so a sector miss is filled at once and no way is busy.
-uint8_t L2Bank::warm(uint64_t line, uint8_t req, uint8_t partial, bool wr, bool atom, uint8_t ea_count) {
+uint8_t L2Bank::warm(uint64_t line, uint8_t req, uint8_t partial, bool wr, bool atom, uint8_t ea_count,
+                     uint64_t* dirty_victim) {
   req &= all_sectors_;
   repl_access acc{};
   acc.is_write = wr;
@@ -29,7 +30,8 @@ uint8_t L2Bank::warm(uint64_t line, uint8_t req, uint8_t partial, bool wr, bool 
   const int v = cache_victim_masked(&c_, line, ~0u, &acc);
   if (v < 0) return mt;  // 6. bypassed (or no way allowed): nothing allocated
   cache_line* l = cache_line_at(&c_, set, static_cast<uint32_t>(v));
-  cache_install(&c_, set, static_cast<uint32_t>(v), line, mt, &acc);  // 7. (a dirty victim's data is in memory)
+  if (l->valid && l->dirty_sectors && dirty_victim) *dirty_victim = l->line_addr;  // its write-back is the caller's
+  cache_install(&c_, set, static_cast<uint32_t>(v), line, mt, &acc);  // 7.
   l->valid_sectors = req;  // the fetched sectors and a write's whole ones
   l->dirty_sectors = (wr || atom) ? req : 0;
   return mt;

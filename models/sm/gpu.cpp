@@ -227,6 +227,15 @@ uint64_t Gpu::now_cycle() const {
 
 void Gpu::kernel_method() {
   if (!prog_ || finished_ || kernel_) return;
+  if (launched_ && memory_idle_ && prog_->wants_idle_memory() && !memory_idle_()) {
+    // kernel sampling: the next launch runs functionally once the write-backs still queued have drained
+    if (++idle_polls_ > 1000000)
+      SC_REPORT_FATAL(name(), "kernel sampling: the memory system did not go idle in 64 M core cycles after a launch");
+    idle_wait_cycles_ += kIdlePollCycles;
+    kernel_ev_.notify(sc_core::sc_time(static_cast<double>(kIdlePollCycles * period_ps_), sc_core::SC_PS));
+    return;
+  }
+  idle_polls_ = 0;
   // Between kernels the L1s are invalidated; before the first launch they are empty, or hold what a
   // fast-forward left in them (platform/fast_forward.h).
   if (launched_) for (auto& m : sms_) m->kernel_boundary();
@@ -310,6 +319,10 @@ void Gpu::check_kernel_end() {
   const uint64_t c = now_cycle();
   cycles_ = c + 1;
   close_kernel_record(cycles_);
+  {
+    const KernelRecord& r = kernel_records_.back();
+    prog_->launch_ended(r.cycles, r.warp_insts, r.thread_insts);
+  }
   kernel_ = nullptr;
   const uint64_t now_ps = sc_core::sc_time_stamp().value() / sc_core::sc_time(1, sc_core::SC_PS).value();
   kernel_ev_.notify(sc_core::sc_time(static_cast<double>((c + 1) * period_ps_ - now_ps), sc_core::SC_PS));

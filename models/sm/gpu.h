@@ -57,6 +57,12 @@ class Gpu : public sc_core::sc_module, public SmHost, public AtomicObserver {
   void on_kernel_boundary(std::function<void(uint32_t kernel_index, bool last)> f) {
     on_kernel_boundary_ = std::move(f);
   }
+  // Kernel sampling: f tells whether nothing is in flight below the SMs (L2 banks, memory side, controllers);
+  // the GPU asks it, every kIdlePollCycles core cycles, before a launch the program runs functionally
+  // (ProgramIf::wants_idle_memory). Only at launch boundaries: no poll in the request path.
+  void set_memory_idle(std::function<bool()> f) { memory_idle_ = std::move(f); }
+  static constexpr uint64_t kIdlePollCycles = 64;
+  uint64_t idle_wait_cycles() const { return idle_wait_cycles_; }  // core cycles spent waiting for it
   uint64_t instructions() const;  // thread instructions so far (cumulative)
   uint64_t warp_instructions() const;  // warp instructions so far (cumulative)
   uint64_t mem_requests() const;  // L1 -> L2 requests so far (cumulative)
@@ -142,6 +148,8 @@ class Gpu : public sc_core::sc_module, public SmHost, public AtomicObserver {
   std::string launch_error_;
   std::function<void()> on_finished_;
   std::function<void(uint32_t, bool)> on_kernel_boundary_;
+  std::function<bool()> memory_idle_;
+  uint64_t idle_wait_cycles_ = 0, idle_polls_ = 0;
   Event kernel_ev_, dispatch_ev_;
   uint64_t cycles_ = 0, kernels_ = 0, launched_ = 0;
   std::vector<KernelRecord> kernel_records_;  // one per launch (not per request)
